@@ -1,0 +1,3 @@
+// Runs every benchmark in turn: `npm run bench`.
+await import('./generate.ts');
+await import('./paywall.ts');

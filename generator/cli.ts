@@ -1,0 +1,208 @@
+// The `emi` command line. Each command is a thin shell over a module that does the work.
+import { Command, Option } from 'commander';
+import { resolve } from 'node:path';
+import { parseAsOf, parsePort, parseSeed } from './cli-options.ts';
+import { DEFAULT_SEED, runPipeline } from './pipeline.ts';
+import type { RunReport } from './pipeline.ts';
+import { SOURCE_NAMES } from './market-source.ts';
+import type { SourceName } from './market-source.ts';
+import { DEFAULT_CRON, startSchedule } from './schedule.ts';
+import { validatePaidOutput, validatePublicOutput } from './publish/validate-output.ts';
+import { buildSite } from './site/build.ts';
+import { startLocalStack } from './local-stack.ts';
+import { registerArenaCommands } from './state/cli.ts';
+import { registerPaywallCommands } from '../paywall-worker/cli.ts';
+import { registerBackfillCommand } from './backfill-command.ts';
+
+interface GenerateFlags {
+  asOf?: number;
+  seed: number;
+  source: SourceName;
+  out: string;
+  paid: string;
+  state: string;
+}
+
+const defaultBaseUrl = (): string => process.env.EMI_BASE_URL ?? 'http://127.0.0.1:8080';
+
+function addGenerateOptions(command: Command): Command {
+  return command
+    .option('--as-of <iso>', 'market time to describe (ISO 8601); defaults to the current minute', parseAsOf)
+    .option('--seed <n>', 'simulator seed', parseSeed, DEFAULT_SEED)
+    .addOption(
+      new Option('--source <name>', 'where market data comes from')
+        .choices([...SOURCE_NAMES])
+        .default('sim'),
+    )
+    .option('--out <dir>', 'public site folder (free endpoints go below it)', 'site')
+    .option('--paid <dir>', 'private folder for the paid bodies', 'paid')
+    .option('--state <dir>', 'folder for the arena store and run reports', 'var');
+}
+
+async function generate(flags: GenerateFlags): Promise<RunReport> {
+  return runPipeline({
+    outDir: resolve(flags.out),
+    paidDir: resolve(flags.paid),
+    stateDir: resolve(flags.state),
+    source: flags.source,
+    seed: flags.seed,
+    asOf: flags.asOf,
+  });
+}
+
+function summarise(report: RunReport): string {
+  const issues = report.issues.length ? `, ${report.issues.length} source issue(s)` : '';
+  return report.status === 'failed'
+    ? `generate failed: ${report.error} (the last good files were left in place)`
+    : `generated ${report.files_written} files for ${report.as_of} [${report.mode}, ${report.status}${issues}] in ${report.duration_ms} ms`;
+}
+
+async function generateOnce(flags: GenerateFlags): Promise<void> {
+  const report = await generate(flags);
+  console.log(summarise(report));
+  if (report.status === 'failed') process.exitCode = 1;
+}
+
+async function build(site: string, out: string, baseUrl: string, state: string): Promise<void> {
+  await buildSite({
+    siteDir: resolve(site),
+    outDir: resolve(out),
+    baseUrl,
+    historyFile: resolve(state, 'run-history.json'),
+    quiet: true,
+  });
+}
+
+/** Regenerates and rebuilds on a cron expression until SIGINT or SIGTERM. */
+async function scheduleRuns(flags: GenerateFlags & { cron: string; dist: string; baseUrl: string }) {
+  const schedule = startSchedule(
+    flags.cron,
+    async () => {
+      // A scheduled run describes the current minute: --as-of only applies to one-off runs.
+      const report = await generate({ ...flags, asOf: undefined });
+      console.log(summarise(report));
+      if (report.status !== 'failed') await build(flags.out, flags.dist, flags.baseUrl, flags.state);
+    },
+    () => console.log('previous run still in progress: this tick was skipped'),
+  );
+  console.log(`scheduled: "${flags.cron}" (Ctrl-C to stop)`);
+  return schedule;
+}
+
+function onShutdown(stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: finishing the run in progress, then stopping`);
+    stop().then(
+      () => process.exit(0),
+      (error: Error) => {
+        console.error(`emi: ${error.message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => handler('SIGINT'));
+  process.once('SIGTERM', () => handler('SIGTERM'));
+}
+
+export function createProgram(): Command {
+  const program = new Command('emi')
+    .description('Educational market-intelligence publisher: generate, build and serve the API (educational only, not advice)')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') });
+
+  addGenerateOptions(
+    program.command('generate').description('compute every snapshot once and publish it atomically'),
+  ).action(generateOnce);
+
+  program
+    .command('build')
+    .description('build the static site (Eleventy) from the published files into a deployable folder')
+    .option('--site <dir>', 'Eleventy input folder', 'site')
+    .option('--out <dir>', 'output folder', 'dist')
+    .option('--state <dir>', 'folder holding the run history', 'var')
+    .option('--base-url <url>', 'absolute base URL for discovery files', defaultBaseUrl())
+    .action(async (o: { site: string; out: string; baseUrl: string; state: string }) => {
+      await build(o.site, o.out, o.baseUrl, o.state);
+      console.log(`built ${resolve(o.out)}`);
+    });
+
+  program
+    .command('serve')
+    .description('preview the built site on one origin, with the paywall worker on the four x402 paths')
+    .option('--port <n>', 'port to listen on', parsePort, 8080)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--dir <dir>', 'folder to serve', 'dist')
+    .option('--paid <dir>', 'folder holding the paid bodies', 'paid')
+    .action(async (o: { port: number; host: string; dir: string; paid: string }) => {
+      const stack = await startLocalStack({ ...o, dir: resolve(o.dir), paid: resolve(o.paid) });
+      onShutdown(stack.close);
+    });
+
+  addGenerateOptions(program.command('schedule').description('regenerate and rebuild on a schedule'))
+    .option('--cron <expr>', 'cron expression', DEFAULT_CRON)
+    .option('--dist <dir>', 'build output folder', 'dist')
+    .option('--base-url <url>', 'absolute base URL for discovery files', defaultBaseUrl())
+    .action(async (o: GenerateFlags & { cron: string; dist: string; baseUrl: string }) => {
+      const schedule = await scheduleRuns(o);
+      onShutdown(schedule.stop);
+    });
+
+  addGenerateOptions(
+    program
+      .command('up')
+      .description('the whole local service: generate, build, serve, then regenerate every minute'),
+  )
+    .option('--port <n>', 'port to listen on', parsePort, 8080)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--cron <expr>', 'cron expression', DEFAULT_CRON)
+    .option('--dist <dir>', 'build output folder', 'dist')
+    .action(async (o: GenerateFlags & { cron: string; dist: string; port: number; host: string }) => {
+      const baseUrl = process.env.EMI_BASE_URL ?? `http://${o.host}:${o.port}`;
+      await generateOnce(o);
+      if (process.exitCode) return;
+      await build(o.out, o.dist, baseUrl, o.state);
+      const stack = await startLocalStack({ port: o.port, host: o.host, dir: resolve(o.dist), paid: resolve(o.paid) });
+      const schedule = await scheduleRuns({ ...o, baseUrl });
+      onShutdown(async () => {
+        await schedule.stop();
+        await stack.close();
+      });
+    });
+
+  program
+    .command('validate')
+    .description('check a folder of published output against the schemas (non-zero exit on any failure)')
+    .argument('[dir]', 'public site folder', 'site')
+    .option('--paid <dir>', 'also check the paid bodies in this folder')
+    .action(async (dir: string, o: { paid?: string }) => {
+      const checks = [
+        ...(await validatePublicOutput(resolve(dir))),
+        ...(o.paid ? await validatePaidOutput(resolve(o.paid)) : []),
+      ];
+      for (const check of checks) {
+        console.log(`${check.ok ? 'ok  ' : 'FAIL'} ${check.file}${check.ok ? '' : `: ${check.problems.slice(0, 3).join('; ')}`}`);
+      }
+      const failed = checks.filter((c) => !c.ok).length;
+      console.log(`${checks.length - failed} passed, ${failed} failed`);
+      if (failed > 0) process.exitCode = 1;
+    });
+
+  registerArenaCommands(program, { storePath: () => resolve('var', 'arena.sqlite') });
+  registerBackfillCommand(program);
+  registerPaywallCommands(program);
+  return program;
+}
+
+/** Runs the CLI: errors become one line on stderr and a non-zero exit, never a stack trace. */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await createProgram().parseAsync(argv);
+  } catch (error) {
+    console.error(`emi: ${(error as Error).message.split('\n')[0]}`);
+    process.exitCode = process.exitCode || 1;
+  }
+}
+

@@ -1,0 +1,93 @@
+// Proper scores for the arena's three ordered classes (bearish < neutral < bullish), and the outcome rule.
+import type { ArenaPrediction, ArenaReading } from '../../../schemas/common.ts';
+import type { VoteCounts } from './consensus.ts';
+
+/** Probabilities in class order [bearish, neutral, bullish]. */
+export type ClassProbs = readonly [number, number, number];
+
+export const CLASS_ORDER: readonly ArenaPrediction[] = ['BEARISH', 'NEUTRAL', 'BULLISH'];
+export const UNIFORM: ClassProbs = [1 / 3, 1 / 3, 1 / 3];
+
+/** |simple return| over the round below this is NEUTRAL. Fixed for every asset and published before any round. */
+export const NEUTRAL_BAND = 0.0025;
+/** A confidence of 100 moves the brain's forecast 70% of the way from uniform to certainty (at most p = 0.8). */
+export const BRAIN_SHRINK = 0.7;
+
+export const OUTCOME_RULE =
+  `Return r = end price / start price - 1, start price recorded with the brain call at the round start and end ` +
+  `price seen by the first run at or after the round end (within 15 minutes, else the round is voided). ` +
+  `|r| < ${NEUTRAL_BAND * 100}% is NEUTRAL, r >= ${NEUTRAL_BAND * 100}% BULLISH, r <= -${NEUTRAL_BAND * 100}% BEARISH; ` +
+  `one fixed band for all assets.`;
+
+export const SCORE_DEFINITIONS =
+  'Classes ordered bearish < neutral < bullish. Crowd probabilities (n_i + 1) / (N + 3). Brain probabilities: ' +
+  `uniform shrunk towards its called class, p = (1 - w) / 3 + w for the call, w = ${BRAIN_SHRINK} x confidence / 100 ` +
+  '(uniform when there is no call). Combined = equal-weight average of brain and crowd. Brier = sum of squared ' +
+  'errors over the three classes (0-2). RPS = half the sum of squared differences of cumulative probabilities ' +
+  '(0-1). shared_intelligence_score = 1 - RPS(combined). learning_score = RPS(brain) - RPS(crowd). Hit rate = ' +
+  'share of exact class hits with a 95% Wilson interval. Skill = 1 - RPS / RPS(base rate), base rate = smoothed ' +
+  'outcome frequencies in the same window. Agreement: brain call equals crowd consensus.';
+
+export const classIndex = (c: ArenaPrediction): number => CLASS_ORDER.indexOf(c);
+
+export const outcomeOf = (startPrice: number, endPrice: number, band = NEUTRAL_BAND): ArenaPrediction => {
+  const r = endPrice / startPrice - 1;
+  if (Math.abs(r) < band) return 'NEUTRAL';
+  return r > 0 ? 'BULLISH' : 'BEARISH';
+};
+
+export const brainProbs = (call: ArenaReading, confidence: number | null): ClassProbs => {
+  if (call === 'NONE') return UNIFORM;
+  const w = (BRAIN_SHRINK * Math.min(100, Math.max(0, confidence ?? 0))) / 100;
+  const k = classIndex(call);
+  const p = [0, 1, 2].map((i) => (1 - w) / 3 + (i === k ? w : 0));
+  return [p[0]!, p[1]!, p[2]!];
+};
+
+export const crowdProbs = (c: VoteCounts): ClassProbs => {
+  const n = c.bearish + c.neutral + c.bullish;
+  return [(c.bearish + 1) / (n + 3), (c.neutral + 1) / (n + 3), (c.bullish + 1) / (n + 3)];
+};
+
+export const averageProbs = (a: ClassProbs, b: ClassProbs): ClassProbs => [
+  (a[0] + b[0]) / 2,
+  (a[1] + b[1]) / 2,
+  (a[2] + b[2]) / 2,
+];
+
+const oneHot = (outcome: ArenaPrediction): ClassProbs => {
+  const k = classIndex(outcome);
+  return [k === 0 ? 1 : 0, k === 1 ? 1 : 0, k === 2 ? 1 : 0];
+};
+
+/** Multi-class Brier score: sum over classes of (p - o)^2, 0 (perfect) to 2. */
+export const brierScore = (p: ClassProbs, outcome: ArenaPrediction): number => {
+  const o = oneHot(outcome);
+  return p.reduce((acc, pi, i) => acc + (pi - o[i]!) ** 2, 0);
+};
+
+/** Ranked probability score (Murphy 1970) over the cumulative distributions, normalised by K - 1 to 0..1. */
+export const rankedProbabilityScore = (p: ClassProbs, outcome: ArenaPrediction): number => {
+  const o = oneHot(outcome);
+  let cumP = 0;
+  let cumO = 0;
+  let sum = 0;
+  for (let i = 0; i < 2; i++) {
+    cumP += p[i]!;
+    cumO += o[i]!;
+    sum += (cumP - cumO) ** 2;
+  }
+  return sum / 2;
+};
+
+/** 95% Wilson score interval for k hits out of n. */
+export const wilsonInterval = (k: number, n: number, z = 1.96): { low: number; high: number } => {
+  if (n === 0) return { low: 0, high: 1 };
+  const p = k / n;
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n);
+  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+};
+
+export const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;

@@ -1,0 +1,89 @@
+// Normalised market data: what every venue adapter (live, replay or simulated) produces and every engine reads.
+// Units are fixed here once so that engines never guess: prices in USD, fractions not percents, times in ms.
+import type { DataMode } from '../../schemas/common.ts';
+
+export type { DataMode };
+
+/** Where one value came from. */
+export interface Provenance {
+  venue: string; // e.g. "binance-spot", "sim:binance-spot"
+  asOf: number; // ms since epoch: the venue's own time for the value
+  mode: DataMode;
+  /** True when the value is derived rather than observed (e.g. liquidations estimated from open-interest drops). */
+  estimated: boolean;
+}
+
+export interface Sourced<T> {
+  value: T;
+  provenance: Provenance;
+}
+
+/** One hourly bar. */
+export interface Candle {
+  openTime: number; // ms
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volumeBase: number;
+}
+
+export interface Ticker24h {
+  last: number;
+  change24h: number; // fraction, e.g. 0.0123 for +1.23 %
+  quoteVolume24h: number; // USD
+  bid: number | null;
+  ask: number | null;
+}
+
+export interface OrderBook {
+  bids: Array<[price: number, quantity: number]>; // best first
+  asks: Array<[price: number, quantity: number]>; // best first
+}
+
+export interface Funding {
+  rate8h: number; // fraction per 8 hours (normalised from the venue's interval)
+  intervalHours: number; // the venue's own funding interval
+  markPrice: number | null;
+  indexPrice: number | null;
+  history8h: number[]; // past settled rates, normalised to 8 h, oldest first
+}
+
+export interface OpenInterest {
+  valueUsd: number;
+  history: Array<{ time: number; valueUsd: number }>; // hourly, oldest first
+}
+
+export interface Liquidations {
+  longUsd24h: number; // long positions liquidated (sell orders)
+  shortUsd24h: number; // short positions liquidated (buy orders)
+  events: number;
+}
+
+/** Everything known about one asset for one run. A null section is data that could not be had. */
+export interface AssetMarket {
+  symbol: string;
+  candles: Sourced<Candle[]> | null; // hourly, oldest first
+  ticker: Sourced<Ticker24h> | null;
+  book: Sourced<OrderBook> | null;
+  funding: Sourced<Funding> | null;
+  openInterest: Sourced<OpenInterest> | null;
+  liquidations: Sourced<Liquidations> | null;
+}
+
+/** A problem met while collecting data: it degrades a section, it never fails the run on its own. */
+export interface SourceIssue {
+  venue: string;
+  symbol: string | null;
+  section: keyof Omit<AssetMarket, 'symbol'> | 'all';
+  message: string;
+}
+
+export interface MarketSnapshot {
+  asOf: number; // ms: the run's clock
+  mode: DataMode;
+  seed: number | null;
+  provider: string;
+  assets: AssetMarket[];
+  issues: SourceIssue[];
+}

@@ -1,0 +1,103 @@
+// The local preview: the built site on one origin, with the headers a real host would add, the reasoning
+// query mapped to its per-asset file, JSON errors, and the four x402 paths handed to the paywall worker.
+import { readFile } from 'node:fs/promises';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { TRACKED_ASSETS } from '../../schemas/common.ts';
+import { PAID_RESOURCES, reasoningFileFor } from '../../schemas/resources.ts';
+import { contentTypeFor, resolveStaticFile } from './static-files.ts';
+
+export interface PreviewOptions {
+  /** Folder to serve (the Eleventy output, `dist/`). */
+  root: string;
+  /** Handles the four x402 paths; without it they answer 503 with a JSON explanation. */
+  paywall?: { fetch(request: Request): Response | Promise<Response> };
+}
+
+const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+  'Access-Control-Allow-Headers': 'Content-Type',
+};
+
+export function errorBody(error: string, message: string, extra: Record<string, unknown> = {}) {
+  return { success: false, error, message, ...extra };
+}
+
+function jsonError(c: Context, status: 400 | 404 | 405 | 503, error: string, message: string, extra = {}) {
+  c.header('Cache-Control', 'no-store');
+  return c.json(errorBody(error, message, extra), status);
+}
+
+/** `reasoning.php` without a query is the default asset (BTC); with `?asset=X` it is X's own file. */
+export function reasoningTarget(asset: string | undefined): { file: string } | { invalid: string } {
+  if (asset === undefined) return { file: 'api/reasoning.php' };
+  return (TRACKED_ASSETS as readonly string[]).includes(asset)
+    ? { file: reasoningFileFor(asset) }
+    : { invalid: asset };
+}
+
+export function createPreviewApp(options: PreviewOptions): Hono {
+  const app = new Hono();
+
+  app.use('*', async (c, next) => {
+    await next();
+    for (const [name, value] of Object.entries(CORS_HEADERS)) {
+      if (!c.res.headers.has(name)) c.res.headers.set(name, value);
+    }
+  });
+
+  for (const resource of PAID_RESOURCES) {
+    app.all(resource.path, (c) =>
+      options.paywall
+        ? options.paywall.fetch(c.req.raw)
+        : jsonError(c, 503, 'paywall_unavailable', 'The paywall worker is not running in this preview.'),
+    );
+  }
+
+  app.options('*', (c) => c.body(null, 204));
+
+  app.on(['GET', 'HEAD'], '*', async (c) => {
+    let relative = c.req.path;
+    if (relative === '/api/reasoning.php') {
+      const target = reasoningTarget(c.req.query('asset'));
+      if ('invalid' in target) {
+        return jsonError(c, 400, 'invalid_asset', `Unknown asset "${target.invalid}".`, {
+          allowed_values: TRACKED_ASSETS,
+        });
+      }
+      relative = `/${target.file}`;
+    }
+    const file = await resolveStaticFile(options.root, relative);
+    if (!file) return jsonError(c, 404, 'not_found', `No resource at ${c.req.path}.`);
+    c.header('Content-Type', contentTypeFor(file));
+    c.header('Cache-Control', 'public, max-age=60');
+    return c.body(c.req.method === 'HEAD' ? null : await readFile(file));
+  });
+
+  app.all('*', (c) => {
+    c.header('Allow', 'GET, HEAD, OPTIONS');
+    return jsonError(c, 405, 'method_not_allowed', 'Only GET, HEAD and OPTIONS are supported.');
+  });
+
+  return app;
+}
+
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts a Hono app on the given host and port (0 picks a free one). */
+export function listen(app: { fetch: Hono['fetch'] }, port: number, host = '127.0.0.1'): Promise<RunningServer> {
+  return new Promise((resolvePromise, reject) => {
+    const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
+      resolvePromise({
+        url: `http://${host.includes(':') ? `[${host}]` : host}:${info.port}`,
+        close: () => new Promise((done) => server.close(() => done())),
+      });
+    });
+    server.once('error', reject);
+  });
+}

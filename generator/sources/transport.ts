@@ -1,0 +1,17 @@
+// The one door through which raw venue bytes enter the generator: live HTTP, a replay folder or the simulator.
+export interface TransportRequest {
+  url: string; // absolute URL, query string included
+  method?: 'GET' | 'POST';
+  body?: string; // JSON for POST venues (Hyperliquid)
+}
+
+export interface TransportResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface Transport {
+  readonly mode: 'simulated' | 'live' | 'replay';
+  fetch(request: TransportRequest, signal?: AbortSignal): Promise<TransportResponse>;
+}

@@ -1,0 +1,157 @@
+// Arena resources (spec 2.5): the active round, the crowd's consensus and the shared-intelligence view that
+// puts round, crowd, main brain, teacher brain, price and integrity side by side.
+import { z } from 'zod';
+import { ArenaPrediction, ArenaReading, DataMode, IsoTimestamp, TrackedAsset } from './common.ts';
+import { TeacherBrain } from './teacher-lessons.ts';
+
+const Percent = z.number().min(0).max(100);
+const Count = z.number().int().min(0);
+
+export const RoundInfo = z.strictObject({
+  round_id: z.string().describe('"<ASSET>-<YYYYMMDD>T<HH>Z": asset and the UTC hour the round starts'),
+  asset: TrackedAsset,
+  start: IsoTimestamp.describe('round start (inclusive), aligned to the UTC hour'),
+  end: IsoTimestamp.describe('round end (exclusive), start + 60 minutes'),
+  seconds_left: z.number().int().min(0).describe('whole seconds until the round ends, rounded up'),
+  timer: z
+    .string()
+    .regex(/^\d{2}:\d{2}$/)
+    .describe('seconds_left as minutes:seconds, e.g. "42:07"'),
+});
+export type RoundInfo = z.infer<typeof RoundInfo>;
+
+export const HumanConsensus = z.strictObject({
+  total: Count,
+  bullish: Count,
+  bearish: Count,
+  neutral: Count,
+  bullish_percent: Percent,
+  bearish_percent: Percent,
+  neutral_percent: Percent.describe('percentages use largest remainders at 0.1 and add up to exactly 100 (0 when no votes)'),
+  consensus: ArenaReading.describe('the class with most votes; a tie at the top reads NEUTRAL; NONE without votes'),
+  disagreement_score: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe('normalised Shannon entropy of the vote shares: 0 unanimous, 1 evenly split; 0 without votes'),
+});
+export type HumanConsensus = z.infer<typeof HumanConsensus>;
+
+/** Where the counted votes came from: real people, the seeded synthetic crowd, or a backfill replay. */
+export const VoteSources = z.strictObject({
+  human_votes: Count.describe('votes cast by people through import or vote'),
+  synthetic_votes: Count.describe('votes added by the seeded synthetic crowd (simulated mode and backfill only)'),
+  replayed_votes: Count.describe('votes that come from a backfill replay (all of them synthetic)'),
+  synthetic_label: z.string().describe('plain-language reading of the counts above'),
+});
+export type VoteSources = z.infer<typeof VoteSources>;
+
+const ArenaEnvelope = {
+  success: z.literal(true),
+  project: z.string(),
+  type: z.string(),
+  mode: DataMode.describe('data mode of the run: simulated (seeded market + synthetic crowd), live or replay'),
+  asset: TrackedAsset.describe('asset of the active round'),
+};
+
+export const HumanConsensusResponse = z.strictObject({
+  ...ArenaEnvelope,
+  type: z.literal('human_consensus'),
+  round: RoundInfo,
+  human_consensus: HumanConsensus,
+  vote_sources: VoteSources,
+  developer_note: z.string(),
+  educational_notice: z.string(),
+  updated_utc: IsoTimestamp,
+});
+export type HumanConsensusResponse = z.infer<typeof HumanConsensusResponse>;
+
+export const SharedRound = RoundInfo.extend({
+  status: z.literal('open').describe('the published round is always the one open at the run time'),
+  brain_call_recorded: z.boolean().describe('whether the main brain call for this round is on record'),
+  entry_window_minutes: Count.describe('a brain call is recorded only within this many minutes of the start'),
+  resolution_rule: z.string().describe('how the round outcome is decided, fixed before the round starts'),
+});
+
+export const BrainSnapshot = z.strictObject({
+  asset: TrackedAsset,
+  prediction: ArenaReading.describe('the call in arena terms; NONE when the brain had no call'),
+  bias: z.enum(['bullish', 'bearish', 'neutral']).nullable(),
+  confidence: z.number().min(0).max(100).nullable().describe('evidence strength 0-100, not certainty'),
+  price_at_call: z.number().nullable(),
+  recorded_at: IsoTimestamp.nullable().describe('when the call was recorded for this round; null if not recorded'),
+  source: z.enum(['recorded_for_round', 'latest_run', 'unavailable']),
+});
+
+const ClassProbabilities = z.strictObject({
+  bearish: z.number().min(0).max(1),
+  neutral: z.number().min(0).max(1),
+  bullish: z.number().min(0).max(1),
+});
+
+export const CombinedIntelligence = z.strictObject({
+  brain_prediction: ArenaReading,
+  crowd_consensus: ArenaReading,
+  agreement: z.enum(['agree', 'disagree', 'no_crowd', 'no_brain_call']),
+  brain_probabilities: ClassProbabilities.describe('brain call shrunk towards uniform by its confidence'),
+  crowd_probabilities: ClassProbabilities.describe('smoothed vote shares (n_i + 1) / (N + 3)'),
+  combined_probabilities: ClassProbabilities.describe('equal-weight average of brain and crowd probabilities'),
+  combined_lean: ArenaPrediction.describe('the most probable class of the combined view (NEUTRAL on a tie)'),
+  note: z.string(),
+});
+
+export const ArenaEvent = z.strictObject({
+  at: IsoTimestamp,
+  kind: z.enum(['brain_call_recorded', 'round_resolved', 'round_voided']),
+  round_id: z.string(),
+  asset: TrackedAsset,
+  detail: z.string(),
+  replayed: z.boolean().describe('true when the record comes from a backfill replay'),
+});
+
+export const ArenaEvents = z.strictObject({
+  recent: z.array(ArenaEvent).describe('newest first, at most 10'),
+  note: z.string(),
+});
+
+export const PriceContext = z.strictObject({
+  asset: TrackedAsset,
+  current: z.number().nullable().describe('price seen by this run; null when unavailable'),
+  at_round_start: z.number().nullable().describe('price recorded with the brain call for this round'),
+  change_since_round_start_percent: z.number().nullable(),
+  neutral_band_percent: z.number().describe('|move| below this resolves NEUTRAL'),
+  data_mode: DataMode,
+  as_of: IsoTimestamp,
+});
+
+export const SystemIntegrity = z.strictObject({
+  store_schema_version: Count,
+  runs_recorded: Count,
+  runs_failed: Count,
+  last_successful_run_at: IsoTimestamp.nullable(),
+  single_writer_lock: z.literal(true).describe('generator runs take a store lock; a concurrent run is refused'),
+  synthetic_votes_present: z.boolean(),
+  replayed_records_present: z.boolean(),
+  notes: z.array(z.string()),
+});
+
+export const SharedIntelligenceResponse = z.strictObject({
+  ...ArenaEnvelope,
+  type: z.literal('shared_intelligence'),
+  round: SharedRound,
+  my_prediction: z
+    .string()
+    .nullable()
+    .describe('always null: a static file is the same for every caller, so it cannot know who is asking'),
+  brain_snapshot: BrainSnapshot,
+  human_layer: HumanConsensus,
+  vote_sources: VoteSources,
+  combined_intelligence: CombinedIntelligence,
+  teacher_brain: TeacherBrain,
+  events: ArenaEvents,
+  price: PriceContext,
+  system_integrity: SystemIntegrity,
+  educational_notice: z.string(),
+  updated_utc: IsoTimestamp,
+});
+export type SharedIntelligenceResponse = z.infer<typeof SharedIntelligenceResponse>;

@@ -1,0 +1,96 @@
+// Shared building blocks of every published resource: constants, enums and small reusable shapes.
+import { z } from 'zod';
+
+/** The seven tracked assets, in the order the spec lists them. */
+export const TRACKED_ASSETS = ['BTC', 'ETH', 'XRP', 'SOL', 'ALGO', 'XLM', 'HBAR'] as const;
+export const TrackedAsset = z.enum(TRACKED_ASSETS);
+export type TrackedAsset = z.infer<typeof TrackedAsset>;
+export const DEFAULT_REASONING_ASSET: TrackedAsset = 'BTC';
+
+/**
+ * Key of an asset map. Published output only ever holds the tracked assets; the key type is a symbol
+ * pattern rather than the enum so that benchmarks can run synthetic universes through the same schemas.
+ */
+export const AssetSymbol = z.string().regex(/^[A-Z0-9]{2,12}$/, 'an upper-case asset symbol');
+
+export const PROJECT = 'Educational Market Intelligence';
+export const CATALOG_VERSION = '1.3.0';
+/** Decision: regime and main brain carry the formal schema's "v1.3"; liquidity and derivatives "v1" (spec 9). */
+export const SNAPSHOT_VERSION = 'v1.3';
+export const LITE_VERSION = 'v1';
+export const SCHEMA_VERSION = '1.3.0';
+/** Decision: every free endpoint says "free_public" (the published examples); "public" is the access class. */
+export const FREE_ACCESS = 'free_public';
+export const CACHE_SECONDS = 60;
+
+export const DISCLAIMER =
+  'Educational information only. This is not financial, investment, trading, tax, legal, betting, gambling or ' +
+  'fund-management advice, gives no personalised recommendation and no guarantee of future outcomes. ' +
+  'Confidence describes the strength and agreement of the available evidence, not certainty.';
+
+export const EDUCATIONAL_NOTICE =
+  'Educational market context only, not advice. Do not treat any bias, consensus or score here as a ' +
+  'recommendation to buy, sell or hold.';
+
+/** Where the numbers came from: a seeded simulation, live public venues, or a replay of recorded responses. */
+export const DataMode = z.enum(['simulated', 'live', 'replay']);
+export type DataMode = z.infer<typeof DataMode>;
+
+export const Bias = z.enum(['bullish', 'bearish', 'neutral']);
+export type Bias = z.infer<typeof Bias>;
+
+export const IsoTimestamp = z.iso.datetime({ offset: false });
+/** Confidence on a 0-100 scale: strength and agreement of the evidence, never certainty. */
+export const Confidence = z.number().min(0).max(100);
+/** A human-readable note of what is missing, mixed or estimated. */
+export const Limitation = z.string().min(1);
+
+/** Freshness and provenance of one published snapshot (the `source` object of the free endpoints). */
+export const SourceInfo = z.object({
+  mode: DataMode,
+  provider: z.string().describe('who produced the numbers, e.g. "seeded market simulator" or "public venues"'),
+  simulated: z.boolean().describe('true when no number in this response is a real market observation'),
+  venues: z.array(z.string()).describe('venues (or simulated venues) that supplied data for this run'),
+  seed: z.number().int().nullable().describe('simulator seed; null for live and replay runs'),
+  as_of: IsoTimestamp.describe('market time the snapshot describes'),
+  generated_at: IsoTimestamp.describe('when the generator produced this file'),
+  next_update_due: IsoTimestamp.describe('when the next scheduled run should replace this file'),
+  cache_seconds: z.number().int().min(0),
+  degraded: z.boolean().describe('true when some section lacked data and was published with limitations'),
+});
+export type SourceInfo = z.infer<typeof SourceInfo>;
+
+export const AgentGuidance = z.object({
+  recommended_for: z.array(z.string()),
+  when_to_use: z.string(),
+  when_not_to_use: z.string(),
+  next_step: z.string(),
+});
+
+export const UsageCharacteristics = z.object({
+  machine_readable: z.boolean(),
+  stable_schema: z.boolean(),
+  cache_seconds: z.number().int(),
+  authentication: z.string(),
+  payment_required: z.boolean(),
+  response_format: z.string(),
+});
+
+/** A link to a related resource, always relative to the service's base URL. */
+export const ResourceLink = z.object({
+  path: z.string().startsWith('/'),
+  description: z.string(),
+});
+export const ResourceLinks = z.record(z.string(), ResourceLink);
+
+/** Availability of a published snapshot: "degraded" when a section lacked data and carries limitations. */
+export const SnapshotStatus = z.enum(['available', 'degraded']);
+export type SnapshotStatus = z.infer<typeof SnapshotStatus>;
+
+/** Arena classes, ordered bearish < neutral < bullish: a vote, a resolved outcome or the brain's call. */
+export const ARENA_PREDICTIONS = ['BULLISH', 'BEARISH', 'NEUTRAL'] as const;
+export const ArenaPrediction = z.enum(ARENA_PREDICTIONS);
+export type ArenaPrediction = z.infer<typeof ArenaPrediction>;
+/** The crowd's reading (NONE without votes) or the brain's call (NONE when it had no call). */
+export const ArenaReading = z.enum([...ARENA_PREDICTIONS, 'NONE']);
+export type ArenaReading = z.infer<typeof ArenaReading>;

@@ -1,0 +1,140 @@
+// GET /api/derivatives.php: funding, open interest and liquidations per asset (spec 2.4).
+import { z } from 'zod';
+import {
+  AssetSymbol,
+  Bias,
+  Confidence,
+  DataMode,
+  DISCLAIMER,
+  FREE_ACCESS,
+  IsoTimestamp,
+  Limitation,
+  LITE_VERSION,
+  PROJECT,
+  SnapshotStatus,
+} from './common.ts';
+import { PaidLink, RelatedLinks, StrictSourceInfo } from './envelope.ts';
+
+export const DerivativesState = z.enum([
+  'crowded_longs',
+  'crowded_shorts',
+  'new_longs',
+  'short_covering',
+  'new_shorts',
+  'deleveraging',
+  'balanced',
+  'unavailable',
+]);
+export type DerivativesState = z.infer<typeof DerivativesState>;
+
+export const OpenInterestReading = z.enum(['new_longs', 'short_covering', 'new_shorts', 'deleveraging', 'flat']);
+export type OpenInterestReading = z.infer<typeof OpenInterestReading>;
+
+export const FundingLevel = z.enum(['extreme_high', 'high', 'normal', 'low', 'extreme_low']);
+export type FundingLevel = z.infer<typeof FundingLevel>;
+
+const FundingDetail = z
+  .strictObject({
+    rate_8h_pct: z.number().describe('funding rate per 8 hours, in percent (normalised from the venue interval)'),
+    annualised_pct: z.number().describe('the 8-hour rate compounded simply over a year, in percent'),
+    venue_interval_hours: z.number().positive(),
+    z_score_30d: z
+      .number()
+      .nullable()
+      .describe('robust z-score of the current rate against up to 30 days of settled rates; null if too few'),
+    history_points: z.number().int().min(0),
+    level: FundingLevel,
+    crowding: z.enum(['crowded_longs', 'crowded_shorts', 'none']),
+    basis_pct: z.number().nullable().describe('(mark - index) / index, in percent'),
+    venue: z.string(),
+  })
+  .describe('perpetual funding: who pays whom to hold positions');
+
+const OpenInterestDetail = z
+  .strictObject({
+    value_usd: z.number().min(0),
+    change_24h_pct: z.number().nullable(),
+    price_change_24h_pct: z.number().nullable(),
+    reading: OpenInterestReading.nullable().describe(
+      'open interest change read against price change: up/up new longs, down/up short covering, ' +
+        'up/down new shorts, down/down deleveraging',
+    ),
+    leverage_proxy: z
+      .number()
+      .min(0)
+      .nullable()
+      .describe('open interest divided by 24-hour traded volume; higher means more leverage per unit traded'),
+    venue: z.string(),
+  })
+  .describe('open interest on perpetual futures');
+
+const LiquidationsDetail = z
+  .strictObject({
+    long_usd_24h: z.number().min(0),
+    short_usd_24h: z.number().min(0),
+    events: z.number().int().min(0),
+    dominant_side: z.enum(['longs', 'shorts', 'balanced', 'none']),
+    estimated: z.boolean().describe('true when derived (e.g. from open-interest drops) rather than observed'),
+    venue: z.string(),
+  })
+  .describe('forced closures over the last 24 hours');
+
+/** Spec 2.4 DerivativesAsset. */
+export const DerivativesAsset = z.strictObject({
+  asset: AssetSymbol,
+  state: DerivativesState.nullable(),
+  vote: Bias.nullable().describe('the side the positioning evidence leans to'),
+  confidence: Confidence.nullable(),
+  funding: FundingDetail.nullable(),
+  open_interest: OpenInterestDetail.nullable(),
+  liquidations: LiquidationsDetail.nullable(),
+  evidence: z.array(z.string()).nullable(),
+  limitations: z.array(Limitation).nullable(),
+});
+export type DerivativesAsset = z.infer<typeof DerivativesAsset>;
+
+const Explore = z
+  .strictObject({
+    reasoning_by_asset: z.string().describe('path template; replace {asset} with a supported symbol'),
+    supported_assets: z.array(AssetSymbol),
+  })
+  .describe('where to look next for per-asset detail');
+
+const UpgradePath = z
+  .strictObject({
+    description: z.string(),
+    protocol: z.literal('x402 v2'),
+    endpoints: z.array(PaidLink),
+  })
+  .describe('premium resources that extend this one');
+
+export const DerivativesResponse = z.strictObject({
+  success: z.boolean(),
+  project: z.literal(PROJECT),
+  endpoint: z.string(),
+  name: z.string(),
+  version: z.literal(LITE_VERSION),
+  access: z.literal(FREE_ACCESS),
+  source_mode: DataMode,
+  source_details: StrictSourceInfo,
+  educational_only: z.literal(true),
+  generated_at: IsoTimestamp.nullable(),
+  updated_utc: IsoTimestamp.nullable(),
+  status: SnapshotStatus.nullable(),
+  engine: z.string().nullable(),
+  engine_version: z.string().nullable(),
+  source: z.string().nullable().describe('provider and venues in words; see source_details'),
+  summary: z.string().nullable(),
+  overall_state: z.union([DerivativesState, z.literal('mixed')]).nullable(),
+  overall_vote: Bias.nullable(),
+  truth_statement: z.string().nullable(),
+  confidence: Confidence.nullable(),
+  assets: z.record(AssetSymbol, DerivativesAsset),
+  evidence: z.array(z.string()).nullable(),
+  limitations: z.array(Limitation).nullable(),
+  related_endpoints: RelatedLinks.nullable(),
+  explore: Explore.nullable(),
+  upgrade_path: UpgradePath.nullable(),
+  disclaimer: z.literal(DISCLAIMER),
+});
+export type DerivativesResponse = z.infer<typeof DerivativesResponse>;

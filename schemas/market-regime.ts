@@ -1,0 +1,103 @@
+// GET /api/market-regime.php: the market-wide risk regime of the tracked assets (spec 2.1).
+import { z } from 'zod';
+import { AssetSymbol, Confidence, Limitation } from './common.ts';
+import { freeSnapshotEnvelope } from './envelope.ts';
+
+/**
+ * Decision: upstream publishes RISK_ON / RISK_OFF (and "unknown" without a snapshot). NEUTRAL is added for the
+ * middle band, so that a mixed market is not forced into either camp; UNKNOWN means no price evidence at all.
+ */
+export const MarketMode = z.enum(['RISK_ON', 'RISK_OFF', 'NEUTRAL', 'UNKNOWN']);
+export type MarketMode = z.infer<typeof MarketMode>;
+
+export const MarketState = z.enum(['CAUTION', 'WAIT', 'OPPORTUNITY']);
+export type MarketState = z.infer<typeof MarketState>;
+
+export const RiskLevel = z.enum(['low', 'moderate', 'elevated', 'high']);
+export type RiskLevel = z.infer<typeof RiskLevel>;
+
+export const RiskScore = z
+  .number()
+  .min(0)
+  .max(100)
+  .describe('0-100: how much the evidence points to a risk-off market (higher is riskier)');
+
+const Breadth = z
+  .strictObject({
+    assets_above_ema50: z.number().int().min(0),
+    assets_with_trend_data: z.number().int().min(0),
+    share_above_ema50: z.number().min(0).max(1).nullable(),
+  })
+  .describe('how many assets trade above their 50-hour exponential average');
+
+const TrendReading = z
+  .strictObject({
+    median_direction: z.enum(['up', 'down', 'flat']).nullable(),
+    description: z.string(),
+  })
+  .describe('direction of the typical asset’s trend');
+
+export const VolatilityLevel = z.enum(['calm', 'normal', 'elevated', 'extreme']);
+
+const Volatility = z
+  .strictObject({
+    realised_annualised_pct: z
+      .number()
+      .min(0)
+      .nullable()
+      .describe('annualised volatility of the equal-weighted market over the last 24 hours, in percent'),
+    percentile: z
+      .number()
+      .min(0)
+      .max(100)
+      .nullable()
+      .describe('where that volatility ranks against the trailing window of hourly candles (0-100)'),
+    level: VolatilityLevel.nullable(),
+  })
+  .describe('realised volatility of the market and its rank against recent history');
+
+const Drawdown = z
+  .strictObject({
+    median_from_recent_high_pct: z.number().max(0).nullable().describe('median distance below the 7-day high'),
+    deepest_asset: AssetSymbol.nullable(),
+    deepest_from_recent_high_pct: z.number().max(0).nullable(),
+    lookback_hours: z.number().int().min(1),
+  })
+  .describe('how far assets trade below their recent highs, in percent');
+
+const Correlation = z
+  .strictObject({
+    average_pairwise: z.number().min(-1).max(1).nullable(),
+    assets_sampled: z.number().int().min(0),
+    pairs: z.number().int().min(0),
+    level: z.enum(['low', 'moderate', 'high']).nullable(),
+  })
+  .describe('average pairwise correlation of hourly returns: high values mean assets move together');
+
+export const RegimeDetail = z
+  .strictObject({
+    market_mode: MarketMode,
+    market_state: MarketState,
+    risk_score: RiskScore.nullable(),
+    risk_level: RiskLevel.nullable(),
+    confidence: Confidence,
+    assets_covered: z.number().int().min(0),
+    assets_total: z.number().int().min(0),
+    breadth: Breadth,
+    trend: TrendReading,
+    volatility: Volatility,
+    drawdown: Drawdown,
+    correlation: Correlation,
+    evidence: z.array(z.string()).describe('plain-language statements of what the evidence shows'),
+    limitations: z.array(Limitation),
+  })
+  .describe('the regime reading and the market-wide evidence behind it');
+
+export const MarketRegimeResponse = z.strictObject({
+  ...freeSnapshotEnvelope,
+  market_mode: MarketMode,
+  market_state: MarketState,
+  confidence: Confidence,
+  regime: RegimeDetail,
+});
+export type MarketRegimeResponse = z.infer<typeof MarketRegimeResponse>;

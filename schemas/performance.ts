@@ -1,0 +1,39 @@
+// How the brain's recorded calls fared against resolved outcomes. Filled from the arena store; every rate
+// carries its sample size, and a rate from too few rounds is withheld rather than shown bare.
+import { z } from 'zod';
+
+export const RateWithInterval = z.object({
+  value: z.number().min(0).max(1),
+  n: z.number().int().min(0),
+  wilson_low: z.number().min(0).max(1),
+  wilson_high: z.number().min(0).max(1),
+});
+
+export const PublicPerformance = z.object({
+  status: z.enum(['no_history', 'insufficient_sample', 'available']),
+  resolved_rounds: z.number().int().min(0),
+  replayed_rounds: z
+    .number()
+    .int()
+    .min(0)
+    .describe('how many of the resolved rounds come from a backfill replay rather than live runs'),
+  window_days: z.number().int().min(1),
+  hit_rate: RateWithInterval.nullable(),
+  brier_score: z.number().min(0).max(2).nullable().describe('multi-class Brier score, lower is better'),
+  ranked_probability_score: z.number().min(0).max(1).nullable().describe('ordered-class RPS, lower is better'),
+  skill_vs_base_rate: z.number().nullable().describe('1 - RPS / RPS of the base-rate forecast; > 0 beats it'),
+  note: z.string(),
+});
+export type PublicPerformance = z.infer<typeof PublicPerformance>;
+
+export const NO_PERFORMANCE_HISTORY: PublicPerformance = {
+  status: 'no_history',
+  resolved_rounds: 0,
+  replayed_rounds: 0,
+  window_days: 30,
+  hit_rate: null,
+  brier_score: null,
+  ranked_probability_score: null,
+  skill_vs_base_rate: null,
+  note: 'No arena round has been resolved yet, so there is no track record to report.',
+};

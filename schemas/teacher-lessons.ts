@@ -1,0 +1,111 @@
+// Teacher lessons (spec 2.6): every resolved arena round scored for the main brain and the crowd.
+// Historical learning context, not a live signal. Every metric carries its sample size.
+import { z } from 'zod';
+import { ArenaPrediction, ArenaReading, DataMode, IsoTimestamp, TrackedAsset } from './common.ts';
+import { RateWithInterval } from './performance.ts';
+
+const Count = z.number().int().min(0);
+const ZeroOne = z.number().int().min(0).max(1);
+
+export const PATTERN_TYPES = [
+  'aligned_correct',
+  'aligned_wrong',
+  'brain_beat_crowd',
+  'crowd_beat_brain',
+  'split_both_wrong',
+  'brain_only_no_crowd',
+] as const;
+
+export const TeacherLesson = z.strictObject({
+  lesson_id: z.string().describe('"L-" + round_id; one lesson per resolved round'),
+  round_id: z.string(),
+  asset: TrackedAsset,
+  brain_prediction: ArenaReading.describe('the call recorded at the round start; NONE when the brain had none'),
+  human_consensus: ArenaReading.describe('crowd consensus over the votes cast in the round; NONE without votes'),
+  actual_outcome: ArenaPrediction.describe('class of the price move over the round, with the neutral band'),
+  pattern_type: z.enum(PATTERN_TYPES),
+  summary: z.string(),
+  created_at: IsoTimestamp.describe('when the round was resolved'),
+  brain_correct: ZeroOne.describe('1 when brain_prediction equals actual_outcome'),
+  crowd_correct: ZeroOne.describe('1 when human_consensus equals actual_outcome'),
+  agreement: ZeroOne.describe('1 when brain_prediction equals human_consensus'),
+  shared_intelligence_score: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe('1 - RPS of the equal-weight brain+crowd forecast: 1 perfect, 0 worst'),
+  learning_score: z
+    .number()
+    .min(-1)
+    .max(1)
+    .describe('RPS(brain) - RPS(crowd): > 0 when the crowd scored better (a lesson for the brain)'),
+  provenance: z.strictObject({
+    replayed: z.boolean().describe('true when the round comes from a backfill replay'),
+    human_votes: Count,
+    synthetic_votes: Count.describe('votes from the seeded synthetic crowd, not from people'),
+  }),
+});
+export type TeacherLesson = z.infer<typeof TeacherLesson>;
+
+const Probability = z.number().min(0).max(1);
+
+/** How one forecaster (brain, crowd or both combined) fared over the resolved rounds it took part in. */
+export const ForecasterMetrics = z.strictObject({
+  n: Count.describe('resolved rounds scored for this forecaster'),
+  hit_rate: RateWithInterval.nullable().describe('share of exact class hits with a 95% Wilson interval'),
+  brier_score: z.number().min(0).max(2).nullable().describe('multi-class Brier score, lower is better'),
+  ranked_probability_score: Probability.nullable().describe('ordered-class RPS (Murphy 1970), lower is better'),
+  skill_vs_base_rate: z.number().nullable().describe('1 - RPS / RPS of the base-rate forecast; > 0 beats it'),
+});
+
+export const CalibrationBucket = z.strictObject({
+  confidence_from: z.number().min(0).max(100),
+  confidence_to: z.number().min(0).max(100),
+  n: Count,
+  mean_forecast_probability: Probability.nullable().describe('mean probability the brain gave its called class'),
+  observed_hit_rate: Probability.nullable(),
+});
+
+export const TeacherMetrics = z.strictObject({
+  window_days: z.number().int().min(1),
+  resolved_rounds: Count,
+  replayed_rounds: Count.describe('resolved rounds that come from a backfill replay'),
+  voided_rounds: Count.describe('rounds that could not be resolved (missing price or resolved too late)'),
+  min_sample: Count.describe('rates from fewer rounds than this are withheld (null) but n is always shown'),
+  brain: ForecasterMetrics,
+  crowd: ForecasterMetrics,
+  combined: ForecasterMetrics,
+  agreement_rate: RateWithInterval.nullable(),
+  agreement_n: Count,
+  calibration: z.array(CalibrationBucket).describe('brain calls grouped by their confidence'),
+  outcome_base_rate: z.strictObject({
+    n: Count,
+    bearish: Probability,
+    neutral: Probability,
+    bullish: Probability,
+  }),
+  outcome_rule: z.string(),
+  score_definitions: z.string(),
+});
+export type TeacherMetrics = z.infer<typeof TeacherMetrics>;
+
+export const TeacherBrain = z.strictObject({
+  status: z.enum(['no_history', 'insufficient_sample', 'active']),
+  role: z.string(),
+  metrics: TeacherMetrics,
+});
+export type TeacherBrain = z.infer<typeof TeacherBrain>;
+
+export const TeacherLessonsResponse = z.strictObject({
+  success: z.literal(true),
+  project: z.string(),
+  type: z.literal('teacher_lessons'),
+  mode: DataMode.describe('data mode of the run: simulated, live or replay'),
+  teacher_brain: TeacherBrain,
+  latest_lessons: z.array(TeacherLesson).describe('newest first, at most 20'),
+  developer_note: z.string(),
+  privacy_note: z.string(),
+  educational_notice: z.string(),
+  updated_utc: IsoTimestamp,
+});
+export type TeacherLessonsResponse = z.infer<typeof TeacherLessonsResponse>;
