@@ -7,8 +7,9 @@ import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { runPipeline } from '../generator/pipeline.ts';
 
 const size = Number(process.argv[2] ?? TRACKED_ASSETS.length);
-const synthetic = Array.from({ length: Math.max(0, size - TRACKED_ASSETS.length) }, (_, i) =>
-  `S${String(i + 1).padStart(3, '0')}`,
+const synthetic = Array.from(
+  { length: Math.max(0, size - TRACKED_ASSETS.length) },
+  (_, i) => `S${String(i + 1).padStart(3, '0')}`,
 );
 const symbols = [...TRACKED_ASSETS, ...synthetic].slice(0, size);
 const dir = await mkdtemp(join(tmpdir(), 'emi-bench-'));
@@ -25,4 +26,11 @@ const report = await runPipeline({
 const wallMs = performance.now() - started;
 await rm(dir, { recursive: true, force: true });
 if (report.status === 'failed') throw new Error(report.error ?? 'run failed');
-console.log(JSON.stringify({ size, wallMs, maxRssMiB: process.resourceUsage().maxRSS / 1024, files: report.files_written }));
+console.log(
+  JSON.stringify({
+    size,
+    wallMs,
+    maxRssMiB: process.resourceUsage().maxRSS / 1024,
+    files: report.files_written,
+  }),
+);

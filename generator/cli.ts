@@ -30,13 +30,15 @@ function addGenerateOptions(command: Command): Command {
     .option('--as-of <iso>', 'market time to describe (ISO 8601); defaults to the current minute', parseAsOf)
     .option('--seed <n>', 'simulator seed', parseSeed, DEFAULT_SEED)
     .addOption(
-      new Option('--source <name>', 'where market data comes from')
-        .choices([...SOURCE_NAMES])
-        .default('sim'),
+      new Option('--source <name>', 'where market data comes from').choices([...SOURCE_NAMES]).default('sim'),
     )
     .option('--out <dir>', 'public site folder (free endpoints go below it)', 'site')
     .option('--paid <dir>', 'private folder for the paid bodies', 'paid')
-    .option('--state <dir>', 'folder for the arena store and run reports', 'var');
+    .option(
+      '--state <dir>',
+      'folder for the arena store and run reports',
+      process.env.EMI_STATE_DIR ?? 'var',
+    );
 }
 
 async function generate(flags: GenerateFlags): Promise<RunReport> {
@@ -52,15 +54,16 @@ async function generate(flags: GenerateFlags): Promise<RunReport> {
 
 function summarise(report: RunReport): string {
   const issues = report.issues.length ? `, ${report.issues.length} source issue(s)` : '';
-  return report.status === 'failed'
-    ? `generate failed: ${report.error} (the last good files were left in place)`
-    : `generated ${report.files_written} files for ${report.as_of} [${report.mode}, ${report.status}${issues}] in ${report.duration_ms} ms`;
+  if (report.status === 'failed')
+    return `generate failed: ${report.error} (the last good files were left in place)`;
+  if (report.status === 'stale') return `generate published nothing: ${report.error}${issues}`;
+  return `generated ${report.files_written} files for ${report.as_of} [${report.mode}, ${report.status}${issues}] in ${report.duration_ms} ms`;
 }
 
 async function generateOnce(flags: GenerateFlags): Promise<void> {
   const report = await generate(flags);
+  if (report.status === 'failed' || report.status === 'stale') throw new Error(summarise(report));
   console.log(summarise(report));
-  if (report.status === 'failed') process.exitCode = 1;
 }
 
 async function build(site: string, out: string, baseUrl: string, state: string): Promise<void> {
@@ -80,8 +83,9 @@ async function scheduleRuns(flags: GenerateFlags & { cron: string; dist: string;
     async () => {
       // A scheduled run describes the current minute: --as-of only applies to one-off runs.
       const report = await generate({ ...flags, asOf: undefined });
-      console.log(summarise(report));
-      if (report.status !== 'failed') await build(flags.out, flags.dist, flags.baseUrl, flags.state);
+      const published = report.status === 'ok' || report.status === 'degraded';
+      (published ? console.log : console.error)(summarise(report));
+      if (published) await build(flags.out, flags.dist, flags.baseUrl, flags.state);
     },
     () => console.log('previous run still in progress: this tick was skipped'),
   );
@@ -109,7 +113,9 @@ function onShutdown(stop: () => Promise<void>): void {
 
 export function createProgram(): Command {
   const program = new Command('emi')
-    .description('Educational market-intelligence publisher: generate, build and serve the API (educational only, not advice)')
+    .description(
+      'Educational market-intelligence publisher: generate, build and serve the API (educational only, not advice)',
+    )
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') });
 
@@ -162,9 +168,13 @@ export function createProgram(): Command {
     .action(async (o: GenerateFlags & { cron: string; dist: string; port: number; host: string }) => {
       const baseUrl = process.env.EMI_BASE_URL ?? `http://${o.host}:${o.port}`;
       await generateOnce(o);
-      if (process.exitCode) return;
       await build(o.out, o.dist, baseUrl, o.state);
-      const stack = await startLocalStack({ port: o.port, host: o.host, dir: resolve(o.dist), paid: resolve(o.paid) });
+      const stack = await startLocalStack({
+        port: o.port,
+        host: o.host,
+        dir: resolve(o.dist),
+        paid: resolve(o.paid),
+      });
       const schedule = await scheduleRuns({ ...o, baseUrl });
       onShutdown(async () => {
         await schedule.stop();
@@ -183,14 +193,18 @@ export function createProgram(): Command {
         ...(o.paid ? await validatePaidOutput(resolve(o.paid)) : []),
       ];
       for (const check of checks) {
-        console.log(`${check.ok ? 'ok  ' : 'FAIL'} ${check.file}${check.ok ? '' : `: ${check.problems.slice(0, 3).join('; ')}`}`);
+        console.log(
+          `${check.ok ? 'ok  ' : 'FAIL'} ${check.file}${check.ok ? '' : `: ${check.problems.slice(0, 3).join('; ')}`}`,
+        );
       }
       const failed = checks.filter((c) => !c.ok).length;
       console.log(`${checks.length - failed} passed, ${failed} failed`);
       if (failed > 0) process.exitCode = 1;
     });
 
-  registerArenaCommands(program, { storePath: () => resolve('var', 'arena.sqlite') });
+  registerArenaCommands(program, {
+    storePath: () => resolve(process.env.EMI_STATE_DIR ?? 'var', 'arena.sqlite'),
+  });
   registerBackfillCommand(program);
   registerPaywallCommands(program);
   return program;
@@ -205,4 +219,3 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = process.exitCode || 1;
   }
 }
-

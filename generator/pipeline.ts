@@ -14,11 +14,12 @@ import type { MarketSnapshot, SourceIssue } from './market/types.ts';
 import { publishAll } from './publish/publish.ts';
 import type { PublishItem } from './publish/publish.ts';
 import { writeFileAtomic } from './publish/atomic-write.ts';
+import { assertWritableFolder } from './publish/writable.ts';
 import { openArenaStore, publicPerformance, runArenaStep, withRunLock } from './state/index.ts';
 import type { ArenaBodies, BrainCall } from './state/index.ts';
 import { appendRunHistory } from './run-history.ts';
 import { collectFor } from './market-source.ts';
-import type { SourceName } from './market-source.ts';
+import type { CollectRequest, SourceName } from './market-source.ts';
 
 export interface PipelineOptions {
   /** Public site root: free endpoints land in `api/` and `arena/` below it. */
@@ -36,12 +37,15 @@ export interface PipelineOptions {
   cadenceSeconds?: number;
   /** The system clock, injectable for tests. */
   now?: () => number;
+  /** Replaces the source selection entirely (tests, benchmarks). */
+  collector?: (request: CollectRequest) => Promise<MarketSnapshot>;
   /** Extra source options (replay folder, recording folder, config), passed to the source selector. */
   sourceOptions?: Record<string, unknown>;
 }
 
 export interface RunReport {
-  status: 'ok' | 'degraded' | 'failed';
+  /** ok; degraded: published with some sections missing; stale: nothing usable came in, nothing published. */
+  status: 'ok' | 'degraded' | 'stale' | 'failed';
   mode: DataMode | null;
   seed: number | null;
   as_of: string;
@@ -99,9 +103,13 @@ export function publicItems(root: string, free: FreeSnapshots, arena: ArenaBodie
 }
 
 export function paidItems(root: string, free: FreeSnapshots, clock: RunClock): PublishItem[] {
-  const bodies: Record<string, unknown> = buildPaidBodies(free, clock);
+  const bodies: Record<string, unknown> = { ...buildPaidBodies(free, clock) };
   return PAID_RESOURCES.map((r) => ({ root, file: r.file, schema: r.schema, body: bodies[r.id] }));
 }
+
+/** A run with no price for any asset has nothing honest to say: publishing it would only erase good files. */
+export const hasAnyPrice = (snapshot: MarketSnapshot): boolean =>
+  snapshot.assets.some((asset) => asset.ticker !== null || (asset.candles?.value.length ?? 0) > 0);
 
 async function computeAndPublish(
   options: PipelineOptions,
@@ -120,7 +128,9 @@ async function computeAndPublish(
         asOf: clock.asOf,
         mode: snapshot.mode,
         seed: snapshot.seed,
-        brainCalls: brainCallsOf(free).filter((call) => (TRACKED_ASSETS as readonly string[]).includes(call.asset)),
+        brainCalls: brainCallsOf(free).filter((call) =>
+          (TRACKED_ASSETS as readonly string[]).includes(call.asset),
+        ),
         prices,
         clock,
       });
@@ -141,27 +151,35 @@ export async function runPipeline(options: PipelineOptions): Promise<RunReport> 
   const startedAt = now();
   const asOf = options.asOf ?? startOfMinute(startedAt);
   const cadence = options.cadenceSeconds ?? DEFAULT_CADENCE_SECONDS;
+  await assertWritableFolder(options.stateDir, 'state folder');
   await mkdir(options.stateDir, { recursive: true });
 
   let snapshot: MarketSnapshot | null = null;
   let report: RunReport;
   try {
-    snapshot = await collectFor(options.source, {
+    await assertWritableFolder(options.outDir, 'output folder');
+    await assertWritableFolder(options.paidDir, 'paid folder');
+    const request = {
       seed: options.seed,
       asOf,
       symbols: options.symbols ?? TRACKED_ASSETS,
       ...options.sourceOptions,
-    });
-    const clock = runClock(asOf, snapshot.mode, now(), cadence);
-    const files = await computeAndPublish(options, snapshot, clock);
-    report = finish('ok', files, null);
+    };
+    snapshot = await (options.collector ? options.collector(request) : collectFor(options.source, request));
+    if (!hasAnyPrice(snapshot)) {
+      report = finish('stale', 0, 'no source delivered a price for any asset; the last good files were kept');
+    } else {
+      const clock = runClock(asOf, snapshot.mode, now(), cadence);
+      const files = await computeAndPublish(options, snapshot, clock);
+      report = finish('ok', files, null);
+    }
   } catch (error) {
     report = finish('failed', 0, (error as Error).message);
   }
   await writeFileAtomic(join(options.stateDir, 'last-run.json'), `${JSON.stringify(report, null, 2)}\n`);
   return report;
 
-  function finish(status: 'ok' | 'failed', files: number, error: string | null): RunReport {
+  function finish(status: 'ok' | 'stale' | 'failed', files: number, error: string | null): RunReport {
     const finishedAt = now();
     const issues = snapshot?.issues ?? [];
     return {

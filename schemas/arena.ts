@@ -27,8 +27,12 @@ export const HumanConsensus = z.strictObject({
   neutral: Count,
   bullish_percent: Percent,
   bearish_percent: Percent,
-  neutral_percent: Percent.describe('percentages use largest remainders at 0.1 and add up to exactly 100 (0 when no votes)'),
-  consensus: ArenaReading.describe('the class with most votes; a tie at the top reads NEUTRAL; NONE without votes'),
+  neutral_percent: Percent.describe(
+    'percentages use largest remainders at 0.1 and add up to exactly 100 (0 when no votes)',
+  ),
+  consensus: ArenaReading.describe(
+    'the class with most votes; a tie at the top reads NEUTRAL; NONE without votes',
+  ),
   disagreement_score: z
     .number()
     .min(0)
@@ -40,7 +44,9 @@ export type HumanConsensus = z.infer<typeof HumanConsensus>;
 /** Where the counted votes came from: real people, the seeded synthetic crowd, or a backfill replay. */
 export const VoteSources = z.strictObject({
   human_votes: Count.describe('votes cast by people through import or vote'),
-  synthetic_votes: Count.describe('votes added by the seeded synthetic crowd (simulated mode and backfill only)'),
+  synthetic_votes: Count.describe(
+    'votes added by the seeded synthetic crowd (simulated mode and backfill only)',
+  ),
   replayed_votes: Count.describe('votes that come from a backfill replay (all of them synthetic)'),
   synthetic_label: z.string().describe('plain-language reading of the counts above'),
 });
@@ -50,7 +56,9 @@ const ArenaEnvelope = {
   success: z.literal(true),
   project: z.string(),
   type: z.string(),
-  mode: DataMode.describe('data mode of the run: simulated (seeded market + synthetic crowd), live or replay'),
+  mode: DataMode.describe(
+    'data mode of the run: simulated (seeded market + synthetic crowd), live or replay',
+  ),
   asset: TrackedAsset.describe('asset of the active round'),
 };
 
@@ -79,7 +87,9 @@ export const BrainSnapshot = z.strictObject({
   bias: z.enum(['bullish', 'bearish', 'neutral']).nullable(),
   confidence: z.number().min(0).max(100).nullable().describe('evidence strength 0-100, not certainty'),
   price_at_call: z.number().nullable(),
-  recorded_at: IsoTimestamp.nullable().describe('when the call was recorded for this round; null if not recorded'),
+  recorded_at: IsoTimestamp.nullable().describe(
+    'when the call was recorded for this round; null if not recorded',
+  ),
   source: z.enum(['recorded_for_round', 'latest_run', 'unavailable']),
 });
 
@@ -95,7 +105,9 @@ export const CombinedIntelligence = z.strictObject({
   agreement: z.enum(['agree', 'disagree', 'no_crowd', 'no_brain_call']),
   brain_probabilities: ClassProbabilities.describe('brain call shrunk towards uniform by its confidence'),
   crowd_probabilities: ClassProbabilities.describe('smoothed vote shares (n_i + 1) / (N + 3)'),
-  combined_probabilities: ClassProbabilities.describe('equal-weight average of brain and crowd probabilities'),
+  combined_probabilities: ClassProbabilities.describe(
+    'equal-weight average of brain and crowd probabilities',
+  ),
   combined_lean: ArenaPrediction.describe('the most probable class of the combined view (NEUTRAL on a tie)'),
   note: z.string(),
 });
@@ -108,6 +120,8 @@ export const ArenaEvent = z.strictObject({
   detail: z.string(),
   replayed: z.boolean().describe('true when the record comes from a backfill replay'),
 });
+
+export type ArenaEvent = z.infer<typeof ArenaEvent>;
 
 export const ArenaEvents = z.strictObject({
   recent: z.array(ArenaEvent).describe('newest first, at most 10'),
@@ -129,7 +143,9 @@ export const SystemIntegrity = z.strictObject({
   runs_recorded: Count,
   runs_failed: Count,
   last_successful_run_at: IsoTimestamp.nullable(),
-  single_writer_lock: z.literal(true).describe('generator runs take a store lock; a concurrent run is refused'),
+  single_writer_lock: z
+    .literal(true)
+    .describe('generator runs take a store lock; a concurrent run is refused'),
   synthetic_votes_present: z.boolean(),
   replayed_records_present: z.boolean(),
   notes: z.array(z.string()),

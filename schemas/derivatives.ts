@@ -27,7 +27,13 @@ export const DerivativesState = z.enum([
 ]);
 export type DerivativesState = z.infer<typeof DerivativesState>;
 
-export const OpenInterestReading = z.enum(['new_longs', 'short_covering', 'new_shorts', 'deleveraging', 'flat']);
+export const OpenInterestReading = z.enum([
+  'new_longs',
+  'short_covering',
+  'new_shorts',
+  'deleveraging',
+  'flat',
+]);
 export type OpenInterestReading = z.infer<typeof OpenInterestReading>;
 
 export const FundingLevel = z.enum(['extreme_high', 'high', 'normal', 'low', 'extreme_low']);
@@ -35,7 +41,9 @@ export type FundingLevel = z.infer<typeof FundingLevel>;
 
 const FundingDetail = z
   .strictObject({
-    rate_8h_pct: z.number().describe('funding rate per 8 hours, in percent (normalised from the venue interval)'),
+    rate_8h_pct: z
+      .number()
+      .describe('funding rate per 8 hours, in percent (normalised from the venue interval)'),
     annualised_pct: z.number().describe('the 8-hour rate compounded simply over a year, in percent'),
     venue_interval_hours: z.number().positive(),
     z_score_30d: z
@@ -63,7 +71,7 @@ const OpenInterestDetail = z
       .number()
       .min(0)
       .nullable()
-      .describe('open interest divided by 24-hour traded volume; higher means more leverage per unit traded'),
+      .describe('open interest divided by 24-hour spot volume; higher means more leverage per unit traded'),
     venue: z.string(),
   })
   .describe('open interest on perpetual futures');

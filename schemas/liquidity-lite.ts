@@ -42,7 +42,9 @@ const LiquidityMetrics = z
       .number()
       .min(0)
       .nullable()
-      .describe('Amihud (2002): average absolute hourly return per million USD traded; higher is less liquid'),
+      .describe(
+        'Amihud (2002): average absolute hourly return per million USD traded; higher is less liquid',
+      ),
   })
   .describe('the measurements behind the liquidity context');
 

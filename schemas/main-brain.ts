@@ -1,6 +1,6 @@
 // GET /api/main-brain.php: one snapshot of the brain's per-asset reading and its market context (spec 2.1, 2.2).
 import { z } from 'zod';
-import { AssetSymbol, Bias, Confidence, Limitation } from './common.ts';
+import { AssetSymbol, Bias, Confidence, Limitation, SnapshotStatus } from './common.ts';
 import { freeSnapshotEnvelope, StrictPublicPerformance } from './envelope.ts';
 import { MarketMode, MarketState, RiskLevel, RiskScore, VolatilityLevel } from './market-regime.ts';
 
@@ -28,7 +28,7 @@ const MarketStateSummary = z
 
 const Brain = z
   .strictObject({
-    status: z.enum(['available', 'degraded']),
+    status: SnapshotStatus,
     overall_bias: Bias.describe('the side most assets lean to; neutral when they are split'),
     assets_tracked: z.number().int().min(0),
     assets_with_evidence: z.number().int().min(0),

@@ -58,7 +58,11 @@ const Volatility = z
 
 const Drawdown = z
   .strictObject({
-    median_from_recent_high_pct: z.number().max(0).nullable().describe('median distance below the 7-day high'),
+    median_from_recent_high_pct: z
+      .number()
+      .max(0)
+      .nullable()
+      .describe('median distance below the 7-day high'),
     deepest_asset: AssetSymbol.nullable(),
     deepest_from_recent_high_pct: z.number().max(0).nullable(),
     lookback_hours: z.number().int().min(1),

@@ -19,7 +19,9 @@ export type Prediction = z.infer<typeof Prediction>;
 const Reasoning = z
   .strictObject({
     prediction: Prediction.describe('the side the evidence leans to, never an instruction'),
-    confidence: Confidence.nullable().describe('strength and agreement of the evidence; null without evidence'),
+    confidence: Confidence.nullable().describe(
+      'strength and agreement of the evidence; null without evidence',
+    ),
     summary: z.string(),
     reason_points: z.array(z.string()).describe('what the evidence shows, in plain language'),
     limitations: z.array(Limitation).describe('evidence that was missing, mixed or estimated'),

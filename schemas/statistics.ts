@@ -45,7 +45,9 @@ export const ArenaStatistics = z.strictObject({
   rounds_with_votes: Count,
   votes_total: Count,
   vote_sources: VoteSources,
-  distinct_human_voters: Count.describe('distinct salted voter hashes; the ids themselves are never published'),
+  distinct_human_voters: Count.describe(
+    'distinct salted voter hashes; the ids themselves are never published',
+  ),
 });
 
 export const ApiEcosystemStatistics = z.strictObject({

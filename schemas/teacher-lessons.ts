@@ -20,8 +20,12 @@ export const TeacherLesson = z.strictObject({
   lesson_id: z.string().describe('"L-" + round_id; one lesson per resolved round'),
   round_id: z.string(),
   asset: TrackedAsset,
-  brain_prediction: ArenaReading.describe('the call recorded at the round start; NONE when the brain had none'),
-  human_consensus: ArenaReading.describe('crowd consensus over the votes cast in the round; NONE without votes'),
+  brain_prediction: ArenaReading.describe(
+    'the call recorded at the round start; NONE when the brain had none',
+  ),
+  human_consensus: ArenaReading.describe(
+    'crowd consensus over the votes cast in the round; NONE without votes',
+  ),
   actual_outcome: ArenaPrediction.describe('class of the price move over the round, with the neutral band'),
   pattern_type: z.enum(PATTERN_TYPES),
   summary: z.string(),
@@ -54,15 +58,20 @@ export const ForecasterMetrics = z.strictObject({
   n: Count.describe('resolved rounds scored for this forecaster'),
   hit_rate: RateWithInterval.nullable().describe('share of exact class hits with a 95% Wilson interval'),
   brier_score: z.number().min(0).max(2).nullable().describe('multi-class Brier score, lower is better'),
-  ranked_probability_score: Probability.nullable().describe('ordered-class RPS (Murphy 1970), lower is better'),
+  ranked_probability_score: Probability.nullable().describe(
+    'ordered-class RPS (Murphy 1970), lower is better',
+  ),
   skill_vs_base_rate: z.number().nullable().describe('1 - RPS / RPS of the base-rate forecast; > 0 beats it'),
 });
+export type ForecasterMetrics = z.infer<typeof ForecasterMetrics>;
 
 export const CalibrationBucket = z.strictObject({
   confidence_from: z.number().min(0).max(100),
   confidence_to: z.number().min(0).max(100),
   n: Count,
-  mean_forecast_probability: Probability.nullable().describe('mean probability the brain gave its called class'),
+  mean_forecast_probability: Probability.nullable().describe(
+    'mean probability the brain gave its called class',
+  ),
   observed_hit_rate: Probability.nullable(),
 });
 

@@ -13,6 +13,18 @@ export interface PreviewOptions {
   root: string;
   /** Handles the four x402 paths; without it they answer 503 with a JSON explanation. */
   paywall?: { fetch(request: Request): Response | Promise<Response> };
+  /** Served as /x402-buyer/config.json: tells the buyer page whom to pay and whether this is development. */
+  buyerConfig?: Record<string, unknown>;
+  /** Development facilitator's funding URL, proxied at POST /x402-buyer/dev-fund for loopback callers only. */
+  devFundUrl?: string;
+}
+
+const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
+
+/** The caller's address as Node saw it (undefined outside Node). */
+function remoteAddress(c: Context): string | undefined {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress;
 }
 
 const CORS_HEADERS = {
@@ -58,6 +70,30 @@ export function createPreviewApp(options: PreviewOptions): Hono {
 
   app.options('*', (c) => c.body(null, 204));
 
+  const { buyerConfig, devFundUrl } = options;
+  if (buyerConfig) {
+    app.get('/x402-buyer/config.json', (c) => {
+      c.header('Cache-Control', 'no-store');
+      return c.json(buyerConfig);
+    });
+  }
+  if (devFundUrl) {
+    app.post('/x402-buyer/dev-fund', async (c) => {
+      if (!LOOPBACK.test(remoteAddress(c) ?? '')) {
+        return jsonError(c, 404, 'not_found', 'Development funding is only offered to this machine.');
+      }
+      const upstream = await fetch(devFundUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: await c.req.text(),
+      });
+      return new Response(upstream.body, {
+        status: upstream.status,
+        headers: { 'content-type': 'application/json' },
+      });
+    });
+  }
+
   app.on(['GET', 'HEAD'], '*', async (c) => {
     let relative = c.req.path;
     if (relative === '/api/reasoning.php') {
@@ -73,7 +109,8 @@ export function createPreviewApp(options: PreviewOptions): Hono {
     if (!file) return jsonError(c, 404, 'not_found', `No resource at ${c.req.path}.`);
     c.header('Content-Type', contentTypeFor(file));
     c.header('Cache-Control', 'public, max-age=60');
-    return c.body(c.req.method === 'HEAD' ? null : await readFile(file));
+    if (c.req.method === 'HEAD') return c.body(null);
+    return c.body(await readFile(file));
   });
 
   app.all('*', (c) => {
@@ -90,7 +127,11 @@ export interface RunningServer {
 }
 
 /** Starts a Hono app on the given host and port (0 picks a free one). */
-export function listen(app: { fetch: Hono['fetch'] }, port: number, host = '127.0.0.1'): Promise<RunningServer> {
+export function listen(
+  app: { fetch: Hono['fetch'] },
+  port: number,
+  host = '127.0.0.1',
+): Promise<RunningServer> {
   return new Promise((resolvePromise, reject) => {
     const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
       resolvePromise({

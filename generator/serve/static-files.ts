@@ -29,7 +29,10 @@ export async function resolveStaticFile(root: string, urlPath: string): Promise<
     return null;
   }
   if (decoded.includes('\0')) return null;
-  const relative = normalize(decoded.endsWith('/') ? `${decoded}index.html` : decoded).replace(/^([/\\])+/, '');
+  const relative = normalize(decoded.endsWith('/') ? `${decoded}index.html` : decoded).replace(
+    /^([/\\])+/,
+    '',
+  );
   if (relative.split(sep).includes('..')) return null;
   const candidate = join(root, relative);
   try {

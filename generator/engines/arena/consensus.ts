@@ -18,7 +18,9 @@ export const largestRemainderPercents = (counts: readonly number[], unitsTotal =
   const exact = counts.map((c) => (c * unitsTotal) / total);
   const units = exact.map(Math.floor);
   let left = unitsTotal - units.reduce((a, b) => a + b, 0);
-  const byRemainder = exact.map((x, i) => ({ i, r: x - Math.floor(x) })).sort((a, b) => b.r - a.r || a.i - b.i);
+  const byRemainder = exact
+    .map((x, i) => ({ i, r: x - Math.floor(x) }))
+    .sort((a, b) => b.r - a.r || a.i - b.i);
   for (const { i } of byRemainder) {
     if (left <= 0) break;
     units[i]! += 1;

@@ -6,6 +6,13 @@ import { iso } from '../clock.ts';
 
 export const ROUND_MINUTES = 60;
 export const ROUND_MS = ROUND_MINUTES * 60_000;
+/** The brain's call is recorded by the first run inside this many minutes of a round's start, never later. */
+export const ENTRY_WINDOW_MINUTES = 15;
+/** A round is resolved by the first run inside this many minutes of its end; later the price is stale: voided. */
+export const RESOLVE_WINDOW_MINUTES = 15;
+export const SCHEDULE_ALIGNMENT =
+  `${ROUND_MINUTES}-minute rounds aligned to the UTC hour; round k starts at k x ${ROUND_MINUTES} minutes after ` +
+  `the Unix epoch and plays asset k mod 7 in the order BTC, ETH, XRP, SOL, ALGO, XLM, HBAR.`;
 
 export interface Round {
   index: number; // floor(start / ROUND_MS)
@@ -40,7 +47,8 @@ export const openRoundFor = (asset: string, ms: number): Round | null => {
 };
 
 /** Whole seconds left, rounded up, so a round shows 00:01 in its last second and 60:00 at its first instant. */
-export const secondsLeft = (round: Round, ms: number): number => Math.max(0, Math.ceil((round.end - ms) / 1000));
+export const secondsLeft = (round: Round, ms: number): number =>
+  Math.max(0, Math.ceil((round.end - ms) / 1000));
 
 export const formatTimer = (seconds: number): string => {
   const mm = Math.floor(seconds / 60);

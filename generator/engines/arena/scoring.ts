@@ -1,6 +1,7 @@
 // Proper scores for the arena's three ordered classes (bearish < neutral < bullish), and the outcome rule.
 import type { ArenaPrediction, ArenaReading } from '../../../schemas/common.ts';
 import type { VoteCounts } from './consensus.ts';
+import { RESOLVE_WINDOW_MINUTES } from './rounds.ts';
 
 /** Probabilities in class order [bearish, neutral, bullish]. */
 export type ClassProbs = readonly [number, number, number];
@@ -15,7 +16,7 @@ export const BRAIN_SHRINK = 0.7;
 
 export const OUTCOME_RULE =
   `Return r = end price / start price - 1, start price recorded with the brain call at the round start and end ` +
-  `price seen by the first run at or after the round end (within 15 minutes, else the round is voided). ` +
+  `price seen by the first run at or after the round end (within ${RESOLVE_WINDOW_MINUTES} minutes, else the round is voided). ` +
   `|r| < ${NEUTRAL_BAND * 100}% is NEUTRAL, r >= ${NEUTRAL_BAND * 100}% BULLISH, r <= -${NEUTRAL_BAND * 100}% BEARISH; ` +
   `one fixed band for all assets.`;
 
@@ -31,7 +32,8 @@ export const SCORE_DEFINITIONS =
 export const classIndex = (c: ArenaPrediction): number => CLASS_ORDER.indexOf(c);
 
 export const outcomeOf = (startPrice: number, endPrice: number, band = NEUTRAL_BAND): ArenaPrediction => {
-  const r = endPrice / startPrice - 1;
+  // Rounded to 1e-10 so that a move of exactly the band (100 -> 100.25) is not lost to binary floating point.
+  const r = Math.round((endPrice / startPrice - 1) * 1e10) / 1e10;
   if (Math.abs(r) < band) return 'NEUTRAL';
   return r > 0 ? 'BULLISH' : 'BEARISH';
 };

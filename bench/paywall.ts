@@ -1,0 +1,180 @@
+// Benchmark: the x402 paywall on loopback. Requests per second of the unpaid 402 challenge against a bare Hono
+// route on the same Node server stack, and latency of the paid path (verify + settle through the development
+// facilitator on its in-memory ledger, real ed25519 signatures). Bounded request counts; loopback only.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Agent, request as httpRequest } from 'node:http';
+import { Hono } from 'hono';
+import algosdk from 'algosdk';
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { PAID_RESOURCES } from '../schemas/resources.ts';
+import { PAID_EXAMPLES } from '../schemas/paid/examples.ts';
+import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import { startPaywallServer } from '../paywall-worker/server.ts';
+import { createFsStorage } from '../paywall-worker/storage-fs.ts';
+import { listen } from '../paywall-worker/node-listen.ts';
+import { createDevBuyer } from '../paywall-worker/buy.ts';
+
+const REQUESTS = Number(process.env.BENCH_PAYWALL_REQUESTS ?? 2000);
+const CONCURRENCY = Number(process.env.BENCH_PAYWALL_CONCURRENCY ?? 16);
+const PAID_REQUESTS = Number(process.env.BENCH_PAYWALL_PAID ?? 200);
+const ROUNDS = 3;
+
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+
+interface Row {
+  name: string;
+  requests: number;
+  concurrency: number;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+/** One GET over a keep-alive agent (lighter than fetch, so the client eats less of the shared CPU). */
+function get(agent: Agent, url: URL): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { agent }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+/** `total` GETs from `concurrency` loops; every answer must have the expected status. */
+async function load(
+  name: string,
+  url: string,
+  status: number,
+  total = REQUESTS,
+  concurrency = CONCURRENCY,
+): Promise<Row> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const target = new URL(url);
+  const latencies: number[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < total) {
+      next += 1;
+      const start = performance.now();
+      const got = await get(agent, target);
+      latencies.push(performance.now() - start);
+      if (got !== status) throw new Error(`${name}: expected ${status}, got ${got}`);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    name,
+    requests: total,
+    concurrency,
+    rps: total / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
+/** Alternates the two loads ROUNDS times and keeps each one's median round, so drift hits both alike. */
+async function compare(a: () => Promise<Row>, b: () => Promise<Row>): Promise<[Row, Row]> {
+  const as: Row[] = [];
+  const bs: Row[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    as.push(await a());
+    bs.push(await b());
+  }
+  const mid = (rows: Row[]) => [...rows].sort((x, y) => x.rps - y.rps)[Math.floor(rows.length / 2)] as Row;
+  return [mid(as), mid(bs)];
+}
+
+async function main(): Promise<void> {
+  const paidDir = await mkdtemp(join(tmpdir(), 'emi-bench-paywall-'));
+  for (const r of PAID_RESOURCES) await writeFile(join(paidDir, r.file), JSON.stringify(PAID_EXAMPLES[r.id]));
+  const facilitator = await startDevFacilitator();
+  const payTo = algosdk.generateAccount().addr.toString();
+  facilitator.ledger.optIn(payTo);
+  const worker = await startPaywallServer({
+    port: 0,
+    payTo,
+    facilitatorUrl: facilitator.url,
+    baseUrl: 'http://127.0.0.1:8080',
+    storage: createFsStorage(paidDir),
+  });
+  const bare = new Hono().get('/bare', (c) => c.json({ ok: true }));
+  const bareServer = await listen(bare, 0, '127.0.0.1');
+  const resource = PAID_RESOURCES[0]!;
+  const paidUrl = `${worker.url}${resource.path}`;
+
+  try {
+    await load('warm-up', paidUrl, 402, 200); // offers are built on the first request
+    await load('warm-up', `http://127.0.0.1:${bareServer.port}/bare`, 200, 200);
+    const rows: Row[] = await compare(
+      () => load('bare Hono route (200, tiny JSON)', `http://127.0.0.1:${bareServer.port}/bare`, 200),
+      () => load('402 challenge (unpaid request)', paidUrl, 402),
+    );
+
+    // Paid path: one payment at a time, each signed just before it is sent; only the paid request is timed.
+    const { client } = await createDevBuyer(
+      facilitator.url,
+      String(PAID_REQUESTS * Number(resource.amountAtomic) * 2),
+    );
+    const latencies: number[] = [];
+    const started = performance.now();
+    let signing = 0;
+    for (let i = 0; i < PAID_REQUESTS; i++) {
+      const challenge = await fetch(paidUrl);
+      const signStart = performance.now();
+      const payload = await client.createPaymentPayload(
+        decodePaymentRequiredHeader(challenge.headers.get('PAYMENT-REQUIRED')!),
+      );
+      signing += performance.now() - signStart;
+      const start = performance.now();
+      const response = await fetch(paidUrl, {
+        headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) },
+      });
+      await response.arrayBuffer();
+      latencies.push(performance.now() - start);
+      if (response.status !== 200) throw new Error(`paid request ${i}: ${response.status}`);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    rows.push({
+      name: 'paid path (verify + settle, dev facilitator)',
+      requests: PAID_REQUESTS,
+      concurrency: 1,
+      rps: PAID_REQUESTS / seconds,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+    });
+
+    console.log(`x402 paywall on loopback (Node ${process.version}); ${resource.path}`);
+    console.log('| request | requests | concurrency | req/s | p50 (ms) | p99 (ms) |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const r of rows) {
+      console.log(
+        `| ${r.name} | ${r.requests} | ${r.concurrency} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} |`,
+      );
+    }
+    console.log(
+      `402 challenge throughput: ${((rows[1]!.rps / rows[0]!.rps) * 100).toFixed(0)} % of the bare route. ` +
+        `Paid req/s includes fetching a challenge and signing (${(signing / PAID_REQUESTS).toFixed(1)} ms per payment).`,
+    );
+    console.log(
+      `ledger: ${facilitator.ledger.transactionCount} transactions (fee + payment per group) settled`,
+    );
+  } finally {
+    await bareServer.close();
+    await worker.close();
+    await facilitator.close();
+    await rm(paidDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,72 @@
+// `emi backfill`: replays the simulated market over past rounds so a fresh install shows lessons and a track
+// record at once. Everything it writes is marked replayed wherever it shows.
+import type { Command } from 'commander';
+import { join, resolve } from 'node:path';
+import { TRACKED_ASSETS } from '../schemas/common.ts';
+import { parseAsOf, parsePositiveInt, parseSeed } from './cli-options.ts';
+import { buildFreeSnapshots } from './engines/index.ts';
+import type { MarketSnapshot } from './market/types.ts';
+import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED, brainCallsOf, runClock } from './pipeline.ts';
+import { collectSimulatedMarket } from './sources/collect.ts';
+import { backfill, openArenaStore, runOwner, withRunLock } from './state/index.ts';
+import type { BackfillResult } from './state/index.ts';
+
+export const DEFAULT_BACKFILL_DAYS = 7;
+
+/** Replays `days` of rounds ending at `asOf` into the store under `stateDir`. */
+export async function backfillSimulated(options: {
+  stateDir: string;
+  days: number;
+  seed: number;
+  asOf: number;
+}): Promise<BackfillResult> {
+  // Round ends are the next round's starts: cache snapshots so each hour is simulated once.
+  const snapshots = new Map<number, Promise<MarketSnapshot>>();
+  const snapshotAt = (ms: number): Promise<MarketSnapshot> => {
+    let snapshot = snapshots.get(ms);
+    if (!snapshot) {
+      snapshot = collectSimulatedMarket({ seed: options.seed, asOf: ms, symbols: TRACKED_ASSETS });
+      snapshots.set(ms, snapshot);
+    }
+    return snapshot;
+  };
+  const brainCallAt = async (ms: number) =>
+    brainCallsOf(
+      buildFreeSnapshots(await snapshotAt(ms), runClock(ms, 'simulated', ms, DEFAULT_CADENCE_SECONDS)),
+    );
+  const priceAt = async (asset: string, ms: number) => {
+    const market = (await snapshotAt(ms)).assets.find((a) => a.symbol === asset);
+    return market?.ticker?.value.last ?? market?.candles?.value.at(-1)?.close ?? null;
+  };
+
+  const store = openArenaStore(join(options.stateDir, 'arena.sqlite'));
+  try {
+    return await withRunLock(store, runOwner(), () =>
+      backfill(store, { days: options.days, asOf: options.asOf, seed: options.seed, brainCallAt, priceAt }),
+    );
+  } finally {
+    store.close();
+  }
+}
+
+export function registerBackfillCommand(program: Command): void {
+  program
+    .command('backfill')
+    .description('replay the simulated market over past rounds to build arena history (marked replayed)')
+    .option('--days <n>', 'how many days of rounds to replay (1-90)', parsePositiveInt, DEFAULT_BACKFILL_DAYS)
+    .option('--seed <n>', 'simulator seed', parseSeed, DEFAULT_SEED)
+    .option('--as-of <iso>', 'replay rounds that ended by this time; defaults to now', parseAsOf)
+    .option('--state <dir>', 'folder holding the arena store', process.env.EMI_STATE_DIR ?? 'var')
+    .action(async (o: { days: number; seed: number; asOf?: number; state: string }) => {
+      const result = await backfillSimulated({
+        stateDir: resolve(o.state),
+        days: o.days,
+        seed: o.seed,
+        asOf: o.asOf ?? Date.now(),
+      });
+      console.log(
+        `backfill: ${result.rounds} rounds replayed (${result.resolved} resolved, ${result.voided} voided, ` +
+          `${result.skipped} already on record)`,
+      );
+    });
+}

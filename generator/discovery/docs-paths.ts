@@ -1,0 +1,15 @@
+// URL paths of the docs pages: the templates' permalinks, llms.txt and the sitemap all take them from here.
+import type { PublishedResource } from '../../schemas/resources.ts';
+
+export const DOCS_PATHS = {
+  home: '/',
+  overview: '/docs/',
+  paymentTerms: '/docs/payment-terms/',
+  freshness: '/docs/freshness/',
+  educationalNotice: '/docs/educational-notice/',
+} as const;
+
+const kebab = (id: string): string => id.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+export const endpointDocsPath = (resource: PublishedResource): string =>
+  `/docs/endpoints/${kebab(resource.id)}/`;

@@ -1,0 +1,91 @@
+// JSON Schema (draft 2020-12) for every published resource, emitted from the same zod schemas that validate
+// the generator's output: once as standalone files under /schemas/, once as OpenAPI components.
+import { z } from 'zod';
+import { ErrorResponse } from '../../schemas/error.ts';
+import { FREE_RESOURCES, PAID_RESOURCES } from '../../schemas/resources.ts';
+import type { PublishedResource } from '../../schemas/resources.ts';
+import { PaymentRequiredBody } from '../../schemas/paid/payment-required.ts';
+import { absoluteUrl } from './urls.ts';
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface SchemaEntry {
+  /** OpenAPI component name, e.g. "MarketRegimeResponse". */
+  name: string;
+  /** Published file name under /schemas/, e.g. "market-regime.json". */
+  fileName: string;
+  title: string;
+  schema: z.ZodType;
+}
+
+const kebab = (id: string): string => id.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+const pascal = (id: string): string => id.charAt(0).toUpperCase() + id.slice(1);
+
+export const componentNameOf = (resource: PublishedResource): string => `${pascal(resource.id)}Response`;
+export const schemaFileOf = (resource: PublishedResource): string => `${kebab(resource.id)}.json`;
+
+/** Every schema the site publishes: one per resource, plus the 402 challenge and the error body. */
+export function schemaEntries(): SchemaEntry[] {
+  const resources: SchemaEntry[] = [...FREE_RESOURCES, ...PAID_RESOURCES].map((r) => ({
+    name: componentNameOf(r),
+    fileName: schemaFileOf(r),
+    title: r.title,
+    schema: r.schema,
+  }));
+  return [
+    ...resources,
+    {
+      name: 'PaymentRequiredBody',
+      fileName: 'payment-required.json',
+      title: 'Payment required (HTTP 402)',
+      schema: PaymentRequiredBody,
+    },
+    { name: 'ErrorResponse', fileName: 'error.json', title: 'Error (HTTP 400, 404)', schema: ErrorResponse },
+  ];
+}
+
+/** The raw zod emission: the response as published (output side), with nested ids kept in `$defs`. */
+export const toJsonSchema = (schema: z.ZodType): JsonSchema =>
+  z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' }) as JsonSchema;
+
+/** A standalone schema file, identified by the URL it is published at. */
+export function standaloneSchema(entry: SchemaEntry, baseUrl: string): JsonSchema {
+  const { $schema, ...rest } = toJsonSchema(entry.schema);
+  return { $schema, $id: absoluteUrl(baseUrl, `/schemas/${entry.fileName}`), title: entry.title, ...rest };
+}
+
+/**
+ * OpenAPI components: each schema without `$schema` (the document's dialect is 2020-12 already), and any
+ * `$defs` a schema carries hoisted to sibling components, because `#/$defs/...` inside a component would
+ * resolve against the OpenAPI document root.
+ */
+export function componentSchemas(entries: SchemaEntry[], baseUrl: string): Record<string, JsonSchema> {
+  const components: Record<string, JsonSchema> = {};
+  for (const entry of entries) {
+    const { $schema: _dialect, $defs, ...schema } = toJsonSchema(entry.schema);
+    for (const [defName, def] of Object.entries(($defs ?? {}) as Record<string, JsonSchema>)) {
+      components[defName] = rewriteDefRefs(def) as JsonSchema;
+    }
+    components[entry.name] = {
+      ...(rewriteDefRefs(schema) as JsonSchema),
+      title: entry.title,
+      externalDocs: {
+        description: 'The same schema as a standalone JSON Schema (draft 2020-12) file',
+        url: absoluteUrl(baseUrl, `/schemas/${entry.fileName}`),
+      },
+    };
+  }
+  return components;
+}
+
+function rewriteDefRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(rewriteDefRefs);
+  if (node === null || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) =>
+      key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/')
+        ? [key, `#/components/schemas/${value.slice('#/$defs/'.length)}`]
+        : [key, rewriteDefRefs(value)],
+    ),
+  );
+}

@@ -1,0 +1,91 @@
+// /llms.txt in the llmstxt.org format: an H1, a blockquote summary, a few paragraphs, then H2 sections of
+// links with notes. "Optional" holds what an agent with a short context can skip.
+import { PROJECT, TRACKED_ASSETS } from '../../schemas/common.ts';
+import { USDC_ASA_ID } from '../../schemas/paid/terms.ts';
+import { DOCS_PATHS, endpointDocsPath } from './docs-paths.ts';
+import { freeResourcesInIntegrationOrder, noteFor, paidResources } from './endpoint-notes.ts';
+import { absoluteUrl } from './urls.ts';
+
+export interface LlmsTxtOptions {
+  baseUrl: string;
+  /** Whether the browser buyer (/x402-buyer/) is part of this build. */
+  hasBuyer: boolean;
+}
+
+const link = (title: string, url: string, note: string) => `- [${title}](${url}): ${note}`;
+
+export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
+  const url = (path: string) => absoluteUrl(baseUrl, path);
+  const free = freeResourcesInIntegrationOrder();
+  const snapshots = free.filter((r) => noteFor(r).group === 'snapshot');
+  const arena = free.filter((r) => noteFor(r).group === 'arena');
+
+  const sections: string[] = [
+    `# ${PROJECT}`,
+    `> Educational market intelligence about ${TRACKED_ASSETS.join(', ')} as static, versioned JSON: free ` +
+      'snapshots regenerated on a schedule, and premium resources sold per request over x402 v2. ' +
+      'Educational only, never financial advice.',
+    'Every endpoint is an HTTP GET that returns JSON; free endpoints need no account or key. Every free ' +
+      'response says when it was generated and when the next update is due (`generated_at` and ' +
+      '`next_update_due` in its source object); treat a response past its next update as stale. Confidence is ' +
+      'the strength and agreement of the evidence, not certainty. When a response says `simulated`, its ' +
+      'numbers are not market observations.',
+    'Recommended integration order: market regime, main brain, liquidity, derivatives, reasoning, statistics, ' +
+      'then paid.',
+    '## Free endpoints (in the recommended integration order)',
+    snapshots
+      .map((r) =>
+        link(
+          r.title,
+          url(r.path),
+          `${noteFor(r).useWhen}${r.id === 'reasoning' ? ` Add ?asset= one of ${TRACKED_ASSETS.join(', ')}.` : ''}`,
+        ),
+      )
+      .join('\n'),
+    '## Paid endpoints (x402 v2, USDC on Algorand)',
+    [
+      ...paidResources().map((r) =>
+        link(
+          r.title,
+          url(r.path),
+          `${r.priceUsd} USDC per request. ${noteFor(r).useWhen} Answers 402 until paid.`,
+        ),
+      ),
+      link(
+        'Payment terms',
+        url(DOCS_PATHS.paymentTerms),
+        `network, asset ${USDC_ASA_ID}, exact amounts, headers`,
+      ),
+    ].join('\n'),
+    '## Docs',
+    [
+      link('OpenAPI 3.1 (JSON)', url('/openapi.json'), 'every path, schema, example and payment term'),
+      link('How to read freshness', url(DOCS_PATHS.freshness), 'generated_at, next_update_due and staleness'),
+      link('Educational notice', url(DOCS_PATHS.educationalNotice), 'what these responses are and are not'),
+      link(
+        'API overview',
+        url(DOCS_PATHS.overview),
+        'all endpoints with fields, live examples and curl lines',
+      ),
+    ].join('\n'),
+    '## Optional',
+    [
+      ...arena.map((r) => link(r.title, url(r.path), noteFor(r).useWhen)),
+      link('OpenAPI 3.1 (YAML)', url('/openapi.yaml'), 'the same document as YAML'),
+      ...free.map((r) =>
+        link(`${r.title} docs`, url(endpointDocsPath(r)), 'fields, live example, curl line'),
+      ),
+      ...(hasBuyer
+        ? [
+            link(
+              'Browser buyer',
+              url('/x402-buyer/'),
+              'buys and renders the atlas human report with a mobile wallet',
+            ),
+          ]
+        : []),
+      link('Sitemap', url('/sitemap.xml'), 'every public URL with its last modification'),
+    ].join('\n'),
+  ];
+  return `${sections.join('\n\n')}\n`;
+}

@@ -1,0 +1,69 @@
+// Readings across all assets: how many lean each way, the prevailing positioning, and missing-data notes that
+// stay short even for a universe of hundreds of symbols.
+import type { Bias } from '../../schemas/common.ts';
+import type { DerivativesState } from '../../schemas/derivatives.ts';
+import type { MarketSnapshot } from '../market/types.ts';
+import type { AssetAnalysis } from './asset-analysis.ts';
+import { issueText, symbolList } from './labels.ts';
+import { mean } from './math.ts';
+
+export interface Leaning {
+  bullish: number;
+  bearish: number;
+  neutral: number;
+}
+
+export const leaningOf = (assets: readonly AssetAnalysis[]): Leaning => {
+  const counts: Leaning = { bullish: 0, bearish: 0, neutral: 0 };
+  for (const a of assets) if (a.bias) counts[a.bias]++;
+  return counts;
+};
+
+/** The side with the most assets; a tie at the top reads neutral. */
+export const overallBias = (l: Leaning): Bias => {
+  const top = Math.max(l.bullish, l.bearish, l.neutral);
+  const leaders = (['bullish', 'bearish', 'neutral'] as const).filter((b) => l[b] === top);
+  return leaders.length === 1 ? leaders[0]! : 'neutral';
+};
+
+export const averageConfidence = (values: ReadonlyArray<number | null>): number | null => {
+  const m = mean(values.filter((c): c is number => c !== null));
+  return m === null ? null : Math.round(m);
+};
+
+/** The most common positioning state among assets with data; a tie at the top reads "mixed". */
+export const prevailingState = (assets: readonly AssetAnalysis[]): DerivativesState | 'mixed' | null => {
+  const counts = new Map<DerivativesState, number>();
+  for (const a of assets) {
+    const s = a.derivatives.state;
+    if (s !== 'unavailable') counts.set(s, (counts.get(s) ?? 0) + 1);
+  }
+  if (counts.size === 0) return null;
+  const top = Math.max(...counts.values());
+  const leaders = [...counts].filter(([, n]) => n === top).map(([s]) => s);
+  return leaders.length === 1 ? leaders[0]! : 'mixed';
+};
+
+const SECTION_WORDS = {
+  candles: 'hourly candles',
+  ticker: '24-hour ticker',
+  book: 'order book',
+  funding: 'funding',
+  openInterest: 'open interest',
+  liquidations: 'liquidations',
+} as const;
+type Section = keyof typeof SECTION_WORDS;
+
+/** One line per missing section ("No funding for XLM, HBAR."), plus run-wide issues, for the given sections. */
+export const missingDataNotes = (snapshot: MarketSnapshot, sections: readonly Section[]): string[] => {
+  const notes: string[] = [];
+  for (const section of sections) {
+    const missing = snapshot.assets.filter((a) => a[section] === null).map((a) => a.symbol);
+    if (missing.length > 0) notes.push(`No ${SECTION_WORDS[section]} for ${symbolList(missing)} this run.`);
+  }
+  for (const issue of snapshot.issues) {
+    if (issue.symbol === null && (issue.section === 'all' || sections.includes(issue.section)))
+      notes.push(issueText(issue));
+  }
+  return notes;
+};

@@ -1,0 +1,276 @@
+// The four arena response bodies, built purely from a read model of the store and the run's clock.
+import type {
+  HumanConsensusResponse,
+  SharedIntelligenceResponse,
+  VoteSources,
+} from '../../../schemas/arena.ts';
+import { EDUCATIONAL_NOTICE, PROJECT, TRACKED_ASSETS, type ArenaReading } from '../../../schemas/common.ts';
+import type { StatisticsResponse } from '../../../schemas/statistics.ts';
+import type { TeacherLessonsResponse } from '../../../schemas/teacher-lessons.ts';
+import { iso } from '../clock.ts';
+import { humanConsensus } from './consensus.ts';
+import { leanOf, publicPerformanceFrom, teacherBrain } from './metrics.ts';
+import { ENTRY_WINDOW_MINUTES, ROUND_MINUTES, roundInfo, SCHEDULE_ALIGNMENT } from './rounds.ts';
+import {
+  averageProbs,
+  brainProbs,
+  crowdProbs,
+  NEUTRAL_BAND,
+  OUTCOME_RULE,
+  round4,
+  type ClassProbs,
+} from './scoring.ts';
+import { predictionOfBias, type ArenaView, type VoteTally } from './types.ts';
+
+export const LATEST_LESSONS = 20;
+export const ARENA_RESOURCE_PATHS = [
+  '/api/human-consensus.php',
+  '/api/teacher-lessons.php',
+  '/api/statistics.php',
+  '/arena/get_shared_intelligence.php',
+] as const;
+
+export interface ArenaBodies {
+  humanConsensus: HumanConsensusResponse;
+  teacherLessons: TeacherLessonsResponse;
+  statistics: StatisticsResponse;
+  sharedIntelligence: SharedIntelligenceResponse;
+}
+
+const PRIVACY_NOTE =
+  'Voter ids are stored only as salted HMAC-SHA256 hashes and are never published; every resource shows counts only.';
+
+export const voteSources = (t: VoteTally): VoteSources => {
+  const total = t.human + t.synthetic;
+  const label =
+    total === 0
+      ? 'No votes yet.'
+      : `${t.human} human and ${t.synthetic} synthetic votes` +
+        (t.replayed > 0 ? ` (${t.replayed} from a backfill replay)` : '') +
+        (t.synthetic > 0 ? '. Synthetic votes come from the seeded simulated crowd, not from people.' : '.');
+  return {
+    human_votes: t.human,
+    synthetic_votes: t.synthetic,
+    replayed_votes: t.replayed,
+    synthetic_label: label,
+  };
+};
+
+const probsObject = (p: ClassProbs) => ({
+  bearish: round4(p[0]),
+  neutral: round4(p[1]),
+  bullish: round4(p[2]),
+});
+
+const brainSnapshot = (v: ArenaView): SharedIntelligenceResponse['brain_snapshot'] => {
+  const asset = v.round.asset;
+  if (v.recordedCall) {
+    const c = v.recordedCall;
+    const bias =
+      c.prediction === 'NONE' ? null : (c.prediction.toLowerCase() as 'bullish' | 'bearish' | 'neutral');
+    const at = { price_at_call: c.startPrice, recorded_at: iso(c.recordedAt) };
+    return {
+      asset,
+      prediction: c.prediction,
+      bias,
+      confidence: c.confidence,
+      ...at,
+      source: 'recorded_for_round',
+    };
+  }
+  if (v.runCall) {
+    const c = v.runCall;
+    const base = { asset, prediction: predictionOfBias(c.bias), bias: c.bias, confidence: c.confidence };
+    return { ...base, price_at_call: c.price, recorded_at: null, source: 'latest_run' };
+  }
+  const none = {
+    prediction: 'NONE',
+    bias: null,
+    confidence: null,
+    price_at_call: null,
+    recorded_at: null,
+  } as const;
+  return { asset, ...none, source: 'unavailable' };
+};
+
+const agreementOf = (brain: ArenaReading, crowd: ArenaReading) =>
+  brain === 'NONE' ? 'no_brain_call' : crowd === 'NONE' ? 'no_crowd' : brain === crowd ? 'agree' : 'disagree';
+
+const roundUpdate = (v: ArenaView) => ({ updated_utc: iso(v.clock.generatedAt) });
+
+export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
+  const info = roundInfo(v.round, v.clock.asOf);
+  const consensus = humanConsensus(v.roundTally.counts);
+  const sources = voteSources(v.roundTally);
+  const teacher = teacherBrain(v.window, v.voidedInWindow);
+  const envelope = { success: true, project: PROJECT, mode: v.mode } as const;
+
+  const humanConsensusBody: HumanConsensusResponse = {
+    ...envelope,
+    type: 'human_consensus',
+    asset: v.round.asset,
+    round: info,
+    human_consensus: consensus,
+    vote_sources: sources,
+    developer_note:
+      `Consensus of the votes cast in the open round. ${SCHEDULE_ALIGNMENT} Percentages use largest remainders and ` +
+      'add up to 100; a tie at the top reads NEUTRAL; NONE means no votes; disagreement_score is normalised entropy ' +
+      '(0 unanimous, 1 evenly split). Consensus can be sparse and carries no guarantee of correctness. ' +
+      'vote_sources separates people from the seeded synthetic crowd of simulated mode.',
+    educational_notice: EDUCATIONAL_NOTICE,
+    ...roundUpdate(v),
+  };
+
+  const teacherLessonsBody: TeacherLessonsResponse = {
+    ...envelope,
+    type: 'teacher_lessons',
+    teacher_brain: teacher,
+    latest_lessons: v.lessons.slice(0, LATEST_LESSONS),
+    developer_note:
+      'One lesson per resolved arena round: the brain call recorded at the round start and the crowd consensus ' +
+      'scored against the price move over the round. Definitions are in teacher_brain.metrics (outcome_rule, ' +
+      'score_definitions). Lessons with provenance.replayed come from a backfill replay of the simulated market. ' +
+      'Historical learning context, not a live signal.',
+    privacy_note: PRIVACY_NOTE,
+    educational_notice: EDUCATIONAL_NOTICE,
+    ...roundUpdate(v),
+  };
+
+  const t = v.totals;
+  const statisticsBody: StatisticsResponse = {
+    ...envelope,
+    type: 'statistics',
+    main_brain: {
+      public_performance: publicPerformanceFrom(v.window),
+      recorded_calls: t.recordedCalls,
+      replayed_calls: t.replayedCalls,
+      calls_by_prediction: t.callsByPrediction,
+      latest_call: t.latestCall && {
+        round_id: t.latestCall.roundId,
+        asset: t.latestCall.asset,
+        prediction: t.latestCall.prediction,
+        confidence: t.latestCall.confidence,
+        recorded_at: iso(t.latestCall.recordedAt),
+        replayed: t.latestCall.replayed,
+      },
+    },
+    core_learning: {
+      lessons_total: t.lessons,
+      lessons_replayed: t.lessonsReplayed,
+      last_lesson_at: t.lastLessonAt === null ? null : iso(t.lastLessonAt),
+      outcome_distribution: t.outcomes,
+      voided_rounds: t.voided,
+      outcome_rule: OUTCOME_RULE,
+    },
+    arena: {
+      schedule: {
+        round_minutes: ROUND_MINUTES,
+        alignment: SCHEDULE_ALIGNMENT,
+        rotation: [...TRACKED_ASSETS],
+      },
+      current_round: info,
+      rounds_with_votes: t.roundsWithVotes,
+      votes_total: t.votes.human + t.votes.synthetic,
+      vote_sources: voteSources(t.votes),
+      distinct_human_voters: t.distinctHumanVoters,
+    },
+    teacher_brain: teacher,
+    api_ecosystem: {
+      arena_resources: ARENA_RESOURCE_PATHS.map((path) => ({ path, cache_seconds: 60 })),
+      generator_runs: {
+        total: v.runs.total,
+        ok: v.runs.ok,
+        failed: v.runs.failed,
+        last_run_at: v.runs.lastRunAt === null ? null : iso(v.runs.lastRunAt),
+        last_successful_run_at: v.runs.lastOkAt === null ? null : iso(v.runs.lastOkAt),
+      },
+      store_schema_version: v.schemaVersion,
+    },
+    developer_note:
+      'Counts and track records read from the arena store when this file was generated; nothing here is estimated. ' +
+      'Every rate carries its n and is withheld below teacher_brain.metrics.min_sample rounds. Replayed (backfill) ' +
+      'and synthetic records are counted separately. Not a market signal.',
+    educational_notice: EDUCATIONAL_NOTICE,
+    ...roundUpdate(v),
+  };
+
+  const snapshot = brainSnapshot(v);
+  const pBrain = brainProbs(snapshot.prediction, snapshot.confidence);
+  const pCrowd = crowdProbs(v.roundTally.counts);
+  const pCombined = averageProbs(pBrain, pCrowd);
+  const startPrice = v.recordedCall?.startPrice ?? null;
+  const change =
+    startPrice !== null && startPrice > 0 && v.currentPrice !== null
+      ? round4((v.currentPrice / startPrice - 1) * 100)
+      : null;
+  const notes = [
+    'Each round resolves exactly once (one outcome row per round, written inside a transaction).',
+    ...(t.votes.synthetic > 0
+      ? ['Synthetic votes are present: they come from the seeded simulated crowd.']
+      : []),
+    ...(t.replayedCalls > 0
+      ? ['Replayed rounds are present: they come from a backfill of the simulated market.']
+      : []),
+  ];
+  const sharedIntelligenceBody: SharedIntelligenceResponse = {
+    ...envelope,
+    type: 'shared_intelligence',
+    asset: v.round.asset,
+    round: {
+      ...info,
+      status: 'open',
+      brain_call_recorded: v.recordedCall !== null,
+      entry_window_minutes: ENTRY_WINDOW_MINUTES,
+      resolution_rule: OUTCOME_RULE,
+    },
+    my_prediction: null,
+    brain_snapshot: snapshot,
+    human_layer: consensus,
+    vote_sources: sources,
+    combined_intelligence: {
+      brain_prediction: snapshot.prediction,
+      crowd_consensus: consensus.consensus,
+      agreement: agreementOf(snapshot.prediction, consensus.consensus),
+      brain_probabilities: probsObject(pBrain),
+      crowd_probabilities: probsObject(pCrowd),
+      combined_probabilities: probsObject(pCombined),
+      combined_lean: leanOf(pCombined),
+      note:
+        'An equal-weight blend of the brain call and the smoothed crowd shares, shown for learning; it is scored ' +
+        'after the round as shared_intelligence_score. Not a recommendation.',
+    },
+    teacher_brain: teacher,
+    events: {
+      recent: v.events,
+      note: 'Recent arena records from the store, newest first. No push delivery: read this file again.',
+    },
+    price: {
+      asset: v.round.asset,
+      current: v.currentPrice,
+      at_round_start: startPrice,
+      change_since_round_start_percent: change,
+      neutral_band_percent: NEUTRAL_BAND * 100,
+      data_mode: v.mode,
+      as_of: iso(v.clock.asOf),
+    },
+    system_integrity: {
+      store_schema_version: v.schemaVersion,
+      runs_recorded: v.runs.total,
+      runs_failed: v.runs.failed,
+      last_successful_run_at: v.runs.lastOkAt === null ? null : iso(v.runs.lastOkAt),
+      single_writer_lock: true,
+      synthetic_votes_present: t.votes.synthetic > 0,
+      replayed_records_present: t.replayedCalls > 0,
+      notes,
+    },
+    educational_notice: EDUCATIONAL_NOTICE,
+    ...roundUpdate(v),
+  };
+
+  return {
+    humanConsensus: humanConsensusBody,
+    teacherLessons: teacherLessonsBody,
+    statistics: statisticsBody,
+    sharedIntelligence: sharedIntelligenceBody,
+  };
+};

@@ -1,0 +1,76 @@
+// One lesson per resolved round: brain and crowd scored against what the price actually did.
+import type { ArenaPrediction, ArenaReading, TrackedAsset } from '../../../schemas/common.ts';
+import type { TeacherLesson } from '../../../schemas/teacher-lessons.ts';
+import { iso } from '../clock.ts';
+import { consensusOf, type VoteCounts } from './consensus.ts';
+import {
+  averageProbs,
+  brainProbs,
+  crowdProbs,
+  NEUTRAL_BAND,
+  rankedProbabilityScore,
+  round4,
+} from './scoring.ts';
+
+export interface ResolvedRound {
+  roundId: string;
+  asset: TrackedAsset;
+  brainCall: ArenaReading;
+  brainConfidence: number | null;
+  counts: VoteCounts; // every vote cast inside the round window, human and synthetic
+  humanVotes: number;
+  syntheticVotes: number;
+  outcome: ArenaPrediction;
+  returnFraction: number;
+  resolvedAt: number; // ms
+  replayed: boolean;
+}
+
+type Pattern = TeacherLesson['pattern_type'];
+
+const patternOf = (brainCorrect: boolean, crowdCorrect: boolean, agree: boolean, votes: number): Pattern => {
+  if (votes === 0) return 'brain_only_no_crowd';
+  if (agree) return brainCorrect ? 'aligned_correct' : 'aligned_wrong';
+  if (brainCorrect) return 'brain_beat_crowd';
+  return crowdCorrect ? 'crowd_beat_brain' : 'split_both_wrong';
+};
+
+const signedPercent = (fraction: number): string =>
+  `${fraction >= 0 ? '+' : ''}${(fraction * 100).toFixed(2)}%`;
+
+export const buildLesson = (r: ResolvedRound): TeacherLesson => {
+  const crowd = consensusOf(r.counts);
+  const votes = r.counts.bullish + r.counts.bearish + r.counts.neutral;
+  const brainCorrect = r.brainCall === r.outcome;
+  const crowdCorrect = crowd === r.outcome;
+  const agree = r.brainCall !== 'NONE' && r.brainCall === crowd;
+  const pBrain = brainProbs(r.brainCall, r.brainConfidence);
+  const pCrowd = crowdProbs(r.counts);
+  const crowdText =
+    votes === 0
+      ? 'no crowd votes'
+      : `crowd ${crowd} (${votes} votes: ${r.humanVotes} human, ${r.syntheticVotes} synthetic)`;
+  const verdict = `Brain ${brainCorrect ? 'right' : 'wrong'}, crowd ${votes === 0 ? 'absent' : crowdCorrect ? 'right' : 'wrong'}.`;
+  return {
+    lesson_id: `L-${r.roundId}`,
+    round_id: r.roundId,
+    asset: r.asset,
+    brain_prediction: r.brainCall,
+    human_consensus: crowd,
+    actual_outcome: r.outcome,
+    pattern_type: patternOf(brainCorrect, crowdCorrect, agree, votes),
+    summary:
+      `${r.replayed ? '[replayed] ' : ''}${r.asset} round ${r.roundId}: brain called ${r.brainCall}, ${crowdText}; ` +
+      `price moved ${signedPercent(r.returnFraction)} (neutral band ±${NEUTRAL_BAND * 100}%) so the outcome was ` +
+      `${r.outcome}. ${verdict}`,
+    created_at: iso(r.resolvedAt),
+    brain_correct: brainCorrect ? 1 : 0,
+    crowd_correct: crowdCorrect ? 1 : 0,
+    agreement: agree ? 1 : 0,
+    shared_intelligence_score: round4(1 - rankedProbabilityScore(averageProbs(pBrain, pCrowd), r.outcome)),
+    learning_score: round4(
+      rankedProbabilityScore(pBrain, r.outcome) - rankedProbabilityScore(pCrowd, r.outcome),
+    ),
+    provenance: { replayed: r.replayed, human_votes: r.humanVotes, synthetic_votes: r.syntheticVotes },
+  };
+};

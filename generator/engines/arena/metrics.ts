@@ -1,0 +1,172 @@
+// Track records from resolved rounds: the teacher brain's metrics and the main brain's public performance.
+// Every rate carries its n; below MIN_SAMPLE rounds the values are withheld (null) rather than shown bare.
+import type { ArenaPrediction } from '../../../schemas/common.ts';
+import type { ForecasterMetrics, TeacherBrain, TeacherMetrics } from '../../../schemas/teacher-lessons.ts';
+import type { PublicPerformance } from '../../../schemas/performance.ts';
+import type { ResolvedRound } from './lessons.ts';
+import { consensusOf } from './consensus.ts';
+import {
+  averageProbs,
+  brainProbs,
+  brierScore,
+  CLASS_ORDER,
+  classIndex,
+  crowdProbs,
+  OUTCOME_RULE,
+  rankedProbabilityScore,
+  round4,
+  SCORE_DEFINITIONS,
+  wilsonInterval,
+  type ClassProbs,
+} from './scoring.ts';
+
+export const MIN_SAMPLE = 10;
+export const WINDOW_DAYS = 30;
+export const CALIBRATION_EDGES = [0, 40, 60, 80, 100] as const;
+
+export const TEACHER_ROLE =
+  'Scores the main brain and the crowd against resolved arena rounds and writes lessons from the differences. ' +
+  'Historical learning context, not a live signal.';
+
+interface Scored {
+  probs: ClassProbs;
+  hit: boolean;
+  outcome: ArenaPrediction;
+}
+
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+const rate = (k: number, n: number) => {
+  const { low, high } = wilsonInterval(k, n);
+  return { value: round4(k / n), n, wilson_low: round4(low), wilson_high: round4(high) };
+};
+
+/** Smoothed outcome frequencies (n_i + 1) / (N + 3): the no-skill forecast every forecaster is compared with. */
+export const baseRate = (outcomes: ArenaPrediction[]): ClassProbs => {
+  const n = outcomes.length;
+  const f = (c: ArenaPrediction) => (outcomes.filter((o) => o === c).length + 1) / (n + 3);
+  return [f('BEARISH'), f('NEUTRAL'), f('BULLISH')];
+};
+
+/** Most probable class; NEUTRAL on a tie (the same reading as the crowd's tie rule). */
+export const leanOf = (p: ClassProbs): ArenaPrediction => {
+  const top = Math.max(...p);
+  const leaders = CLASS_ORDER.filter((_, i) => p[i] === top);
+  return leaders.length === 1 ? leaders[0]! : 'NEUTRAL';
+};
+
+export const forecasterMetrics = (items: Scored[], base: ClassProbs): ForecasterMetrics => {
+  const n = items.length;
+  if (n < MIN_SAMPLE) {
+    return { n, hit_rate: null, brier_score: null, ranked_probability_score: null, skill_vs_base_rate: null };
+  }
+  const rps = mean(items.map((s) => rankedProbabilityScore(s.probs, s.outcome)));
+  const rpsBase = mean(items.map((s) => rankedProbabilityScore(base, s.outcome)));
+  return {
+    n,
+    hit_rate: rate(items.filter((s) => s.hit).length, n),
+    brier_score: round4(mean(items.map((s) => brierScore(s.probs, s.outcome)))),
+    ranked_probability_score: round4(rps),
+    skill_vs_base_rate: rpsBase === 0 ? null : round4(1 - rps / rpsBase),
+  };
+};
+
+const votesIn = (r: ResolvedRound) => r.counts.bullish + r.counts.bearish + r.counts.neutral;
+const brainScored = (r: ResolvedRound): Scored => ({
+  probs: brainProbs(r.brainCall, r.brainConfidence),
+  hit: r.brainCall === r.outcome,
+  outcome: r.outcome,
+});
+
+const calibration = (rounds: ResolvedRound[]): TeacherMetrics['calibration'] =>
+  CALIBRATION_EDGES.slice(0, -1).map((from, i) => {
+    const to = CALIBRATION_EDGES[i + 1]!;
+    const last = i === CALIBRATION_EDGES.length - 2;
+    const inBucket = rounds.filter((r) => {
+      const c = r.brainConfidence ?? 0;
+      return c >= from && (last ? c <= to : c < to);
+    });
+    const n = inBucket.length;
+    const shown = n >= MIN_SAMPLE;
+    return {
+      confidence_from: from,
+      confidence_to: to,
+      n,
+      mean_forecast_probability: shown
+        ? round4(mean(inBucket.map((r) => brainScored(r).probs[classIndex(r.brainCall as ArenaPrediction)]!)))
+        : null,
+      observed_hit_rate: shown ? round4(inBucket.filter((r) => r.brainCall === r.outcome).length / n) : null,
+    };
+  });
+
+/** Metrics over resolved (not voided) rounds already restricted to the reporting window. */
+export const teacherBrain = (rounds: ResolvedRound[], voided: number): TeacherBrain => {
+  const base = baseRate(rounds.map((r) => r.outcome));
+  const withCall = rounds.filter((r) => r.brainCall !== 'NONE');
+  const withCrowd = rounds.filter((r) => votesIn(r) > 0);
+  const both = withCall.filter((r) => votesIn(r) > 0);
+  const agreeing = both.filter((r) => r.brainCall === consensusOf(r.counts)).length;
+  const combined = rounds.map((r) => {
+    const probs = averageProbs(brainProbs(r.brainCall, r.brainConfidence), crowdProbs(r.counts));
+    return { probs, hit: leanOf(probs) === r.outcome, outcome: r.outcome };
+  });
+  const metrics: TeacherMetrics = {
+    window_days: WINDOW_DAYS,
+    resolved_rounds: rounds.length,
+    replayed_rounds: rounds.filter((r) => r.replayed).length,
+    voided_rounds: voided,
+    min_sample: MIN_SAMPLE,
+    brain: forecasterMetrics(withCall.map(brainScored), base),
+    crowd: forecasterMetrics(
+      withCrowd.map((r) => ({
+        probs: crowdProbs(r.counts),
+        hit: consensusOf(r.counts) === r.outcome,
+        outcome: r.outcome,
+      })),
+      base,
+    ),
+    combined: forecasterMetrics(combined, base),
+    agreement_rate: both.length >= MIN_SAMPLE ? rate(agreeing, both.length) : null,
+    agreement_n: both.length,
+    calibration: calibration(withCall),
+    outcome_base_rate: {
+      n: rounds.length,
+      bearish: round4(base[0]),
+      neutral: round4(base[1]),
+      bullish: round4(base[2]),
+    },
+    outcome_rule: OUTCOME_RULE,
+    score_definitions: SCORE_DEFINITIONS,
+  };
+  const status =
+    rounds.length === 0 ? 'no_history' : rounds.length < MIN_SAMPLE ? 'insufficient_sample' : 'active';
+  return { status, role: TEACHER_ROLE, metrics };
+};
+
+/** The main brain's track record for the main-brain endpoint: rounds where it made a call, inside the window. */
+export const publicPerformanceFrom = (rounds: ResolvedRound[]): PublicPerformance => {
+  const withCall = rounds.filter((r) => r.brainCall !== 'NONE');
+  const n = withCall.length;
+  const m = forecasterMetrics(withCall.map(brainScored), baseRate(rounds.map((r) => r.outcome)));
+  const replayed = withCall.filter((r) => r.replayed).length;
+  const status = n === 0 ? 'no_history' : n < MIN_SAMPLE ? 'insufficient_sample' : 'available';
+  const replayNote =
+    replayed > 0 ? ` ${replayed} of them come from a backfill replay of the simulated market.` : '';
+  const note =
+    status === 'no_history'
+      ? 'No arena round with a brain call has been resolved yet, so there is no track record to report.'
+      : status === 'insufficient_sample'
+        ? `Only ${n} resolved rounds in the last ${WINDOW_DAYS} days; rates are withheld below ${MIN_SAMPLE}.${replayNote}`
+        : `Scored over ${n} resolved arena rounds in the last ${WINDOW_DAYS} days.${replayNote} Past hit rates do not predict future outcomes.`;
+  return {
+    status,
+    resolved_rounds: n,
+    replayed_rounds: replayed,
+    window_days: WINDOW_DAYS,
+    hit_rate: m.hit_rate,
+    brier_score: m.brier_score,
+    ranked_probability_score: m.ranked_probability_score,
+    skill_vs_base_rate: m.skill_vs_base_rate,
+    note,
+  };
+};

@@ -1,0 +1,68 @@
+// What the arena takes from the rest of the generator, and the read model its response builders consume.
+import type { ArenaEvent } from '../../../schemas/arena.ts';
+import type { ArenaReading, DataMode, TrackedAsset } from '../../../schemas/common.ts';
+import type { TeacherLesson } from '../../../schemas/teacher-lessons.ts';
+import type { RunClock } from '../clock.ts';
+import type { VoteCounts } from './consensus.ts';
+import type { ResolvedRound } from './lessons.ts';
+import type { Round } from './rounds.ts';
+
+/** The main brain's call for one asset, as the engines produce it for a given market time. */
+export interface BrainCall {
+  asset: string;
+  bias: 'bullish' | 'bearish' | 'neutral' | null;
+  confidence: number | null;
+  price: number | null;
+}
+
+export const predictionOfBias = (bias: BrainCall['bias']): ArenaReading =>
+  bias ? (bias.toUpperCase() as ArenaReading) : 'NONE';
+
+/** A brain call as recorded for a round. */
+export interface RecordedCall {
+  roundId: string;
+  asset: TrackedAsset;
+  prediction: ArenaReading;
+  confidence: number | null;
+  startPrice: number | null;
+  recordedAt: number;
+  replayed: boolean;
+}
+
+export interface VoteTally {
+  counts: VoteCounts;
+  human: number;
+  synthetic: number;
+  replayed: number;
+}
+
+/** Everything the four arena bodies are built from, read from the store in one transaction. */
+export interface ArenaView {
+  mode: DataMode;
+  clock: RunClock;
+  round: Round;
+  roundTally: VoteTally;
+  recordedCall: RecordedCall | null;
+  runCall: BrainCall | null; // this run's call for the round's asset
+  currentPrice: number | null;
+  window: ResolvedRound[]; // resolved rounds inside the reporting window
+  voidedInWindow: number;
+  lessons: TeacherLesson[]; // newest first
+  events: ArenaEvent[]; // newest first
+  totals: {
+    recordedCalls: number;
+    replayedCalls: number;
+    callsByPrediction: Record<'bullish' | 'bearish' | 'neutral' | 'none', number>;
+    latestCall: RecordedCall | null;
+    lessons: number;
+    lessonsReplayed: number;
+    lastLessonAt: number | null;
+    outcomes: Record<'bullish' | 'bearish' | 'neutral', number>;
+    voided: number;
+    roundsWithVotes: number;
+    votes: VoteTally;
+    distinctHumanVoters: number;
+  };
+  runs: { total: number; ok: number; failed: number; lastRunAt: number | null; lastOkAt: number | null };
+  schemaVersion: number;
+}

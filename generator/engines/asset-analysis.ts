@@ -1,0 +1,202 @@
+// The brain's reading of one asset: combine trend, momentum, directional movement, positioning and the order
+// book into a bias and a confidence. Confidence = strength x agreement x share of evidence available; the
+// weights and the combined score stay internal and never reach a published body.
+import type { Bias, DataMode } from '../../schemas/common.ts';
+import type { AssetMarket, SourceIssue } from '../market/types.ts';
+import { readTrend, type TrendReading } from './trend.ts';
+import { readLiquidity, type LiquidityReading } from './liquidity.ts';
+import { readDerivatives, type DerivativesReading } from './positioning.ts';
+import { issuesFor, issueText, venueLabel } from './labels.ts';
+import { confidenceWord, signedPct } from './format.ts';
+import { last } from './math.ts';
+
+/** Internal evidence weights (sum 1). Published bodies describe evidence, never these numbers. */
+const WEIGHTS = { ema: 0.35, momentum: 0.3, dmi: 0.15, derivatives: 0.15, orderBook: 0.05 } as const;
+type SignalName = keyof typeof WEIGHTS;
+const BIAS_DEAD_BAND = 0.15;
+/** A combined reading this far from zero counts as full strength. */
+const FULL_STRENGTH = 0.75;
+/** Confidence never reaches 100: evidence is not certainty. */
+const MAX_CONFIDENCE = 95;
+/** Each collection issue on a section that still delivered data (e.g. a fallback venue) costs a little. */
+const ISSUE_PENALTY = 0.9;
+const MIN_ISSUE_FACTOR = 0.7;
+
+export interface AssetAnalysis {
+  symbol: string;
+  price: number | null;
+  /** Venue label, "(simulated)" or "(replayed)" included. */
+  priceSource: string | null;
+  /** Fraction, e.g. 0.012 for +1.2 %. */
+  change24h: number | null;
+  quoteVolume24h: number | null;
+  trend: TrendReading | null;
+  liquidity: LiquidityReading;
+  derivatives: DerivativesReading;
+  /** null when no evidence at all was available. */
+  bias: Bias | null;
+  confidence: number | null;
+  /** Internal: combined signal in [-1, 1], agreement and availability in [0, 1]. Never published. */
+  internal: { score: number; agreement: number; availability: number };
+  reasonPoints: string[];
+  limitations: string[];
+  summary: string;
+  /** True when a section lacked data or a collection issue touched this asset. */
+  degraded: boolean;
+}
+
+const priceChangeFromCandles = (asset: AssetMarket): number | null => {
+  const candles = asset.candles?.value ?? [];
+  if (candles.length < 25) return null;
+  const now = last(candles)!.close;
+  const before = candles[candles.length - 25]!.close;
+  return before > 0 ? now / before - 1 : null;
+};
+
+const trendPoints = (t: TrendReading): string[] => {
+  const gap = Math.abs(t.emaGapAtr).toFixed(1);
+  const points = [
+    t.emaGapAtr > 0.25
+      ? `The 20-hour average is ${gap} average true ranges above the 50-hour average: the trend reads up.`
+      : t.emaGapAtr < -0.25
+        ? `The 20-hour average is ${gap} average true ranges below the 50-hour average: the trend reads down.`
+        : 'The 20-hour and 50-hour averages are close together: no clear trend.',
+  ];
+  const z = Math.abs(t.momentumZ);
+  const size = z >= 2 ? 'a large move' : z >= 1 ? 'a moderate move' : 'within its usual range';
+  points.push(
+    `Price changed ${signedPct(Math.expm1(t.momentumReturn), 1)} over the last ${t.momentumBars} hours, ${size} for its recent volatility.`,
+  );
+  const adx = t.adx.toFixed(0);
+  const leader = t.plusDi >= t.minusDi ? 'upward' : 'downward';
+  points.push(
+    t.adx >= 25
+      ? `ADX reads ${adx}: a trending market, with ${leader} directional movement leading.`
+      : t.adx >= 20
+        ? `ADX reads ${adx}: a weak trend, ${leader} movement slightly ahead.`
+        : `ADX reads ${adx}: no established trend.`,
+  );
+  return points;
+};
+
+const STRUCTURE_WORDS = {
+  higher_highs_higher_lows: 'Recent swing highs and lows are both rising (higher highs, higher lows).',
+  lower_highs_lower_lows: 'Recent swing highs and lows are both falling (lower highs, lower lows).',
+  range: 'Recent swing highs and lows show no consistent direction: a range.',
+} as const;
+
+const summarize = (symbol: string, a: Pick<AssetAnalysis, 'bias' | 'confidence' | 'internal'>): string => {
+  if (a.bias === null || a.confidence === null)
+    return `${symbol}: not enough evidence this run to describe a lean.`;
+  const c = `confidence ${a.confidence}/100, ${confidenceWord(a.confidence)}`;
+  const lean =
+    a.bias === 'neutral' ? 'the evidence does not lean clearly either way' : `the evidence leans ${a.bias}`;
+  const agreement =
+    a.internal.agreement >= 0.8
+      ? 'the signals largely agree'
+      : a.internal.agreement < 0.5
+        ? 'the signals are mixed'
+        : 'the signals partly agree';
+  const missing = a.internal.availability < 1 ? '; some evidence was missing' : '';
+  return `${symbol}: ${lean} (${c}); ${agreement}${missing}.`;
+};
+
+export function analyzeAsset(
+  asset: AssetMarket,
+  issues: readonly SourceIssue[],
+  mode: DataMode,
+): AssetAnalysis {
+  const s = asset.symbol;
+  const limitations: string[] = [];
+  const reasonPoints: string[] = [];
+
+  const candles = asset.candles?.value ?? [];
+  const trend = readTrend(candles);
+  if (!asset.candles)
+    limitations.push(`${s}: no hourly candles this run; trend and momentum are unavailable.`);
+  else if (!trend)
+    limitations.push(`${s}: only ${candles.length} hourly candles; too few for trend readings.`);
+
+  const ticker = asset.ticker?.value ?? null;
+  if (!ticker) limitations.push(`${s}: no 24-hour ticker; price and change come from hourly candles.`);
+  const priceSection = asset.ticker ?? asset.candles;
+  const price = ticker?.last ?? last(candles)?.close ?? null;
+  const change24h = ticker?.change24h ?? priceChangeFromCandles(asset);
+  const quoteVolume24h = ticker?.quoteVolume24h ?? null;
+
+  const liquidity = readLiquidity(asset);
+  if (!asset.book) limitations.push(`${s}: no order book; depth and book imbalance are unavailable.`);
+  const derivatives = readDerivatives(asset, change24h, quoteVolume24h);
+  if (!asset.funding && !asset.openInterest)
+    limitations.push(
+      `${s}: no derivatives data (funding, open interest); positioning is not part of this reading.`,
+    );
+  else if (!asset.funding || !asset.openInterest)
+    limitations.push(
+      `${s}: derivatives data is incomplete (${asset.funding ? 'open interest' : 'funding'} missing).`,
+    );
+
+  const signals: Partial<Record<SignalName, number>> = {};
+  if (trend) Object.assign(signals, trend.signals);
+  if (derivatives.state !== 'unavailable') signals.derivatives = derivatives.lean;
+  if (liquidity.imbalance !== null) signals.orderBook = liquidity.imbalance;
+
+  let weighted = 0;
+  let weightAvailable = 0;
+  let weightedMagnitude = 0;
+  for (const [name, value] of Object.entries(signals) as Array<[SignalName, number]>) {
+    weighted += WEIGHTS[name] * value;
+    weightAvailable += WEIGHTS[name];
+    weightedMagnitude += WEIGHTS[name] * Math.abs(value);
+  }
+  const score = weightAvailable > 0 ? weighted / weightAvailable : 0;
+  const agreement = weightedMagnitude > 0 ? Math.abs(weighted) / weightedMagnitude : 0;
+  const availability = weightAvailable;
+
+  const assetIssues = issuesFor(s, issues);
+  limitations.push(...assetIssues.map(issueText));
+  const deliveredDespiteIssue = assetIssues.filter(
+    (i) => i.section === 'all' || asset[i.section] !== null,
+  ).length;
+  const issueFactor = Math.max(MIN_ISSUE_FACTOR, ISSUE_PENALTY ** deliveredDespiteIssue);
+
+  const hasEvidence = weightAvailable > 0;
+  const bias: Bias | null = !hasEvidence
+    ? null
+    : score > BIAS_DEAD_BAND
+      ? 'bullish'
+      : score < -BIAS_DEAD_BAND
+        ? 'bearish'
+        : 'neutral';
+  const strength = Math.min(1, Math.abs(score) / FULL_STRENGTH);
+  const confidence = hasEvidence
+    ? Math.round(Math.min(MAX_CONFIDENCE, 100 * strength * agreement * availability * issueFactor))
+    : null;
+
+  if (trend) reasonPoints.push(...trendPoints(trend));
+  reasonPoints.push(...derivatives.evidence.slice(0, 3));
+  if (liquidity.imbalance !== null && Math.abs(liquidity.imbalance) >= 0.2)
+    reasonPoints.push(
+      `The order book within 1% of the mid holds more ${liquidity.imbalance > 0 ? 'bids than asks' : 'asks than bids'}.`,
+    );
+  if (liquidity.structure) reasonPoints.push(STRUCTURE_WORDS[liquidity.structure]);
+
+  const internal = { score, agreement, availability };
+  return {
+    symbol: s,
+    price,
+    priceSource: priceSection && price !== null ? venueLabel(priceSection.provenance.venue, mode) : null,
+    change24h,
+    quoteVolume24h,
+    trend,
+    liquidity,
+    derivatives,
+    bias,
+    confidence,
+    internal,
+    reasonPoints,
+    limitations,
+    summary: summarize(s, { bias, confidence, internal }),
+    degraded: limitations.length > 0,
+  };
+}

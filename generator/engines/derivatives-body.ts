@@ -1,0 +1,132 @@
+// Body of /api/derivatives.php.
+import { DISCLAIMER, FREE_ACCESS, LITE_VERSION, PROJECT } from '../../schemas/common.ts';
+import type { DerivativesAsset, DerivativesResponse } from '../../schemas/derivatives.ts';
+import type { MarketAnalysis } from './analysis.ts';
+import type { AssetAnalysis } from './asset-analysis.ts';
+import { averageConfidence, leaningOf, missingDataNotes, overallBias, prevailingState } from './aggregate.ts';
+import { iso, type RunClock } from './clock.ts';
+import { PAID_ATLAS, PAID_MAIN_BRAIN, REASONING_TEMPLATE, relatedResources } from './links.ts';
+import { sourceInfo, sourceLine, truthStatement } from './labels.ts';
+import { round, roundOrNull, roundSignificant } from './math.ts';
+
+const ENGINE_VERSION = '1.0.0';
+const toPct = (fraction: number | null, decimals: number): number | null =>
+  fraction === null ? null : round(fraction * 100, decimals);
+
+const derivativesAsset = (a: AssetAnalysis): DerivativesAsset => {
+  const {
+    funding: f,
+    openInterest: o,
+    liquidations: l,
+    state,
+    vote,
+    confidence,
+    evidence,
+    limitations,
+  } = a.derivatives;
+  return {
+    asset: a.symbol,
+    state,
+    vote,
+    confidence,
+    funding: f && {
+      rate_8h_pct: round(f.rate8h * 100, 4),
+      annualised_pct: round(f.annualised * 100, 2),
+      venue_interval_hours: f.intervalHours,
+      z_score_30d: roundOrNull(f.z, 2),
+      history_points: f.historyPoints,
+      level: f.level,
+      crowding: f.crowding,
+      basis_pct: toPct(f.basis, 4),
+      venue: f.venue,
+    },
+    open_interest: o && {
+      value_usd: round(o.valueUsd, 0),
+      change_24h_pct: toPct(o.change24h, 2),
+      price_change_24h_pct: toPct(o.priceChange24h, 2),
+      reading: o.reading,
+      leverage_proxy: o.leverageProxy === null ? null : roundSignificant(o.leverageProxy, 4),
+      venue: o.venue,
+    },
+    liquidations: l && {
+      long_usd_24h: round(l.longUsd, 0),
+      short_usd_24h: round(l.shortUsd, 0),
+      events: Math.round(l.events),
+      dominant_side: l.dominant,
+      estimated: l.estimated,
+      venue: l.venue,
+    },
+    evidence,
+    limitations,
+  };
+};
+
+/** The derivatives vote of each asset, counted like the brain's biases. */
+const voteLeaning = (assets: readonly AssetAnalysis[]) =>
+  leaningOf(assets.map((a) => ({ ...a, bias: a.derivatives.vote })));
+
+export function derivativesBody(analysis: MarketAnalysis, clock: RunClock): DerivativesResponse {
+  const { snapshot, assets } = analysis;
+  const rows = assets.map(derivativesAsset);
+  const withData = assets.filter((a) => a.derivatives.state !== 'unavailable');
+  const degraded = assets.some((a) => a.derivatives.limitations.length > 0);
+  const state = prevailingState(assets);
+  const leaning = voteLeaning(withData);
+  const vote = withData.length > 0 ? overallBias(leaning) : null;
+  // Overall confidence: the assets' average, scaled by how many of them share the overall vote.
+  const sharing = vote === null ? 0 : leaning[vote] / withData.length;
+  const mean = averageConfidence(withData.map((a) => a.derivatives.confidence));
+  const confidence = mean === null ? null : Math.round(mean * sharing);
+  const generated = iso(clock.generatedAt);
+  const crowded = (side: string) => withData.filter((a) => a.derivatives.state === side).map((a) => a.symbol);
+  const evidence = [
+    `${withData.length} of ${assets.length} assets have derivatives data this run.`,
+    ...(crowded('crowded_longs').length
+      ? [`Crowded long positioning: ${crowded('crowded_longs').join(', ')}.`]
+      : []),
+    ...(crowded('crowded_shorts').length
+      ? [`Crowded short positioning: ${crowded('crowded_shorts').join(', ')}.`]
+      : []),
+  ];
+  return {
+    success: true,
+    project: PROJECT,
+    endpoint: 'derivatives',
+    name: 'Derivatives intelligence',
+    version: LITE_VERSION,
+    access: FREE_ACCESS,
+    source_mode: snapshot.mode,
+    source_details: sourceInfo(snapshot, analysis.venues, clock, degraded),
+    educational_only: true,
+    generated_at: generated,
+    updated_utc: generated,
+    status: degraded ? 'degraded' : 'available',
+    engine: 'derivatives-positioning',
+    engine_version: ENGINE_VERSION,
+    source: sourceLine(snapshot, analysis.venues),
+    summary:
+      vote === null
+        ? 'No derivatives data this run: positioning cannot be described.'
+        : `Positioning across ${withData.length} assets reads ${state?.replaceAll('_', ' ') ?? 'unclear'}; ` +
+          `the evidence leans ${vote} for ${leaning[vote]} of them. Educational context, not advice.`,
+    overall_state: state,
+    overall_vote: vote,
+    truth_statement: truthStatement(snapshot, analysis.venues),
+    confidence,
+    assets: Object.fromEntries(rows.map((r) => [r.asset, r])),
+    evidence,
+    limitations: missingDataNotes(snapshot, ['funding', 'openInterest', 'liquidations']).concat(
+      assets.some((a) => a.derivatives.liquidations?.estimated)
+        ? ['Some liquidation figures are estimates derived from open-interest changes, not observed events.']
+        : [],
+    ),
+    related_endpoints: relatedResources(analysis.defaultAsset),
+    explore: { reasoning_by_asset: REASONING_TEMPLATE, supported_assets: analysis.supportedAssets },
+    upgrade_path: {
+      description: 'The paid atlas and main brain extend this reading, per request over x402.',
+      protocol: 'x402 v2',
+      endpoints: [PAID_ATLAS, PAID_MAIN_BRAIN],
+    },
+    disclaimer: DISCLAIMER,
+  };
+}

@@ -1,0 +1,80 @@
+// Honest labelling: every body says whether its numbers were simulated, live or replayed, and from where.
+import { CACHE_SECONDS, type DataMode, type SourceInfo } from '../../schemas/common.ts';
+import type { MarketSnapshot, SourceIssue } from '../market/types.ts';
+import { iso, type RunClock } from './clock.ts';
+import { listWords } from './format.ts';
+
+const SIM_PREFIX = 'sim:';
+
+/** Every venue that supplied a value this run, sorted for stable output. */
+export const venuesOf = (snapshot: MarketSnapshot): string[] => {
+  const venues = new Set<string>();
+  for (const a of snapshot.assets) {
+    for (const section of [a.candles, a.ticker, a.book, a.funding, a.openInterest, a.liquidations]) {
+      if (section) venues.add(section.provenance.venue);
+    }
+  }
+  return [...venues].sort();
+};
+
+/** "binance-spot (simulated)", "binance-spot (replayed)" or "binance-spot". */
+export const venueLabel = (venue: string, mode: DataMode): string => {
+  const bare = venue.startsWith(SIM_PREFIX) ? venue.slice(SIM_PREFIX.length) : venue;
+  return mode === 'simulated' ? `${bare} (simulated)` : mode === 'replay' ? `${bare} (replayed)` : bare;
+};
+
+/** `venues` is `venuesOf(snapshot)`, computed once per run (one pass over every asset). */
+export const sourceInfo = (
+  snapshot: MarketSnapshot,
+  venues: readonly string[],
+  clock: RunClock,
+  degraded: boolean,
+): SourceInfo => ({
+  mode: snapshot.mode,
+  provider: snapshot.provider,
+  simulated: snapshot.mode === 'simulated',
+  venues: [...venues],
+  seed: snapshot.mode === 'simulated' ? snapshot.seed : null,
+  as_of: iso(snapshot.asOf),
+  generated_at: iso(clock.generatedAt),
+  next_update_due: iso(clock.nextUpdateDue),
+  cache_seconds: CACHE_SECONDS,
+  degraded,
+});
+
+const venueWords = (venues: readonly string[]): string =>
+  venues.length > 0 ? listWords(venues.map((v) => venueLabel(v, 'live'))) : 'no venue';
+
+/** One line naming the provider and venues, for the endpoints whose `source` is a string. */
+export const sourceLine = (snapshot: MarketSnapshot, venues: readonly string[]): string => {
+  const tag = snapshot.mode === 'simulated' ? 'simulated ' : snapshot.mode === 'replay' ? 'replayed ' : '';
+  return `${snapshot.provider}: ${tag}data from ${venueWords(venues)}`;
+};
+
+export const truthStatement = (snapshot: MarketSnapshot, venues: readonly string[]): string => {
+  const asOf = iso(snapshot.asOf);
+  switch (snapshot.mode) {
+    case 'simulated':
+      return (
+        `SIMULATED DATA: every number here comes from a seeded market simulator (seed ${snapshot.seed ?? 'none'}) ` +
+        `imitating ${venueWords(venues)}; none is a real market observation. The readings show how the methods ` +
+        'behave, not what markets are doing.'
+      );
+    case 'replay':
+      return `REPLAYED DATA: computed from recorded responses of ${venueWords(venues)}, replayed for ${asOf}; this is not current market data.`;
+    case 'live':
+      return `LIVE DATA: computed from public market data of ${venueWords(venues)} as of ${asOf}. The readings describe evidence at that time; they are not advice.`;
+  }
+};
+
+export const issuesFor = (symbol: string, issues: readonly SourceIssue[]): SourceIssue[] =>
+  issues.filter((i) => i.symbol === null || i.symbol === symbol);
+
+export const issueText = (issue: SourceIssue): string =>
+  `Data issue at ${venueLabel(issue.venue, 'live')} (${issue.section}${issue.symbol ? `, ${issue.symbol}` : ''}): ${issue.message}`;
+
+/** A list of symbols short enough to read: the first few, then a count. */
+export const symbolList = (symbols: readonly string[], max = 10): string =>
+  symbols.length <= max
+    ? listWords(symbols)
+    : `${symbols.slice(0, max).join(', ')} and ${symbols.length - max} more`;

@@ -1,0 +1,117 @@
+// Body of /api/liquidity-lite.php.
+import { DISCLAIMER, FREE_ACCESS, LITE_VERSION, PROJECT } from '../../schemas/common.ts';
+import type { LiquidityLiteAsset, LiquidityLiteResponse } from '../../schemas/liquidity-lite.ts';
+import type { MarketAnalysis } from './analysis.ts';
+import type { AssetAnalysis } from './asset-analysis.ts';
+import { missingDataNotes } from './aggregate.ts';
+import { iso, type RunClock } from './clock.ts';
+import { PAID_ATLAS, PAID_MAIN_BRAIN } from './links.ts';
+import { sourceInfo, sourceLine, truthStatement } from './labels.ts';
+import { round, roundOrNull, roundSignificant } from './math.ts';
+import { coinSnapshot } from './main-brain-body.ts';
+
+type Status = NonNullable<LiquidityLiteAsset['status']>;
+
+const statusOf = (a: AssetAnalysis, market: MarketAnalysis['snapshot']['assets'][number]): Status => {
+  if (!market.candles && !market.ticker && !market.book) return 'unavailable';
+  return market.candles && (market.book || market.ticker) && a.liquidity.spreadBps !== null
+    ? 'verified'
+    : 'partial';
+};
+
+const notesOf = (a: AssetAnalysis): string[] => {
+  const l = a.liquidity;
+  const notes: string[] = [];
+  if (l.spreadMethod === 'high_low_estimate')
+    notes.push(
+      'No order book or quoted spread: the spread is estimated from hourly high-low ranges (Corwin-Schultz).',
+    );
+  if (l.spreadMethod === 'ticker')
+    notes.push('No order book: the spread comes from the quoted best bid and ask.');
+  if (l.relativeVolume !== null)
+    notes.push(
+      l.relativeVolume >= 1.5
+        ? `Volume over the last 24 hours is ${l.relativeVolume.toFixed(1)} times its usual level.`
+        : l.relativeVolume <= 0.67
+          ? `Volume over the last 24 hours is ${l.relativeVolume.toFixed(1)} times its usual level: quieter than usual.`
+          : 'Volume over the last 24 hours is near its usual level.',
+    );
+  if (l.imbalance !== null && Math.abs(l.imbalance) >= 0.2)
+    notes.push(`Resting depth within 1% of mid leans to the ${l.imbalance > 0 ? 'bid' : 'ask'} side.`);
+  return notes;
+};
+
+const liquidityAsset = (
+  a: AssetAnalysis,
+  market: MarketAnalysis['snapshot']['assets'][number],
+): LiquidityLiteAsset => {
+  const coin = coinSnapshot(a);
+  const l = a.liquidity;
+  const hasMetrics = l.spreadBps !== null || l.relativeVolume !== null || l.amihud !== null;
+  return {
+    asset: a.symbol,
+    status: statusOf(a, market),
+    liquidity_context: l.context,
+    market_structure: l.structure,
+    price: coin.price,
+    change_24h: coin.change_24h,
+    confidence: a.confidence,
+    bias: a.bias,
+    notes: notesOf(a),
+    metrics: hasMetrics
+      ? {
+          spread_bps: roundOrNull(l.spreadBps, 2),
+          spread_method: l.spreadMethod,
+          bid_depth_usd_1pct: l.bidDepthUsd === null ? null : round(l.bidDepthUsd, 0),
+          ask_depth_usd_1pct: l.askDepthUsd === null ? null : round(l.askDepthUsd, 0),
+          book_imbalance: roundOrNull(l.imbalance, 3),
+          relative_volume: roundOrNull(l.relativeVolume, 2),
+          amihud_illiquidity: l.amihud === null ? null : roundSignificant(l.amihud, 4),
+        }
+      : null,
+  };
+};
+
+export function liquidityLiteBody(analysis: MarketAnalysis, clock: RunClock): LiquidityLiteResponse {
+  const { snapshot, assets } = analysis;
+  const rows = assets.map((a, i) => liquidityAsset(a, snapshot.assets[i]!));
+  const verified = rows.filter((r) => r.status === 'verified').length;
+  const failed = rows.filter((r) => r.status === 'unavailable').length;
+  const degraded = verified < rows.length;
+  const generated = iso(clock.generatedAt);
+  return {
+    success: true,
+    ok: true,
+    project: PROJECT,
+    endpoint: 'liquidity-lite',
+    name: 'Liquidity lite',
+    version: LITE_VERSION,
+    access: FREE_ACCESS,
+    description:
+      'Educational liquidity context per asset: spread, depth within 1% of mid, book imbalance, relative volume, ' +
+      'Amihud illiquidity and market structure from swing highs and lows, next to the main brain’s reading.',
+    source_mode: snapshot.mode,
+    source: sourceLine(snapshot, analysis.venues),
+    source_details: sourceInfo(snapshot, analysis.venues, clock, degraded),
+    educational_only: true,
+    not_financial_advice: true,
+    legacy_endpoint: null,
+    engine: 'liquidity-lite',
+    provider: snapshot.provider,
+    generated_at: generated,
+    updated_at: generated,
+    updated_utc: generated,
+    truth_statement: truthStatement(snapshot, analysis.venues),
+    asset_count: rows.length,
+    assets_verified: verified,
+    assets_failed: failed,
+    assets: Object.fromEntries(rows.map((r) => [r.asset, r])),
+    upsell: {
+      message: 'The paid atlas and main brain add the evidence behind each reading, per request over x402.',
+      protocol: 'x402 v2',
+      endpoints: [PAID_ATLAS, PAID_MAIN_BRAIN],
+    },
+    disclaimer: DISCLAIMER,
+    limitations: missingDataNotes(snapshot, ['candles', 'ticker', 'book']),
+  };
+}

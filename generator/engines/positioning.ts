@@ -1,0 +1,260 @@
+// Derivatives positioning of one asset: funding (8h, annualised, robust z-score against ~30 days), crowding,
+// basis, the four open-interest-versus-price readings, a leverage proxy and liquidations.
+import type { Bias } from '../../schemas/common.ts';
+import type { DerivativesState, FundingLevel, OpenInterestReading } from '../../schemas/derivatives.ts';
+import type { AssetMarket, Funding, OpenInterest } from '../market/types.ts';
+import { clamp, mad, median } from './math.ts';
+import { pct, signedPct, usd } from './format.ts';
+
+const HOUR = 3_600_000;
+const FUNDING_HISTORY_POINTS = 90; // 30 days of 8-hour settlements
+const MIN_FUNDING_HISTORY = 10;
+const MAD_TO_SIGMA = 1.4826;
+/** Floor of the robust spread (0.001 % per 8h): venues often pin funding at a constant base rate. */
+const MIN_FUNDING_SPREAD = 0.00001;
+/** Funding at the common 0.01 % base rate is the default, not a sign of crowding. */
+const BASE_RATE_8H = 0.0001;
+const OI_FLAT_BAND = 0.02;
+const LEAN_DEAD_BAND = 0.15;
+
+export interface FundingReading {
+  rate8h: number;
+  annualised: number;
+  intervalHours: number;
+  z: number | null;
+  historyPoints: number;
+  level: FundingLevel;
+  crowding: 'crowded_longs' | 'crowded_shorts' | 'none';
+  basis: number | null;
+  venue: string;
+}
+
+export interface OpenInterestReadingDetail {
+  valueUsd: number;
+  change24h: number | null;
+  priceChange24h: number | null;
+  reading: OpenInterestReading | null;
+  leverageProxy: number | null;
+  venue: string;
+}
+
+export interface LiquidationReading {
+  longUsd: number;
+  shortUsd: number;
+  events: number;
+  dominant: 'longs' | 'shorts' | 'balanced' | 'none';
+  estimated: boolean;
+  venue: string;
+}
+
+export interface DerivativesReading {
+  funding: FundingReading | null;
+  openInterest: OpenInterestReadingDetail | null;
+  liquidations: LiquidationReading | null;
+  state: DerivativesState;
+  /** Internal lean in [-1, 1]; never published. */
+  lean: number;
+  vote: Bias | null;
+  confidence: number | null;
+  evidence: string[];
+  limitations: string[];
+}
+
+const fundingLevel = (rate8h: number, z: number | null): FundingLevel => {
+  if (rate8h >= 0.001 || (z !== null && z >= 2.5)) return 'extreme_high';
+  if (rate8h <= -0.0005 || (z !== null && z <= -2.5)) return 'extreme_low';
+  if (z !== null) return z >= 1.5 ? 'high' : z <= -1.5 ? 'low' : 'normal';
+  return rate8h >= 0.0003 ? 'high' : rate8h <= -0.0001 ? 'low' : 'normal';
+};
+
+export const readFunding = (funding: Funding, venue: string): FundingReading => {
+  const history = funding.history8h.slice(-FUNDING_HISTORY_POINTS);
+  const centre = median(history);
+  const spread = mad(history);
+  const z =
+    history.length >= MIN_FUNDING_HISTORY && centre !== null && spread !== null
+      ? (funding.rate8h - centre) / Math.max(MAD_TO_SIGMA * spread, MIN_FUNDING_SPREAD)
+      : null;
+  const level = fundingLevel(funding.rate8h, z);
+  const crowding =
+    level === 'extreme_high' && funding.rate8h > BASE_RATE_8H
+      ? 'crowded_longs'
+      : level === 'extreme_low' && funding.rate8h < 0
+        ? 'crowded_shorts'
+        : 'none';
+  const basis =
+    funding.markPrice !== null && funding.indexPrice !== null && funding.indexPrice > 0
+      ? (funding.markPrice - funding.indexPrice) / funding.indexPrice
+      : null;
+  return {
+    rate8h: funding.rate8h,
+    annualised: funding.rate8h * 3 * 365,
+    intervalHours: funding.intervalHours,
+    z,
+    historyPoints: history.length,
+    level,
+    crowding,
+    basis,
+    venue,
+  };
+};
+
+/** Open interest about 24 hours before the reference time (nearest hourly point within 90 minutes). */
+const valueDayAgo = (oi: OpenInterest, referenceMs: number): number | null => {
+  const target = referenceMs - 24 * HOUR;
+  let best: { gap: number; value: number } | null = null;
+  for (const p of oi.history) {
+    const gap = Math.abs(p.time - target);
+    if (best === null || gap < best.gap) best = { gap, value: p.valueUsd };
+  }
+  return best !== null && best.gap <= 1.5 * HOUR && best.value > 0 ? best.value : null;
+};
+
+export const oiReading = (oiChange: number, priceChange: number): OpenInterestReading => {
+  if (Math.abs(oiChange) < OI_FLAT_BAND) return 'flat';
+  if (oiChange > 0) return priceChange >= 0 ? 'new_longs' : 'new_shorts';
+  return priceChange >= 0 ? 'short_covering' : 'deleveraging';
+};
+
+const readOpenInterest = (
+  oi: OpenInterest,
+  referenceMs: number,
+  venue: string,
+  priceChange24h: number | null,
+  volume24hUsd: number | null,
+): OpenInterestReadingDetail => {
+  const before = valueDayAgo(oi, referenceMs);
+  const change24h = before === null ? null : oi.valueUsd / before - 1;
+  return {
+    valueUsd: oi.valueUsd,
+    change24h,
+    priceChange24h,
+    reading: change24h !== null && priceChange24h !== null ? oiReading(change24h, priceChange24h) : null,
+    leverageProxy: volume24hUsd !== null && volume24hUsd > 0 ? oi.valueUsd / volume24hUsd : null,
+    venue,
+  };
+};
+
+const OI_LEAN: Record<OpenInterestReading, number> = {
+  new_longs: 0.5,
+  short_covering: 0.25,
+  new_shorts: -0.5,
+  deleveraging: -0.25,
+  flat: 0,
+};
+const OI_WORDS: Record<OpenInterestReading, string> = {
+  new_longs: 'a pattern usually read as new long positions',
+  short_covering: 'a pattern usually read as short positions being closed',
+  new_shorts: 'a pattern usually read as new short positions',
+  deleveraging: 'a pattern usually read as positions being closed on the long side (deleveraging)',
+  flat: 'little change in positioning',
+};
+
+const describeFunding = (f: FundingReading): string[] => {
+  const lines = [
+    `Funding is ${pct(f.rate8h, 4)} per 8 hours (${pct(f.annualised, 1)} annualised)` +
+      (f.z === null ? '.' : `, ${f.level.replace('_', ' ')} against its recent history.`),
+  ];
+  if (f.crowding === 'crowded_longs')
+    lines.push('Longs pay an unusually high premium: positioning looks crowded long.');
+  if (f.crowding === 'crowded_shorts')
+    lines.push('Shorts pay to stay short: positioning looks crowded short.');
+  if (f.basis !== null) lines.push(`The perpetual trades ${signedPct(f.basis, 3)} against its index.`);
+  return lines;
+};
+
+const describeLiquidations = (l: LiquidationReading): string =>
+  `Liquidations over 24 hours: ${usd(l.longUsd)} of longs and ${usd(l.shortUsd)} of shorts` +
+  (l.estimated ? ' (estimated, not observed).' : '.');
+
+const dominantSide = (longUsd: number, shortUsd: number): LiquidationReading['dominant'] => {
+  const total = longUsd + shortUsd;
+  if (total <= 0) return 'none';
+  const longShare = longUsd / total;
+  return longShare > 0.6 ? 'longs' : longShare < 0.4 ? 'shorts' : 'balanced';
+};
+
+const stateOf = (f: FundingReading | null, o: OpenInterestReadingDetail | null): DerivativesState => {
+  if (f === null && o === null) return 'unavailable';
+  if (f !== null && f.crowding !== 'none') return f.crowding;
+  if (o?.reading && o.reading !== 'flat') return o.reading;
+  return 'balanced';
+};
+
+export function readDerivatives(
+  asset: AssetMarket,
+  priceChange24h: number | null,
+  volume24hUsd: number | null,
+): DerivativesReading {
+  const evidence: string[] = [];
+  const limitations: string[] = [];
+  const s = asset.symbol;
+
+  const funding = asset.funding ? readFunding(asset.funding.value, asset.funding.provenance.venue) : null;
+  if (funding) {
+    evidence.push(...describeFunding(funding));
+    if (funding.z === null)
+      limitations.push(
+        `${s}: only ${funding.historyPoints} settled funding rates; no comparison with the last 30 days.`,
+      );
+  } else limitations.push(`${s}: no funding data this run.`);
+
+  const oi = asset.openInterest;
+  const openInterest = oi
+    ? readOpenInterest(oi.value, oi.provenance.asOf, oi.provenance.venue, priceChange24h, volume24hUsd)
+    : null;
+  if (openInterest?.reading && openInterest.change24h !== null && openInterest.priceChange24h !== null) {
+    evidence.push(
+      `Open interest changed ${signedPct(openInterest.change24h, 1)} over 24 hours while price changed ` +
+        `${signedPct(openInterest.priceChange24h, 1)}: ${OI_WORDS[openInterest.reading]}.`,
+    );
+  } else if (openInterest)
+    limitations.push(`${s}: open-interest history too short for a 24-hour comparison.`);
+  else limitations.push(`${s}: no open-interest data this run.`);
+  if (openInterest?.leverageProxy != null)
+    evidence.push(
+      `Open interest equals ${openInterest.leverageProxy.toFixed(2)} times the day's spot volume.`,
+    );
+
+  const liq = asset.liquidations;
+  const liquidations: LiquidationReading | null = liq
+    ? {
+        longUsd: liq.value.longUsd24h,
+        shortUsd: liq.value.shortUsd24h,
+        events: liq.value.events,
+        dominant: dominantSide(liq.value.longUsd24h, liq.value.shortUsd24h),
+        estimated: liq.provenance.estimated,
+        venue: liq.provenance.venue,
+      }
+    : null;
+  if (liquidations) {
+    evidence.push(describeLiquidations(liquidations));
+    if (liquidations.estimated)
+      limitations.push(`${s}: liquidation figures are estimates, not observed events.`);
+  } else limitations.push(`${s}: no liquidation data this run.`);
+
+  let lean = openInterest?.reading ? OI_LEAN[openInterest.reading] : 0;
+  // Crowding is read against the crowd: a crowded side is the one at risk of a squeeze.
+  if (funding?.crowding === 'crowded_longs') lean -= 0.4;
+  if (funding?.crowding === 'crowded_shorts') lean += 0.4;
+  lean = clamp(lean, -1, 1);
+
+  const availability = (funding ? 0.45 : 0) + (openInterest?.reading ? 0.45 : 0) + (liquidations ? 0.1 : 0);
+  const historyFactor = funding && funding.z === null ? 0.85 : 1;
+  const state = stateOf(funding, openInterest);
+  const confidence =
+    state === 'unavailable'
+      ? null
+      : Math.round(
+          Math.min(95, 100 * availability * historyFactor * (0.4 + 0.6 * Math.min(1, Math.abs(lean) / 0.5))),
+        );
+  const vote: Bias | null =
+    state === 'unavailable'
+      ? null
+      : lean > LEAN_DEAD_BAND
+        ? 'bullish'
+        : lean < -LEAN_DEAD_BAND
+          ? 'bearish'
+          : 'neutral';
+  return { funding, openInterest, liquidations, state, lean, vote, confidence, evidence, limitations };
+}

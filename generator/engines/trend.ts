@@ -1,0 +1,129 @@
+// Trend and momentum of one asset from its hourly candles: EMA20 vs EMA50 in ATR units, volatility-scaled
+// momentum (time-series momentum) and Wilder's directional movement (DMI/ADX).
+import type { Candle } from '../market/types.ts';
+import { clamp, emaSeries, last, logReturns, squash, stdev } from './math.ts';
+
+const FAST = 20;
+const SLOW = 50;
+const ATR_PERIOD = 14;
+const MOMENTUM_BARS = 48;
+const VOL_WINDOW = 168;
+/** EMA50 needs 50 bars to seed and the momentum window needs a little more. */
+export const MIN_TREND_CANDLES = SLOW + 10;
+
+export interface TrendReading {
+  close: number;
+  ema20: number;
+  ema50: number;
+  atr14: number;
+  /** Gap between EMA20 and EMA50 measured in ATRs. */
+  emaGapAtr: number;
+  /** Log return over the momentum window. */
+  momentumReturn: number;
+  momentumBars: number;
+  /** Momentum divided by the volatility expected over the window (a z-like value). */
+  momentumZ: number;
+  adx: number;
+  plusDi: number;
+  minusDi: number;
+  /** Standard deviation of hourly log returns over the last week. */
+  hourlyVol: number;
+  /** Internal signals in [-1, 1]; never published. */
+  signals: { ema: number; momentum: number; dmi: number };
+}
+
+const trueRange = (c: Candle, prevClose: number): number =>
+  Math.max(c.high - c.low, Math.abs(c.high - prevClose), Math.abs(c.low - prevClose));
+
+/** Wilder's smoothing: a running sum that forgets 1/period of itself each bar. */
+const wilderSums = (xs: readonly number[], period: number): number[] => {
+  if (xs.length < period) return [];
+  let s = xs.slice(0, period).reduce((a, b) => a + b, 0);
+  const out = [s];
+  for (let i = period; i < xs.length; i++) {
+    s = s - s / period + xs[i]!;
+    out.push(s);
+  }
+  return out;
+};
+
+interface Dmi {
+  adx: number;
+  plusDi: number;
+  minusDi: number;
+  atr: number;
+}
+
+export const directionalMovement = (candles: readonly Candle[], period = ATR_PERIOD): Dmi | null => {
+  if (candles.length < 2 * period + 1) return null;
+  const tr: number[] = [];
+  const plusDm: number[] = [];
+  const minusDm: number[] = [];
+  for (let i = 1; i < candles.length; i++) {
+    const c = candles[i]!;
+    const p = candles[i - 1]!;
+    const up = c.high - p.high;
+    const down = p.low - c.low;
+    tr.push(trueRange(c, p.close));
+    plusDm.push(up > down && up > 0 ? up : 0);
+    minusDm.push(down > up && down > 0 ? down : 0);
+  }
+  const str = wilderSums(tr, period);
+  const spdm = wilderSums(plusDm, period);
+  const smdm = wilderSums(minusDm, period);
+  const dx: number[] = [];
+  let plusDi = 0;
+  let minusDi = 0;
+  for (let i = 0; i < str.length; i++) {
+    plusDi = str[i]! > 0 ? (100 * spdm[i]!) / str[i]! : 0;
+    minusDi = str[i]! > 0 ? (100 * smdm[i]!) / str[i]! : 0;
+    const total = plusDi + minusDi;
+    dx.push(total > 0 ? (100 * Math.abs(plusDi - minusDi)) / total : 0);
+  }
+  let adx = dx.slice(0, period).reduce((a, b) => a + b, 0) / period;
+  for (let i = period; i < dx.length; i++) adx = (adx * (period - 1) + dx[i]!) / period;
+  return { adx, plusDi, minusDi, atr: last(str)! / period };
+};
+
+export function readTrend(candles: readonly Candle[]): TrendReading | null {
+  if (candles.length < MIN_TREND_CANDLES) return null;
+  const closes = candles.map((c) => c.close);
+  if (closes.some((c) => !(c > 0))) return null;
+  const ema20 = last(emaSeries(closes, FAST))!;
+  const ema50 = last(emaSeries(closes, SLOW))!;
+  const dmi = directionalMovement(candles);
+  if (dmi === null || !(dmi.atr > 0)) return null;
+
+  const returns = logReturns(closes);
+  const hourlyVol = stdev(returns.slice(-VOL_WINDOW)) ?? 0;
+  const momentumBars = Math.min(MOMENTUM_BARS, closes.length - 1);
+  const close = last(closes)!;
+  const momentumReturn = Math.log(close / closes[closes.length - 1 - momentumBars]!);
+  const momentumZ = hourlyVol > 0 ? momentumReturn / (hourlyVol * Math.sqrt(momentumBars)) : 0;
+  const emaGapAtr = (ema20 - ema50) / dmi.atr;
+
+  // DMI direction only counts once ADX says there is a trend (Wilder: < 20 none, > 25 trending).
+  const diTotal = dmi.plusDi + dmi.minusDi;
+  const diBalance = diTotal > 0 ? (dmi.plusDi - dmi.minusDi) / diTotal : 0;
+  const trendiness = clamp((dmi.adx - 15) / 10, 0, 1);
+
+  return {
+    close,
+    ema20,
+    ema50,
+    atr14: dmi.atr,
+    emaGapAtr,
+    momentumReturn,
+    momentumBars,
+    momentumZ,
+    adx: dmi.adx,
+    plusDi: dmi.plusDi,
+    minusDi: dmi.minusDi,
+    hourlyVol,
+    signals: {
+      ema: squash(emaGapAtr, 2),
+      momentum: squash(momentumZ, 1.5),
+      dmi: clamp(diBalance * 2, -1, 1) * trendiness,
+    },
+  };
+}

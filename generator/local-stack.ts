@@ -1,0 +1,60 @@
+// The whole service on one local origin: the built site, the paywall worker on the four x402 paths, and the
+// development facilitator when no real one is configured.
+import { createLocalPaywall, paywallEnv } from '../paywall-worker/local.ts';
+import { ALGORAND_MAINNET } from '../schemas/paid/terms.ts';
+import { createPreviewApp, listen } from './serve/preview.ts';
+
+export interface LocalStackOptions {
+  port: number;
+  host: string;
+  /** Built site folder (dist/). */
+  dir: string;
+  /** Paid bodies folder (paid/). */
+  paid: string;
+  /** Port of the development facilitator (default 4021, 0 for any free port). */
+  devFacilitatorPort?: number;
+  log?: (line: string) => void;
+}
+
+export interface LocalStack {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const log = options.log ?? console.log;
+  const baseUrl = process.env.EMI_BASE_URL ?? `http://${options.host}:${options.port}`;
+  const paywall = await createLocalPaywall({
+    paidDir: options.paid,
+    baseUrl,
+    devFacilitatorPort: options.devFacilitatorPort,
+    ...paywallEnv(),
+  });
+  try {
+    const app = createPreviewApp({
+      root: options.dir,
+      paywall: paywall.app,
+      buyerConfig: {
+        merchantAddress: paywall.payTo,
+        network: ALGORAND_MAINNET,
+        facilitatorMode: paywall.devFacilitator ? 'development' : 'production',
+        ...(paywall.devFacilitator ? { devFundUrl: '/x402-buyer/dev-fund' } : {}),
+      },
+      devFundUrl: paywall.devFacilitator ? `${paywall.facilitatorUrl}/dev/fund` : undefined,
+    });
+    const server = await listen(app, options.port, options.host);
+    log(`site: ${server.url}/ (free API under ${server.url}/api/, docs, llms.txt, openapi.json)`);
+    for (const line of paywall.describe()) log(line);
+    log(`buyer page: ${server.url}/x402-buyer/`);
+    return {
+      url: server.url,
+      close: async () => {
+        await server.close();
+        await paywall.close();
+      },
+    };
+  } catch (error) {
+    await paywall.close();
+    throw error;
+  }
+}

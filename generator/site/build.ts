@@ -1,0 +1,49 @@
+// Builds the deployable site: Eleventy renders the docs and discovery files from the run's published files into
+// a fresh folder, which then replaces `outDir` in one step, so a server never reads a half-built site.
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import Eleventy from '@11ty/eleventy';
+import { configureSite } from './configure.ts';
+
+export interface BuildSiteOptions {
+  /** Eleventy input: templates plus the generated `api/` and `arena/` folders. */
+  siteDir: string;
+  outDir: string;
+  /** Base of every absolute URL (OpenAPI servers, llms.txt, sitemap). */
+  baseUrl: string;
+  /** The pipeline's run history (`{ runs: [...] }`) that feeds the charts; optional. */
+  historyFile?: string;
+  quiet?: boolean;
+}
+
+export async function buildSite(options: BuildSiteOptions): Promise<void> {
+  const siteDir = resolve(options.siteDir);
+  const outDir = resolve(options.outDir);
+  if (outDir === siteDir || siteDir.startsWith(`${outDir}/`) || outDir.startsWith(`${siteDir}/`)) {
+    throw new Error(`the output folder must be outside the site folder: ${outDir}`);
+  }
+  const building = join(dirname(outDir), `.${basename(outDir)}.building-${process.pid}`);
+  const retired = join(dirname(outDir), `.${basename(outDir)}.old-${process.pid}`);
+  await rm(building, { recursive: true, force: true });
+  await mkdir(building, { recursive: true });
+  try {
+    const eleventy = new Eleventy(siteDir, building, {
+      quietMode: options.quiet ?? true,
+      configPath: false, // everything is configured here; the root eleventy.config.js is for the Eleventy CLI
+      config: (eleventyConfig) =>
+        configureSite(eleventyConfig, {
+          siteDir,
+          baseUrl: options.baseUrl,
+          historyFile: options.historyFile,
+        }),
+    });
+    await eleventy.write();
+    await rename(outDir, retired).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+    await rename(building, outDir);
+  } finally {
+    await rm(building, { recursive: true, force: true });
+    await rm(retired, { recursive: true, force: true });
+  }
+}

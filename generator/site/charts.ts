@@ -1,0 +1,170 @@
+// Inline SVG charts rendered at build time: no browser library, readable without JavaScript, scaled by the
+// viewBox so that they fit a phone. Every chart carries a <title> and an aria-label for screen readers.
+
+export interface Series {
+  label: string;
+  color: string;
+  /** One value per run; null breaks the line. */
+  values: ReadonlyArray<number | null>;
+}
+
+export interface LineChartOptions {
+  title: string;
+  /** ISO times of the runs, oldest first (same length as every series). */
+  times: readonly string[];
+  series: readonly Series[];
+  /** Fixed y range (e.g. 0-100 for confidence); otherwise taken from the data. */
+  yDomain?: readonly [number, number];
+  formatY?: (value: number) => string;
+}
+
+export interface Band {
+  label: string;
+  /** One category per run. */
+  values: readonly string[];
+}
+
+/** Okabe-Ito colours: distinguishable for the common forms of colour blindness. */
+export const PALETTE = ['#E69F00', '#0072B2', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#555555'];
+
+const WIDTH = 640;
+const HEIGHT = 240;
+const PAD = { top: 12, right: 12, bottom: 28, left: 52 };
+
+export const escapeXml = (text: string): string =>
+  text.replace(
+    /[<>&'"]/g,
+    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&#39;', '"': '&quot;' })[c] ?? c,
+  );
+
+/** "05-21 14:00" in UTC: short enough for an axis, unambiguous about the zone through the caption. */
+export const shortUtc = (iso: string): string => iso.slice(5, 16).replace('T', ' ');
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+function extent(series: readonly Series[]): [number, number] | null {
+  const values = series.flatMap((s) => s.values.filter((v): v is number => v !== null && Number.isFinite(v)));
+  if (values.length === 0) return null;
+  const min = Math.min(...values);
+  const max = Math.max(...values);
+  const pad = min === max ? Math.max(Math.abs(min) * 0.05, 1) : (max - min) * 0.08;
+  return [min - pad, max + pad];
+}
+
+/** Path data for one series, with a new segment after every gap. */
+function pathOf(
+  values: ReadonlyArray<number | null>,
+  x: (i: number) => number,
+  y: (v: number) => number,
+): string {
+  let d = '';
+  let drawing = false;
+  values.forEach((value, i) => {
+    if (value === null || !Number.isFinite(value)) {
+      drawing = false;
+      return;
+    }
+    d += `${drawing ? 'L' : 'M'}${round1(x(i))} ${round1(y(value))}`;
+    drawing = true;
+  });
+  return d;
+}
+
+/** A line chart with a y grid, first/last time on the x axis and one line per series; null under two runs. */
+export function lineChartSvg(options: LineChartOptions): string | null {
+  const { times, series } = options;
+  const domain = options.yDomain ?? extent(series);
+  if (times.length < 2 || !domain) return null;
+  const format = options.formatY ?? ((v: number) => String(round1(v)));
+  const [lo, hi] = domain;
+  const plotW = WIDTH - PAD.left - PAD.right;
+  const plotH = HEIGHT - PAD.top - PAD.bottom;
+  const x = (i: number) => PAD.left + (i / (times.length - 1)) * plotW;
+  const y = (v: number) => PAD.top + (1 - (v - lo) / (hi - lo || 1)) * plotH;
+
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => lo + f * (hi - lo));
+  const grid = ticks
+    .map(
+      (t) =>
+        `<line x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${round1(y(t))}" y2="${round1(y(t))}" class="grid"/>` +
+        `<text x="${PAD.left - 6}" y="${round1(y(t)) + 4}" text-anchor="end">${escapeXml(format(t))}</text>`,
+    )
+    .join('');
+  const xLabels =
+    `<text x="${PAD.left}" y="${HEIGHT - 8}">${escapeXml(shortUtc(times[0] ?? ''))}</text>` +
+    `<text x="${WIDTH - PAD.right}" y="${HEIGHT - 8}" text-anchor="end">${escapeXml(shortUtc(times.at(-1) ?? ''))} UTC</text>`;
+  const lines = series
+    .map(
+      (s) =>
+        `<path d="${pathOf(s.values, x, y)}" fill="none" stroke="${s.color}" stroke-width="2" stroke-linejoin="round">` +
+        `<title>${escapeXml(s.label)}</title></path>`,
+    )
+    .join('');
+  const label = `${options.title}, ${times.length} runs from ${shortUtc(times[0] ?? '')} to ${shortUtc(times.at(-1) ?? '')} UTC`;
+  return (
+    `<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${escapeXml(label)}" ` +
+    `xmlns="http://www.w3.org/2000/svg"><title>${escapeXml(label)}</title>${grid}${xLabels}${lines}</svg>`
+  );
+}
+
+/** A tiny trend line for a table cell; null under two values. */
+export function sparklineSvg(
+  values: ReadonlyArray<number | null>,
+  label: string,
+  color = '#0072B2',
+): string | null {
+  const numbers = values.filter((v): v is number => v !== null && Number.isFinite(v));
+  if (values.length < 2 || numbers.length < 2) return null;
+  const w = 100;
+  const h = 24;
+  const min = Math.min(...numbers);
+  const max = Math.max(...numbers);
+  const x = (i: number) => 1 + (i / (values.length - 1)) * (w - 2);
+  const y = (v: number) => (max === min ? h / 2 : 2 + (1 - (v - min) / (max - min)) * (h - 4));
+  return (
+    `<svg class="spark" viewBox="0 0 ${w} ${h}" role="img" aria-label="${escapeXml(label)}" ` +
+    `xmlns="http://www.w3.org/2000/svg"><title>${escapeXml(label)}</title>` +
+    `<path d="${pathOf(values, x, y)}" fill="none" stroke="${color}" stroke-width="1.5"/></svg>`
+  );
+}
+
+/**
+ * Bands of coloured cells, one column per run and one row per band (e.g. market mode and market state):
+ * the regime over time at a glance. Colours come from `colorOf`; the legend is left to the page.
+ */
+export function bandChartSvg(
+  title: string,
+  times: readonly string[],
+  bands: readonly Band[],
+  colorOf: (value: string) => string,
+): string | null {
+  if (times.length === 0 || bands.length === 0) return null;
+  const rowH = 28;
+  const gap = 6;
+  const left = 110;
+  const plotW = WIDTH - left - PAD.right;
+  const cellW = plotW / times.length;
+  const height = bands.length * (rowH + gap) + 24;
+  const rows = bands
+    .map((band, row) => {
+      const top = row * (rowH + gap);
+      const cells = band.values
+        .map(
+          (value, i) =>
+            `<rect x="${round1(left + i * cellW)}" y="${top}" width="${round1(cellW + 0.4)}" height="${rowH}" ` +
+            `fill="${colorOf(value)}"><title>${escapeXml(`${shortUtc(times[i] ?? '')} UTC: ${value}`)}</title></rect>`,
+        )
+        .join('');
+      return `<text x="${left - 8}" y="${top + rowH / 2 + 4}" text-anchor="end">${escapeXml(band.label)}</text>${cells}`;
+    })
+    .join('');
+  const axisY = bands.length * (rowH + gap) + 14;
+  const xLabels =
+    `<text x="${left}" y="${axisY}">${escapeXml(shortUtc(times[0] ?? ''))}</text>` +
+    `<text x="${WIDTH - PAD.right}" y="${axisY}" text-anchor="end">${escapeXml(shortUtc(times.at(-1) ?? ''))} UTC</text>`;
+  const label = `${title}, ${times.length} runs`;
+  return (
+    `<svg class="chart" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-label="${escapeXml(label)}" ` +
+    `xmlns="http://www.w3.org/2000/svg"><title>${escapeXml(label)}</title>${rows}${xLabels}</svg>`
+  );
+}

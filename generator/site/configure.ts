@@ -1,0 +1,40 @@
+// Eleventy configuration as code: global data from the run, the generated folders copied through untouched,
+// and the filters the templates need. Used by `buildSite` and by the root eleventy.config.js alike.
+import { join, relative } from 'node:path';
+import type { EleventyPage, EleventyUserConfig } from '@11ty/eleventy';
+import { buildSitemapXml } from '../discovery/crawl-files.ts';
+import { shortUtc } from './charts.ts';
+import { loadSiteData } from './site-data.ts';
+import type { SiteDataOptions } from './site-data.ts';
+
+/** Folders that are published byte for byte and never read as templates. */
+const COPIED_THROUGH = ['api', 'arena', 'x402-buyer', 'assets'];
+
+/** Eleventy matches passthrough and ignore globs against paths relative to the working directory. */
+const fromCwd = (path: string) => relative(process.cwd(), path) || '.';
+
+export async function configureSite(
+  eleventyConfig: EleventyUserConfig,
+  options: SiteDataOptions,
+): Promise<void> {
+  const data = await loadSiteData(options);
+  for (const [key, value] of Object.entries(data)) eleventyConfig.addGlobalData(key, value);
+
+  // The checkout's .gitignore names the generated folders; ignores are spelled out here instead.
+  eleventyConfig.setUseGitIgnore(false);
+  for (const folder of COPIED_THROUGH) {
+    const source = fromCwd(join(options.siteDir, folder));
+    eleventyConfig.addPassthroughCopy({ [source]: folder });
+    eleventyConfig.ignores.add(`${source}/**`);
+  }
+
+  eleventyConfig.addFilter('shortUtc', (iso: string | null) => (iso ? `${shortUtc(iso)} UTC` : 'unknown'));
+  eleventyConfig.addFilter('sitemapXml', (pages: EleventyPage[]) =>
+    buildSitemapXml(data.site.baseUrl, [
+      ...pages
+        .filter((page): page is EleventyPage & { url: string } => typeof page.url === 'string')
+        .map((page) => ({ path: page.url, lastmod: data.site.runTime })),
+      ...data.sitemapApiEntries,
+    ]),
+  );
+}

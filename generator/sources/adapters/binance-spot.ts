@@ -1,0 +1,132 @@
+// Binance spot: 24 h ticker, hourly klines and depth. Raw shapes as documented by Binance, pure normalisers into the
+// market types, and the sources the collector calls.
+import { z } from 'zod';
+import type { Candle, OrderBook, Sourced, Ticker24h } from '../../market/types.ts';
+import { binanceSymbol, VENUE_BASE_URLS } from '../venues.ts';
+import { DecimalString, fetchParsed, SourceError } from './request.ts';
+import { perSymbolSource, sourced } from './source.ts';
+import type { SectionSource } from './source.ts';
+
+const VENUE = 'binance-spot';
+const BASE_URL = VENUE_BASE_URLS[VENUE];
+const HOUR_MS = 3_600_000;
+/** Up to 20 symbols cost the least request weight per call. */
+const TICKER_BATCH = 20;
+const KLINES_MAX = 1000;
+
+// ---- raw shapes -------------------------------------------------------------------------------------------------
+
+export const BinanceTicker24h = z.object({
+  symbol: z.string(),
+  priceChangePercent: DecimalString, // percent
+  lastPrice: DecimalString,
+  bidPrice: DecimalString,
+  askPrice: DecimalString,
+  volume: DecimalString, // base asset
+  quoteVolume: DecimalString, // quote asset (USDT)
+  openTime: z.number().int(),
+  closeTime: z.number().int(),
+});
+export type BinanceTicker24h = z.infer<typeof BinanceTicker24h>;
+
+/** [openTime, open, high, low, close, volume, closeTime, quoteVolume, trades, takerBuyBase, takerBuyQuote, ignore] */
+export const BinanceKline = z
+  .tuple([
+    z.number().int(),
+    DecimalString,
+    DecimalString,
+    DecimalString,
+    DecimalString,
+    DecimalString,
+    z.number().int(),
+    DecimalString,
+    z.number().int(),
+    DecimalString,
+    DecimalString,
+  ])
+  .rest(z.unknown());
+export type BinanceKline = z.infer<typeof BinanceKline>;
+
+const BookLevel = z.tuple([DecimalString, DecimalString]);
+export const BinanceDepth = z.object({
+  lastUpdateId: z.number().int(),
+  bids: z.array(BookLevel),
+  asks: z.array(BookLevel),
+});
+export type BinanceDepth = z.infer<typeof BinanceDepth>;
+
+// ---- normalisers --------------------------------------------------------------------------------------------------
+
+/** Binance sends "0.00000000" for an empty side of the book. */
+const priceOrNull = (value: string): number | null => (Number(value) > 0 ? Number(value) : null);
+
+/** USDT turnover is taken as USD (the stablecoin's peg). */
+export function normaliseTicker(raw: BinanceTicker24h): Ticker24h {
+  return {
+    last: Number(raw.lastPrice),
+    change24h: Number(raw.priceChangePercent) / 100,
+    quoteVolume24h: Number(raw.quoteVolume),
+    bid: priceOrNull(raw.bidPrice),
+    ask: priceOrNull(raw.askPrice),
+  };
+}
+
+/** Closed bars only (Binance's last row is the bar still forming at `asOf`), the newest `limit`, oldest first. */
+export function normaliseKlines(rows: readonly BinanceKline[], asOf: number, limit: number): Candle[] {
+  return rows
+    .filter((row) => row[6] < asOf)
+    .slice(-limit)
+    .map((row) => ({
+      openTime: row[0],
+      open: Number(row[1]),
+      high: Number(row[2]),
+      low: Number(row[3]),
+      close: Number(row[4]),
+      volumeBase: Number(row[5]),
+    }));
+}
+
+export function normaliseDepth(raw: BinanceDepth): OrderBook {
+  const levels = (side: ReadonlyArray<readonly [string, string]>): Array<[number, number]> =>
+    side
+      .map(([price, quantity]): [number, number] => [Number(price), Number(quantity)])
+      .filter(([, q]) => q > 0);
+  return { bids: levels(raw.bids), asks: levels(raw.asks) };
+}
+
+// ---- sources ------------------------------------------------------------------------------------------------------
+
+export const binanceSpotTicker: SectionSource<'ticker'> = {
+  venue: VENUE,
+  batchSize: TICKER_BATCH,
+  async fetch(symbols, context) {
+    const list = encodeURIComponent(JSON.stringify(symbols.map(binanceSymbol)));
+    const url = `${BASE_URL}/api/v3/ticker/24hr?symbols=${list}`;
+    const rows = await fetchParsed(context.transport, url, z.array(BinanceTicker24h), context.signal);
+    const byInstrument = new Map(rows.map((row) => [row.symbol, row]));
+    const values = new Map<string, Sourced<Ticker24h>>();
+    for (const symbol of symbols) {
+      const row = byInstrument.get(binanceSymbol(symbol));
+      if (row) values.set(symbol, sourced(normaliseTicker(row), VENUE, row.closeTime, context));
+    }
+    return values;
+  },
+};
+
+export const binanceSpotCandles = perSymbolSource<'candles'>(VENUE, async (symbol, context) => {
+  // One extra row: the last one is still forming and gets dropped.
+  const limit = Math.min(KLINES_MAX, context.candleLimit + 1);
+  const url = `${BASE_URL}/api/v3/klines?symbol=${binanceSymbol(symbol)}&interval=1h&limit=${limit}`;
+  const rows = await fetchParsed(context.transport, url, z.array(BinanceKline), context.signal);
+  const candles = normaliseKlines(rows, context.asOf, context.candleLimit);
+  const last = candles.at(-1);
+  if (!last) throw new SourceError('no closed hourly bar in the response');
+  return sourced(candles, VENUE, last.openTime + HOUR_MS, context);
+});
+
+export const binanceSpotBook = perSymbolSource<'book'>(VENUE, async (symbol, context) => {
+  const url = `${BASE_URL}/api/v3/depth?symbol=${binanceSymbol(symbol)}&limit=100`;
+  const raw = await fetchParsed(context.transport, url, BinanceDepth, context.signal);
+  // The depth snapshot carries no time of its own: it is as fresh as the call.
+  return sourced(normaliseDepth(raw), VENUE, context.asOf, context);
+});

@@ -1,0 +1,88 @@
+// The adapter contract: one small interface per kind of data, one implementation per venue. The collector tries the
+// sources of each kind in a configured order, so adding a venue or a fallback means adding a source to a plan.
+import type {
+  AssetMarket,
+  Candle,
+  DataMode,
+  Funding,
+  Liquidations,
+  OpenInterest,
+  OrderBook,
+  Sourced,
+  Ticker24h,
+} from '../../market/types.ts';
+import type { Transport } from '../transport.ts';
+
+export type SectionName = Exclude<keyof AssetMarket, 'symbol'>;
+
+/** The order in which sections appear in a snapshot (and issues in its list). */
+export const SECTION_NAMES: readonly SectionName[] = [
+  'candles',
+  'ticker',
+  'book',
+  'funding',
+  'openInterest',
+  'liquidations',
+];
+
+/** The normalised value of each kind of data. */
+export interface SectionValues {
+  candles: Candle[];
+  ticker: Ticker24h;
+  book: OrderBook;
+  funding: Funding;
+  openInterest: OpenInterest;
+  liquidations: Liquidations;
+}
+
+export interface FetchContext {
+  transport: Transport;
+  /** The run's clock (ms): bars still open at this time are left out, windows end here. */
+  asOf: number;
+  /** Closed hourly bars wanted. */
+  candleLimit: number;
+  signal?: AbortSignal;
+}
+
+export interface SectionSource<S extends SectionName> {
+  /** Provenance name of the venue, e.g. "binance-spot". */
+  readonly venue: string;
+  /** Symbols one call can serve: 1 for per-instrument endpoints, more where the venue answers a list. */
+  readonly batchSize: number;
+  /**
+   * Values for the symbols the venue answered; a symbol left out of the map failed (the collector records it).
+   * Throws when the whole call failed (HTTP error, bad JSON, unexpected shape).
+   */
+  fetch(symbols: readonly string[], context: FetchContext): Promise<Map<string, Sourced<SectionValues[S]>>>;
+}
+
+/** For each kind of data, the sources to try in order: the first one that answers a symbol wins. */
+export type SourcePlan = { readonly [S in SectionName]: readonly SectionSource<S>[] };
+
+/** A source for an endpoint that serves one instrument per call. */
+export function perSymbolSource<S extends SectionName>(
+  venue: string,
+  load: (symbol: string, context: FetchContext) => Promise<Sourced<SectionValues[S]>>,
+): SectionSource<S> {
+  return {
+    venue,
+    batchSize: 1,
+    async fetch(symbols, context) {
+      const values = new Map<string, Sourced<SectionValues[S]>>();
+      for (const symbol of symbols) values.set(symbol, await load(symbol, context));
+      return values;
+    },
+  };
+}
+
+/** Tags a normalised value with where and when it came from. */
+export function sourced<T>(
+  value: T,
+  venue: string,
+  asOf: number,
+  context: FetchContext,
+  estimated = false,
+): Sourced<T> {
+  const mode: DataMode = context.transport.mode;
+  return { value, provenance: { venue, asOf, mode, estimated } };
+}

@@ -1,0 +1,158 @@
+// Gathers one MarketSnapshot: every kind of data for every symbol, through the sources of a plan, with bounded
+// concurrency. A failure degrades one section of one asset (a SourceIssue and a null section); it never throws.
+import pLimit from 'p-limit';
+import type { LimitFunction } from 'p-limit';
+import type { AssetMarket, MarketSnapshot, SourceIssue, Sourced } from '../market/types.ts';
+import { DEFAULT_SOURCE_PLAN, planVenues } from './adapters/plan.ts';
+import { SECTION_NAMES } from './adapters/source.ts';
+import type {
+  FetchContext,
+  SectionName,
+  SectionSource,
+  SectionValues,
+  SourcePlan,
+} from './adapters/source.ts';
+import { createSimulatedTransport } from './simulator/transport.ts';
+import type { Transport } from './transport.ts';
+
+export const DEFAULT_CANDLE_LIMIT = 500;
+export const DEFAULT_CONCURRENCY = 8;
+export const SIMULATOR_PROVIDER = 'seeded market simulator';
+
+export interface CollectOptions {
+  transport: Transport;
+  symbols: readonly string[];
+  /** The run's clock (ms). */
+  asOf: number;
+  /** The simulator's seed, recorded in the snapshot; null for live and replay runs. */
+  seed: number | null;
+  /** Venue calls in flight at once (default 8). */
+  concurrency?: number;
+  /** Closed hourly bars per symbol (default 500). */
+  candleLimit?: number;
+  /** Sources per kind of data, in fallback order (default: Binance spot, Binance USDⓈ-M, OKX). */
+  plan?: SourcePlan;
+  signal?: AbortSignal;
+}
+
+type SectionResult<S extends SectionName> = {
+  values: Map<string, Sourced<SectionValues[S]>>;
+  issues: SourceIssue[];
+};
+
+export async function collectMarket(options: CollectOptions): Promise<MarketSnapshot> {
+  const plan = options.plan ?? DEFAULT_SOURCE_PLAN;
+  const symbols = [...new Set(options.symbols)];
+  const limit = pLimit(options.concurrency ?? DEFAULT_CONCURRENCY);
+  const context: FetchContext = {
+    transport: options.transport,
+    asOf: options.asOf,
+    candleLimit: options.candleLimit ?? DEFAULT_CANDLE_LIMIT,
+    signal: options.signal,
+  };
+  const collect = <S extends SectionName>(section: S): Promise<SectionResult<S>> =>
+    collectSection(section, plan[section], symbols, context, limit);
+  const [candles, ticker, book, funding, openInterest, liquidations] = await Promise.all([
+    collect('candles'),
+    collect('ticker'),
+    collect('book'),
+    collect('funding'),
+    collect('openInterest'),
+    collect('liquidations'),
+  ]);
+  const assets: AssetMarket[] = symbols.map((symbol) => ({
+    symbol,
+    candles: candles.values.get(symbol) ?? null,
+    ticker: ticker.values.get(symbol) ?? null,
+    book: book.values.get(symbol) ?? null,
+    funding: funding.values.get(symbol) ?? null,
+    openInterest: openInterest.values.get(symbol) ?? null,
+    liquidations: liquidations.values.get(symbol) ?? null,
+  }));
+  const results = { candles, ticker, book, funding, openInterest, liquidations };
+  return {
+    asOf: options.asOf,
+    mode: options.transport.mode,
+    seed: options.seed,
+    provider: describeProvider(options.transport.mode, plan),
+    assets,
+    issues: SECTION_NAMES.flatMap((section) => results[section].issues),
+  };
+}
+
+/** The simulator answering the default plan: the embedded, offline default source. */
+export function collectSimulatedMarket(options: {
+  seed: number;
+  asOf: number;
+  symbols: readonly string[];
+  candleLimit?: number;
+  concurrency?: number;
+}): Promise<MarketSnapshot> {
+  const { seed, asOf, symbols } = options;
+  const transport = createSimulatedTransport({ seed, asOf, symbols });
+  return collectMarket({ ...options, transport, seed });
+}
+
+function describeProvider(mode: Transport['mode'], plan: SourcePlan): string {
+  const venues = planVenues(plan).join(', ');
+  if (mode === 'simulated') return SIMULATOR_PROVIDER;
+  return mode === 'live' ? `public venues (${venues})` : `recorded responses of public venues (${venues})`;
+}
+
+/**
+ * One kind of data for every symbol: each source in turn gets the symbols still missing, in batches of its size.
+ * Issues are kept only for symbols that end without data (one per failed attempt), in symbol order.
+ */
+async function collectSection<S extends SectionName>(
+  section: S,
+  sources: readonly SectionSource<S>[],
+  symbols: readonly string[],
+  context: FetchContext,
+  limit: LimitFunction,
+): Promise<SectionResult<S>> {
+  const values = new Map<string, Sourced<SectionValues[S]>>();
+  const failures = new Map<string, SourceIssue[]>(symbols.map((symbol) => [symbol, []]));
+  let pending = symbols;
+  for (const source of sources) {
+    if (pending.length === 0) break;
+    const batches = chunk(pending, Math.max(1, source.batchSize));
+    const outcomes = await Promise.all(batches.map((batch) => limit(() => attempt(source, batch, context))));
+    batches.forEach((batch, b) => {
+      const outcome = outcomes[b];
+      for (const symbol of batch) {
+        const value = outcome?.values?.get(symbol);
+        if (value) values.set(symbol, value);
+        else {
+          const message = outcome?.error ?? 'the venue returned no data for this symbol';
+          failures.get(symbol)?.push({ venue: source.venue, symbol, section, message });
+        }
+      }
+    });
+    pending = pending.filter((symbol) => !values.has(symbol));
+  }
+  const issues = pending.flatMap((symbol) => {
+    const attempts = failures.get(symbol) ?? [];
+    return attempts.length > 0
+      ? attempts
+      : [{ venue: 'none', symbol, section, message: 'no source is configured for this kind of data' }];
+  });
+  return { values, issues };
+}
+
+async function attempt<S extends SectionName>(
+  source: SectionSource<S>,
+  batch: readonly string[],
+  context: FetchContext,
+): Promise<{ values: Map<string, Sourced<SectionValues[S]>> | null; error: string | null }> {
+  try {
+    return { values: await source.fetch(batch, context), error: null };
+  } catch (error) {
+    return { values: null, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function chunk<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}

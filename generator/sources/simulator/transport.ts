@@ -1,0 +1,54 @@
+// The embedded default source: a Transport that answers the venues' URLs from the seeded market simulator, byte for
+// byte in each venue's JSON, so simulated runs go through exactly the parsing code of live runs.
+import { TRACKED_ASSETS } from '../../../schemas/common.ts';
+import type { Transport, TransportRequest, TransportResponse } from '../transport.ts';
+import { VENUE_BASE_URLS } from '../venues.ts';
+import type { VenueId } from '../venues.ts';
+import { BINANCE_SPOT_ROUTES } from './binance-spot.ts';
+import { BINANCE_USDM_ROUTES } from './binance-usdm.ts';
+import { SimulatedMarket } from './market-model.ts';
+import { OKX_ROUTES } from './okx.ts';
+import type { SimContext, SimHandler } from './reply.ts';
+
+export interface SimulatedTransportOptions {
+  seed: number;
+  /** The simulated venues' clock (ms): every answer describes the market at this instant. */
+  asOf: number;
+  /** Symbols the simulated venues list (default: the seven tracked assets); others are unknown instruments. */
+  symbols?: readonly string[];
+}
+
+const ROUTES: Readonly<Record<VenueId, Readonly<Record<string, SimHandler>>>> = {
+  'binance-spot': BINANCE_SPOT_ROUTES,
+  'binance-usdm': BINANCE_USDM_ROUTES,
+  okx: OKX_ROUTES,
+};
+
+const HANDLERS = new Map<string, SimHandler>(
+  Object.entries(ROUTES).flatMap(([venue, routes]) =>
+    Object.entries(routes).map(
+      ([path, handler]) => [VENUE_BASE_URLS[venue as VenueId] + path, handler] as const,
+    ),
+  ),
+);
+
+const JSON_HEADERS = { 'content-type': 'application/json;charset=UTF-8' };
+
+export function createSimulatedTransport(options: SimulatedTransportOptions): Transport {
+  const context: SimContext = {
+    market: new SimulatedMarket(options.seed, options.asOf),
+    universe: new Set(options.symbols ?? TRACKED_ASSETS),
+  };
+  return {
+    mode: 'simulated',
+    async fetch(request: TransportRequest, signal?: AbortSignal): Promise<TransportResponse> {
+      signal?.throwIfAborted();
+      const url = new URL(request.url);
+      const handler =
+        (request.method ?? 'GET') === 'GET' ? HANDLERS.get(url.origin + url.pathname) : undefined;
+      if (!handler) return { status: 404, headers: { 'content-type': 'text/plain' }, body: 'Not Found' };
+      const reply = handler(url.searchParams, context);
+      return { status: reply.status, headers: { ...JSON_HEADERS }, body: JSON.stringify(reply.body) };
+    },
+  };
+}

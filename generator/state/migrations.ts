@@ -1,0 +1,93 @@
+// Versioned schema of the arena store. Append new migrations; never edit one that has shipped.
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'arena core: rounds, votes, brain predictions, outcomes, lessons, run log, lock',
+    sql: `
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+      CREATE TABLE rounds (
+        round_id TEXT PRIMARY KEY,
+        round_index INTEGER NOT NULL UNIQUE,
+        asset TEXT NOT NULL,
+        start_ms INTEGER NOT NULL,
+        end_ms INTEGER NOT NULL
+      );
+
+      -- voter_hash is an HMAC of the voter id with the store's salt; the id itself is never stored.
+      CREATE TABLE votes (
+        id INTEGER PRIMARY KEY,
+        round_id TEXT NOT NULL REFERENCES rounds(round_id),
+        voter_hash TEXT NOT NULL,
+        prediction TEXT NOT NULL CHECK (prediction IN ('BULLISH', 'BEARISH', 'NEUTRAL')),
+        voted_at_ms INTEGER NOT NULL,
+        source TEXT NOT NULL CHECK (source IN ('human', 'synthetic')),
+        replayed INTEGER NOT NULL DEFAULT 0 CHECK (replayed IN (0, 1)),
+        UNIQUE (round_id, voter_hash)
+      );
+
+      -- One call per round, recorded by the first run inside the entry window (or by a backfill replay).
+      CREATE TABLE brain_predictions (
+        round_id TEXT PRIMARY KEY REFERENCES rounds(round_id),
+        asset TEXT NOT NULL,
+        prediction TEXT NOT NULL CHECK (prediction IN ('BULLISH', 'BEARISH', 'NEUTRAL', 'NONE')),
+        confidence REAL,
+        start_price REAL,
+        recorded_at_ms INTEGER NOT NULL,
+        replayed INTEGER NOT NULL DEFAULT 0 CHECK (replayed IN (0, 1))
+      );
+
+      -- Exactly one row per round with a brain call; the crowd counts are frozen here at resolution.
+      CREATE TABLE outcomes (
+        round_id TEXT PRIMARY KEY REFERENCES brain_predictions(round_id),
+        status TEXT NOT NULL CHECK (status IN ('resolved', 'voided')),
+        outcome TEXT CHECK (outcome IN ('BULLISH', 'BEARISH', 'NEUTRAL')),
+        end_price REAL,
+        return_fraction REAL,
+        neutral_band REAL NOT NULL,
+        void_reason TEXT,
+        crowd_bullish INTEGER NOT NULL,
+        crowd_bearish INTEGER NOT NULL,
+        crowd_neutral INTEGER NOT NULL,
+        human_votes INTEGER NOT NULL,
+        synthetic_votes INTEGER NOT NULL,
+        resolved_at_ms INTEGER NOT NULL,
+        replayed INTEGER NOT NULL DEFAULT 0 CHECK (replayed IN (0, 1)),
+        CHECK ((status = 'resolved') = (outcome IS NOT NULL))
+      );
+
+      CREATE TABLE lessons (
+        lesson_id TEXT PRIMARY KEY,
+        round_id TEXT NOT NULL UNIQUE REFERENCES outcomes(round_id),
+        asset TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        replayed INTEGER NOT NULL CHECK (replayed IN (0, 1)),
+        body TEXT NOT NULL
+      );
+      CREATE INDEX lessons_by_time ON lessons (created_at_ms);
+
+      CREATE TABLE run_log (
+        id INTEGER PRIMARY KEY,
+        owner TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        as_of_ms INTEGER NOT NULL,
+        finished_at_ms INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+        detail TEXT
+      );
+
+      CREATE TABLE run_lock (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        owner TEXT NOT NULL,
+        acquired_at_ms INTEGER NOT NULL,
+        expires_at_ms INTEGER NOT NULL
+      );
+    `,
+  },
+];

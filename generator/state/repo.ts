@@ -1,0 +1,222 @@
+// Reads and writes of the arena store. Callers own the transactions; every write that could repeat across
+// runs is an INSERT OR IGNORE on a unique key, so repeating or overlapping runs change nothing twice.
+import type Database from 'better-sqlite3';
+import type { ArenaPrediction, ArenaReading, TrackedAsset } from '../../schemas/common.ts';
+import type { TeacherLesson } from '../../schemas/teacher-lessons.ts';
+import type { Round } from '../engines/arena/rounds.ts';
+import type { ResolvedRound } from '../engines/arena/lessons.ts';
+import type { RecordedCall, VoteTally } from '../engines/arena/types.ts';
+
+type Db = Database.Database;
+const flag = (b: boolean): number => (b ? 1 : 0);
+
+export const ensureRound = (db: Db, r: Round): void => {
+  db.prepare(
+    'INSERT OR IGNORE INTO rounds (round_id, round_index, asset, start_ms, end_ms) VALUES (?, ?, ?, ?, ?)',
+  ).run(r.id, r.index, r.asset, r.start, r.end);
+};
+
+export interface VoteRow {
+  roundId: string;
+  voterHash: string;
+  prediction: ArenaPrediction;
+  at: number;
+  source: 'human' | 'synthetic';
+  replayed: boolean;
+}
+
+/** Returns true when the vote was new. */
+export const insertVote = (db: Db, v: VoteRow): boolean =>
+  db
+    .prepare(
+      `INSERT OR IGNORE INTO votes (round_id, voter_hash, prediction, voted_at_ms, source, replayed)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    )
+    .run(v.roundId, v.voterHash, v.prediction, v.at, v.source, flag(v.replayed)).changes === 1;
+
+export const hasVoted = (db: Db, roundId: string, voterHash: string): boolean =>
+  db.prepare('SELECT 1 FROM votes WHERE round_id = ? AND voter_hash = ?').get(roundId, voterHash) !==
+  undefined;
+
+const TALLY_SQL = `SELECT
+  COALESCE(SUM(prediction = 'BULLISH'), 0) AS bullish, COALESCE(SUM(prediction = 'BEARISH'), 0) AS bearish,
+  COALESCE(SUM(prediction = 'NEUTRAL'), 0) AS neutral, COALESCE(SUM(source = 'human'), 0) AS human,
+  COALESCE(SUM(source = 'synthetic'), 0) AS synthetic, COALESCE(SUM(replayed), 0) AS replayed FROM votes`;
+
+const toTally = (r: Record<string, number>): VoteTally => ({
+  counts: { bullish: r.bullish!, bearish: r.bearish!, neutral: r.neutral! },
+  human: r.human!,
+  synthetic: r.synthetic!,
+  replayed: r.replayed!,
+});
+
+export const roundTally = (db: Db, roundId: string): VoteTally =>
+  toTally(db.prepare(`${TALLY_SQL} WHERE round_id = ?`).get(roundId) as Record<string, number>);
+
+export const allVotesTally = (db: Db): VoteTally =>
+  toTally(db.prepare(TALLY_SQL).get() as Record<string, number>);
+
+export const recordBrainCall = (db: Db, c: RecordedCall): boolean =>
+  db
+    .prepare(
+      `INSERT OR IGNORE INTO brain_predictions (round_id, asset, prediction, confidence, start_price, recorded_at_ms, replayed)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(c.roundId, c.asset, c.prediction, c.confidence, c.startPrice, c.recordedAt, flag(c.replayed))
+    .changes === 1;
+
+interface CallDbRow {
+  round_id: string;
+  asset: TrackedAsset;
+  prediction: ArenaReading;
+  confidence: number | null;
+  start_price: number | null;
+  recorded_at_ms: number;
+  replayed: number;
+}
+const toCall = (r: CallDbRow): RecordedCall => ({
+  roundId: r.round_id,
+  asset: r.asset,
+  prediction: r.prediction,
+  confidence: r.confidence,
+  startPrice: r.start_price,
+  recordedAt: r.recorded_at_ms,
+  replayed: r.replayed === 1,
+});
+
+export const brainCallFor = (db: Db, roundId: string): RecordedCall | null => {
+  const row = db.prepare('SELECT * FROM brain_predictions WHERE round_id = ?').get(roundId) as
+    CallDbRow | undefined;
+  return row ? toCall(row) : null;
+};
+
+export const latestBrainCall = (db: Db): RecordedCall | null => {
+  const row = db.prepare('SELECT * FROM brain_predictions ORDER BY recorded_at_ms DESC LIMIT 1').get() as
+    CallDbRow | undefined;
+  return row ? toCall(row) : null;
+};
+
+/** Rounds with a recorded call whose end has passed and that have no outcome yet. */
+export const unresolvedEndedRounds = (
+  db: Db,
+  asOf: number,
+): Array<{ roundIndex: number; call: RecordedCall }> =>
+  (
+    db
+      .prepare(
+        `SELECT p.*, r.round_index FROM brain_predictions p JOIN rounds r USING (round_id)
+         LEFT JOIN outcomes o USING (round_id) WHERE o.round_id IS NULL AND r.end_ms <= ? ORDER BY r.start_ms`,
+      )
+      .all(asOf) as Array<CallDbRow & { round_index: number }>
+  ).map((r) => ({ roundIndex: r.round_index, call: toCall(r) }));
+
+export interface OutcomeRow {
+  roundId: string;
+  status: 'resolved' | 'voided';
+  outcome: ArenaPrediction | null;
+  endPrice: number | null;
+  returnFraction: number | null;
+  neutralBand: number;
+  voidReason: string | null;
+  tally: VoteTally;
+  resolvedAt: number;
+  replayed: boolean;
+}
+
+/** Returns true only for the one call that actually resolves the round. */
+export const insertOutcome = (db: Db, o: OutcomeRow): boolean =>
+  db
+    .prepare(
+      `INSERT OR IGNORE INTO outcomes (round_id, status, outcome, end_price, return_fraction, neutral_band, void_reason,
+         crowd_bullish, crowd_bearish, crowd_neutral, human_votes, synthetic_votes, resolved_at_ms, replayed)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      o.roundId,
+      o.status,
+      o.outcome,
+      o.endPrice,
+      o.returnFraction,
+      o.neutralBand,
+      o.voidReason,
+      o.tally.counts.bullish,
+      o.tally.counts.bearish,
+      o.tally.counts.neutral,
+      o.tally.human,
+      o.tally.synthetic,
+      o.resolvedAt,
+      flag(o.replayed),
+    ).changes === 1;
+
+export const insertLesson = (db: Db, l: TeacherLesson, createdAt: number): void => {
+  db.prepare(
+    'INSERT OR IGNORE INTO lessons (lesson_id, round_id, asset, created_at_ms, replayed, body) VALUES (?, ?, ?, ?, ?, ?)',
+  ).run(l.lesson_id, l.round_id, l.asset, createdAt, flag(l.provenance.replayed), JSON.stringify(l));
+};
+
+export const latestLessons = (db: Db, limit: number): TeacherLesson[] =>
+  (
+    db
+      .prepare('SELECT body FROM lessons ORDER BY created_at_ms DESC, lesson_id DESC LIMIT ?')
+      .all(limit) as Array<{
+      body: string;
+    }>
+  ).map((r) => JSON.parse(r.body) as TeacherLesson);
+
+interface ResolvedDbRow {
+  round_id: string;
+  asset: TrackedAsset;
+  prediction: ArenaReading;
+  confidence: number | null;
+  outcome: ArenaPrediction;
+  return_fraction: number;
+  crowd_bullish: number;
+  crowd_bearish: number;
+  crowd_neutral: number;
+  human_votes: number;
+  synthetic_votes: number;
+  resolved_at_ms: number;
+  replayed: number;
+}
+
+/** Resolved rounds whose end falls in [sinceMs, untilMs], with the crowd counts frozen at resolution. */
+export const resolvedRounds = (db: Db, sinceMs: number, untilMs: number): ResolvedRound[] =>
+  (
+    db
+      .prepare(
+        `SELECT o.*, p.asset, p.prediction, p.confidence FROM outcomes o
+         JOIN brain_predictions p USING (round_id) JOIN rounds r USING (round_id)
+         WHERE o.status = 'resolved' AND r.end_ms >= ? AND r.end_ms <= ? ORDER BY r.start_ms`,
+      )
+      .all(sinceMs, untilMs) as ResolvedDbRow[]
+  ).map((r) => ({
+    roundId: r.round_id,
+    asset: r.asset,
+    brainCall: r.prediction,
+    brainConfidence: r.confidence,
+    counts: { bullish: r.crowd_bullish, bearish: r.crowd_bearish, neutral: r.crowd_neutral },
+    humanVotes: r.human_votes,
+    syntheticVotes: r.synthetic_votes,
+    outcome: r.outcome,
+    returnFraction: r.return_fraction,
+    resolvedAt: r.resolved_at_ms,
+    replayed: r.replayed === 1,
+  }));
+
+export const count = (db: Db, sql: string, ...params: unknown[]): number =>
+  (db.prepare(sql).get(...params) as { n: number | null }).n ?? 0;
+
+export interface RunRecord {
+  owner: string;
+  mode: string;
+  asOf: number;
+  finishedAt: number;
+  status: 'ok' | 'failed';
+  detail: string | null;
+}
+
+export const logRun = (db: Db, r: RunRecord): void => {
+  db.prepare(
+    'INSERT INTO run_log (owner, mode, as_of_ms, finished_at_ms, status, detail) VALUES (?, ?, ?, ?, ?, ?)',
+  ).run(r.owner, r.mode, r.asOf, r.finishedAt, r.status, r.detail);
+};

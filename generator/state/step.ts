@@ -1,0 +1,101 @@
+// One arena step of a generator run: record the open round's brain call, let the synthetic crowd vote
+// (simulated mode), resolve ended rounds into outcomes and lessons, and build the four validated bodies.
+// Everything happens in one IMMEDIATE transaction: a failure anywhere leaves the store as it was, and the next
+// run redoes the work (the bodies are always rebuilt from the store, so nothing is lost between runs).
+import { HumanConsensusResponse, SharedIntelligenceResponse } from '../../schemas/arena.ts';
+import type { DataMode } from '../../schemas/common.ts';
+import type { PublicPerformance } from '../../schemas/performance.ts';
+import { StatisticsResponse } from '../../schemas/statistics.ts';
+import { TeacherLessonsResponse } from '../../schemas/teacher-lessons.ts';
+import { buildArenaBodies, type ArenaBodies } from '../engines/arena/bodies.ts';
+import { publicPerformanceFrom, WINDOW_DAYS } from '../engines/arena/metrics.ts';
+import {
+  ENTRY_WINDOW_MINUTES,
+  RESOLVE_WINDOW_MINUTES,
+  roundAt,
+  roundByIndex,
+} from '../engines/arena/rounds.ts';
+import type { BrainCall } from '../engines/arena/types.ts';
+import type { RunClock } from '../engines/clock.ts';
+import { logRun, resolvedRounds, unresolvedEndedRounds } from './repo.ts';
+import { addSyntheticCrowd, recordRoundCall, settleRound } from './settle.ts';
+import { voterSalt, type ArenaStore } from './store.ts';
+import { readArenaView } from './view.ts';
+
+export interface ArenaStepInput {
+  store: ArenaStore;
+  /** Market time of the run (ms); normally clock.asOf. */
+  asOf: number;
+  mode: DataMode;
+  /** Seed of the synthetic crowd; used in simulated mode only (null counts as 0). */
+  seed: number | null;
+  brainCalls: BrainCall[];
+  /** Price per asset seen by this run. */
+  prices: Record<string, number | null>;
+  clock: RunClock;
+  /** Written to the run log. */
+  owner?: string;
+  /** Test seam: runs inside the transaction after every write, before the bodies are built and committed. */
+  onBeforeCommit?: () => void;
+}
+
+const MINUTE_MS = 60_000;
+
+const validated = (b: ArenaBodies): ArenaBodies => ({
+  humanConsensus: HumanConsensusResponse.parse(b.humanConsensus),
+  teacherLessons: TeacherLessonsResponse.parse(b.teacherLessons),
+  statistics: StatisticsResponse.parse(b.statistics),
+  sharedIntelligence: SharedIntelligenceResponse.parse(b.sharedIntelligence),
+});
+
+export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
+  const { store, asOf, mode } = input;
+  const db = store.db;
+  const simulated = mode === 'simulated';
+  const salt = simulated ? voterSalt(store) : '';
+  const seed = input.seed ?? 0;
+  const callFor = (asset: string) => input.brainCalls.find((c) => c.asset === asset);
+  const priceOf = (asset: string) => input.prices[asset] ?? callFor(asset)?.price ?? null;
+  const owner = input.owner ?? 'arena-step';
+
+  const step = db.transaction((): ArenaBodies => {
+    const round = roundAt(asOf);
+    if (asOf - round.start <= ENTRY_WINDOW_MINUTES * MINUTE_MS) {
+      recordRoundCall(db, round, callFor(round.asset), priceOf(round.asset), asOf, false);
+    }
+    if (simulated) addSyntheticCrowd(db, salt, seed, round, asOf, false);
+
+    for (const { roundIndex, call } of unresolvedEndedRounds(db, asOf)) {
+      const ended = roundByIndex(roundIndex);
+      // The crowd of an ended round votes in full before it is frozen into the outcome.
+      if (simulated && !call.replayed) addSyntheticCrowd(db, salt, seed, ended, ended.end - 1, false);
+      const lateMinutes = Math.floor((asOf - ended.end) / MINUTE_MS);
+      settleRound(db, {
+        round: ended,
+        call,
+        endPrice: priceOf(ended.asset),
+        resolvedAt: asOf,
+        replayed: call.replayed,
+        ...(lateMinutes > RESOLVE_WINDOW_MINUTES
+          ? { voidReason: `the first run after the round end came ${lateMinutes} minutes late` }
+          : {}),
+      });
+    }
+
+    logRun(db, { owner, mode, asOf, finishedAt: input.clock.generatedAt, status: 'ok', detail: null });
+    input.onBeforeCommit?.();
+    return validated(buildArenaBodies(readArenaView(store, input)));
+  });
+
+  try {
+    return step.immediate();
+  } catch (error) {
+    const detail = error instanceof Error ? error.message.slice(0, 500) : String(error);
+    logRun(db, { owner, mode, asOf, finishedAt: input.clock.generatedAt, status: 'failed', detail });
+    throw error;
+  }
+};
+
+/** The main brain's track record over the last WINDOW_DAYS days before asOf, for the main-brain endpoint. */
+export const publicPerformance = (store: ArenaStore, asOfMs: number): PublicPerformance =>
+  publicPerformanceFrom(resolvedRounds(store.db, asOfMs - WINDOW_DAYS * 86_400_000, asOfMs));

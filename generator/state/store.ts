@@ -1,0 +1,62 @@
+// The arena store: one SQLite file in WAL mode, migrated on open.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHmac, randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { MIGRATIONS } from './migrations.ts';
+
+export const DEFAULT_STORE_PATH = 'var/arena.sqlite';
+
+export interface ArenaStore {
+  readonly db: Database.Database;
+  readonly path: string;
+  close(): void;
+}
+
+const migrate = (db: Database.Database): void => {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  const apply = db.transaction((m: (typeof MIGRATIONS)[number]) => {
+    // Re-checked inside the write transaction: two processes opening a fresh store cannot both migrate.
+    if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return;
+    db.exec(m.sql);
+    db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+      m.version,
+      m.name,
+      new Date().toISOString(),
+    );
+  });
+  for (const m of MIGRATIONS) apply.immediate(m);
+};
+
+/** Opens (creating folders and file if needed) and migrates the store. */
+export const openArenaStore = (file: string = DEFAULT_STORE_PATH): ArenaStore => {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL'); // durable enough in WAL mode: a power loss may drop the last commit only
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000'); // concurrent writers wait their turn instead of failing at once
+  migrate(db);
+  return { db, path: file, close: () => db.close() };
+};
+
+export const schemaVersion = (store: ArenaStore): number =>
+  (store.db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
+
+/**
+ * The salt for voter hashes: EMI_VOTER_SALT when set, else a random one generated once and kept in the store.
+ * Keep it stable: a changed salt makes a returning voter look new (duplicate detection is per hash).
+ */
+export const voterSalt = (store: ArenaStore, env: NodeJS.ProcessEnv = process.env): string => {
+  const fromEnv = env.EMI_VOTER_SALT?.trim();
+  if (fromEnv) return fromEnv;
+  store.db
+    .prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('voter_salt', ?)")
+    .run(randomBytes(32).toString('hex'));
+  return (store.db.prepare("SELECT value FROM meta WHERE key = 'voter_salt'").get() as { value: string })
+    .value;
+};
+
+export const hashVoter = (salt: string, voter: string): string =>
+  createHmac('sha256', salt).update(voter).digest('hex');

@@ -1,0 +1,96 @@
+// `emi paywall` (run the worker on Node) and `emi buy PATH` (pay for a path with a development wallet).
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { createLocalPaywall, paywallEnv } from './local.ts';
+import { listen } from './node-listen.ts';
+import { buyWithDevWallet } from './buy.ts';
+import { DEV_FACILITATOR_PORT } from './dev-facilitator/server.ts';
+
+const parsePortOption = (value: string): number => {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`not a port: ${value}`);
+  return port;
+};
+
+function waitForShutdown(close: () => Promise<void>): void {
+  const stop = () => {
+    void close().finally(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+export function registerPaywallCommands(program: Command): void {
+  program
+    .command('paywall')
+    .description(
+      'run the x402 v2 paywall worker on Node (the development facilitator when no facilitator URL is set)',
+    )
+    .option('--port <n>', 'port to listen on', parsePortOption, 8402)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--pay-to <address>', 'Algorand payee address (env EMI_PAYTO)')
+    .option('--facilitator-url <url>', 'x402 facilitator base URL (env EMI_FACILITATOR_URL)')
+    .option(
+      '--paid <dir>',
+      'folder holding the paid bodies (env EMI_PAID_DIR)',
+      process.env.EMI_PAID_DIR ?? 'paid',
+    )
+    .option('--base-url <url>', 'public base URL (env EMI_BASE_URL)')
+    .action(
+      async (o: {
+        port: number;
+        host: string;
+        payTo?: string;
+        facilitatorUrl?: string;
+        paid: string;
+        baseUrl?: string;
+      }) => {
+        const env = paywallEnv();
+        const baseUrl = o.baseUrl ?? process.env.EMI_BASE_URL ?? `http://${o.host}:${o.port}`;
+        const paywall = await createLocalPaywall({
+          paidDir: resolve(o.paid),
+          baseUrl,
+          payTo: o.payTo ?? env.payTo,
+          facilitatorUrl: o.facilitatorUrl ?? env.facilitatorUrl,
+        });
+        const server = await listen(paywall.app, o.port, o.host);
+        console.log(`x402 paywall listening on http://${o.host}:${server.port}`);
+        for (const line of paywall.describe()) console.log(line);
+        waitForShutdown(async () => {
+          await server.close();
+          await paywall.close();
+        });
+      },
+    );
+
+  program
+    .command('buy')
+    .description('pay for a paid path with a development wallet funded through the development facilitator')
+    .argument('<path>', 'paid path (e.g. /api/x402-atlas.php) or full URL')
+    .option(
+      '--base-url <url>',
+      'where the site runs (env EMI_BASE_URL)',
+      process.env.EMI_BASE_URL ?? 'http://127.0.0.1:8080',
+    )
+    .option(
+      '--facilitator-url <url>',
+      'development facilitator (env EMI_FACILITATOR_URL)',
+      process.env.EMI_FACILITATOR_URL ?? `http://127.0.0.1:${DEV_FACILITATOR_PORT}`,
+    )
+    .action(async (path: string, o: { baseUrl: string; facilitatorUrl: string }) => {
+      const url = /^https?:\/\//.test(path)
+        ? path
+        : `${o.baseUrl.replace(/\/+$/, '')}${path.startsWith('/') ? '' : '/'}${path}`;
+      const result = await buyWithDevWallet({ url, facilitatorUrl: o.facilitatorUrl });
+      console.log(typeof result.body === 'string' ? result.body : JSON.stringify(result.body, null, 2));
+      console.log(`status: ${result.status}`);
+      console.log(`payer: ${result.payer}`);
+      if (result.transaction) console.log(`transaction: ${result.transaction}`);
+      else {
+        console.log(
+          `not settled${result.settlement?.errorReason ? `: ${result.settlement.errorReason}` : ''}`,
+        );
+        process.exitCode = 1;
+      }
+    });
+}

@@ -1,0 +1,94 @@
+// Strict decoding of the PAYMENT-SIGNATURE request header: a size cap, canonical padded base64 (standard
+// alphabet), UTF-8 that must decode without replacement characters, JSON, then the x402 v2 exact-on-Algorand
+// payload shape. Anything else is refused before it reaches the x402 packages or the facilitator.
+import { z } from 'zod';
+import type { PaymentPayload } from '@x402/core/types';
+
+/** Large enough for a 16-transaction group plus the echoed discovery extension; far below Node's 16 KiB limit. */
+export const MAX_PAYMENT_HEADER_CHARS = 12 * 1024;
+
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** One msgpack-encoded signed transaction is at most a few kilobytes. */
+const Base64Transaction = z.string().min(8).max(4096).regex(STRICT_BASE64, 'base64');
+
+const Accepted = z.object({
+  scheme: z.string().max(32),
+  network: z.string().max(128),
+  amount: z.string().max(40),
+  asset: z.string().max(64),
+  payTo: z.string().max(128),
+  maxTimeoutSeconds: z.number().int(),
+  extra: z.record(z.string(), z.unknown()),
+});
+
+const PaymentPayloadShape = z.object({
+  x402Version: z.literal(2),
+  accepted: Accepted,
+  payload: z.strictObject({
+    paymentGroup: z.array(Base64Transaction).min(1).max(16),
+    paymentIndex: z.number().int().min(0).max(15),
+  }),
+  resource: z.looseObject({ url: z.string() }).optional(),
+  extensions: z.record(z.string(), z.unknown()).optional(),
+});
+
+export type DecodeFailure =
+  | 'payment_header_too_large'
+  | 'payment_header_not_base64'
+  | 'payment_header_not_json'
+  | 'payment_header_wrong_shape';
+
+export type DecodedPayment =
+  | { ok: true; payload: PaymentPayload; paymentTransaction: string }
+  | { ok: false; error: DecodeFailure; message: string };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export function decodePaymentHeader(header: string): DecodedPayment {
+  if (header.length > MAX_PAYMENT_HEADER_CHARS) {
+    return {
+      ok: false,
+      error: 'payment_header_too_large',
+      message: `PAYMENT-SIGNATURE exceeds ${MAX_PAYMENT_HEADER_CHARS} characters`,
+    };
+  }
+  if (!STRICT_BASE64.test(header)) {
+    return {
+      ok: false,
+      error: 'payment_header_not_base64',
+      message: 'PAYMENT-SIGNATURE is not padded standard base64',
+    };
+  }
+  let json: unknown;
+  try {
+    const binary = atob(header);
+    const bytes = Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
+    json = JSON.parse(utf8.decode(bytes));
+  } catch {
+    return {
+      ok: false,
+      error: 'payment_header_not_json',
+      message: 'PAYMENT-SIGNATURE does not decode to UTF-8 JSON',
+    };
+  }
+  const parsed = PaymentPayloadShape.safeParse(json);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    const where = first?.path.join('.') || 'payload';
+    return {
+      ok: false,
+      error: 'payment_header_wrong_shape',
+      message: `PAYMENT-SIGNATURE is not an x402 v2 payment (${where}: ${first?.message})`,
+    };
+  }
+  const { payload } = parsed.data;
+  const paymentTransaction = payload.paymentGroup[payload.paymentIndex];
+  if (paymentTransaction === undefined) {
+    return {
+      ok: false,
+      error: 'payment_header_wrong_shape',
+      message: 'paymentIndex points outside paymentGroup',
+    };
+  }
+  return { ok: true, payload: parsed.data as PaymentPayload, paymentTransaction };
+}

@@ -1,0 +1,27 @@
+// Runs the paywall worker on Node (used by `emi paywall`; `emi serve` mounts the same app on its own origin).
+import type { Hono } from 'hono';
+import { createPaywallApp } from './app.ts';
+import type { PaywallAppOptions, PaywallConfig } from './app.ts';
+import { listen } from './node-listen.ts';
+
+export interface PaywallServerOptions extends PaywallConfig {
+  port: number;
+  host?: string;
+}
+
+export interface PaywallServer {
+  url: string;
+  app: Hono;
+  close(): Promise<void>;
+}
+
+export async function startPaywallServer(
+  options: PaywallServerOptions,
+  appOptions: PaywallAppOptions = {},
+): Promise<PaywallServer> {
+  const { port, host = '127.0.0.1', ...config } = options;
+  const app = createPaywallApp(config, appOptions); // throws before listening on an invalid payee
+  const listening = await listen(app, port, host);
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return { url: `http://${shownHost}:${listening.port}`, app, close: listening.close };
+}

@@ -1,0 +1,91 @@
+// Pera and Defly through their connect SDKs (WalletConnect v1 bridges to the mobile apps). Both share one API, so
+// one adapter serves both. The SDKs are created only when the person picks one: constructing them contacts the
+// wallet vendors' servers, which the page should not do unasked.
+import type algosdk from 'algosdk';
+import type { BuyerWallet, WalletKind } from './types.ts';
+import { WalletError } from './types.ts';
+
+interface SignerTransaction {
+  txn: algosdk.Transaction;
+  signers?: string[];
+}
+
+/** The part of PeraWalletConnect / DeflyWalletConnect this page uses. */
+interface ConnectSdk {
+  connect(): Promise<string[]>;
+  reconnectSession(): Promise<string[]>;
+  disconnect(): Promise<void>;
+  signTransaction(groups: SignerTransaction[][], signerAddress?: string): Promise<Uint8Array[]>;
+}
+
+/** Algorand mainnet's chain id in the connect SDKs (416002 is testnet, 4160 "any"). */
+const MAINNET_CHAIN_ID = 416001;
+
+const LABELS: Record<Exclude<WalletKind, 'development'>, string> = {
+  pera: 'Pera Wallet',
+  defly: 'Defly Wallet',
+};
+
+async function createSdk(kind: 'pera' | 'defly'): Promise<ConnectSdk> {
+  if (kind === 'pera') {
+    const { PeraWalletConnect } = await import('@perawallet/connect');
+    return new PeraWalletConnect({ chainId: MAINNET_CHAIN_ID }) as unknown as ConnectSdk;
+  }
+  const { DeflyWalletConnect } = await import('@blockshake/defly-connect');
+  return new DeflyWalletConnect({ chainId: MAINNET_CHAIN_ID }) as unknown as ConnectSdk;
+}
+
+/** Maps the SDKs' error types (`error.data.type`) and messages onto the page's plain categories. */
+export function classifyWalletError(error: unknown, walletLabel: string): WalletError {
+  const type = (error as { data?: { type?: string } } | null)?.data?.type ?? '';
+  const message = error instanceof Error ? error.message : String(error);
+  if (/NETWORK_MISMATCH/.test(type) || /network mismatch|wrong network|different network/i.test(message)) {
+    return new WalletError(
+      'wrong-network',
+      `${walletLabel} is set to another network. Switch it to Algorand mainnet.`,
+    );
+  }
+  if (/CANCEL|MODAL_CLOSED/.test(type) || /reject|cancel|declin|denied/i.test(message)) {
+    return new WalletError(
+      'rejected',
+      `${walletLabel}: the request was declined in the wallet. Nothing was signed.`,
+    );
+  }
+  return new WalletError(
+    'unavailable',
+    `${walletLabel} could not be reached (${message}). Nothing was signed.`,
+  );
+}
+
+export async function connectSdkWallet(kind: 'pera' | 'defly'): Promise<BuyerWallet> {
+  const label = LABELS[kind];
+  const sdk = await createSdk(kind);
+  let accounts: string[];
+  try {
+    accounts = await sdk.reconnectSession().catch(() => []);
+    if (accounts.length === 0) accounts = await sdk.connect();
+  } catch (error) {
+    throw classifyWalletError(error, label);
+  }
+  const address = accounts[0];
+  if (!address) throw new WalletError('rejected', `${label} shared no account.`);
+  return {
+    kind,
+    label,
+    address,
+    async signPayment(txns, paymentIndex) {
+      // signers: [] tells the wallet not to sign that transaction (the facilitator signs its fee payment).
+      const group = txns.map((txn, i) => (i === paymentIndex ? { txn } : { txn, signers: [] }));
+      let signed: Uint8Array[];
+      try {
+        signed = await sdk.signTransaction([group], address);
+      } catch (error) {
+        throw classifyWalletError(error, label);
+      }
+      const payment = signed.length === 1 ? signed[0] : signed[paymentIndex];
+      if (!payment) throw new WalletError('unavailable', `${label} returned no signed transaction.`);
+      return payment;
+    },
+    disconnect: () => sdk.disconnect(),
+  };
+}

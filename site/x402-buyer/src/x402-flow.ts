@@ -1,0 +1,311 @@
+// The x402 v2 exchange with the paywall, without any DOM: ask for the report, read and check the 402, sign once,
+// send PAYMENT-SIGNATURE, read the answer. Every failure comes back as a `Problem` worded for people.
+//
+// No double charge on retry: once the wallet has signed, the PAYMENT-SIGNATURE header is kept (in memory and in
+// sessionStorage, so a reload keeps it too) and every retry of the same request resends those exact bytes. The same
+// signed transaction has one id and can land on the ledger at most once, and it expires after its validity window.
+// The kept payment is dropped only when the server has given a definite answer (200, or a 402 refusal).
+import type { ChallengeCheck, PaymentRequirement } from '../../../generator/buyer/challenge.ts';
+import { checkChallenge } from '../../../generator/buyer/challenge.ts';
+import type { ChallengeSource } from '../../../generator/buyer/x402-codec.ts';
+import { decodeBase64Json, encodeBase64Json, readChallenge } from '../../../generator/buyer/x402-codec.ts';
+import {
+  HUMAN_REPORT_AMOUNT,
+  HUMAN_REPORT_PATH,
+  USDC_ASSET_ID,
+} from '../../../generator/buyer/human-report-terms.ts';
+import type { LedgerParams } from './payment-group.ts';
+import {
+  WrongNetworkError,
+  buildPaymentGroup,
+  checkSignedPayment,
+  encodePaymentGroup,
+  parseAlgodParams,
+} from './payment-group.ts';
+import type { BuyerWallet } from './wallets/types.ts';
+import { WalletError } from './wallets/types.ts';
+
+export type ProblemKind =
+  | 'wallet-rejected'
+  | 'wrong-network'
+  | 'wallet-unavailable'
+  | 'facilitator-unavailable'
+  | 'settlement-refused'
+  | 'payment-refused'
+  | 'timeout'
+  | 'network'
+  | 'server'
+  | 'bad-challenge';
+
+export interface Problem {
+  kind: ProblemKind;
+  message: string;
+  /** True when Retry resends the same signed payment (never a new signature). */
+  retrySafe: boolean;
+  /** Id of the signed transfer, when one exists, so the person can look it up. */
+  txId?: string;
+}
+
+export interface SettleResponse {
+  success: boolean;
+  transaction: string;
+  network: string;
+  payer?: string;
+  errorReason?: string;
+  errorMessage?: string;
+}
+
+export type ChallengeResult =
+  | { kind: 'challenge'; source: ChallengeSource; paymentRequired: unknown; check: ChallengeCheck }
+  | { kind: 'problem'; problem: Problem };
+
+export interface PendingPayment {
+  url: string;
+  header: string;
+  txId: string;
+  requirement: PaymentRequirement;
+}
+
+export type PaidResult =
+  | {
+      kind: 'paid';
+      report: unknown;
+      rawText: string;
+      settlement: SettleResponse | null;
+      payment: PendingPayment;
+    }
+  | { kind: 'problem'; problem: Problem };
+
+export const CHALLENGE_TIMEOUT_MS = 15_000;
+/** Settlement waits for on-chain confirmation (a few seconds on mainnet): leave room for a slow facilitator. */
+export const PAYMENT_TIMEOUT_MS = 60_000;
+
+const PENDING_KEY = 'x402-buyer:pending:';
+
+/** Kept signed payments, one per URL. */
+export const pendingPayments = {
+  load(url: string): PendingPayment | null {
+    try {
+      const raw = sessionStorage.getItem(PENDING_KEY + url);
+      return raw ? (JSON.parse(raw) as PendingPayment) : null;
+    } catch {
+      return null;
+    }
+  },
+  save(payment: PendingPayment): void {
+    sessionStorage.setItem(PENDING_KEY + payment.url, JSON.stringify(payment));
+  },
+  clear(url: string): void {
+    sessionStorage.removeItem(PENDING_KEY + url);
+  },
+};
+
+async function fetchWithTimeout(
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+): Promise<Response | Problem> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    return await fetch(url, { ...init, cache: 'no-store', signal: controller.signal });
+  } catch {
+    return controller.signal.aborted
+      ? {
+          kind: 'timeout',
+          message: `The server did not answer within ${timeoutMs / 1000} seconds.`,
+          retrySafe: true,
+        }
+      : { kind: 'network', message: 'The server could not be reached (network error).', retrySafe: true };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const isProblem = (value: Response | Problem): value is Problem => !(value instanceof Response);
+
+async function bodyMessage(response: Response): Promise<string> {
+  const text = await response.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as { message?: unknown; error?: unknown };
+    const message = typeof body.message === 'string' ? body.message : body.error;
+    if (typeof message === 'string') return message;
+  } catch {
+    // not JSON
+  }
+  return text.slice(0, 200);
+}
+
+/** Asks for the report without paying and checks the 402 challenge against the page's terms. */
+export async function requestChallenge(url: string, merchantAddress: string): Promise<ChallengeResult> {
+  const response = await fetchWithTimeout(
+    url,
+    { headers: { Accept: 'application/json' } },
+    CHALLENGE_TIMEOUT_MS,
+  );
+  if (isProblem(response)) return { kind: 'problem', problem: response };
+  if (response.status !== 402) {
+    return {
+      kind: 'problem',
+      problem: {
+        kind: response.status >= 500 ? 'facilitator-unavailable' : 'server',
+        message: `Expected a payment request (HTTP 402) but the server answered HTTP ${response.status}: ${await bodyMessage(response)}`,
+        retrySafe: true,
+      },
+    };
+  }
+  const read = readChallenge(response.headers.get('PAYMENT-REQUIRED'), await response.text());
+  if ('error' in read)
+    return { kind: 'problem', problem: { kind: 'bad-challenge', message: read.error, retrySafe: true } };
+  const check = checkChallenge(read.paymentRequired, {
+    amount: HUMAN_REPORT_AMOUNT,
+    asset: USDC_ASSET_ID,
+    payTo: merchantAddress,
+    resourcePath: HUMAN_REPORT_PATH,
+  });
+  return { kind: 'challenge', source: read.source, paymentRequired: read.paymentRequired, check };
+}
+
+export class ParamsUnavailableError extends Error {}
+
+export async function fetchLedgerParams(algodUrl: string): Promise<LedgerParams> {
+  const response = await fetchWithTimeout(`${algodUrl}/v2/transactions/params`, {}, CHALLENGE_TIMEOUT_MS);
+  if (isProblem(response) || !response.ok) {
+    throw new ParamsUnavailableError(
+      'The Algorand node that supplies the current round did not answer. Nothing was signed.',
+    );
+  }
+  return parseAlgodParams(await response.json());
+}
+
+const randomNonce = (): string =>
+  Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, '0')).join('');
+
+/** Builds the group, has the wallet sign the buyer's transfer only, and keeps the resulting header for retries. */
+export async function signPayment(
+  url: string,
+  paymentRequired: { resource?: unknown },
+  requirement: PaymentRequirement,
+  wallet: BuyerWallet,
+  params: LedgerParams,
+): Promise<PendingPayment> {
+  const group = buildPaymentGroup(requirement, wallet.address, params, randomNonce());
+  const signed = await wallet.signPayment(group.txns, group.paymentIndex);
+  checkSignedPayment(group, signed);
+  const header = encodeBase64Json({
+    x402Version: 2,
+    ...(paymentRequired.resource ? { resource: paymentRequired.resource } : {}),
+    accepted: requirement, // verbatim: the server matches it against its own terms
+    payload: { paymentGroup: encodePaymentGroup(group, signed), paymentIndex: group.paymentIndex },
+  });
+  const payment: PendingPayment = { url, header, txId: group.paymentTxId, requirement };
+  pendingPayments.save(payment);
+  return payment;
+}
+
+/** Why a payment could not be prepared or signed, before anything was sent. */
+export function preparationProblem(error: unknown): Problem {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof WalletError) {
+    const kinds = {
+      rejected: 'wallet-rejected',
+      'wrong-network': 'wrong-network',
+      unavailable: 'wallet-unavailable',
+    } as const;
+    return { kind: kinds[error.failure], message, retrySafe: false };
+  }
+  if (error instanceof WrongNetworkError) return { kind: 'wrong-network', message, retrySafe: false };
+  if (error instanceof ParamsUnavailableError) return { kind: 'network', message, retrySafe: false };
+  return {
+    kind: 'wallet-unavailable',
+    message: `The payment could not be prepared: ${message}`,
+    retrySafe: false,
+  };
+}
+
+function readSettlement(response: Response): SettleResponse | null {
+  const header = response.headers.get('PAYMENT-RESPONSE');
+  const decoded = header ? decodeBase64Json(header) : null;
+  return decoded && typeof decoded === 'object' ? (decoded as SettleResponse) : null;
+}
+
+/** Sends a (new or kept) signed payment and interprets the answer. */
+export async function sendPayment(payment: PendingPayment): Promise<PaidResult> {
+  const response = await fetchWithTimeout(
+    payment.url,
+    { headers: { Accept: 'application/json', 'PAYMENT-SIGNATURE': payment.header } },
+    PAYMENT_TIMEOUT_MS,
+  );
+  const txId = payment.txId;
+  if (isProblem(response)) {
+    return {
+      kind: 'problem',
+      problem: { ...response, message: `${response.message} Your signed payment is kept.`, txId },
+    };
+  }
+  const settlement = readSettlement(response);
+  if (response.status === 200) {
+    pendingPayments.clear(payment.url);
+    const rawText = await response.text();
+    try {
+      return { kind: 'paid', report: JSON.parse(rawText) as unknown, rawText, settlement, payment };
+    } catch {
+      return {
+        kind: 'problem',
+        problem: {
+          kind: 'server',
+          message: 'The server confirmed payment but sent an unreadable report.',
+          retrySafe: false,
+          txId,
+        },
+      };
+    }
+  }
+  if (response.status === 402) {
+    pendingPayments.clear(payment.url);
+    if (settlement) {
+      const why = settlement.errorMessage ?? settlement.errorReason ?? 'no reason given';
+      return {
+        kind: 'problem',
+        problem: {
+          kind: 'settlement-refused',
+          message: `The payment was not settled: ${why}.`,
+          retrySafe: false,
+          txId,
+        },
+      };
+    }
+    return {
+      kind: 'problem',
+      problem: {
+        kind: 'payment-refused',
+        message:
+          `The server did not accept the signed payment: ${await bodyMessage(response)}. ` +
+          'If an earlier attempt timed out, that payment may have gone through: look the transaction up before paying again.',
+        retrySafe: false,
+        txId,
+      },
+    };
+  }
+  const detail = await bodyMessage(response);
+  if (response.status === 502 || response.status === 503 || response.status === 504) {
+    return {
+      kind: 'problem',
+      problem: {
+        kind: 'facilitator-unavailable',
+        message: `The payment service is unavailable right now (HTTP ${response.status}: ${detail}). Your signed payment is kept.`,
+        retrySafe: true,
+        txId,
+      },
+    };
+  }
+  return {
+    kind: 'problem',
+    problem: {
+      kind: 'server',
+      message: `The server answered HTTP ${response.status}: ${detail}`,
+      retrySafe: true,
+      txId,
+    },
+  };
+}

@@ -1,0 +1,233 @@
+// The buyer page's non-DOM modules in Node: the payment group (verified and settled by the official @x402/avm
+// facilitator scheme through the development facilitator), config.json validation, the development wallet guard,
+// and the mapping of wallet SDK errors to plain categories.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import algosdk from 'algosdk';
+import type { PaymentRequirement } from '../generator/buyer/challenge.ts';
+import { ALGORAND_MAINNET_GENESIS_HASH } from '../generator/buyer/human-report-terms.ts';
+import {
+  WrongNetworkError,
+  buildPaymentGroup,
+  checkSignedPayment,
+  encodePaymentGroup,
+  parseAlgodParams,
+  validityRounds,
+} from '../site/x402-buyer/src/payment-group.ts';
+import type { LedgerParams } from '../site/x402-buyer/src/payment-group.ts';
+import { DEFAULT_MAINNET_ALGOD, parseBuyerConfig } from '../site/x402-buyer/src/config.ts';
+import { developmentWalletAllowed } from '../site/x402-buyer/src/wallets/development.ts';
+import { classifyWalletError } from '../site/x402-buyer/src/wallets/connect-sdk.ts';
+import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+
+const MAINNET = 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k';
+const merchant = algosdk.generateAccount().addr.toString();
+
+const requirementFor = (feePayer?: string): PaymentRequirement => ({
+  scheme: 'exact',
+  network: MAINNET,
+  amount: '100000',
+  asset: '31566704',
+  payTo: merchant,
+  maxTimeoutSeconds: 300,
+  extra: feePayer ? { feePayer } : {},
+});
+
+const params: LedgerParams = {
+  genesisHash: ALGORAND_MAINNET_GENESIS_HASH,
+  genesisId: 'mainnet-v1.0',
+  lastRound: 5000n,
+  minFee: 1000n,
+  feePerByte: 0n,
+};
+
+describe('payment group', () => {
+  const buyer = algosdk.generateAccount();
+  const feePayer = algosdk.generateAccount().addr.toString();
+
+  it('is [unsigned zero pay by the fee payer carrying the group fee, the exact transfer with fee 0]', () => {
+    const group = buildPaymentGroup(requirementFor(feePayer), buyer.addr.toString(), params, 'n1');
+    const [fee, transfer] = group.txns as [algosdk.Transaction, algosdk.Transaction];
+    expect(group.paymentIndex).toBe(1);
+    expect(fee.type).toBe('pay');
+    expect(fee.sender.toString()).toBe(feePayer);
+    expect(fee.payment?.receiver.toString()).toBe(feePayer);
+    expect(fee.payment?.amount).toBe(0n);
+    expect(fee.fee).toBe(2000n);
+    expect(transfer.type).toBe('axfer');
+    expect(transfer.sender.toString()).toBe(buyer.addr.toString());
+    expect(transfer.assetTransfer?.receiver.toString()).toBe(merchant);
+    expect(transfer.assetTransfer?.assetIndex).toBe(31566704n);
+    expect(transfer.assetTransfer?.amount).toBe(100000n);
+    expect(transfer.fee).toBe(0n);
+    expect(fee.group).toEqual(transfer.group);
+    expect(transfer.firstValid).toBe(5000n);
+    expect(transfer.lastValid).toBe(5000n + validityRounds(300));
+    expect(group.paymentTxId).toBe(transfer.txID());
+  });
+
+  it('is one self-funded transfer without a fee payer, and unique per nonce', () => {
+    const a = buildPaymentGroup(requirementFor(), buyer.addr.toString(), { ...params, feePerByte: 10n }, 'a');
+    const b = buildPaymentGroup(requirementFor(), buyer.addr.toString(), params, 'b');
+    expect(a.txns).toHaveLength(1);
+    expect(a.paymentIndex).toBe(0);
+    expect(a.txns[0]?.fee).toBeGreaterThan(1000n); // fee per byte x size
+    expect(a.paymentTxId).not.toBe(b.paymentTxId);
+  });
+
+  it('refuses ledger parameters of another network', () => {
+    const testnet = { ...params, genesisHash: 'SGO1GKSzyE7IEPItTxCByw9x8FmnrCDexi9/cOUJOiI=' };
+    expect(() => buildPaymentGroup(requirementFor(feePayer), buyer.addr.toString(), testnet, 'x')).toThrow(
+      WrongNetworkError,
+    );
+  });
+
+  it('accepts only the signed transfer itself back from a wallet', () => {
+    const group = buildPaymentGroup(requirementFor(feePayer), buyer.addr.toString(), params, 'n2');
+    const other = buildPaymentGroup(requirementFor(feePayer), buyer.addr.toString(), params, 'n3');
+    expect(() => checkSignedPayment(group, group.txns[1]!.signTxn(buyer.sk))).not.toThrow();
+    expect(() => checkSignedPayment(group, other.txns[1]!.signTxn(buyer.sk))).toThrow(
+      /different transaction/,
+    );
+    expect(() => checkSignedPayment(group, algosdk.encodeUnsignedTransaction(group.txns[1]!))).toThrow();
+  });
+
+  it('keeps the validity window between 10 and 1000 rounds', () => {
+    expect(validityRounds(1)).toBe(10n);
+    expect(validityRounds(300)).toBe(120n);
+    expect(validityRounds(1_000_000)).toBe(1000n);
+  });
+
+  it('reads algod params and refuses an unreadable answer', () => {
+    const raw = {
+      fee: 0,
+      'genesis-hash': ALGORAND_MAINNET_GENESIS_HASH,
+      'genesis-id': 'mainnet-v1.0',
+      'last-round': 7,
+      'min-fee': 1000,
+    };
+    expect(parseAlgodParams(raw)).toEqual({ ...params, lastRound: 7n });
+    expect(() => parseAlgodParams({ fee: 0 })).toThrow(/unreadable/);
+  });
+});
+
+describe('payment group against the official facilitator scheme', () => {
+  let facilitator: DevFacilitator;
+  beforeAll(async () => {
+    facilitator = await startDevFacilitator({ port: 0 });
+    facilitator.ledger.optIn(merchant);
+  });
+  afterAll(() => facilitator.close());
+
+  it('verifies and settles: the merchant receives exactly the price', async () => {
+    const buyer = algosdk.generateAccount();
+    facilitator.ledger.fund(buyer.addr.toString(), 1_000_000n);
+    const ledgerParams = parseAlgodParams(
+      await (await fetch(`${facilitator.url}/v2/transactions/params`)).json(),
+    );
+    const requirement = requirementFor(facilitator.feePayer);
+    const group = buildPaymentGroup(requirement, buyer.addr.toString(), ledgerParams, 'settle');
+    const signed = group.txns[group.paymentIndex]!.signTxn(buyer.sk);
+    const body = {
+      x402Version: 2,
+      paymentPayload: {
+        x402Version: 2,
+        accepted: requirement,
+        payload: { paymentGroup: encodePaymentGroup(group, signed), paymentIndex: group.paymentIndex },
+      },
+      paymentRequirements: requirement,
+    };
+    const post = async (path: string) =>
+      (
+        await fetch(`${facilitator.url}${path}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json();
+    expect(await post('/verify')).toMatchObject({ isValid: true, payer: buyer.addr.toString() });
+    expect(await post('/settle')).toMatchObject({ success: true, transaction: group.paymentTxId });
+    expect(facilitator.ledger.assetBalance(merchant)).toBe(100000n);
+    expect(facilitator.ledger.assetBalance(buyer.addr.toString())).toBe(900000n);
+    expect(await post('/settle')).toMatchObject({ success: false }); // the same signed group cannot land twice
+    expect(facilitator.ledger.assetBalance(merchant)).toBe(100000n);
+  });
+});
+
+describe('config.json', () => {
+  const base = 'http://127.0.0.1:8080/x402-buyer/config.json';
+  const report = 'http://127.0.0.1:8080/api/x402-atlas-human-report.php';
+  const valid = {
+    merchantAddress: merchant,
+    network: MAINNET,
+    facilitatorMode: 'development',
+    devFundUrl: '/x402-dev-facilitator/dev/fund',
+  };
+
+  it('resolves relative URLs and finds the development params next to the faucet', () => {
+    expect(parseBuyerConfig(valid, base, report)).toEqual({
+      ok: true,
+      config: {
+        merchantAddress: merchant,
+        network: MAINNET,
+        facilitatorMode: 'development',
+        devFundUrl: 'http://127.0.0.1:8080/x402-dev-facilitator/dev/fund',
+        algodUrl: 'http://127.0.0.1:8080/x402-dev-facilitator',
+        reportUrl: report,
+      },
+    });
+  });
+
+  it('uses a public mainnet algod in production and drops any faucet', () => {
+    const result = parseBuyerConfig({ ...valid, facilitatorMode: 'production' }, base, report);
+    expect(result).toMatchObject({ ok: true, config: { algodUrl: DEFAULT_MAINNET_ALGOD } });
+    expect(result.ok && result.config.devFundUrl).toBeUndefined();
+  });
+
+  it.each([
+    ['no merchant', { ...valid, merchantAddress: undefined }, /merchant address/],
+    ['a bad merchant', { ...valid, merchantAddress: 'ABC' }, /merchant address/],
+    [
+      'testnet',
+      { ...valid, network: 'algorand:SGO1GKSzyE7IEPItTxCByw9x8FmnrCDe' },
+      /only pays on Algorand mainnet/,
+    ],
+    ['no mode', { ...valid, facilitatorMode: 'test' }, /facilitatorMode/],
+    ['development without params', { ...valid, devFundUrl: undefined }, /algodUrl/],
+    ['not an object', [], /not a JSON object/],
+  ])('refuses %s', (_name, raw, reason) => {
+    const result = parseBuyerConfig(raw, base, report);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.reason).toMatch(reason);
+  });
+});
+
+describe('development wallet guard', () => {
+  const dev = { facilitatorMode: 'development', devFundUrl: 'http://127.0.0.1:4021/dev/fund' };
+  it('is offered only in development mode with page and faucet on loopback', () => {
+    expect(developmentWalletAllowed(dev, 'http://127.0.0.1:8080/x402-buyer/')).toBe(true);
+    expect(developmentWalletAllowed(dev, 'http://localhost:8080/x402-buyer/')).toBe(true);
+    expect(developmentWalletAllowed(dev, 'https://example.org/x402-buyer/')).toBe(false);
+    expect(
+      developmentWalletAllowed({ ...dev, devFundUrl: 'https://example.org/dev/fund' }, 'http://127.0.0.1/'),
+    ).toBe(false);
+    expect(developmentWalletAllowed({ ...dev, facilitatorMode: 'production' }, 'http://127.0.0.1/')).toBe(
+      false,
+    );
+    expect(developmentWalletAllowed({ facilitatorMode: 'development' }, 'http://127.0.0.1/')).toBe(false);
+  });
+});
+
+describe('wallet errors', () => {
+  const sdkError = (type: string, message: string) => Object.assign(new Error(message), { data: { type } });
+  it.each([
+    [sdkError('SIGN_TXN_CANCELLED', 'Transaction signing is cancelled by user.'), 'rejected'],
+    [sdkError('SIGN_TRANSACTIONS', 'User Rejected Request'), 'rejected'],
+    [sdkError('CONNECT_MODAL_CLOSED', 'Connect modal is closed by user'), 'rejected'],
+    [sdkError('SIGN_TXN_NETWORK_MISMATCH', 'Network mismatch'), 'wrong-network'],
+    [sdkError('SESSION_CONNECT', 'bridge unreachable'), 'unavailable'],
+    [new Error('Failed to fetch: network error'), 'unavailable'],
+  ])('%s -> %s', (error, failure) => {
+    expect(classifyWalletError(error, 'Pera Wallet').failure).toBe(failure);
+  });
+});

@@ -1,0 +1,153 @@
+// The development facilitator on its own: its HTTP surface, the loopback-only faucet and the ledger's rules.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import algosdk from 'algosdk';
+import { ALGORAND_MAINNET, ALGORAND_MAINNET_GENESIS_HASH } from '../schemas/paid/terms.ts';
+import { createDevFacilitatorApp, startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import { InMemoryAlgorandLedger } from '../paywall-worker/dev-facilitator/ledger.ts';
+
+let facilitator: DevFacilitator;
+beforeAll(async () => {
+  facilitator = await startDevFacilitator();
+});
+afterAll(async () => {
+  await facilitator?.close();
+});
+
+const post = (path: string, body: unknown) =>
+  fetch(`${facilitator.url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+describe('HTTP surface', () => {
+  it('lists the exact scheme on Algorand mainnet with its run-time fee payer', async () => {
+    const supported = await (await fetch(`${facilitator.url}/supported`)).json();
+    expect(supported.kinds).toEqual([
+      {
+        x402Version: 2,
+        scheme: 'exact',
+        network: ALGORAND_MAINNET,
+        extra: { feePayer: facilitator.feePayer },
+      },
+    ]);
+    expect(supported.signers['algorand:*']).toEqual([facilitator.feePayer]);
+    expect(algosdk.isValidAddress(facilitator.feePayer)).toBe(true);
+  });
+
+  it('makes a new fee payer key at every start', async () => {
+    const other = await startDevFacilitator();
+    expect(other.feePayer).not.toBe(facilitator.feePayer);
+    await other.close();
+  });
+
+  it('answers the algod suggested-params call from the ledger', async () => {
+    const params = await (await fetch(`${facilitator.url}/v2/transactions/params`)).json();
+    expect(params['genesis-hash']).toBe(ALGORAND_MAINNET_GENESIS_HASH);
+    expect(params['last-round']).toBe(Number(facilitator.ledger.round));
+  });
+
+  it('refuses malformed verify and settle requests with 400', async () => {
+    expect((await post('/verify', { nope: true })).status).toBe(400);
+    expect((await fetch(`${facilitator.url}/settle`, { method: 'POST', body: 'not json' })).status).toBe(400);
+  });
+
+  it('funds an address: opt-in, test USDC and ALGO for fees', async () => {
+    const address = algosdk.generateAccount().addr.toString();
+    const response = await post('/dev/fund', { address, amount: '250000' });
+    expect(response.status).toBe(200);
+    expect(facilitator.ledger.assetBalance(address)).toBe(250_000n);
+    expect(facilitator.ledger.algoBalance(address)).toBeGreaterThan(200_000n);
+  });
+
+  it('refuses bad faucet requests', async () => {
+    const address = algosdk.generateAccount().addr.toString();
+    expect((await post('/dev/fund', { address: 'nope', amount: '1' })).status).toBe(400);
+    expect((await post('/dev/fund', { address, amount: '-1' })).status).toBe(400);
+    expect((await post('/dev/fund', { address, amount: '1000000001' })).status).toBe(400);
+  });
+
+  it('refuses the faucet to a non-loopback caller', async () => {
+    const { app } = createDevFacilitatorApp(new InMemoryAlgorandLedger());
+    const request = new Request('http://127.0.0.1/dev/fund', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ address: algosdk.generateAccount().addr.toString(), amount: '1' }),
+    });
+    const remote = {
+      incoming: { socket: { remoteAddress: '203.0.113.7', remotePort: 5555, remoteFamily: 'IPv4' } },
+    };
+    expect((await app.fetch(request, remote)).status).toBe(403);
+  });
+
+  it('has no faucet outside development mode', async () => {
+    const { app } = createDevFacilitatorApp(new InMemoryAlgorandLedger(), { devMode: false });
+    const response = await app.fetch(
+      new Request('http://127.0.0.1/dev/fund', { method: 'POST', body: '{}' }),
+    );
+    expect(response.status).toBe(404);
+  });
+
+  it('only listens on 127.0.0.1', async () => {
+    await expect(startDevFacilitator({ host: '0.0.0.0' as '127.0.0.1' })).rejects.toThrow(/127\.0\.0\.1/);
+  });
+});
+
+describe('ledger rules', () => {
+  const ledger = new InMemoryAlgorandLedger();
+  const alice = algosdk.generateAccount();
+  const bob = algosdk.generateAccount();
+  ledger.fund(alice.addr.toString(), 1_000_000n);
+  ledger.optIn(bob.addr.toString());
+
+  const params = () => ({
+    fee: 1000n,
+    minFee: 1000n,
+    firstValid: ledger.round,
+    lastValid: ledger.round + 10n,
+    genesisHash: algosdk.base64ToBytes(ALGORAND_MAINNET_GENESIS_HASH),
+    genesisID: 'mainnet-v1.0',
+    flatFee: true,
+  });
+  const transfer = (amount: bigint, receiver = bob.addr) =>
+    algosdk.makeAssetTransferTxnWithSuggestedParamsFromObject({
+      sender: alice.addr,
+      receiver,
+      assetIndex: 31566704,
+      amount,
+      suggestedParams: params(),
+    });
+
+  it('applies a valid signed transfer once and refuses it the second time', () => {
+    const signed = transfer(1000n).signTxn(alice.sk);
+    expect(ledger.check([signed])).toBeNull();
+    ledger.submit([signed]);
+    expect(ledger.assetBalance(bob.addr.toString())).toBe(1000n);
+    expect(ledger.check([signed])).toMatch(/already in ledger/);
+    expect(() => ledger.submit([signed])).toThrow(/already in ledger/);
+  });
+
+  it('refuses a transaction signed by another key', () => {
+    const txn = transfer(1n);
+    const forged = new algosdk.SignedTransaction({ txn, sig: txn.rawSignTxn(bob.sk) }); // bob signs alice's transfer
+    expect(ledger.check([algosdk.encodeMsgpack(forged)])).toMatch(/invalid signature/);
+    expect(ledger.check([txn.signTxn(bob.sk)])).toMatch(/single-key/); // signing as an auth address: not here
+  });
+
+  it('refuses a receiver that is not opted in, and an overdraft', () => {
+    const stranger = algosdk.generateAccount().addr;
+    expect(ledger.check([transfer(1n, stranger).signTxn(alice.sk)])).toMatch(/not opted in|does not exist/);
+    expect(ledger.check([transfer(10_000_000n).signTxn(alice.sk)])).toMatch(/holds/);
+  });
+
+  it('refuses an unsigned transaction and a wrong group id', () => {
+    const unsigned = algosdk.encodeMsgpack(new algosdk.SignedTransaction({ txn: transfer(1n) }));
+    expect(ledger.check([unsigned])).toMatch(/not signed/);
+    const a = transfer(1n);
+    const b = transfer(2n);
+    a.group = new Uint8Array(32).fill(1);
+    b.group = new Uint8Array(32).fill(1);
+    expect(ledger.check([a.signTxn(alice.sk), b.signTxn(alice.sk)])).toMatch(/group id/);
+  });
+});

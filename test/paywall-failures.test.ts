@@ -1,0 +1,224 @@
+// What the worker does when something other than the payment is wrong: the facilitator is down, slow, answering
+// 500 or garbage, settlement is refused after verification, or the paid file is missing. The paid body is never
+// served, and nobody is charged for a body that cannot be served.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Hono } from 'hono';
+import algosdk from 'algosdk';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { PaywallErrorBody } from '../schemas/paid/payment-required.ts';
+import { PAID_EXAMPLES } from '../schemas/paid/examples.ts';
+import { createPaywallApp, PaywallConfigError } from '../paywall-worker/app.ts';
+import { listen } from '../paywall-worker/node-listen.ts';
+import { startPaywallServer } from '../paywall-worker/server.ts';
+import type { PaywallServer } from '../paywall-worker/server.ts';
+import { createFsStorage } from '../paywall-worker/storage-fs.ts';
+import { fetchChallenge, newBuyer, paymentHeader, resourceById, startStack } from './paywall-harness.ts';
+import type { Buyer, Stack } from './paywall-harness.ts';
+
+type Mode = 'pass' | 'slow' | '500' | 'garbage' | 'expire-first';
+
+/** A facilitator in front of the development one whose verify and settle can misbehave on demand. */
+async function startProxyFacilitator(target: string, ledgerAdvance: () => void) {
+  const modes = { verify: 'pass' as Mode, settle: 'pass' as Mode };
+  const calls = { verify: 0, settle: 0 };
+  const app = new Hono();
+  app.get('/supported', async () => fetch(`${target}/supported`));
+  for (const op of ['verify', 'settle'] as const) {
+    app.post(`/${op}`, async (c) => {
+      calls[op] += 1;
+      const mode = modes[op];
+      if (mode === 'slow') await new Promise((r) => setTimeout(r, 3000));
+      if (mode === '500') return c.json({ error: 'internal failure' }, 500);
+      if (mode === 'garbage') return c.text('<html>not json</html>', 200);
+      if (mode === 'expire-first') ledgerAdvance(); // the payment's validity ends between verify and settle
+      return fetch(`${target}/${op}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: await c.req.text(),
+      });
+    });
+  }
+  const listening = await listen(app, 0, '127.0.0.1');
+  return { url: `http://127.0.0.1:${listening.port}`, modes, calls, close: listening.close };
+}
+
+const resource = resourceById('paidMainBrain');
+let stack: Stack;
+let proxy: Awaited<ReturnType<typeof startProxyFacilitator>>;
+let worker: PaywallServer;
+let buyer: Buyer;
+
+beforeAll(async () => {
+  stack = await startStack();
+  proxy = await startProxyFacilitator(stack.facilitator.url, () => stack.facilitator.ledger.advance(50));
+  worker = await startWorker(proxy.url);
+  buyer = await newBuyer(stack.facilitator);
+});
+afterEach(async () => {
+  proxy.modes.verify = 'pass';
+  proxy.modes.settle = 'pass';
+  await writeFile(join(stack.paidDir, resource.file), JSON.stringify(PAID_EXAMPLES[resource.id]));
+});
+afterAll(async () => {
+  await worker?.close();
+  await proxy?.close();
+  await stack?.close();
+});
+
+const url = () => `${worker.url}${resource.path}`;
+
+const startWorker = (facilitatorUrl: string) =>
+  startPaywallServer({
+    port: 0,
+    payTo: stack.payTo,
+    facilitatorUrl,
+    facilitatorTimeoutMs: 1500, // generous: the machine runs other suites in parallel
+    baseUrl: 'http://127.0.0.1:8080',
+    storage: createFsStorage(stack.paidDir),
+  });
+
+async function signedPayment() {
+  const { paymentRequired } = await fetchChallenge(url());
+  return buyer.pay(paymentRequired);
+}
+
+/** Sends a valid payment and checks the answer is a JSON error with CORS, and that no money moved. */
+async function expectUpstreamError(status: number, error: string) {
+  const payload = await signedPayment();
+  const { ledger } = stack.facilitator;
+  const before = { payer: ledger.assetBalance(buyer.address), txns: ledger.transactionCount };
+  const response = await fetch(url(), { headers: paymentHeader(payload) });
+  expect(response.status).toBe(status);
+  expect(response.headers.get('access-control-allow-origin')).toBe('*');
+  expect(response.headers.get('cache-control')).toBe('no-store');
+  const body = PaywallErrorBody.parse(await response.json());
+  expect(body.error).toBe(error);
+  expect(body).not.toHaveProperty('coins'); // never the paid body
+  expect(ledger.assetBalance(buyer.address)).toBe(before.payer);
+  expect(ledger.transactionCount).toBe(before.txns);
+  return { response, body };
+}
+
+describe('facilitator trouble', () => {
+  it('answers 504 when verify is slower than the timeout', async () => {
+    proxy.modes.verify = 'slow';
+    await expectUpstreamError(504, 'facilitator_timeout');
+  });
+
+  it('answers 502 when verify answers 500', async () => {
+    proxy.modes.verify = '500';
+    await expectUpstreamError(502, 'facilitator_bad_response');
+  });
+
+  it('answers 502 when verify answers something that is not JSON', async () => {
+    proxy.modes.verify = 'garbage';
+    await expectUpstreamError(502, 'facilitator_bad_response');
+  });
+
+  it('answers 502 when settle answers 500 after a successful verify', async () => {
+    proxy.modes.settle = '500';
+    await expectUpstreamError(502, 'facilitator_bad_response');
+  });
+
+  it('answers 402 with the failure in PAYMENT-RESPONSE when settlement is refused', async () => {
+    proxy.modes.settle = 'expire-first';
+    const payload = await signedPayment();
+    const before = stack.facilitator.ledger.assetBalance(buyer.address);
+    const response = await fetch(url(), { headers: paymentHeader(payload) });
+    expect(response.status).toBe(402);
+    expect(response.headers.get('PAYMENT-REQUIRED')).not.toBeNull();
+    const settlement = decodePaymentResponseHeader(response.headers.get('PAYMENT-RESPONSE')!);
+    expect(settlement.success).toBe(false);
+    expect(settlement.errorReason).toBe('invalid_exact_avm_simulation_failed');
+    expect(settlement.transaction).toBe('');
+    expect((await response.json()).error).toBe('invalid_exact_avm_simulation_failed');
+    expect(stack.facilitator.ledger.assetBalance(buyer.address)).toBe(before);
+  });
+
+  it('answers 503 when the facilitator is down, for unpaid and paid requests alike', async () => {
+    const payload = await signedPayment(); // challenge fetched while the facilitator was still up
+    const down = await listen(new Hono(), 0, '127.0.0.1');
+    const downUrl = `http://127.0.0.1:${down.port}`;
+    await down.close(); // nothing listens there any more
+    const offline = await startWorker(downUrl);
+    try {
+      for (const headers of [{}, paymentHeader(payload)]) {
+        const response = await fetch(`${offline.url}${resource.path}`, { headers });
+        expect(response.status).toBe(503);
+        expect(response.headers.get('retry-after')).toBe('30');
+        expect(PaywallErrorBody.parse(await response.json()).error).toBe('facilitator_unreachable');
+      }
+    } finally {
+      await offline.close();
+    }
+  });
+
+  it('answers 503 when the facilitator goes down after the challenge was issued', async () => {
+    const ownProxy = await startProxyFacilitator(stack.facilitator.url, () => undefined);
+    const ownWorker = await startWorker(ownProxy.url);
+    try {
+      const { paymentRequired } = await fetchChallenge(`${ownWorker.url}${resource.path}`);
+      const payload = await buyer.pay(paymentRequired);
+      await ownProxy.close();
+      const before = stack.facilitator.ledger.assetBalance(buyer.address);
+      const response = await fetch(`${ownWorker.url}${resource.path}`, { headers: paymentHeader(payload) });
+      expect(response.status).toBe(503);
+      expect(PaywallErrorBody.parse(await response.json()).error).toBe('facilitator_unreachable');
+      expect(stack.facilitator.ledger.assetBalance(buyer.address)).toBe(before);
+    } finally {
+      await ownWorker.close();
+    }
+  });
+});
+
+describe('paid file unavailable', () => {
+  it('answers 503 before any verification or settlement when the file is missing', async () => {
+    await rm(join(stack.paidDir, resource.file));
+    const calls = { ...proxy.calls };
+    const { body } = await expectUpstreamError(503, 'paid_resource_unavailable');
+    expect(body.retry_after_seconds).toBe(30);
+    expect(proxy.calls.verify).toBe(calls.verify);
+    expect(proxy.calls.settle).toBe(calls.settle);
+  });
+
+  it('answers 503 when the file does not pass its schema', async () => {
+    await writeFile(
+      join(stack.paidDir, resource.file),
+      JSON.stringify({ ...(PAID_EXAMPLES[resource.id] as object), payment_status: 'pending' }),
+    );
+    const calls = { ...proxy.calls };
+    await expectUpstreamError(503, 'paid_resource_unavailable');
+    expect(proxy.calls.verify).toBe(calls.verify);
+  });
+
+  it('still answers the unpaid 402 while the file is missing', async () => {
+    await rm(join(stack.paidDir, resource.file));
+    const response = await fetch(url());
+    expect(response.status).toBe(402);
+  });
+});
+
+describe('configuration', () => {
+  const valid = {
+    payTo: algosdk.generateAccount().addr.toString(),
+    facilitatorUrl: 'http://127.0.0.1:1',
+    baseUrl: 'http://127.0.0.1:8080',
+    storage: { read: async () => null },
+  };
+
+  it('refuses to start with an invalid payee address', () => {
+    expect(() => createPaywallApp({ ...valid, payTo: 'NOT-AN-ADDRESS' })).toThrow(PaywallConfigError);
+    const almost = valid.payTo.slice(0, -1) + (valid.payTo.endsWith('A') ? 'B' : 'A'); // checksum breaks
+    expect(() => createPaywallApp({ ...valid, payTo: almost })).toThrow(PaywallConfigError);
+  });
+
+  it('refuses an unknown network and non-http URLs; accepts the long network spelling', () => {
+    expect(() => createPaywallApp({ ...valid, network: 'eip155:8453' })).toThrow(PaywallConfigError);
+    expect(() => createPaywallApp({ ...valid, facilitatorUrl: 'file:///etc' })).toThrow(PaywallConfigError);
+    expect(() =>
+      createPaywallApp({ ...valid, network: 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73ktiC1qzkkit8=' }),
+    ).not.toThrow();
+  });
+});

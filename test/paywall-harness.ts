@@ -1,0 +1,108 @@
+// Shared set-up for the paywall tests: paid fixture files in a temporary folder, the development facilitator and
+// the worker on loopback (port 0), and buyers whose payments are built by the official x402 client.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import algosdk from 'algosdk';
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import type { x402Client } from '@x402/core/client';
+import { PAID_RESOURCES } from '../schemas/resources.ts';
+import type { PaidResource } from '../schemas/resources.ts';
+import { PAID_EXAMPLES } from '../schemas/paid/examples.ts';
+import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import { startPaywallServer } from '../paywall-worker/server.ts';
+import type { PaywallServer } from '../paywall-worker/server.ts';
+import { createFsStorage } from '../paywall-worker/storage-fs.ts';
+import { createDevBuyer } from '../paywall-worker/buy.ts';
+
+export const resourceById = (id: string): PaidResource => {
+  const resource = PAID_RESOURCES.find((r) => r.id === id);
+  if (!resource) throw new Error(`no paid resource ${id}`);
+  return resource;
+};
+
+export async function writePaidFixtures(dir: string): Promise<void> {
+  for (const resource of PAID_RESOURCES) {
+    await writeFile(join(dir, resource.file), JSON.stringify(PAID_EXAMPLES[resource.id], null, 2));
+  }
+}
+
+export interface Stack {
+  paidDir: string;
+  facilitator: DevFacilitator;
+  worker: PaywallServer;
+  payTo: string;
+  url(resource: PaidResource): string;
+  close(): Promise<void>;
+}
+
+export async function startStack(
+  options: { facilitatorUrl?: string; facilitatorTimeoutMs?: number } = {},
+): Promise<Stack> {
+  const paidDir = await mkdtemp(join(tmpdir(), 'emi-paywall-'));
+  await writePaidFixtures(paidDir);
+  const facilitator = await startDevFacilitator();
+  const payTo = algosdk.generateAccount().addr.toString();
+  facilitator.ledger.optIn(payTo);
+  const worker = await startPaywallServer({
+    port: 0,
+    payTo,
+    facilitatorUrl: options.facilitatorUrl ?? facilitator.url,
+    facilitatorTimeoutMs: options.facilitatorTimeoutMs,
+    baseUrl: 'http://127.0.0.1:8080',
+    storage: createFsStorage(paidDir),
+  });
+  return {
+    paidDir,
+    facilitator,
+    worker,
+    payTo,
+    url: (resource) => `${worker.url}${resource.path}`,
+    close: async () => {
+      await worker.close();
+      await facilitator.close();
+      await rm(paidDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function fetchChallenge(
+  url: string,
+): Promise<{ response: Response; paymentRequired: PaymentRequired; body: unknown }> {
+  const response = await fetch(url);
+  const header = response.headers.get('PAYMENT-REQUIRED');
+  if (response.status !== 402 || !header) throw new Error(`expected a 402 challenge, got ${response.status}`);
+  return { response, paymentRequired: decodePaymentRequiredHeader(header), body: await response.json() };
+}
+
+export interface Buyer {
+  address: string;
+  client: x402Client;
+  /** Signs a payment for the challenge; `build` may change the requirements the transaction is built from. */
+  pay(
+    paymentRequired: PaymentRequired,
+    build?: (r: PaymentRequirements) => PaymentRequirements,
+  ): Promise<PaymentPayload>;
+}
+
+export async function newBuyer(facilitator: DevFacilitator, fundAtomic = '1000000'): Promise<Buyer> {
+  const { address, client } = await createDevBuyer(facilitator.url, fundAtomic);
+  client.setSpendControls(false); // test buyers must be able to sign for any asset, even wrong ones
+  return {
+    address,
+    client,
+    async pay(paymentRequired, build) {
+      const offered = paymentRequired.accepts[0] as PaymentRequirements;
+      const changed = build ? build(structuredClone(offered)) : offered;
+      return client.createPaymentPayload({ ...paymentRequired, accepts: [changed] });
+    },
+  };
+}
+
+export const paymentHeader = (payload: PaymentPayload): Record<string, string> => ({
+  'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload),
+});
+
+export const base64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');

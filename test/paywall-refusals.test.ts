@@ -1,0 +1,298 @@
+// Payments that must not be served: wrong terms, tampered echoes, expired or foreign transactions, replays and
+// malformed headers. Every refusal is a 402 with a fresh challenge, and the ledger does not move.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import algosdk from 'algosdk';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { PaymentRequiredBody } from '../schemas/paid/payment-required.ts';
+import { MAX_PAYMENT_HEADER_CHARS } from '../paywall-worker/payment-header.ts';
+import { createFsStorage } from '../paywall-worker/storage-fs.ts';
+import { startPaywallServer } from '../paywall-worker/server.ts';
+import {
+  base64,
+  fetchChallenge,
+  newBuyer,
+  paymentHeader,
+  resourceById,
+  startStack,
+} from './paywall-harness.ts';
+import type { Buyer, Stack } from './paywall-harness.ts';
+
+const resource = resourceById('paidMarketRegime');
+const TESTNET_GENESIS_HASH = 'SGO1GKSzyE7IEPItTxCByw9x8FmnrCDexi9/cOUJOiI=';
+
+let stack: Stack;
+let buyer: Buyer;
+beforeAll(async () => {
+  stack = await startStack();
+  buyer = await newBuyer(stack.facilitator);
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+async function send(headers: Record<string, string>) {
+  const response = await fetch(stack.url(resource), { headers });
+  const body = await response.json();
+  return { response, body };
+}
+
+/** Sends a payment that must be refused and checks that nothing moved. */
+async function expectRefused(payload: PaymentPayload, error: string | RegExp) {
+  const { ledger } = stack.facilitator;
+  const before = {
+    payer: ledger.assetBalance(buyer.address),
+    payee: ledger.assetBalance(stack.payTo),
+    txns: ledger.transactionCount,
+  };
+  const { response, body } = await send(paymentHeader(payload));
+  expect(response.status).toBe(402);
+  expect(PaymentRequiredBody.parse(body).error).toMatch(error);
+  const challenge = decodePaymentRequiredHeader(response.headers.get('PAYMENT-REQUIRED')!);
+  expect(challenge.error).toBe(body.error);
+  expect(challenge.accepts).toEqual(body.accepts);
+  expect(ledger.assetBalance(buyer.address)).toBe(before.payer);
+  expect(ledger.assetBalance(stack.payTo)).toBe(before.payee);
+  expect(ledger.transactionCount).toBe(before.txns);
+  return { response, body };
+}
+
+/** A payment whose transaction is built from changed terms while `accepted` echoes the offer unchanged. */
+async function payWithTransactionFor(change: (r: PaymentRequirements) => PaymentRequirements) {
+  const { paymentRequired } = await fetchChallenge(stack.url(resource));
+  const payload = await buyer.pay(paymentRequired, change);
+  return { ...payload, accepted: paymentRequired.accepts[0] as PaymentRequirements };
+}
+
+describe('payments for the wrong terms', () => {
+  it('refuses a wrong amount', async () => {
+    await expectRefused(
+      await payWithTransactionFor((r) => ({ ...r, amount: '5000' })),
+      'invalid_exact_avm_amount_mismatch',
+    );
+  });
+
+  it('refuses a wrong asset', async () => {
+    await expectRefused(
+      await payWithTransactionFor((r) => ({ ...r, asset: '12345' })),
+      'invalid_exact_avm_asset_mismatch',
+    );
+  });
+
+  it('refuses a wrong payee', async () => {
+    const elsewhere = algosdk.generateAccount().addr.toString();
+    stack.facilitator.ledger.optIn(elsewhere);
+    await expectRefused(
+      await payWithTransactionFor((r) => ({ ...r, payTo: elsewhere })),
+      'invalid_exact_avm_receiver_mismatch',
+    );
+  });
+
+  it('refuses a payment whose accepted names another network', async () => {
+    const testnet = 'algorand:SGO1GKSzyE7IEPItTxCByw9x8FmnrCDe';
+    const payload = await payWithTransactionFor((r) => r);
+    await expectRefused(
+      { ...payload, accepted: { ...payload.accepted, network: testnet } },
+      'payment_does_not_match',
+    );
+  });
+
+  it('refuses a transaction signed for another network (genesis hash)', async () => {
+    const { paymentRequired } = await fetchChallenge(stack.url(resource));
+    const offer = paymentRequired.accepts[0] as PaymentRequirements;
+    const payer = algosdk.generateAccount();
+    stack.facilitator.ledger.fund(payer.addr.toString(), 1_000_000n);
+    const round = stack.facilitator.ledger.round;
+    const params = {
+      fee: 0n,
+      minFee: 1000n,
+      firstValid: round,
+      lastValid: round + 10n,
+      genesisHash: algosdk.base64ToBytes(TESTNET_GENESIS_HASH),
+      genesisID: 'testnet-v1.0',
+      flatFee: true,
+    };
+    const feeTxn = algosdk.makePaymentTxnWithSuggestedParamsFromObject({
+      sender: offer.extra.feePayer as string,
+      receiver: offer.extra.feePayer as string,
+      amount: 0,
+      suggestedParams: { ...params, fee: 2000n },
+    });
+    const payTxn = algosdk.makeAssetTransferTxnWithSuggestedParamsFromObject({
+      sender: payer.addr,
+      receiver: offer.payTo,
+      assetIndex: Number(offer.asset),
+      amount: BigInt(offer.amount),
+      suggestedParams: params,
+    });
+    algosdk.assignGroupID([feeTxn, payTxn]);
+    const toB64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
+    const payload: PaymentPayload = {
+      x402Version: 2,
+      accepted: offer,
+      resource: paymentRequired.resource,
+      payload: {
+        paymentGroup: [toB64(algosdk.encodeUnsignedTransaction(feeTxn)), toB64(payTxn.signTxn(payer.sk))],
+        paymentIndex: 1,
+      },
+    };
+    const { body } = await expectRefused(payload, 'invalid_exact_avm_simulation_failed');
+    expect(body.message).toMatch(/genesis hash/);
+  });
+
+  it('refuses an expired payment (validity rounds passed)', async () => {
+    const payload = await payWithTransactionFor((r) => r);
+    stack.facilitator.ledger.advance(50); // the client signs a 10-round window
+    const { body } = await expectRefused(payload, 'invalid_exact_avm_simulation_failed');
+    expect(body.message).toMatch(/validity window/);
+  });
+
+  it('refuses a signature that does not match the transaction', async () => {
+    const payload = await payWithTransactionFor((r) => r);
+    const group = (payload.payload as { paymentGroup: string[] }).paymentGroup;
+    const signed = algosdk.decodeSignedTransaction(Buffer.from(group[1]!, 'base64'));
+    const forged = algosdk.encodeMsgpack(
+      new algosdk.SignedTransaction({ txn: signed.txn, sig: new Uint8Array(64).fill(7) }),
+    );
+    const tampered = {
+      ...payload,
+      payload: { ...payload.payload, paymentGroup: [group[0], Buffer.from(forged).toString('base64')] },
+    };
+    await expectRefused(tampered, 'invalid_exact_avm_invalid_signature');
+  });
+});
+
+describe('tampered accepted', () => {
+  it('refuses an accepted whose amount was lowered to match a cheaper transaction', async () => {
+    const { paymentRequired } = await fetchChallenge(stack.url(resource));
+    const payload = await buyer.pay(paymentRequired, (r) => ({ ...r, amount: '1' }));
+    expect(payload.accepted.amount).toBe('1');
+    await expectRefused(payload, 'payment_does_not_match');
+  });
+
+  it('refuses an accepted that dropped the fee payer', async () => {
+    const payload = await payWithTransactionFor((r) => r);
+    await expectRefused(
+      { ...payload, accepted: { ...payload.accepted, extra: {} } },
+      'payment_does_not_match',
+    );
+  });
+});
+
+describe('replays', () => {
+  it('serves the same payment once, then refuses it', async () => {
+    const payload = await payWithTransactionFor((r) => r);
+    const first = await send(paymentHeader(payload));
+    expect(first.response.status).toBe(200);
+    await expectRefused(payload, 'payment_already_used');
+  });
+
+  it('serves exactly one of two identical payments sent at once', async () => {
+    const payload = await payWithTransactionFor((r) => r);
+    const before = stack.facilitator.ledger.assetBalance(buyer.address);
+    const responses = await Promise.all(
+      [1, 2, 3].map(() => fetch(stack.url(resource), { headers: paymentHeader(payload) })),
+    );
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 402, 402]);
+    expect(before - stack.facilitator.ledger.assetBalance(buyer.address)).toBe(BigInt(resource.amountAtomic));
+  });
+
+  it('a second worker without the first one’s memory is stopped by the ledger’s seen-transaction check', async () => {
+    const payload = await payWithTransactionFor((r) => r);
+    expect((await send(paymentHeader(payload))).response.status).toBe(200);
+    const twin = await startPaywallServer({
+      port: 0,
+      payTo: stack.payTo,
+      facilitatorUrl: stack.facilitator.url,
+      baseUrl: 'http://127.0.0.1:8080',
+      storage: createFsStorage(stack.paidDir),
+    });
+    try {
+      const response = await fetch(`${twin.url}${resource.path}`, { headers: paymentHeader(payload) });
+      expect(response.status).toBe(402);
+      const body = await response.json();
+      expect(body.message).toMatch(/already in ledger/);
+    } finally {
+      await twin.close();
+    }
+  });
+});
+
+describe('malformed payment headers', () => {
+  it.each([
+    ['not base64', '%%% not base64 %%%', 'payment_header_not_base64'],
+    ['unpadded base64', base64('{"a":1}').replace(/=+$/, ''), 'payment_header_not_base64'],
+    ['base64 of non-JSON', base64('hello, world'), 'payment_header_not_json'],
+    [
+      'base64 of invalid UTF-8',
+      Buffer.from([0xff, 0xfe, 0x7b, 0x7d]).toString('base64'),
+      'payment_header_not_json',
+    ],
+    ['JSON of the wrong shape', base64('{"x402Version":2,"payload":{}}'), 'payment_header_wrong_shape'],
+    [
+      'an x402 v1 payload',
+      base64('{"x402Version":1,"scheme":"exact","network":"algorand","payload":{}}'),
+      'payment_header_wrong_shape',
+    ],
+    ['an oversized header', 'A'.repeat(MAX_PAYMENT_HEADER_CHARS + 4), 'payment_header_too_large'],
+  ])('refuses %s with a 402', async (_, header, error) => {
+    const before = stack.facilitator.ledger.transactionCount;
+    const { response, body } = await send({ 'PAYMENT-SIGNATURE': header });
+    expect(response.status).toBe(402);
+    expect(PaymentRequiredBody.parse(body).error).toBe(error);
+    expect(decodePaymentRequiredHeader(response.headers.get('PAYMENT-REQUIRED')!).error).toBe(error);
+    expect(response.headers.get('PAYMENT-RESPONSE')).toBeNull();
+    expect(stack.facilitator.ledger.transactionCount).toBe(before);
+  });
+
+  it('points x402 v1 clients (X-PAYMENT) to v2', async () => {
+    const { response, body } = await send({ 'X-PAYMENT': base64('{}') });
+    expect(response.status).toBe(402);
+    expect(body.error).toBe('x402_v1_not_supported');
+  });
+});
+
+describe('unfunded payer', () => {
+  it('refuses a payer who cannot cover the price (the facilitator simulates the group)', async () => {
+    const poor = await newBuyer(stack.facilitator, '1'); // 1 atomic unit, the price is 10000
+    const { paymentRequired } = await fetchChallenge(stack.url(resource));
+    const payload = await poor.pay(paymentRequired);
+    const { body } = await expectRefused(payload, 'invalid_exact_avm_simulation_failed');
+    expect(body.message).toMatch(/needs 10000/);
+  });
+});
+
+describe('method and route table', () => {
+  it('answers 405 to POST and 404 outside the four paths, with CORS', async () => {
+    const post = await fetch(stack.url(resource), { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toContain('GET');
+    const missing = await fetch(`${stack.worker.url}/api/x402-../../etc/passwd`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('answers the CORS preflight', async () => {
+    const response = await fetch(stack.url(resource), {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://example.org',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'payment-signature',
+      },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(response.headers.get('access-control-allow-headers')).toMatch(/PAYMENT-SIGNATURE/i);
+    expect(response.headers.get('access-control-expose-headers')).toMatch(/PAYMENT-RESPONSE/);
+  });
+
+  it('HEAD never pays', async () => {
+    const payload = await payWithTransactionFor((r) => r);
+    const before = stack.facilitator.ledger.transactionCount;
+    const response = await fetch(stack.url(resource), { method: 'HEAD', headers: paymentHeader(payload) });
+    expect(response.status).toBe(402);
+    expect(stack.facilitator.ledger.transactionCount).toBe(before);
+  });
+});

@@ -1,0 +1,135 @@
+import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runPipeline } from '../generator/pipeline.ts';
+import type { PipelineOptions } from '../generator/pipeline.ts';
+import { validatePaidOutput, validatePublicOutput } from '../generator/publish/validate-output.ts';
+
+const AS_OF = Date.parse('2026-11-21T12:00:00Z');
+
+async function freshRun(overrides: Partial<PipelineOptions> = {}) {
+  const dir = await mkdtemp(join(tmpdir(), 'emi-pipeline-'));
+  const options: PipelineOptions = {
+    outDir: join(dir, 'site'),
+    paidDir: join(dir, 'paid'),
+    stateDir: join(dir, 'var'),
+    source: 'sim',
+    seed: 42,
+    asOf: AS_OF,
+    ...overrides,
+  };
+  const report = await runPipeline(options);
+  return { dir, options, report };
+}
+
+async function listFiles(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(root, join(e.parentPath, e.name)))
+    .sort();
+}
+
+async function readAll(root: string): Promise<Record<string, string>> {
+  const files = await listFiles(root);
+  return Object.fromEntries(
+    await Promise.all(files.map(async (f) => [f, await readFile(join(root, f), 'utf8')])),
+  );
+}
+
+describe('one generator run on the simulated market', () => {
+  it('publishes every free endpoint, every reasoning file and every paid body, all schema-valid', async () => {
+    const { options, report } = await freshRun();
+    expect(report.error).toBeNull();
+    expect(report.status).not.toBe('failed');
+    const checks = [
+      ...(await validatePublicOutput(options.outDir)),
+      ...(await validatePaidOutput(options.paidDir)),
+    ];
+    expect(checks.filter((c) => !c.ok)).toEqual([]);
+    expect(checks.length).toBe(9 + 7 + 4);
+  });
+
+  it('is byte-identical for the same seed and as-of time, and differs for another seed', async () => {
+    const a = await freshRun();
+    const b = await freshRun();
+    const c = await freshRun({ seed: 7 });
+    const [siteA, siteB, siteC] = await Promise.all([a, b, c].map((r) => readAll(r.options.outDir)));
+    expect(Object.keys(siteA!).length).toBeGreaterThanOrEqual(16);
+    expect(siteB).toEqual(siteA);
+    expect(await readAll(b.options.paidDir)).toEqual(await readAll(a.options.paidDir));
+    expect(siteC!['api/main-brain.php']).not.toEqual(siteA!['api/main-brain.php']);
+  });
+
+  it('labels every public and paid body as simulated', async () => {
+    const { options } = await freshRun();
+    const bodies = { ...(await readAll(options.outDir)), ...(await readAll(options.paidDir)) };
+    for (const [file, text] of Object.entries(bodies)) {
+      expect(text, file).toMatch(/"simulated"|SIMULATED|simulated/);
+    }
+  });
+
+  it('keeps paid bodies out of the public site', async () => {
+    const { options } = await freshRun();
+    const publicFiles = await listFiles(options.outDir);
+    expect(publicFiles.some((f) => f.includes('x402'))).toBe(false);
+    expect((await listFiles(options.paidDir)).length).toBe(4);
+  });
+
+  it('leaves the last good files in place when a run fails, and reports the failure', async () => {
+    const { options } = await freshRun();
+    const before = await readAll(options.outDir);
+    // Sabotage one target: a file where the per-asset reasoning folder must be.
+    const reasoningDir = join(options.outDir, 'api/reasoning');
+    const saved = await readAll(reasoningDir);
+    await mkdir(join(options.outDir, 'tmp-keep'), { recursive: true });
+    const { rm } = await import('node:fs/promises');
+    await rm(reasoningDir, { recursive: true });
+    await writeFile(reasoningDir, 'not a folder');
+
+    const report = await runPipeline({ ...options, asOf: AS_OF + 3_600_000 });
+    expect(report.status).toBe('failed');
+    expect(report.error).toMatch(/reasoning|ENOTDIR|not a directory/i);
+    const after = await readAll(options.outDir);
+    for (const file of Object.keys(before).filter((f) => !f.startsWith('api/reasoning/'))) {
+      expect(after[file], file).toBe(before[file]);
+    }
+    expect(Object.keys(saved).length).toBe(7);
+    const lastRun = JSON.parse(await readFile(join(options.stateDir, 'last-run.json'), 'utf8')) as {
+      status: string;
+    };
+    expect(lastRun.status).toBe('failed');
+  });
+});
+
+describe('a run where no source delivers anything', () => {
+  it('publishes nothing, keeps the last good files and reports stale', async () => {
+    const { options } = await freshRun();
+    const before = await readAll(options.outDir);
+    const report = await runPipeline({
+      ...options,
+      asOf: AS_OF + 3_600_000,
+      collector: async (request) => ({
+        asOf: request.asOf,
+        mode: 'live',
+        seed: null,
+        provider: 'public venues',
+        assets: request.symbols.map((symbol) => ({
+          symbol,
+          candles: null,
+          ticker: null,
+          book: null,
+          funding: null,
+          openInterest: null,
+          liquidations: null,
+        })),
+        issues: [{ venue: 'binance-spot', symbol: null, section: 'all', message: 'HTTP 451' }],
+      }),
+    });
+    expect(report.status).toBe('stale');
+    expect(report.files_written).toBe(0);
+    expect(report.issues[0]?.message).toBe('HTTP 451');
+    expect(await readAll(options.outDir)).toEqual(before);
+  });
+});

@@ -1,0 +1,66 @@
+// A generated and built site in a temporary folder, for the site and discovery tests: the checkout's templates,
+// a few simulated generator runs (the real pipeline), then `buildSite`. Nothing is written into the checkout.
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { runPipeline } from '../generator/pipeline.ts';
+import { buildSite } from '../generator/site/build.ts';
+
+export const TEST_BASE_URL = 'https://emi.test/';
+export const FIRST_RUN = Date.parse('2026-01-05T12:00:00Z');
+export const RUN_SPACING_MS = 20 * 60_000;
+
+/** Generated folders of the checkout's site/ that a test must never read from or write to. */
+const GENERATED = new Set(['api', 'arena', 'x402-buyer']);
+
+export interface BuiltSite {
+  root: string;
+  siteDir: string;
+  paidDir: string;
+  stateDir: string;
+  historyFile: string;
+  distDir: string;
+  cleanup(): Promise<void>;
+}
+
+export async function copyTemplates(siteDir: string): Promise<void> {
+  const source = resolve('site');
+  await cp(source, siteDir, {
+    recursive: true,
+    filter: (path) => !GENERATED.has(path.slice(source.length + 1).split('/')[0] ?? ''),
+  });
+}
+
+/** `runs` simulated runs, 20 minutes apart, then one build. */
+export async function generateAndBuild(options: { runs: number; seed?: number }): Promise<BuiltSite> {
+  const root = await mkdtemp(join(tmpdir(), 'emi-site-'));
+  const site: BuiltSite = {
+    root,
+    siteDir: join(root, 'site'),
+    paidDir: join(root, 'paid'),
+    stateDir: join(root, 'state'),
+    historyFile: join(root, 'state', 'run-history.json'),
+    distDir: join(root, 'dist'),
+    cleanup: () => rm(root, { recursive: true, force: true }),
+  };
+  await mkdir(site.siteDir, { recursive: true });
+  await copyTemplates(site.siteDir);
+  for (let run = 0; run < options.runs; run += 1) {
+    const report = await runPipeline({
+      outDir: site.siteDir,
+      paidDir: site.paidDir,
+      stateDir: site.stateDir,
+      source: 'sim',
+      seed: options.seed ?? 7,
+      asOf: FIRST_RUN + run * RUN_SPACING_MS,
+    });
+    if (report.status === 'failed') throw new Error(`pipeline run failed: ${report.error}`);
+  }
+  await buildSite({
+    siteDir: site.siteDir,
+    outDir: site.distDir,
+    baseUrl: TEST_BASE_URL,
+    historyFile: site.historyFile,
+  });
+  return site;
+}
