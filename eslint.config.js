@@ -4,7 +4,17 @@ import globals from 'globals';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'dist/', 'var/', 'paid/', 'site/api/', 'site/arena/', 'site/x402-buyer/app.js', 'artifacts/', 'coverage/'],
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'var/',
+      'paid/',
+      'site/api/',
+      'site/arena/',
+      'site/x402-buyer/app.js',
+      'artifacts/',
+      'coverage/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

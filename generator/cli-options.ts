@@ -34,3 +34,11 @@ export function parsePositiveInt(value: string): number {
   }
   return n;
 }
+
+export function parseCount(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) {
+    throw new InvalidArgumentError(`"${value}" is not a whole number.`);
+  }
+  return n;
+}

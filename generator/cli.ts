@@ -1,7 +1,7 @@
 // The `emi` command line. Each command is a thin shell over a module that does the work.
 import { Command, Option } from 'commander';
 import { resolve } from 'node:path';
-import { parseAsOf, parsePort, parseSeed } from './cli-options.ts';
+import { parseAsOf, parseCount, parsePort, parseSeed } from './cli-options.ts';
 import { DEFAULT_SEED, runPipeline } from './pipeline.ts';
 import type { RunReport } from './pipeline.ts';
 import { SOURCE_NAMES } from './market-source.ts';
@@ -12,7 +12,7 @@ import { buildSite } from './site/build.ts';
 import { startLocalStack } from './local-stack.ts';
 import { registerArenaCommands } from './state/cli.ts';
 import { registerPaywallCommands } from '../paywall-worker/cli.ts';
-import { registerBackfillCommand } from './backfill-command.ts';
+import { DEFAULT_BACKFILL_DAYS, backfillSimulated, registerBackfillCommand } from './backfill-command.ts';
 
 interface GenerateFlags {
   asOf?: number;
@@ -22,6 +22,14 @@ interface GenerateFlags {
   paid: string;
   state: string;
 }
+
+type UpFlags = GenerateFlags & {
+  cron: string;
+  dist: string;
+  port: number;
+  host: string;
+  backfillDays: number;
+};
 
 const defaultBaseUrl = (): string => process.env.EMI_BASE_URL ?? 'http://127.0.0.1:8080';
 
@@ -165,8 +173,26 @@ export function createProgram(): Command {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--cron <expr>', 'cron expression', DEFAULT_CRON)
     .option('--dist <dir>', 'build output folder', 'dist')
-    .action(async (o: GenerateFlags & { cron: string; dist: string; port: number; host: string }) => {
+    .option(
+      '--backfill-days <n>',
+      'simulated source only: replay this many days of arena rounds first (0 to skip)',
+      parseCount,
+      DEFAULT_BACKFILL_DAYS,
+    )
+    .action(async (o: UpFlags) => {
       const baseUrl = process.env.EMI_BASE_URL ?? `http://${o.host}:${o.port}`;
+      if (o.source === 'sim' && o.backfillDays > 0) {
+        // Rounds already on record are skipped, so only a fresh store pays for the replay.
+        const result = await backfillSimulated({
+          stateDir: resolve(o.state),
+          days: o.backfillDays,
+          seed: o.seed,
+          asOf: o.asOf ?? Date.now(),
+        });
+        console.log(
+          `backfill: ${result.resolved} past rounds replayed (${result.skipped} already on record)`,
+        );
+      }
       await generateOnce(o);
       await build(o.out, o.dist, baseUrl, o.state);
       const stack = await startLocalStack({

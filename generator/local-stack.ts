@@ -2,7 +2,7 @@
 // development facilitator when no real one is configured.
 import { createLocalPaywall, paywallEnv } from '../paywall-worker/local.ts';
 import { ALGORAND_MAINNET } from '../schemas/paid/terms.ts';
-import { createPreviewApp, listen } from './serve/preview.ts';
+import { DEV_FACILITATOR_PREFIX, createPreviewApp, listen } from './serve/preview.ts';
 
 export interface LocalStackOptions {
   port: number;
@@ -38,9 +38,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         merchantAddress: paywall.payTo,
         network: ALGORAND_MAINNET,
         facilitatorMode: paywall.devFacilitator ? 'development' : 'production',
-        ...(paywall.devFacilitator ? { devFundUrl: '/x402-buyer/dev-fund' } : {}),
+        ...(paywall.devFacilitator ? { devFundUrl: `${DEV_FACILITATOR_PREFIX}/dev/fund` } : {}),
       },
-      devFundUrl: paywall.devFacilitator ? `${paywall.facilitatorUrl}/dev/fund` : undefined,
+      devFacilitatorUrl: paywall.devFacilitator ? paywall.facilitatorUrl : undefined,
     });
     const server = await listen(app, options.port, options.host);
     log(`site: ${server.url}/ (free API under ${server.url}/api/, docs, llms.txt, openapi.json)`);

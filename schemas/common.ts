@@ -48,7 +48,9 @@ export const Limitation = z.string().min(1);
 /** Freshness and provenance of one published snapshot (the `source` object of the free endpoints). */
 export const SourceInfo = z.object({
   mode: DataMode,
-  provider: z.string().describe('who produced the numbers, e.g. "seeded market simulator" or "public venues"'),
+  provider: z
+    .string()
+    .describe('who produced the numbers, e.g. "seeded market simulator" or "public venues"'),
   simulated: z.boolean().describe('true when no number in this response is a real market observation'),
   venues: z.array(z.string()).describe('venues (or simulated venues) that supplied data for this run'),
   seed: z.number().int().nullable().describe('simulator seed; null for live and replay runs'),

@@ -20,7 +20,12 @@ export const PublicPerformance = z.object({
   window_days: z.number().int().min(1),
   hit_rate: RateWithInterval.nullable(),
   brier_score: z.number().min(0).max(2).nullable().describe('multi-class Brier score, lower is better'),
-  ranked_probability_score: z.number().min(0).max(1).nullable().describe('ordered-class RPS, lower is better'),
+  ranked_probability_score: z
+    .number()
+    .min(0)
+    .max(1)
+    .nullable()
+    .describe('ordered-class RPS, lower is better'),
   skill_vs_base_rate: z.number().nullable().describe('1 - RPS / RPS of the base-rate forecast; > 0 beats it'),
   note: z.string(),
 });

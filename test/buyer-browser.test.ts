@@ -46,6 +46,7 @@ describe.skipIf(!hasChromium)('x402 buyer page in chromium', () => {
       route.request().url().startsWith(stack.origin) ? route.continue() : route.abort(),
     );
     page = await context.newPage();
+    page.setDefaultTimeout(10_000); // a missing element fails with its selector, well before the test's own timeout
     pageErrors.length = 0;
     requested.length = 0;
     page.on('pageerror', (error) => pageErrors.push(error.message));

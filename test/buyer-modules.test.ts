@@ -16,7 +16,8 @@ import {
 import type { LedgerParams } from '../site/x402-buyer/src/payment-group.ts';
 import { DEFAULT_MAINNET_ALGOD, parseBuyerConfig } from '../site/x402-buyer/src/config.ts';
 import { developmentWalletAllowed } from '../site/x402-buyer/src/wallets/development.ts';
-import { classifyWalletError } from '../site/x402-buyer/src/wallets/connect-sdk.ts';
+import { classifyWalletError, walletFromSdk } from '../site/x402-buyer/src/wallets/connect-sdk.ts';
+import type { ConnectSdk, SignerTransaction } from '../site/x402-buyer/src/wallets/connect-sdk.ts';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 
@@ -229,5 +230,47 @@ describe('wallet errors', () => {
     [new Error('Failed to fetch: network error'), 'unavailable'],
   ])('%s -> %s', (error, failure) => {
     expect(classifyWalletError(error, 'Pera Wallet').failure).toBe(failure);
+  });
+});
+
+describe('connect SDK wallet', () => {
+  const buyer = algosdk.generateAccount();
+  const address = buyer.addr.toString();
+  const fakeSdk = (sign: (groups: SignerTransaction[][]) => Promise<Uint8Array[]>): ConnectSdk => ({
+    connect: async () => [address],
+    reconnectSession: async () => [],
+    disconnect: async () => undefined,
+    signTransaction: (groups) => sign(groups),
+  });
+
+  it("asks for the buyer's signature on the transfer only and returns it", async () => {
+    const group = buildPaymentGroup(
+      requirementFor(algosdk.generateAccount().addr.toString()),
+      address,
+      params,
+      'sdk',
+    );
+    let asked: SignerTransaction[][] = [];
+    const wallet = await walletFromSdk(
+      'pera',
+      fakeSdk(async (groups) => {
+        asked = groups;
+        return [group.txns[1]!.signTxn(buyer.sk)]; // like the SDKs: only what was signed
+      }),
+    );
+    const signed = await wallet.signPayment(group.txns, group.paymentIndex);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.map((t) => t.signers)).toEqual([[], [address]]);
+    expect(() => checkSignedPayment(group, signed)).not.toThrow();
+  });
+
+  it('reports a declined request as rejected', async () => {
+    const group = buildPaymentGroup(requirementFor(), address, params, 'sdk2');
+    const declined = Object.assign(new Error('cancelled'), { data: { type: 'SIGN_TXN_CANCELLED' } });
+    const wallet = await walletFromSdk(
+      'defly',
+      fakeSdk(() => Promise.reject(declined)),
+    );
+    await expect(wallet.signPayment(group.txns, 0)).rejects.toMatchObject({ failure: 'rejected' });
   });
 });

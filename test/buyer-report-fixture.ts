@@ -1,22 +1,18 @@
 // A human report with three assets, a negative change and a stacked chart: enough to exercise every part of the
-// page's rendering. It must pass the AtlasHumanReport schema, since the paywall serves only valid files.
+// page's rendering. Rows are built from the schema's own example row, so the fixture follows the schema as it
+// evolves; the paywall serves only files that pass AtlasHumanReport, and buyer-stack.ts checks this one up front.
 import { atlasHumanReportExample } from '../schemas/paid/examples.ts';
 import type { AtlasHumanReport } from '../schemas/paid/atlas-human-report.ts';
 
-const row = (
-  asset: string,
-  price: number,
-  change: number,
-  bias: 'bullish' | 'bearish' | 'neutral',
-  note: string,
-) => ({
+type Row = AtlasHumanReport['asset_table']['rows'][number];
+const exampleRow = atlasHumanReportExample.asset_table.rows[0] as Row;
+
+const row = (asset: string, price: number, change: number, bias: Row['bias'], note: string): Row => ({
+  ...exampleRow,
   asset,
   price,
   change_24h: change,
   bias,
-  confidence: 40,
-  liquidity: 'balanced',
-  derivatives: 'neutral',
   note,
 });
 

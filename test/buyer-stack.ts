@@ -21,6 +21,7 @@ import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import { PAID_EXAMPLES } from '../schemas/paid/examples.ts';
+import { AtlasHumanReport } from '../schemas/paid/atlas-human-report.ts';
 import { humanReportFixture } from './buyer-report-fixture.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -63,6 +64,10 @@ async function buildSiteRoot(root: string): Promise<void> {
 }
 
 async function writePaidFiles(dir: string): Promise<void> {
+  // The paywall answers 503 for an invalid paid file: say so here rather than as a puzzling browser timeout.
+  const check = AtlasHumanReport.safeParse(humanReportFixture);
+  if (!check.success)
+    throw new Error(`buyer-report-fixture.ts no longer fits the schema: ${check.error.message}`);
   for (const resource of PAID_RESOURCES) {
     const body = resource.id === 'atlasHumanReport' ? humanReportFixture : PAID_EXAMPLES[resource.id];
     await writeFile(join(dir, resource.file), JSON.stringify(body));

@@ -43,7 +43,11 @@ describe('HTTP surface', () => {
   });
 
   it('answers the algod suggested-params call from the ledger', async () => {
-    const params = await (await fetch(`${facilitator.url}/v2/transactions/params`)).json();
+    const response = await fetch(`${facilitator.url}/v2/transactions/params`, {
+      headers: { Origin: 'http://127.0.0.1:8080' },
+    });
+    expect(response.headers.get('access-control-allow-origin')).toBe('*'); // a browser buyer reads it too
+    const params = await response.json();
     expect(params['genesis-hash']).toBe(ALGORAND_MAINNET_GENESIS_HASH);
     expect(params['last-round']).toBe(Number(facilitator.ledger.round));
   });

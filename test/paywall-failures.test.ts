@@ -29,7 +29,10 @@ async function startProxyFacilitator(target: string, ledgerAdvance: () => void) 
     app.post(`/${op}`, async (c) => {
       calls[op] += 1;
       const mode = modes[op];
-      if (mode === 'slow') await new Promise((r) => setTimeout(r, 3000));
+      if (mode === 'slow') {
+        await new Promise((r) => setTimeout(r, 3000));
+        return c.json({ error: 'too late' }, 500); // never forwarded: the ledger stays as it was
+      }
       if (mode === '500') return c.json({ error: 'internal failure' }, 500);
       if (mode === 'garbage') return c.text('<html>not json</html>', 200);
       if (mode === 'expire-first') ledgerAdvance(); // the payment's validity ends between verify and settle
@@ -105,6 +108,19 @@ describe('facilitator trouble', () => {
   it('answers 504 when verify is slower than the timeout', async () => {
     proxy.modes.verify = 'slow';
     await expectUpstreamError(504, 'facilitator_timeout');
+  });
+
+  it('answers 504 when settle is slower than the timeout, and never serves that payment later', async () => {
+    proxy.modes.settle = 'slow';
+    const payload = await signedPayment();
+    const first = await fetch(url(), { headers: paymentHeader(payload) });
+    expect(first.status).toBe(504);
+    expect((await first.json()).error).toBe('facilitator_timeout');
+    proxy.modes.settle = 'pass';
+    // The outcome of a timed-out settle is unknown, so the same payment is not accepted again.
+    const again = await fetch(url(), { headers: paymentHeader(payload) });
+    expect(again.status).toBe(402);
+    expect((await again.json()).error).toBe('payment_already_used');
   });
 
   it('answers 502 when verify answers 500', async () => {

@@ -179,6 +179,15 @@ describe('tampered accepted', () => {
   });
 });
 
+describe('tampered extensions', () => {
+  it('refuses a payment whose echoed discovery extension was changed', async () => {
+    const payload = await payWithTransactionFor((r) => r);
+    const bazaar = structuredClone(payload.extensions?.bazaar) as { info: { input: { method: string } } };
+    bazaar.info.input.method = 'DELETE';
+    await expectRefused({ ...payload, extensions: { bazaar } }, 'extension_echo_mismatch');
+  });
+});
+
 describe('replays', () => {
   it('serves the same payment once, then refuses it', async () => {
     const payload = await payWithTransactionFor((r) => r);

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { writeFileAtomic } from '../generator/publish/atomic-write.ts';
 import { PublishValidationError, publishAll } from '../generator/publish/publish.ts';
 
 const Body = z.strictObject({ n: z.number() });

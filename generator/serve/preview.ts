@@ -15,10 +15,15 @@ export interface PreviewOptions {
   paywall?: { fetch(request: Request): Response | Promise<Response> };
   /** Served as /x402-buyer/config.json: tells the buyer page whom to pay and whether this is development. */
   buyerConfig?: Record<string, unknown>;
-  /** Development facilitator's funding URL, proxied at POST /x402-buyer/dev-fund for loopback callers only. */
-  devFundUrl?: string;
+  /**
+   * Base URL of the development facilitator. When set, its faucet (POST /dev/fund) and its round parameters
+   * (GET /v2/transactions/params) are forwarded under /x402-dev-facilitator/ for loopback callers, so the buyer
+   * page can use them from its own origin.
+   */
+  devFacilitatorUrl?: string;
 }
 
+export const DEV_FACILITATOR_PREFIX = '/x402-dev-facilitator';
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
 /** The caller's address as Node saw it (undefined outside Node). */
@@ -70,28 +75,33 @@ export function createPreviewApp(options: PreviewOptions): Hono {
 
   app.options('*', (c) => c.body(null, 204));
 
-  const { buyerConfig, devFundUrl } = options;
+  const { buyerConfig, devFacilitatorUrl } = options;
   if (buyerConfig) {
     app.get('/x402-buyer/config.json', (c) => {
       c.header('Cache-Control', 'no-store');
       return c.json(buyerConfig);
     });
   }
-  if (devFundUrl) {
-    app.post('/x402-buyer/dev-fund', async (c) => {
+  if (devFacilitatorUrl) {
+    const forwardToFacilitator = (path: string) => async (c: Context) => {
       if (!LOOPBACK.test(remoteAddress(c) ?? '')) {
-        return jsonError(c, 404, 'not_found', 'Development funding is only offered to this machine.');
+        return jsonError(c, 404, 'not_found', 'The development facilitator is only offered to this machine.');
       }
-      const upstream = await fetch(devFundUrl, {
-        method: 'POST',
+      const upstream = await fetch(`${devFacilitatorUrl}${path}`, {
+        method: c.req.method,
         headers: { 'content-type': 'application/json' },
-        body: await c.req.text(),
+        body: c.req.method === 'POST' ? await c.req.text() : undefined,
       });
-      return new Response(upstream.body, {
+      return new Response(await upstream.text(), {
         status: upstream.status,
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
       });
-    });
+    };
+    app.post(`${DEV_FACILITATOR_PREFIX}/dev/fund`, forwardToFacilitator('/dev/fund'));
+    app.get(
+      `${DEV_FACILITATOR_PREFIX}/v2/transactions/params`,
+      forwardToFacilitator('/v2/transactions/params'),
+    );
   }
 
   app.on(['GET', 'HEAD'], '*', async (c) => {

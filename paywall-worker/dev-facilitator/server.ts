@@ -5,6 +5,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
 import algosdk from 'algosdk';
 import { z } from 'zod';
 import { x402Facilitator } from '@x402/core/facilitator';
@@ -79,6 +80,9 @@ export function createDevFacilitatorApp(
     };
   };
 
+  // Public, read-only answers may be read by a browser client on another origin; /dev/fund may not.
+  app.use('/supported', cors());
+  app.use('/v2/transactions/params', cors());
   app.get('/supported', (c) => c.json(facilitator.getSupported()));
   app.post('/verify', async (c) => {
     const request = await readRequest(c);

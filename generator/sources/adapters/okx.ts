@@ -1,8 +1,9 @@
-// OKX v5: filled liquidation orders of the USDT swaps (the only keyless REST feed of liquidations). Raw shape as
-// documented by OKX, a pure normaliser into the market types, and the source the collector calls.
+// OKX v5 USDT swaps: filled liquidation orders (the only keyless REST feed of liquidations), funding and open
+// interest. Raw shapes as documented by OKX, pure normalisers into the market types, and the collector's sources.
 import { z } from 'zod';
-import type { Liquidations } from '../../market/types.ts';
-import { okxContractValue, okxUnderlying, VENUE_BASE_URLS } from '../venues.ts';
+import type { Funding, Liquidations, OpenInterest } from '../../market/types.ts';
+import { okxContractValue, okxSwap, okxUnderlying, VENUE_BASE_URLS } from '../venues.ts';
+import { settlementIntervals } from './binance-usdm.ts';
 import { DecimalString, fetchParsed, MsTime, SourceError } from './request.ts';
 import { perSymbolSource, sourced } from './source.ts';
 
@@ -37,6 +38,36 @@ export const OkxLiquidationOrders = z.object({
 });
 export type OkxLiquidationOrders = z.infer<typeof OkxLiquidationOrders>;
 
+const envelope = <T extends z.ZodType>(row: T) =>
+  z.object({ code: z.string(), msg: z.string(), data: z.array(row) });
+
+/** `/api/v5/public/funding-rate`: the rate of the period settling at `fundingTime`, per that period. */
+export const OkxFundingRateRow = z.object({
+  instId: z.string(),
+  fundingRate: DecimalString,
+  fundingTime: MsTime,
+  nextFundingTime: MsTime,
+  ts: MsTime,
+});
+export type OkxFundingRateRow = z.infer<typeof OkxFundingRateRow>;
+export const OkxFundingRate = envelope(OkxFundingRateRow);
+
+/** `/api/v5/public/funding-rate-history`: settled rates, newest first. */
+export const OkxFundingHistoryRow = z.object({ fundingRate: DecimalString, fundingTime: MsTime });
+export type OkxFundingHistoryRow = z.infer<typeof OkxFundingHistoryRow>;
+export const OkxFundingHistory = envelope(OkxFundingHistoryRow);
+
+/** `/api/v5/public/open-interest`: oi in contracts, oiCcy in coins, oiUsd in USD. */
+export const OkxOpenInterestRow = z.object({
+  instId: z.string(),
+  oi: DecimalString,
+  oiCcy: DecimalString,
+  oiUsd: DecimalString,
+  ts: MsTime,
+});
+export type OkxOpenInterestRow = z.infer<typeof OkxOpenInterestRow>;
+export const OkxOpenInterest = envelope(OkxOpenInterestRow);
+
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
 /** The position that was closed: a long is liquidated by a sell order, a short by a buy. */
@@ -66,9 +97,32 @@ export function normaliseLiquidations(
 }
 
 /** OKX reports failures inside its envelope: a non-zero code. */
-function unwrap(raw: OkxLiquidationOrders): OkxLiquidationDetail[] {
+function unwrap<T>(raw: { code: string; msg: string; data: T[] }): T[] {
   if (raw.code !== '0') throw new SourceError(`OKX error ${raw.code}: ${raw.msg}`);
-  return raw.data.flatMap((entry) => entry.details);
+  return raw.data;
+}
+
+const HOUR_MS = 3_600_000;
+
+/** The current rate per its own period (`nextFundingTime - fundingTime`), normalised to 8 h like the history. */
+export function normaliseFunding(current: OkxFundingRateRow, history: readonly OkxFundingHistoryRow[]): Funding {
+  const settled = [...history].sort((a, b) => Number(a.fundingTime) - Number(b.fundingTime));
+  const intervals = settlementIntervals(settled.map((row) => Number(row.fundingTime)));
+  const period = Math.round((Number(current.nextFundingTime) - Number(current.fundingTime)) / HOUR_MS);
+  const intervalHours = period >= 1 && period <= 8 ? period : (intervals.at(-1) ?? 8);
+  return {
+    rate8h: (Number(current.fundingRate) * 8) / intervalHours,
+    intervalHours,
+    markPrice: null,
+    indexPrice: null,
+    history8h: settled.map((row, i) => (Number(row.fundingRate) * 8) / (intervals[i] ?? intervalHours)),
+  };
+}
+
+/** OKX's public REST gives current open interest only: a one-point history (no 24 h change can be read). */
+export function normaliseOpenInterest(row: OkxOpenInterestRow): OpenInterest {
+  const valueUsd = Number(row.oiUsd);
+  return { valueUsd, history: [{ time: Number(row.ts), valueUsd }] };
 }
 
 // ---- sources ------------------------------------------------------------------------------------------------------
@@ -82,7 +136,7 @@ export const okxLiquidations = perSymbolSource<'liquidations'>(VENUE, async (sym
     const url = `${base}&limit=${PAGE_SIZE}${after === null ? '' : `&after=${after}`}`;
     const pageDetails = unwrap(
       await fetchParsed(context.transport, url, OkxLiquidationOrders, context.signal),
-    );
+    ).flatMap((entry) => entry.details);
     details.push(...pageDetails);
     const oldest = Math.min(...pageDetails.map((detail) => Number(detail.ts)));
     if (pageDetails.length < PAGE_SIZE || oldest <= context.asOf - DAY_MS) break;
@@ -90,4 +144,31 @@ export const okxLiquidations = perSymbolSource<'liquidations'>(VENUE, async (sym
   }
   const value = normaliseLiquidations(details, okxContractValue(symbol), context.asOf);
   return sourced(value, VENUE, context.asOf, context);
+});
+
+const firstRow = <T>(rows: T[], what: string): T => {
+  const row = rows[0];
+  if (row === undefined) throw new SourceError(`no ${what} in the response`);
+  return row;
+};
+
+export const okxFunding = perSymbolSource<'funding'>(VENUE, async (symbol, context) => {
+  const instId = okxSwap(symbol);
+  const [current, history] = await Promise.all([
+    fetchParsed(context.transport, `${BASE_URL}/api/v5/public/funding-rate?instId=${instId}`, OkxFundingRate, context.signal),
+    fetchParsed(
+      context.transport,
+      `${BASE_URL}/api/v5/public/funding-rate-history?instId=${instId}&limit=100`,
+      OkxFundingHistory,
+      context.signal,
+    ),
+  ]);
+  const row = firstRow(unwrap(current), 'funding rate');
+  return sourced(normaliseFunding(row, unwrap(history)), VENUE, Number(row.ts), context);
+});
+
+export const okxOpenInterest = perSymbolSource<'openInterest'>(VENUE, async (symbol, context) => {
+  const url = `${BASE_URL}/api/v5/public/open-interest?instType=SWAP&instId=${okxSwap(symbol)}`;
+  const row = firstRow(unwrap(await fetchParsed(context.transport, url, OkxOpenInterest, context.signal)), 'open interest');
+  return sourced(normaliseOpenInterest(row), VENUE, Number(row.ts), context);
 });

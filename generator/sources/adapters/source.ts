@@ -12,6 +12,7 @@ import type {
   Ticker24h,
 } from '../../market/types.ts';
 import type { Transport } from '../transport.ts';
+import type { SharedResponses } from './request.ts';
 
 export type SectionName = Exclude<keyof AssetMarket, 'symbol'>;
 
@@ -42,6 +43,8 @@ export interface FetchContext {
   /** Closed hourly bars wanted. */
   candleLimit: number;
   signal?: AbortSignal;
+  /** Raw answers shared between sections for this run (set by the collector). */
+  shared?: SharedResponses;
 }
 
 export interface SectionSource<S extends SectionName> {

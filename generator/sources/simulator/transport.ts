@@ -18,7 +18,10 @@ export interface SimulatedTransportOptions {
   symbols?: readonly string[];
 }
 
-const ROUTES: Readonly<Record<VenueId, Readonly<Record<string, SimHandler>>>> = {
+/** The venues the simulator imitates; the others (fallbacks of live runs) answer 404 here. */
+export const SIMULATED_VENUES = ['binance-spot', 'binance-usdm', 'okx'] as const satisfies readonly VenueId[];
+
+const ROUTES: Readonly<Record<(typeof SIMULATED_VENUES)[number], Readonly<Record<string, SimHandler>>>> = {
   'binance-spot': BINANCE_SPOT_ROUTES,
   'binance-usdm': BINANCE_USDM_ROUTES,
   okx: OKX_ROUTES,

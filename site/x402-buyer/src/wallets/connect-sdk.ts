@@ -5,13 +5,13 @@ import type algosdk from 'algosdk';
 import type { BuyerWallet, WalletKind } from './types.ts';
 import { WalletError } from './types.ts';
 
-interface SignerTransaction {
+export interface SignerTransaction {
   txn: algosdk.Transaction;
   signers?: string[];
 }
 
 /** The part of PeraWalletConnect / DeflyWalletConnect this page uses. */
-interface ConnectSdk {
+export interface ConnectSdk {
   connect(): Promise<string[]>;
   reconnectSession(): Promise<string[]>;
   disconnect(): Promise<void>;
@@ -57,9 +57,12 @@ export function classifyWalletError(error: unknown, walletLabel: string): Wallet
   );
 }
 
-export async function connectSdkWallet(kind: 'pera' | 'defly'): Promise<BuyerWallet> {
+export const connectSdkWallet = async (kind: 'pera' | 'defly'): Promise<BuyerWallet> =>
+  walletFromSdk(kind, await createSdk(kind));
+
+/** Connects through an SDK instance (a fake one in tests) and wraps it as a BuyerWallet. */
+export async function walletFromSdk(kind: 'pera' | 'defly', sdk: ConnectSdk): Promise<BuyerWallet> {
   const label = LABELS[kind];
-  const sdk = await createSdk(kind);
   let accounts: string[];
   try {
     accounts = await sdk.reconnectSession().catch(() => []);
@@ -74,15 +77,17 @@ export async function connectSdkWallet(kind: 'pera' | 'defly'): Promise<BuyerWal
     label,
     address,
     async signPayment(txns, paymentIndex) {
-      // signers: [] tells the wallet not to sign that transaction (the facilitator signs its fee payment).
-      const group = txns.map((txn, i) => (i === paymentIndex ? { txn } : { txn, signers: [] }));
+      // ARC-1 signers: [address] asks for the buyer's signature, [] leaves the fee payer's transaction unsigned.
+      // Both SDKs also skip any transaction whose signers do not name `address` when it is passed.
+      const group = txns.map((txn, i) => ({ txn, signers: i === paymentIndex ? [address] : [] }));
       let signed: Uint8Array[];
       try {
         signed = await sdk.signTransaction([group], address);
       } catch (error) {
         throw classifyWalletError(error, label);
       }
-      const payment = signed.length === 1 ? signed[0] : signed[paymentIndex];
+      // The SDKs return only the transactions they signed; accept a full-length answer too.
+      const payment = signed.length === txns.length ? signed[paymentIndex] : signed[0];
       if (!payment) throw new WalletError('unavailable', `${label} returned no signed transaction.`);
       return payment;
     },

@@ -1,0 +1,109 @@
+// Coinbase Exchange: 24 h stats (ticker), hourly candles and the level-2 book of the USD products. Raw shapes as
+// documented by Coinbase, pure normalisers into the market types, and the sources the collector calls.
+import { z } from 'zod';
+import type { Candle, OrderBook, Ticker24h } from '../../market/types.ts';
+import { coinbaseProduct, VENUE_BASE_URLS } from '../venues.ts';
+import { DecimalString, fetchParsed, SourceError } from './request.ts';
+import { perSymbolSource, sourced } from './source.ts';
+
+const VENUE = 'coinbase';
+const BASE_URL = VENUE_BASE_URLS[VENUE];
+const HOUR_MS = 3_600_000;
+/** Coinbase rejects a candle request that would span more than 300 buckets. */
+const CANDLES_PER_PAGE = 300;
+
+// ---- raw shapes -------------------------------------------------------------------------------------------------
+
+/** `/products/{id}/stats`: a rolling 24 h window; `volume` in the base asset, prices in USD. */
+export const CoinbaseStats = z.object({
+  open: DecimalString,
+  high: DecimalString,
+  low: DecimalString,
+  last: DecimalString,
+  volume: DecimalString,
+});
+export type CoinbaseStats = z.infer<typeof CoinbaseStats>;
+
+/** `/products/{id}/candles`: [time (s), low, high, open, close, volume] as numbers, newest first. Note the order. */
+export const CoinbaseCandle = z.tuple([
+  z.number().int().nonnegative(),
+  z.number(),
+  z.number(),
+  z.number(),
+  z.number(),
+  z.number(),
+]);
+export type CoinbaseCandle = z.infer<typeof CoinbaseCandle>;
+
+/** `/products/{id}/book?level=2`: [price, size, number of orders], best first. */
+const BookLevel = z.tuple([DecimalString, DecimalString, z.number().int()]);
+export const CoinbaseBook = z.object({ bids: z.array(BookLevel), asks: z.array(BookLevel) });
+export type CoinbaseBook = z.infer<typeof CoinbaseBook>;
+
+// ---- normalisers --------------------------------------------------------------------------------------------------
+
+/** Coinbase gives no quote volume: base volume x last price stands in for it; bid and ask are not in the stats. */
+export function normaliseStats(raw: CoinbaseStats): Ticker24h {
+  const [open, last] = [Number(raw.open), Number(raw.last)];
+  if (!(open > 0 && last > 0)) throw new SourceError('stats without a positive open and last price');
+  return { last, change24h: last / open - 1, quoteVolume24h: Number(raw.volume) * last, bid: null, ask: null };
+}
+
+/** Hourly bars closed before `asOf`, seconds turned into ms, duplicates (page overlaps) dropped, oldest first. */
+export function normaliseCandles(rows: readonly CoinbaseCandle[], asOf: number, limit: number): Candle[] {
+  const byTime = new Map<number, Candle>();
+  for (const [time, low, high, open, close, volume] of rows) {
+    const openTime = time * 1000;
+    if (openTime + HOUR_MS > asOf) continue; // still forming
+    byTime.set(openTime, { openTime, open, high, low, close, volumeBase: volume });
+  }
+  return [...byTime.values()].sort((a, b) => a.openTime - b.openTime).slice(-limit);
+}
+
+export function normaliseBook(raw: CoinbaseBook): OrderBook {
+  const levels = (side: CoinbaseBook['bids']): Array<[number, number]> =>
+    side.map(([price, size]): [number, number] => [Number(price), Number(size)]).filter(([, q]) => q > 0);
+  return { bids: levels(raw.bids), asks: levels(raw.asks) };
+}
+
+// ---- sources ------------------------------------------------------------------------------------------------------
+
+export const coinbaseTicker = perSymbolSource<'ticker'>(VENUE, async (symbol, context) => {
+  const url = `${BASE_URL}/products/${coinbaseProduct(symbol)}/stats`;
+  const raw = await fetchParsed(context.transport, url, CoinbaseStats, context.signal);
+  // The stats carry no time of their own: they are as fresh as the call.
+  return sourced(normaliseStats(raw), VENUE, context.asOf, context);
+});
+
+/** Pages of 300 hourly buckets ending at the last closed hour, newest page first. */
+export function candlePages(asOf: number, limit: number): Array<{ start: string; end: string }> {
+  const lastOpen = Math.floor(asOf / HOUR_MS) * HOUR_MS - HOUR_MS;
+  const pages: Array<{ start: string; end: string }> = [];
+  for (let done = 0; done < limit; done += CANDLES_PER_PAGE) {
+    const end = lastOpen - done * HOUR_MS;
+    const start = end - (Math.min(CANDLES_PER_PAGE, limit - done) - 1) * HOUR_MS;
+    pages.push({ start: new Date(start).toISOString(), end: new Date(end).toISOString() });
+  }
+  return pages;
+}
+
+export const coinbaseCandles = perSymbolSource<'candles'>(VENUE, async (symbol, context) => {
+  const base = `${BASE_URL}/products/${coinbaseProduct(symbol)}/candles?granularity=3600`;
+  const rows: CoinbaseCandle[] = [];
+  for (const page of candlePages(context.asOf, context.candleLimit)) {
+    const url = `${base}&start=${encodeURIComponent(page.start)}&end=${encodeURIComponent(page.end)}`;
+    const pageRows = await fetchParsed(context.transport, url, z.array(CoinbaseCandle), context.signal);
+    rows.push(...pageRows);
+    if (pageRows.length === 0) break; // nothing older: the product is younger than the window
+  }
+  const candles = normaliseCandles(rows, context.asOf, context.candleLimit);
+  const last = candles.at(-1);
+  if (!last) throw new SourceError('no closed hourly bar in the response');
+  return sourced(candles, VENUE, last.openTime + HOUR_MS, context);
+});
+
+export const coinbaseBook = perSymbolSource<'book'>(VENUE, async (symbol, context) => {
+  const url = `${BASE_URL}/products/${coinbaseProduct(symbol)}/book?level=2`;
+  const raw = await fetchParsed(context.transport, url, CoinbaseBook, context.signal);
+  return sourced(normaliseBook(raw), VENUE, context.asOf, context);
+});

@@ -1,0 +1,139 @@
+// Kraken: the ticker of the USD pairs (one call for all) and hourly OHLC. Kraken renames pairs in its answers
+// (XBTUSD -> XXBTZUSD), wraps everything in {error, result} and sends its last OHLC row while it is still forming.
+import { z } from 'zod';
+import type { Candle, Sourced, Ticker24h } from '../../market/types.ts';
+import { krakenPair, krakenResultKeys, VENUE_BASE_URLS } from '../venues.ts';
+import { DecimalString, fetchParsed, SourceError } from './request.ts';
+import { perSymbolSource, sourced } from './source.ts';
+import type { FetchContext, SectionSource } from './source.ts';
+
+const VENUE = 'kraken';
+const BASE_URL = VENUE_BASE_URLS[VENUE];
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** Kraken serves at most the 720 most recent bars of an interval. */
+const OHLC_MAX = 720;
+
+// ---- raw shapes -------------------------------------------------------------------------------------------------
+
+const envelope = <T extends z.ZodType>(result: T) =>
+  z.object({ error: z.array(z.string()), result: result.optional() });
+
+/** Ticker of one pair: a/b [price, whole lot volume, lot volume], c [price, lot volume], v/p [today, last 24 h]. */
+export const KrakenTickerPair = z.object({
+  a: z.tuple([DecimalString, DecimalString, DecimalString]),
+  b: z.tuple([DecimalString, DecimalString, DecimalString]),
+  c: z.tuple([DecimalString, DecimalString]),
+  v: z.tuple([DecimalString, DecimalString]), // base volume
+  p: z.tuple([DecimalString, DecimalString]), // volume-weighted average price
+  o: DecimalString, // today's open (since 00:00 UTC), not 24 h ago
+});
+export type KrakenTickerPair = z.infer<typeof KrakenTickerPair>;
+export const KrakenTicker = envelope(z.record(z.string(), KrakenTickerPair));
+
+/** [time (s), open, high, low, close, vwap, volume, count]. */
+export const KrakenOhlcRow = z.tuple([
+  z.number().int().nonnegative(),
+  DecimalString,
+  DecimalString,
+  DecimalString,
+  DecimalString,
+  DecimalString,
+  DecimalString,
+  z.number().int(),
+]);
+export type KrakenOhlcRow = z.infer<typeof KrakenOhlcRow>;
+/** The result holds one pair key (renamed) and `last`, the id to pass as `since` for the next increment. */
+export const KrakenOhlc = envelope(z.record(z.string(), z.union([z.array(KrakenOhlcRow), z.number()])));
+
+// ---- normalisers --------------------------------------------------------------------------------------------------
+
+/** Kraken reports failures inside its envelope ("EQuery:Unknown asset pair"). */
+function unwrap<T>(raw: { error: string[]; result?: T }): T {
+  if (raw.error.length > 0 || raw.result === undefined) {
+    throw new SourceError(`Kraken error: ${raw.error.join('; ') || 'no result'}`);
+  }
+  return raw.result;
+}
+
+/** The entry of a symbol's pair under whichever name Kraken answered with. */
+export function pairEntry<T>(result: Readonly<Record<string, T>>, symbol: string): T | undefined {
+  for (const key of krakenResultKeys(symbol)) if (result[key] !== undefined) return result[key];
+  return undefined;
+}
+
+/** Hourly bars closed before `asOf`, seconds turned into ms, oldest first (Kraken's last row is still forming). */
+export function normaliseOhlc(rows: readonly KrakenOhlcRow[], asOf: number, limit: number): Candle[] {
+  return rows
+    .map((row) => ({
+      openTime: row[0] * 1000,
+      open: Number(row[1]),
+      high: Number(row[2]),
+      low: Number(row[3]),
+      close: Number(row[4]),
+      volumeBase: Number(row[6]),
+    }))
+    .filter((candle) => candle.openTime + HOUR_MS <= asOf)
+    .sort((a, b) => a.openTime - b.openTime)
+    .slice(-limit);
+}
+
+/**
+ * Kraken's ticker has no 24 h change (its `o` is the UTC-midnight open), so the change is read against the open of
+ * the hourly bar that began 24 h before the last one; the 24 h quote volume is volume x volume-weighted price.
+ */
+export function normaliseTicker(raw: KrakenTickerPair, open24h: number): Ticker24h {
+  const last = Number(raw.c[0]);
+  if (!(last > 0 && open24h > 0)) throw new SourceError('ticker without a positive last and 24 h open price');
+  const bid = Number(raw.b[0]);
+  const ask = Number(raw.a[0]);
+  return {
+    last,
+    change24h: last / open24h - 1,
+    quoteVolume24h: Number(raw.v[1]) * Number(raw.p[1]),
+    bid: bid > 0 ? bid : null,
+    ask: ask > 0 ? ask : null,
+  };
+}
+
+// ---- sources ------------------------------------------------------------------------------------------------------
+
+async function fetchOhlc(symbol: string, since: number | null, context: FetchContext): Promise<KrakenOhlcRow[]> {
+  const url =
+    `${BASE_URL}/0/public/OHLC?pair=${krakenPair(symbol)}&interval=60` +
+    (since === null ? '' : `&since=${Math.floor(since / 1000)}`);
+  const result = unwrap(await fetchParsed(context.transport, url, KrakenOhlc, context.signal));
+  const rows = Object.entries(result).find(([key]) => key !== 'last')?.[1];
+  if (!Array.isArray(rows)) throw new SourceError('OHLC answer without the pair');
+  return rows;
+}
+
+export const krakenTicker: SectionSource<'ticker'> = {
+  venue: VENUE,
+  batchSize: 20,
+  async fetch(symbols, context) {
+    const url = `${BASE_URL}/0/public/Ticker?pair=${symbols.map(krakenPair).join(',')}`;
+    const result = unwrap(await fetchParsed(context.transport, url, KrakenTicker, context.signal));
+    const values = new Map<string, Sourced<Ticker24h>>();
+    for (const symbol of symbols) {
+      const entry = pairEntry(result, symbol);
+      if (!entry) continue;
+      // The bar that opened 24 h before the current hour began: its open is the price a day ago.
+      const dayAgo = Math.floor(context.asOf / HOUR_MS) * HOUR_MS - DAY_MS;
+      const bars = await fetchOhlc(symbol, dayAgo - HOUR_MS, context).catch(() => []);
+      const open24h = bars.find((row) => row[0] * 1000 === dayAgo)?.[1];
+      if (open24h === undefined) continue; // no 24 h reference: recorded as missing by the collector
+      values.set(symbol, sourced(normaliseTicker(entry, Number(open24h)), VENUE, context.asOf, context));
+    }
+    return values;
+  },
+};
+
+export const krakenCandles = perSymbolSource<'candles'>(VENUE, async (symbol, context) => {
+  const limit = Math.min(OHLC_MAX - 1, context.candleLimit);
+  const rows = await fetchOhlc(symbol, null, context);
+  const candles = normaliseOhlc(rows, context.asOf, limit);
+  const last = candles.at(-1);
+  if (!last) throw new SourceError('no closed hourly bar in the response');
+  return sourced(candles, VENUE, last.openTime + HOUR_MS, context);
+});
