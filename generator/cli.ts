@@ -1,21 +1,22 @@
 // The `emi` command line. Each command is a thin shell over a module that does the work.
 import { Command, Option } from 'commander';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseAsOf, parseCount, parsePort, parseSeed } from './cli-options.ts';
-import { DEFAULT_SEED, runPipeline } from './pipeline.ts';
+import { parseAsOf, parseCount, parsePort, parsePositiveInt, parseSeed } from './cli-options.ts';
+import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED, runPipeline } from './pipeline.ts';
 import type { RunReport } from './pipeline.ts';
 import { SOURCE_NAMES } from './market-source.ts';
 import type { SourceName } from './market-source.ts';
 import { DEFAULT_CRON, startSchedule } from './schedule.ts';
 import { validatePaidOutput, validatePublicOutput } from './publish/validate-output.ts';
-import { buildSite } from './site/build.ts';
-import { startLocalStack } from './local-stack.ts';
 import { registerArenaCommands } from './state/cli.ts';
 import { registerPaywallCommands } from '../paywall-worker/cli.ts';
 import { DEFAULT_BACKFILL_DAYS, backfillSimulated, registerBackfillCommand } from './backfill-command.ts';
+import { registerSourcesCommands, resolveSourceFlags } from './sources/cli.ts';
 
 interface GenerateFlags {
   asOf?: number;
+  cadence: number;
   seed: number;
   source: SourceName;
   out: string;
@@ -42,21 +43,34 @@ function addGenerateOptions(command: Command): Command {
     )
     .option('--out <dir>', 'public site folder (free endpoints go below it)', 'site')
     .option('--paid <dir>', 'private folder for the paid bodies', 'paid')
+    .option('--state <dir>', 'folder for the arena store and run reports', process.env.EMI_STATE_DIR ?? 'var')
     .option(
-      '--state <dir>',
-      'folder for the arena store and run reports',
-      process.env.EMI_STATE_DIR ?? 'var',
+      '--cadence <seconds>',
+      'seconds until the next scheduled run, published as next_update_due',
+      parsePositiveInt,
+      DEFAULT_CADENCE_SECONDS,
+    )
+    .option('--record <dir>', 'live runs: save every raw venue response in this folder, for --source replay')
+    .option('--replay <dir>', 'with --source replay: the recording folder to answer from')
+    .option(
+      '--config <file>',
+      'JSON configuration file (default: EMI_CONFIG); see generator/sources/README.md',
     );
 }
 
-async function generate(flags: GenerateFlags): Promise<RunReport> {
+async function generate(
+  flags: GenerateFlags & { record?: string; replay?: string; config?: string },
+): Promise<RunReport> {
+  const { asOf, sourceOptions } = await resolveSourceFlags(flags);
   return runPipeline({
     outDir: resolve(flags.out),
     paidDir: resolve(flags.paid),
     stateDir: resolve(flags.state),
     source: flags.source,
     seed: flags.seed,
-    asOf: flags.asOf,
+    asOf,
+    cadenceSeconds: flags.cadence,
+    sourceOptions,
   });
 }
 
@@ -74,7 +88,13 @@ async function generateOnce(flags: GenerateFlags): Promise<void> {
   console.log(summarise(report));
 }
 
+// Eleventy and the x402 stack load only for the commands that use them, so the others start quickly.
 async function build(site: string, out: string, baseUrl: string, state: string): Promise<void> {
+  const { buildSite } = await import('./site/build.ts');
+  const { bundleBuyerPage } = await import('./buyer/bundle.ts');
+  if (existsSync(resolve(site, 'x402-buyer', 'index.html'))) {
+    await bundleBuyerPage({ outFile: resolve(site, 'x402-buyer', 'app.js') });
+  }
   await buildSite({
     siteDir: resolve(site),
     outDir: resolve(out),
@@ -151,6 +171,7 @@ export function createProgram(): Command {
     .option('--dir <dir>', 'folder to serve', 'dist')
     .option('--paid <dir>', 'folder holding the paid bodies', 'paid')
     .action(async (o: { port: number; host: string; dir: string; paid: string }) => {
+      const { startLocalStack } = await import('./local-stack.ts');
       const stack = await startLocalStack({ ...o, dir: resolve(o.dir), paid: resolve(o.paid) });
       onShutdown(stack.close);
     });
@@ -195,6 +216,7 @@ export function createProgram(): Command {
       }
       await generateOnce(o);
       await build(o.out, o.dist, baseUrl, o.state);
+      const { startLocalStack } = await import('./local-stack.ts');
       const stack = await startLocalStack({
         port: o.port,
         host: o.host,
@@ -232,6 +254,7 @@ export function createProgram(): Command {
     storePath: () => resolve(process.env.EMI_STATE_DIR ?? 'var', 'arena.sqlite'),
   });
   registerBackfillCommand(program);
+  registerSourcesCommands(program);
   registerPaywallCommands(program);
   return program;
 }

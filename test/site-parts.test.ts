@@ -152,8 +152,8 @@ describe('formatting, URLs and crawl files', () => {
     expect(formatPrice(2.5)).toBe('$2.50');
     expect(formatPrice(0.123456)).toBe('$0.1235');
     expect(formatPrice(null)).toBe('n/a');
-    expect(formatChange(1.234)).toEqual({ text: '+1.23 %', cls: 'up' });
-    expect(formatChange(-0.5)).toEqual({ text: '-0.50 %', cls: 'down' });
+    expect(formatChange(1.234)).toEqual({ text: '+1.23%', cls: 'up' });
+    expect(formatChange(-0.5)).toEqual({ text: '-0.50%', cls: 'down' });
   });
 
   it('builds absolute URLs from one base URL, with or without a trailing slash or a path prefix', () => {

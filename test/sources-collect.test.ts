@@ -85,7 +85,7 @@ describe('collectMarket over the simulator', () => {
           throw new Error('socket hang up');
         },
       ],
-      ['"ALGOUSDT"', () => ({ status: 451, headers: {}, body: '{"code":0,"msg":"restricted location"}' })],
+      ['"ALGOUSDT"', () => ({ status: 400, headers: {}, body: '{"code":-1121,"msg":"Invalid symbol."}' })],
     ]);
     const snapshot = await collectMarket({ transport, symbols: TRACKED_ASSETS, asOf: AS_OF, seed: 4 });
     const asset = (symbol: string) => snapshot.assets.find((a) => a.symbol === symbol)!;
@@ -111,7 +111,7 @@ describe('collectMarket over the simulator', () => {
     expect(issue('ETH', 'book')?.message).toMatch(/^HTTP 500: upstream exploded/);
     expect(issue('SOL', 'funding')?.message).toMatch(/unexpected response shape/);
     expect(issue('XRP', 'liquidations')).toMatchObject({ venue: 'okx', message: 'socket hang up' });
-    expect(issue('ALGO', 'ticker')?.message).toMatch(/^HTTP 451/);
+    expect(issue('ALGO', 'ticker')?.message).toMatch(/^HTTP 400/);
     expect(snapshot.issues).toHaveLength(4 + TRACKED_ASSETS.length);
   });
 

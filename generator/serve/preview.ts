@@ -5,6 +5,8 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { TRACKED_ASSETS } from '../../schemas/common.ts';
+import { invalidAssetError, notFoundError } from '../../schemas/error.ts';
+import type { ErrorResponse } from '../../schemas/error.ts';
 import { PAID_RESOURCES, reasoningFileFor } from '../../schemas/resources.ts';
 import { contentTypeFor, resolveStaticFile } from './static-files.ts';
 
@@ -32,20 +34,20 @@ function remoteAddress(c: Context): string | undefined {
   return env?.incoming?.socket?.remoteAddress;
 }
 
+// One CORS policy for the whole origin, the same the deploy recipes set (the paywall adds its own on its paths).
 const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type',
+  'Access-Control-Allow-Headers': 'Content-Type, PAYMENT-SIGNATURE',
+  'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE',
 };
 
-export function errorBody(error: string, message: string, extra: Record<string, unknown> = {}) {
-  return { success: false, error, message, ...extra };
+function jsonError(c: Context, status: 400 | 404 | 405 | 503, body: ErrorResponse) {
+  c.header('Cache-Control', 'no-store');
+  return c.json(body, status);
 }
 
-function jsonError(c: Context, status: 400 | 404 | 405 | 503, error: string, message: string, extra = {}) {
-  c.header('Cache-Control', 'no-store');
-  return c.json(errorBody(error, message, extra), status);
-}
+const simpleError = (error: string, message: string): ErrorResponse => ({ success: false, error, message });
 
 /** `reasoning.php` without a query is the default asset (BTC); with `?asset=X` it is X's own file. */
 export function reasoningTarget(asset: string | undefined): { file: string } | { invalid: string } {
@@ -69,7 +71,11 @@ export function createPreviewApp(options: PreviewOptions): Hono {
     app.all(resource.path, (c) =>
       options.paywall
         ? options.paywall.fetch(c.req.raw)
-        : jsonError(c, 503, 'paywall_unavailable', 'The paywall worker is not running in this preview.'),
+        : jsonError(
+            c,
+            503,
+            simpleError('paywall_unavailable', 'The paywall worker is not running in this preview.'),
+          ),
     );
   }
 
@@ -85,7 +91,7 @@ export function createPreviewApp(options: PreviewOptions): Hono {
   if (devFacilitatorUrl) {
     const forwardToFacilitator = (path: string) => async (c: Context) => {
       if (!LOOPBACK.test(remoteAddress(c) ?? '')) {
-        return jsonError(c, 404, 'not_found', 'The development facilitator is only offered to this machine.');
+        return jsonError(c, 404, notFoundError());
       }
       const upstream = await fetch(`${devFacilitatorUrl}${path}`, {
         method: c.req.method,
@@ -108,15 +114,11 @@ export function createPreviewApp(options: PreviewOptions): Hono {
     let relative = c.req.path;
     if (relative === '/api/reasoning.php') {
       const target = reasoningTarget(c.req.query('asset'));
-      if ('invalid' in target) {
-        return jsonError(c, 400, 'invalid_asset', `Unknown asset "${target.invalid}".`, {
-          allowed_values: TRACKED_ASSETS,
-        });
-      }
+      if ('invalid' in target) return jsonError(c, 400, invalidAssetError());
       relative = `/${target.file}`;
     }
     const file = await resolveStaticFile(options.root, relative);
-    if (!file) return jsonError(c, 404, 'not_found', `No resource at ${c.req.path}.`);
+    if (!file) return jsonError(c, 404, notFoundError());
     c.header('Content-Type', contentTypeFor(file));
     c.header('Cache-Control', 'public, max-age=60');
     if (c.req.method === 'HEAD') return c.body(null);
@@ -125,7 +127,7 @@ export function createPreviewApp(options: PreviewOptions): Hono {
 
   app.all('*', (c) => {
     c.header('Allow', 'GET, HEAD, OPTIONS');
-    return jsonError(c, 405, 'method_not_allowed', 'Only GET, HEAD and OPTIONS are supported.');
+    return jsonError(c, 405, simpleError('method_not_allowed', 'Only GET, HEAD and OPTIONS are supported.'));
   });
 
   return app;

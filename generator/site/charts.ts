@@ -29,7 +29,7 @@ export const PALETTE = ['#E69F00', '#0072B2', '#009E73', '#D55E00', '#CC79A7', '
 
 const WIDTH = 640;
 const HEIGHT = 240;
-const PAD = { top: 12, right: 12, bottom: 28, left: 52 };
+const PAD = { top: 12, right: 12, bottom: 28, left: 60 };
 
 export const escapeXml = (text: string): string =>
   text.replace(

@@ -8,7 +8,9 @@ import { loadSiteData } from './site-data.ts';
 import type { SiteDataOptions } from './site-data.ts';
 
 /** Folders that are published byte for byte and never read as templates. */
-const COPIED_THROUGH = ['api', 'arena', 'x402-buyer', 'assets'];
+const COPIED_THROUGH = ['api', 'arena', 'assets'];
+/** The buyer page ships its page, stylesheet and bundle, never its TypeScript sources. */
+const BUYER_FILES = ['index.html', 'buyer.css', 'app.js'];
 
 /** Eleventy matches passthrough and ignore globs against paths relative to the working directory. */
 const fromCwd = (path: string) => relative(process.cwd(), path) || '.';
@@ -26,6 +28,11 @@ export async function configureSite(
     const source = fromCwd(join(options.siteDir, folder));
     eleventyConfig.addPassthroughCopy({ [source]: folder });
     eleventyConfig.ignores.add(`${source}/**`);
+  }
+  const buyer = fromCwd(join(options.siteDir, 'x402-buyer'));
+  eleventyConfig.ignores.add(`${buyer}/**`);
+  for (const file of BUYER_FILES) {
+    eleventyConfig.addPassthroughCopy({ [`${buyer}/${file}`]: `x402-buyer/${file}` });
   }
 
   eleventyConfig.addFilter('shortUtc', (iso: string | null) => (iso ? `${shortUtc(iso)} UTC` : 'unknown'));

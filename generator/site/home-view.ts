@@ -69,7 +69,7 @@ export function formatPrice(price: number | null): string {
 
 export function formatChange(change: number | null): { text: string; cls: CoinRow['changeClass'] } {
   if (change === null) return { text: 'n/a', cls: 'flat' };
-  const text = `${change > 0 ? '+' : ''}${change.toFixed(2)} %`;
+  const text = `${change > 0 ? '+' : ''}${change.toFixed(2)}%`;
   return { text, cls: change > 0.005 ? 'up' : change < -0.005 ? 'down' : 'flat' };
 }
 

@@ -1,9 +1,12 @@
 // Gathers one MarketSnapshot: every kind of data for every symbol, through the sources of a plan, with bounded
 // concurrency. A failure degrades one section of one asset (a SourceIssue and a null section); it never throws.
+// A venue that refuses the run (403/451) is skipped from then on; prices are cross-checked between venues; missing
+// liquidations may be estimated from open interest (labelled estimated).
 import pLimit from 'p-limit';
 import type { LimitFunction } from 'p-limit';
 import type { AssetMarket, MarketSnapshot, SourceIssue, Sourced } from '../market/types.ts';
 import { DEFAULT_SOURCE_PLAN, planVenues } from './adapters/plan.ts';
+import type { SharedResponses } from './adapters/request.ts';
 import { SECTION_NAMES } from './adapters/source.ts';
 import type {
   FetchContext,
@@ -13,7 +16,10 @@ import type {
   SourcePlan,
 } from './adapters/source.ts';
 import { createSimulatedTransport } from './simulator/transport.ts';
+import { estimateLiquidations } from './liquidation-estimate.ts';
+import { checkPrices } from './price-check.ts';
 import type { Transport } from './transport.ts';
+import { VenueGate } from './venue-gate.ts';
 
 export const DEFAULT_CANDLE_LIMIT = 500;
 export const DEFAULT_CONCURRENCY = 8;
@@ -32,6 +38,10 @@ export interface CollectOptions {
   candleLimit?: number;
   /** Sources per kind of data, in fallback order (default: Binance spot, Binance USDⓈ-M, OKX). */
   plan?: SourcePlan;
+  /** Report a price gap between the serving and the next ticker venue above this percent (default: no check). */
+  priceDisagreementPct?: number | null;
+  /** Fill missing liquidations with an estimate from open-interest drops (default false). */
+  estimateLiquidations?: boolean;
   signal?: AbortSignal;
 }
 
@@ -49,9 +59,11 @@ export async function collectMarket(options: CollectOptions): Promise<MarketSnap
     asOf: options.asOf,
     candleLimit: options.candleLimit ?? DEFAULT_CANDLE_LIMIT,
     signal: options.signal,
+    shared: new Map() satisfies SharedResponses,
   };
+  const gate = new VenueGate();
   const collect = <S extends SectionName>(section: S): Promise<SectionResult<S>> =>
-    collectSection(section, plan[section], symbols, context, limit);
+    collectSection(section, plan[section], symbols, { context, limit, gate });
   const [candles, ticker, book, funding, openInterest, liquidations] = await Promise.all([
     collect('candles'),
     collect('ticker'),
@@ -69,6 +81,17 @@ export async function collectMarket(options: CollectOptions): Promise<MarketSnap
     openInterest: openInterest.values.get(symbol) ?? null,
     liquidations: liquidations.values.get(symbol) ?? null,
   }));
+  if (options.estimateLiquidations) fillEstimatedLiquidations(assets, options.asOf);
+  const priceIssues =
+    options.priceDisagreementPct == null
+      ? []
+      : await checkPrices(assets, {
+          sources: plan.ticker,
+          context,
+          gate,
+          thresholdPct: options.priceDisagreementPct,
+          run: limit,
+        });
   const results = { candles, ticker, book, funding, openInterest, liquidations };
   return {
     asOf: options.asOf,
@@ -76,8 +99,16 @@ export async function collectMarket(options: CollectOptions): Promise<MarketSnap
     seed: options.seed,
     provider: describeProvider(options.transport.mode, plan),
     assets,
-    issues: SECTION_NAMES.flatMap((section) => results[section].issues),
+    issues: [...gate.issues(), ...SECTION_NAMES.flatMap((section) => results[section].issues), ...priceIssues],
   };
+}
+
+/** The failure that left liquidations empty stays in the issues; the estimate says it is one. */
+function fillEstimatedLiquidations(assets: AssetMarket[], asOf: number): void {
+  for (const asset of assets) {
+    if (asset.liquidations || !asset.openInterest) continue;
+    asset.liquidations = estimateLiquidations(asset.openInterest, asset.candles?.value ?? [], asOf);
+  }
 }
 
 /** The simulator answering the default plan: the embedded, offline default source. */
@@ -103,12 +134,17 @@ function describeProvider(mode: Transport['mode'], plan: SourcePlan): string {
  * One kind of data for every symbol: each source in turn gets the symbols still missing, in batches of its size.
  * Issues are kept only for symbols that end without data (one per failed attempt), in symbol order.
  */
+interface RunState {
+  context: FetchContext;
+  limit: LimitFunction;
+  gate: VenueGate;
+}
+
 async function collectSection<S extends SectionName>(
   section: S,
   sources: readonly SectionSource<S>[],
   symbols: readonly string[],
-  context: FetchContext,
-  limit: LimitFunction,
+  run: RunState,
 ): Promise<SectionResult<S>> {
   const values = new Map<string, Sourced<SectionValues[S]>>();
   const failures = new Map<string, SourceIssue[]>(symbols.map((symbol) => [symbol, []]));
@@ -116,7 +152,7 @@ async function collectSection<S extends SectionName>(
   for (const source of sources) {
     if (pending.length === 0) break;
     const batches = chunk(pending, Math.max(1, source.batchSize));
-    const outcomes = await Promise.all(batches.map((batch) => limit(() => attempt(source, batch, context))));
+    const outcomes = await Promise.all(batches.map((batch) => run.limit(() => attempt(source, batch, run))));
     batches.forEach((batch, b) => {
       const outcome = outcomes[b];
       for (const symbol of batch) {
@@ -142,11 +178,14 @@ async function collectSection<S extends SectionName>(
 async function attempt<S extends SectionName>(
   source: SectionSource<S>,
   batch: readonly string[],
-  context: FetchContext,
+  { context, gate }: RunState,
 ): Promise<{ values: Map<string, Sourced<SectionValues[S]>> | null; error: string | null }> {
+  // Checked when the call's turn comes, so calls queued before a refusal are skipped too.
+  if (gate.isUnavailable(source.venue)) return { values: null, error: gate.skipMessage(source.venue) };
   try {
     return { values: await source.fetch(batch, context), error: null };
   } catch (error) {
+    gate.observe(source.venue, error);
     return { values: null, error: error instanceof Error ? error.message : String(error) };
   }
 }

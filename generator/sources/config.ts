@@ -1,0 +1,214 @@
+// Configuration of market-data sources: a JSON file (path via --config or EMI_CONFIG) and environment variables
+// over built-in defaults. Everything is validated by zod; a wrong venue name or a typo'd key stops the run early.
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { DEFAULT_LIVE_ORDER, venuesFor } from './adapters/plan.ts';
+import type { SourceOrder } from './adapters/plan.ts';
+import { SECTION_NAMES } from './adapters/source.ts';
+import type { SectionName } from './adapters/source.ts';
+import { VENUE_BASE_URLS, VENUE_IDS } from './venues.ts';
+import type { VenueId } from './venues.ts';
+
+const Venue = z.enum(VENUE_IDS);
+const PositiveInt = z.number().int().positive();
+
+const VenueSettings = z.strictObject({
+  /** Where to send this venue's calls instead of its public origin (a mirror, a market-data-only host). */
+  baseUrl: z.url().optional(),
+  concurrency: PositiveInt.optional(),
+  requestsPerSecond: z.number().positive().optional(),
+});
+
+const HttpSettings = z.strictObject({
+  timeoutMs: PositiveInt.optional(),
+  retries: z.number().int().min(0).max(10).optional(),
+  backoffMs: PositiveInt.optional(),
+  maxBackoffMs: PositiveInt.optional(),
+  maxRetryAfterMs: z.number().int().min(0).optional(),
+  /** Per venue host, unless the venue sets its own. */
+  concurrency: PositiveInt.optional(),
+  requestsPerSecond: z.number().positive().optional(),
+  userAgent: z.string().min(1).optional(),
+});
+
+export const SourcesConfigInput = z.strictObject({
+  venues: z.partialRecord(Venue, VenueSettings).optional(),
+  http: HttpSettings.optional(),
+  /** Fallback order per kind of data, e.g. {"ticker": ["coinbase", "kraken"]}. */
+  order: z.strictObject(Object.fromEntries(SECTION_NAMES.map((s) => [s, z.array(Venue).min(1).optional()]))).optional(),
+  /** Venue calls in flight at once across the whole run. */
+  concurrency: PositiveInt.optional(),
+  /** Closed hourly bars per asset. */
+  candleLimit: z.number().int().min(50).max(1000).optional(),
+  /** A cross-venue price gap above this (percent) is reported as a limitation. */
+  priceDisagreementPct: z.number().positive().optional(),
+  /** Estimate liquidations from open-interest drops where no venue reports them (labelled as estimates). */
+  estimateLiquidations: z.boolean().optional(),
+  /** Seed of the retry jitter. */
+  jitterSeed: z.number().int().optional(),
+});
+export type SourcesConfigInput = z.infer<typeof SourcesConfigInput>;
+
+export interface SourcesConfig {
+  venues: Record<VenueId, { baseUrl: string; concurrency: number; requestsPerSecond: number }>;
+  http: {
+    timeoutMs: number;
+    retries: number;
+    backoffMs: number;
+    maxBackoffMs: number;
+    maxRetryAfterMs: number;
+    userAgent: string;
+  };
+  order: SourceOrder;
+  concurrency: number;
+  candleLimit: number;
+  priceDisagreementPct: number;
+  estimateLiquidations: boolean;
+  jitterSeed: number;
+}
+
+export const DEFAULT_HTTP = {
+  timeoutMs: 10_000,
+  retries: 2,
+  backoffMs: 500,
+  maxBackoffMs: 8_000,
+  maxRetryAfterMs: 30_000,
+  concurrency: 4,
+  requestsPerSecond: 8,
+  userAgent: 'educational-market-intelligence/1 (keyless public market data)',
+} as const;
+
+/** Conservative per-venue rates below the published keyless limits (CoinGecko's is the tightest). */
+const VENUE_RATES: Partial<Record<VenueId, number>> = { coingecko: 0.4, kraken: 1, coinbase: 8, okx: 8 };
+
+export const DEFAULT_CONCURRENCY = 8;
+export const DEFAULT_PRICE_DISAGREEMENT_PCT = 1;
+
+/** `EMI_SOURCE_ORDER_OPEN_INTEREST` for `openInterest`. */
+export const orderEnvName = (section: SectionName): string =>
+  `EMI_SOURCE_ORDER_${section.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+/** `EMI_VENUE_URL_BINANCE_SPOT` for `binance-spot`. */
+export const venueUrlEnvName = (venue: VenueId): string => `EMI_VENUE_URL_${venue.replace(/-/g, '_').toUpperCase()}`;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const numberFrom = (value: string | undefined): number | undefined =>
+  value === undefined || value.trim() === '' ? undefined : Number(value);
+
+/** The environment's settings, in the file's shape (so the same schema checks them). */
+export function configFromEnv(env: Env): SourcesConfigInput {
+  const order = Object.fromEntries(
+    SECTION_NAMES.flatMap((section) => {
+      const value = env[orderEnvName(section)];
+      return value ? [[section, value.split(',').map((v) => v.trim()).filter(Boolean)]] : [];
+    }),
+  );
+  const venues = Object.fromEntries(
+    VENUE_IDS.flatMap((venue) => {
+      const baseUrl = env[venueUrlEnvName(venue)];
+      return baseUrl ? [[venue, { baseUrl }]] : [];
+    }),
+  );
+  const http = {
+    timeoutMs: numberFrom(env.EMI_HTTP_TIMEOUT_MS),
+    retries: numberFrom(env.EMI_HTTP_RETRIES),
+    concurrency: numberFrom(env.EMI_HTTP_CONCURRENCY),
+    requestsPerSecond: numberFrom(env.EMI_HTTP_RPS),
+  };
+  const raw = {
+    venues,
+    order,
+    http: Object.fromEntries(Object.entries(http).filter(([, v]) => v !== undefined)),
+    concurrency: numberFrom(env.EMI_SOURCE_CONCURRENCY),
+    priceDisagreementPct: numberFrom(env.EMI_PRICE_DISAGREEMENT_PCT),
+  };
+  return parseInput(raw, 'environment');
+}
+
+function parseInput(raw: unknown, origin: string): SourcesConfigInput {
+  const result = SourcesConfigInput.safeParse(raw);
+  if (!result.success) throw new Error(`invalid source configuration in ${origin}: ${z.prettifyError(result.error)}`);
+  return result.data;
+}
+
+/** The file holds the project's configuration; this module reads its `sources` part (other keys belong to others). */
+const ConfigFile = z.looseObject({ sources: z.unknown().optional() });
+
+export async function readConfigFile(path: string): Promise<SourcesConfigInput> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read configuration ${path}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(`configuration ${path} is not valid JSON`);
+  }
+  const file = ConfigFile.safeParse(json);
+  if (!file.success) throw new Error(`configuration ${path} is not a JSON object`);
+  return parseInput(file.data.sources ?? {}, `${path} (sources)`);
+}
+
+/** Later layers win, key by key (an order given for one section leaves the others at their defaults). */
+export function resolveConfig(...layers: SourcesConfigInput[]): SourcesConfig {
+  const pick = <T>(get: (layer: SourcesConfigInput) => T | undefined, fallback: T): T =>
+    layers.reduce<T>((value, layer) => get(layer) ?? value, fallback);
+  const http = {
+    timeoutMs: pick((l) => l.http?.timeoutMs, DEFAULT_HTTP.timeoutMs),
+    retries: pick((l) => l.http?.retries, DEFAULT_HTTP.retries),
+    backoffMs: pick((l) => l.http?.backoffMs, DEFAULT_HTTP.backoffMs),
+    maxBackoffMs: pick((l) => l.http?.maxBackoffMs, DEFAULT_HTTP.maxBackoffMs),
+    maxRetryAfterMs: pick((l) => l.http?.maxRetryAfterMs, DEFAULT_HTTP.maxRetryAfterMs),
+    userAgent: pick((l) => l.http?.userAgent, DEFAULT_HTTP.userAgent),
+  };
+  const hostConcurrency = pick((l) => l.http?.concurrency, DEFAULT_HTTP.concurrency);
+  const hostRate = pick((l) => l.http?.requestsPerSecond, undefined as number | undefined);
+  const venues = Object.fromEntries(
+    VENUE_IDS.map((venue) => [
+      venue,
+      {
+        baseUrl: pick((l) => l.venues?.[venue]?.baseUrl, VENUE_BASE_URLS[venue]),
+        concurrency: pick((l) => l.venues?.[venue]?.concurrency, hostConcurrency),
+        requestsPerSecond: pick(
+          (l) => l.venues?.[venue]?.requestsPerSecond,
+          hostRate ?? VENUE_RATES[venue] ?? DEFAULT_HTTP.requestsPerSecond,
+        ),
+      },
+    ]),
+  ) as SourcesConfig['venues'];
+  const order = Object.fromEntries(
+    SECTION_NAMES.map((section) => {
+      const venuesInOrder = pick((l) => l.order?.[section], DEFAULT_LIVE_ORDER[section]);
+      const unknown = venuesInOrder.filter((venue) => !venuesFor(section).includes(venue));
+      if (unknown.length > 0) {
+        throw new Error(`${unknown.join(', ')} cannot serve ${section}: choose from ${venuesFor(section).join(', ')}`);
+      }
+      return [section, venuesInOrder];
+    }),
+  ) as unknown as SourceOrder;
+  return {
+    venues,
+    http,
+    order,
+    concurrency: pick((l) => l.concurrency, DEFAULT_CONCURRENCY),
+    candleLimit: pick((l) => l.candleLimit, 500),
+    priceDisagreementPct: pick((l) => l.priceDisagreementPct, DEFAULT_PRICE_DISAGREEMENT_PCT),
+    estimateLiquidations: pick((l) => l.estimateLiquidations, true),
+    jitterSeed: pick((l) => l.jitterSeed, 1),
+  };
+}
+
+/** Defaults, then the file (--config or EMI_CONFIG), then the environment, then values given in code (tests). */
+export async function loadSourcesConfig(options: {
+  file?: string;
+  env?: Env;
+  overrides?: SourcesConfigInput;
+}): Promise<SourcesConfig> {
+  const env = options.env ?? process.env;
+  const file = options.file ?? env.EMI_CONFIG;
+  const fromFile = file ? await readConfigFile(file) : {};
+  return resolveConfig(fromFile, configFromEnv(env), options.overrides ?? {});
+}

@@ -1,0 +1,100 @@
+// The live Transport: global fetch with a timeout per attempt, retries that honour Retry-After on 429 and 5xx,
+// and a per-host concurrency and rate budget. Venue origins can be routed elsewhere (a mirror, a local server).
+import type { Transport, TransportRequest, TransportResponse } from '../transport.ts';
+import { HostBudget, sleep as realSleep } from './host-budget.ts';
+import type { HostLimits, Sleep } from './host-budget.ts';
+import { backoffDelay, isRetryableStatus, parseRetryAfter } from './retry-policy.ts';
+import type { RetryPolicy } from './retry-policy.ts';
+
+export interface LiveTransportOptions {
+  retry: RetryPolicy;
+  /** Per attempt, body included. */
+  timeoutMs: number;
+  /** Limits of a canonical host (e.g. "api.binance.com"). */
+  limitsFor: (host: string) => HostLimits;
+  /** Canonical origin -> base URL actually called; a base may carry a path prefix. */
+  routes?: Readonly<Record<string, string>>;
+  /** Uniforms in [0, 1) for the backoff jitter; seed it to make waits reproducible. */
+  random: () => number;
+  userAgent?: string;
+  fetch?: typeof globalThis.fetch;
+  sleep?: Sleep;
+  now?: () => number;
+}
+
+/** Headers worth keeping (and recording): never cookies or anything that identifies the caller. */
+const KEPT_HEADERS = ['content-type', 'retry-after', 'date', 'age'];
+
+const describe = (error: unknown): string => {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+};
+
+export function routeUrl(url: string, routes: Readonly<Record<string, string>> = {}): string {
+  const parsed = new URL(url);
+  const base = routes[parsed.origin];
+  return base === undefined ? url : `${base.replace(/\/+$/, '')}${parsed.pathname}${parsed.search}`;
+}
+
+export function createLiveTransport(options: LiveTransportOptions): Transport {
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const wait = options.sleep ?? realSleep;
+  const now = options.now ?? Date.now;
+  const budget = new HostBudget(options.limitsFor, now, wait);
+  const { retry } = options;
+
+  async function attempt(request: TransportRequest, signal?: AbortSignal): Promise<TransportResponse> {
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      const response = await fetchImpl(routeUrl(request.url, options.routes), {
+        method: request.method ?? 'GET',
+        body: request.body,
+        headers: {
+          accept: 'application/json',
+          ...(options.userAgent ? { 'user-agent': options.userAgent } : {}),
+          ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        signal: combined,
+      });
+      const body = await response.text();
+      const headers: Record<string, string> = {};
+      for (const name of KEPT_HEADERS) {
+        const value = response.headers.get(name);
+        if (value !== null) headers[name] = value;
+      }
+      return { status: response.status, headers, body };
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      if (timeout.aborted) throw new Error(`timed out after ${options.timeoutMs} ms`);
+      throw new Error(`network error: ${describe(error)}`);
+    }
+  }
+
+  return {
+    mode: 'live',
+    async fetch(request, signal) {
+      const host = new URL(request.url).host;
+      for (let tries = 0; ; tries++) {
+        let outcome: TransportResponse | Error;
+        try {
+          outcome = await budget.run(host, () => attempt(request, signal), signal);
+        } catch (error) {
+          if (signal?.aborted) throw error;
+          outcome = error as Error;
+        }
+        const failed = outcome instanceof Error || isRetryableStatus(outcome.status);
+        if (!failed || tries >= retry.retries) {
+          if (outcome instanceof Error) throw outcome;
+          return outcome;
+        }
+        const asked = outcome instanceof Error ? null : parseRetryAfter(outcome.headers['retry-after'], now());
+        if (asked !== null && asked > retry.maxRetryAfterMs) {
+          if (outcome instanceof Error) throw outcome;
+          return outcome; // the venue wants a longer pause than a run can give: fail this call now
+        }
+        await wait(asked ?? backoffDelay(tries, retry, options.random), signal);
+      }
+    },
+  };
+}

@@ -1,0 +1,40 @@
+// Venues that refused this run: a 451 (legal restriction, Binance) or 403 (Bybit, CloudFront) or 418 (Binance IP
+// ban) means the venue will not serve this host today, so it is skipped for the rest of the run and named once.
+import type { SourceIssue } from '../market/types.ts';
+import { SourceError } from './adapters/request.ts';
+
+export const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([403, 418, 451]);
+
+export class VenueGate {
+  private readonly refused = new Map<string, number>();
+
+  isUnavailable(venue: string): boolean {
+    return this.refused.has(venue);
+  }
+
+  /** The message for a call that was not made because the venue refused earlier. */
+  skipMessage(venue: string): string {
+    return `not called: the venue refused this run earlier (HTTP ${this.refused.get(venue) ?? '?'})`;
+  }
+
+  /** Records a refusal; true when `error` is one. */
+  observe(venue: string, error: unknown): boolean {
+    if (!(error instanceof SourceError) || error.status === null || !UNAVAILABLE_STATUSES.has(error.status)) {
+      return false;
+    }
+    if (!this.refused.has(venue)) this.refused.set(venue, error.status);
+    return true;
+  }
+
+  /** One run-wide issue per refusing venue. */
+  issues(): SourceIssue[] {
+    return [...this.refused].map(([venue, status]) => ({
+      venue,
+      symbol: null,
+      section: 'all',
+      message:
+        `venue unavailable for this run (HTTP ${status}${status === 451 ? ', restricted location' : ''}); ` +
+        'it was not called again and its data came from the next venue in the fallback order, where one answered',
+    }));
+  }
+}
