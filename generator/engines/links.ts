@@ -1,7 +1,9 @@
 // Catalogue links shared by the free bodies: related resources, the paid upgrade path and agent guidance.
-// Paths and prices mirror schemas/resources.ts (which cannot be imported here: it imports these bodies' schemas).
+// Paths and prices come from the catalogue (schemas/catalog.ts), the same data the registry is built from.
 import type { z } from 'zod';
 import { SCHEMA_VERSION } from '../../schemas/common.ts';
+import { FREE_CATALOG, PAID_CATALOG } from '../../schemas/catalog.ts';
+import type { PaidCatalogEntry } from '../../schemas/catalog.ts';
 import type {
   DeveloperResources,
   FreeUsageCharacteristics,
@@ -10,37 +12,37 @@ import type {
 } from '../../schemas/envelope.ts';
 
 export const PATHS = {
-  marketRegime: '/api/market-regime.php',
-  mainBrain: '/api/main-brain.php',
-  liquidityLite: '/api/liquidity-lite.php',
-  derivatives: '/api/derivatives.php',
-  reasoning: '/api/reasoning.php',
-  statistics: '/api/statistics.php',
-  teacherLessons: '/api/teacher-lessons.php',
-  humanConsensus: '/api/human-consensus.php',
+  marketRegime: FREE_CATALOG.marketRegime.path,
+  mainBrain: FREE_CATALOG.mainBrain.path,
+  liquidityLite: FREE_CATALOG.liquidityLite.path,
+  derivatives: FREE_CATALOG.derivatives.path,
+  reasoning: FREE_CATALOG.reasoning.path,
+  statistics: FREE_CATALOG.statistics.path,
+  teacherLessons: FREE_CATALOG.teacherLessons.path,
+  humanConsensus: FREE_CATALOG.humanConsensus.path,
 } as const;
 
 export const REASONING_TEMPLATE = `${PATHS.reasoning}?asset={asset}`;
 
-export const PAID_MARKET_REGIME: PaidLink = {
-  path: '/api/x402-market-regime.php',
-  product_id: 'SVC-X402-001',
-  price_usd: '0.01',
-  description: 'Paid market regime: mode, state, risk score and confidence, settled per request over x402.',
-};
-export const PAID_MAIN_BRAIN: PaidLink = {
-  path: '/api/x402-main-brain.php',
-  product_id: 'SVC-X402-003',
-  price_usd: '0.01',
-  description: 'Paid main brain: the per-asset reading with its evidence, settled per request over x402.',
-};
-export const PAID_ATLAS: PaidLink = {
-  path: '/api/x402-atlas.php',
-  product_id: 'SVC-X402-002',
-  price_usd: '0.02',
-  description:
-    'Paid atlas for developers and AI agents: regime, assets, positioning and liquidity in one body.',
-};
+const paidLink = (entry: PaidCatalogEntry, description: string): PaidLink => ({
+  path: entry.path,
+  product_id: entry.productId ?? '',
+  price_usd: entry.priceUsd,
+  description,
+});
+
+export const PAID_MARKET_REGIME = paidLink(
+  PAID_CATALOG.paidMarketRegime,
+  'Paid market regime: mode, state, risk score and confidence, settled per request over x402.',
+);
+export const PAID_MAIN_BRAIN = paidLink(
+  PAID_CATALOG.paidMainBrain,
+  'Paid main brain: the per-asset reading with its evidence, settled per request over x402.',
+);
+export const PAID_ATLAS = paidLink(
+  PAID_CATALOG.atlas,
+  'Paid atlas for developers and AI agents: regime, assets, positioning and liquidity in one body.',
+);
 export const UPGRADE_ENDPOINTS: readonly PaidLink[] = [PAID_MARKET_REGIME, PAID_MAIN_BRAIN, PAID_ATLAS];
 
 export const USAGE: z.infer<typeof FreeUsageCharacteristics> = {

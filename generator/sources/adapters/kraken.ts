@@ -103,8 +103,8 @@ async function fetchOhlc(symbol: string, since: number | null, context: FetchCon
     `${BASE_URL}/0/public/OHLC?pair=${krakenPair(symbol)}&interval=60` +
     (since === null ? '' : `&since=${Math.floor(since / 1000)}`);
   const result = unwrap(await fetchParsed(context.transport, url, KrakenOhlc, context.signal));
-  const rows = Object.entries(result).find(([key]) => key !== 'last')?.[1];
-  if (!Array.isArray(rows)) throw new SourceError('OHLC answer without the pair');
+  const rows = pairEntry(result, symbol);
+  if (!Array.isArray(rows)) throw new SourceError(`OHLC answer without the pair ${krakenPair(symbol)}`);
   return rows;
 }
 

@@ -1,0 +1,32 @@
+// Shared by the live-source tests: fixture files served by the loopback replay server, and a live transport routed
+// to it (never to the internet).
+import { readFileSync } from 'node:fs';
+import type { SourcesConfigInput } from '../generator/sources/config.ts';
+import { resolveConfig } from '../generator/sources/config.ts';
+import { createConfiguredLiveTransport } from '../generator/sources/live.ts';
+import type { ReplayServer, ServeHandler, ServedAnswer } from '../generator/sources/replay-server.ts';
+import { venuesAt } from '../generator/sources/replay-server.ts';
+import type { Transport } from '../generator/sources/transport.ts';
+
+export const fixture = (path: string): string =>
+  readFileSync(new URL(`fixtures/venues/${path}`, import.meta.url), 'utf8');
+
+/** Routes "venue /path" (query ignored) to fixture files; anything else is a 404 like a venue's. */
+export function fixtureHandler(routes: Record<string, string>): ServeHandler {
+  return ({ venue, path }): ServedAnswer => {
+    const file = routes[`${venue} ${path.split('?')[0]}`];
+    return file ? { body: fixture(file) } : { status: 404, body: '{"msg":"not found"}' };
+  };
+}
+
+/** Fast settings for tests: short timeouts and backoffs, every venue on the loopback server. */
+export function testConfig(server: ReplayServer, extra: SourcesConfigInput = {}): SourcesConfigInput {
+  return {
+    ...extra,
+    venues: { ...venuesAt(server), ...extra.venues },
+    http: { timeoutMs: 2_000, retries: 0, backoffMs: 5, maxBackoffMs: 20, requestsPerSecond: 1000, ...extra.http },
+  };
+}
+
+export const liveTransportTo = (server: ReplayServer, extra: SourcesConfigInput = {}): Transport =>
+  createConfiguredLiveTransport(resolveConfig(testConfig(server, extra)));
