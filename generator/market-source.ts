@@ -20,7 +20,8 @@ export function parseSourceName(value: string): SourceName {
 }
 
 export async function collectFor(source: SourceName, request: CollectRequest): Promise<MarketSnapshot> {
-  if (request.recordDir && source !== 'live') throw new Error('--record applies to live runs only (--source live)');
+  if (request.recordDir && source !== 'live')
+    throw new Error('--record applies to live runs only (--source live)');
   if (request.replayDir && source !== 'replay') throw new Error('--replay needs --source replay');
   switch (source) {
     case 'sim':

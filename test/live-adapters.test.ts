@@ -90,7 +90,10 @@ describe('spot adapters over HTTP', () => {
     expect(candles.provenance.asOf).toBe(1711350000000 + HOUR_MS);
     const query = new URLSearchParams(lastRequest('coinbase')?.path.split('?')[1]);
     expect(query.get('granularity')).toBe('3600');
-    expect([query.get('start'), query.get('end')]).toEqual(['2024-03-25T06:00:00.000Z', '2024-03-25T07:00:00.000Z']);
+    expect([query.get('start'), query.get('end')]).toEqual([
+      '2024-03-25T06:00:00.000Z',
+      '2024-03-25T07:00:00.000Z',
+    ]);
   });
 
   it('Coinbase: level-2 book, zero-size levels dropped', async () => {
@@ -124,7 +127,9 @@ describe('spot adapters over HTTP', () => {
 
   it('CoinGecko: ids, percent -> fraction, seconds -> ms', async () => {
     const tickers = await coingeckoTicker.fetch(['BTC', 'ETH', 'HBAR', 'XRP'], context(1711356400000));
-    expect(lastRequest('coingecko')?.path).toContain('ids=bitcoin,ethereum,hedera-hashgraph,ripple&vs_currencies=usd');
+    expect(lastRequest('coingecko')?.path).toContain(
+      'ids=bitcoin,ethereum,hedera-hashgraph,ripple&vs_currencies=usd',
+    );
     expect(tickers.get('BTC')?.value).toEqual({
       last: 67187.3358,
       change24h: 3.6386 / 100,
@@ -190,14 +195,21 @@ describe('Hyperliquid over HTTP (POST /info)', () => {
   beforeAll(async () => {
     hyperliquid = await startReplayServer(({ body }) => {
       const type = (JSON.parse(body) as { type: string }).type;
-      const file = { metaAndAssetCtxs: 'meta-and-asset-ctxs.json', fundingHistory: 'funding-history.json' }[type];
+      const file = { metaAndAssetCtxs: 'meta-and-asset-ctxs.json', fundingHistory: 'funding-history.json' }[
+        type
+      ];
       return file ? { body: fixture(`hyperliquid/${file}`) } : { status: 422, body: 'Failed to deserialize' };
     });
   });
   afterAll(() => hyperliquid.close());
 
   it('hourly funding times 8, open interest in coins times mark price, unknown coins refused', async () => {
-    const ctx: FetchContext = { transport: liveTransportTo(hyperliquid), asOf: 1683850000000, candleLimit: 24, shared: new Map() };
+    const ctx: FetchContext = {
+      transport: liveTransportTo(hyperliquid),
+      asOf: 1683850000000,
+      candleLimit: 24,
+      shared: new Map(),
+    };
     const funding = (await hyperliquidFunding.fetch(['BTC'], ctx)).get('BTC')!;
     expect(funding.value).toEqual({
       rate8h: 0.0001,
@@ -211,6 +223,8 @@ describe('Hyperliquid over HTTP (POST /info)', () => {
     await expect(hyperliquidFunding.fetch(['XLM'], ctx)).rejects.toThrow(/no perpetual XLM/);
     const posts = hyperliquid.requests.filter((r) => r.method === 'POST');
     expect(posts.filter((r) => r.body === '{"type":"metaAndAssetCtxs"}')).toHaveLength(1);
-    expect(JSON.parse(posts.find((r) => r.body.includes('fundingHistory'))!.body)).toMatchObject({ coin: 'BTC' });
+    expect(JSON.parse(posts.find((r) => r.body.includes('fundingHistory'))!.body)).toMatchObject({
+      coin: 'BTC',
+    });
   });
 });

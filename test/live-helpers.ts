@@ -24,7 +24,14 @@ export function testConfig(server: ReplayServer, extra: SourcesConfigInput = {})
   return {
     ...extra,
     venues: { ...venuesAt(server), ...extra.venues },
-    http: { timeoutMs: 2_000, retries: 0, backoffMs: 5, maxBackoffMs: 20, requestsPerSecond: 1000, ...extra.http },
+    http: {
+      timeoutMs: 2_000,
+      retries: 0,
+      backoffMs: 5,
+      maxBackoffMs: 20,
+      requestsPerSecond: 1000,
+      ...extra.http,
+    },
   };
 }
 

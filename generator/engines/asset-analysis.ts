@@ -135,6 +135,9 @@ export function analyzeAsset(
     limitations.push(
       `${s}: derivatives data is incomplete (${asset.funding ? 'open interest' : 'funding'} missing).`,
     );
+  // Estimated values are evidence of a weaker kind: the reader of any body built on this asset must see it.
+  if (asset.liquidations?.provenance.estimated)
+    limitations.push(`${s}: liquidation figures are estimates, not observed events.`);
 
   const signals: Partial<Record<SignalName, number>> = {};
   if (trend) Object.assign(signals, trend.signals);
@@ -155,8 +158,10 @@ export function analyzeAsset(
 
   const assetIssues = issuesFor(s, issues);
   limitations.push(...assetIssues.map(issueText));
+  // A venue that refused the whole run is reported, but costs nothing when a fallback venue delivered the data;
+  // an issue on a section that still delivered (e.g. venues disagreeing on the price) weakens the evidence.
   const deliveredDespiteIssue = assetIssues.filter(
-    (i) => i.section === 'all' || asset[i.section] !== null,
+    (i) => i.section !== 'all' && asset[i.section] !== null,
   ).length;
   const issueFactor = Math.max(MIN_ISSUE_FACTOR, ISSUE_PENALTY ** deliveredDespiteIssue);
 

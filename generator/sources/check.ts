@@ -9,7 +9,14 @@ import { SourceError } from './adapters/request.ts';
 import type { VenueId } from './venues.ts';
 
 /** The cheapest kind of data each venue serves, tried in this order. */
-const PROBE_ORDER: readonly SectionName[] = ['ticker', 'openInterest', 'funding', 'liquidations', 'book', 'candles'];
+const PROBE_ORDER: readonly SectionName[] = [
+  'ticker',
+  'openInterest',
+  'funding',
+  'liquidations',
+  'book',
+  'candles',
+];
 
 export interface VenueCheck {
   venue: VenueId;
@@ -50,7 +57,9 @@ export async function checkVenue(
   const errors: unknown[] = [];
   const covered = new Set<string>();
   const size = Math.max(1, probe.source.batchSize);
-  const batches = Array.from({ length: Math.ceil(symbols.length / size) }, (_, i) => symbols.slice(i * size, (i + 1) * size));
+  const batches = Array.from({ length: Math.ceil(symbols.length / size) }, (_, i) =>
+    symbols.slice(i * size, (i + 1) * size),
+  );
   await Promise.all(
     batches.map(async (batch) => {
       try {
@@ -61,9 +70,12 @@ export async function checkVenue(
     }),
   );
   const latencyMs = Math.round(now() - started);
-  const refused = errors.find((e) => e instanceof SourceError && e.status !== null && UNAVAILABLE_STATUSES.has(e.status));
+  const refused = errors.find(
+    (e) => e instanceof SourceError && e.status !== null && UNAVAILABLE_STATUSES.has(e.status),
+  );
   const first = errors[0];
-  const note = first === undefined ? '' : first instanceof Error ? first.message.split('\n')[0]! : String(first);
+  const note =
+    first === undefined ? '' : first instanceof Error ? first.message.split('\n')[0]! : String(first);
   const result = {
     ...base,
     latencyMs,
@@ -85,7 +97,12 @@ export async function checkVenues(options: {
   /** The configured fallback order: each venue is probed on a kind of data it is used for. */
   order?: SourceOrder;
 }): Promise<VenueCheck[]> {
-  const context: FetchContext = { transport: options.transport, asOf: options.asOf, candleLimit: 24, shared: new Map() };
+  const context: FetchContext = {
+    transport: options.transport,
+    asOf: options.asOf,
+    candleLimit: 24,
+    shared: new Map(),
+  };
   return Promise.all(
     options.venues.map((venue) =>
       checkVenue(venue, options.baseUrls[venue], options.symbols, context, options.order),
@@ -93,7 +110,8 @@ export async function checkVenues(options: {
   );
 }
 
-const truncate = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+const truncate = (text: string, max: number): string =>
+  text.length > max ? `${text.slice(0, max - 1)}…` : text;
 
 /** A plain-text table, one row per venue. */
 export function formatChecks(checks: readonly VenueCheck[]): string {
@@ -104,11 +122,20 @@ export function formatChecks(checks: readonly VenueCheck[]): string {
       c.status,
       c.latencyMs === null ? '-' : `${c.latencyMs} ms`,
       c.probe ?? '-',
-      c.covered.length === 0 ? '-' : `${c.covered.length}/${c.covered.length + c.missing.length} ${c.covered.join(',')}`,
+      c.covered.length === 0
+        ? '-'
+        : `${c.covered.length}/${c.covered.length + c.missing.length} ${c.covered.join(',')}`,
       c.baseUrl,
       truncate(c.note, 60),
     ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

@@ -26,7 +26,8 @@ export interface SourceFlags {
 export async function resolveSourceFlags(
   flags: SourceFlags,
 ): Promise<{ asOf: number | undefined; sourceOptions: Record<string, unknown> }> {
-  const asOf = flags.asOf ?? (flags.source === 'replay' && flags.replay ? await recordedAsOf(flags.replay) : undefined);
+  const asOf =
+    flags.asOf ?? (flags.source === 'replay' && flags.replay ? await recordedAsOf(flags.replay) : undefined);
   return {
     asOf,
     sourceOptions: { recordDir: flags.record, replayDir: flags.replay, configFile: flags.config },
@@ -42,7 +43,10 @@ interface CheckFlags {
 
 async function runCheck(flags: CheckFlags): Promise<void> {
   const config = await loadSourcesConfig({ file: flags.config });
-  const baseUrls = Object.fromEntries(VENUE_IDS.map((v) => [v, config.venues[v].baseUrl])) as Record<VenueId, string>;
+  const baseUrls = Object.fromEntries(VENUE_IDS.map((v) => [v, config.venues[v].baseUrl])) as Record<
+    VenueId,
+    string
+  >;
   let transport: Transport;
   let asOf = Date.now();
   let venues: readonly VenueId[] = VENUE_IDS;
@@ -67,10 +71,12 @@ async function runCheck(flags: CheckFlags): Promise<void> {
 }
 
 export function registerSourcesCommands(program: Command): void {
-  const sources = program.command('sources').description('market-data sources: check venues and configuration');
+  const sources = program
+    .command('sources')
+    .description('market-data sources: check venues and configuration');
   sources
     .command('check')
-    .description("probe each venue: reachability, latency and which assets it covers")
+    .description('probe each venue: reachability, latency and which assets it covers')
     .addOption(
       new Option('--source <name>', 'what to probe').choices(['live', 'sim', 'replay']).default('live'),
     )

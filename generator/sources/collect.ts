@@ -99,7 +99,11 @@ export async function collectMarket(options: CollectOptions): Promise<MarketSnap
     seed: options.seed,
     provider: describeProvider(options.transport.mode, plan),
     assets,
-    issues: [...gate.issues(), ...SECTION_NAMES.flatMap((section) => results[section].issues), ...priceIssues],
+    issues: [
+      ...gate.issues(),
+      ...SECTION_NAMES.flatMap((section) => results[section].issues),
+      ...priceIssues,
+    ],
   };
 }
 

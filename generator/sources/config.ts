@@ -5,12 +5,14 @@ import { z } from 'zod';
 import { DEFAULT_LIVE_ORDER, venuesFor } from './adapters/plan.ts';
 import type { SourceOrder } from './adapters/plan.ts';
 import { SECTION_NAMES } from './adapters/source.ts';
+import { DEFAULT_CANDLE_LIMIT, DEFAULT_CONCURRENCY } from './collect.ts';
 import type { SectionName } from './adapters/source.ts';
 import { VENUE_BASE_URLS, VENUE_IDS } from './venues.ts';
 import type { VenueId } from './venues.ts';
 
 const Venue = z.enum(VENUE_IDS);
 const PositiveInt = z.number().int().positive();
+const VenueList = z.array(Venue).min(1).readonly();
 
 const VenueSettings = z.strictObject({
   /** Where to send this venue's calls instead of its public origin (a mirror, a market-data-only host). */
@@ -35,11 +37,20 @@ export const SourcesConfigInput = z.strictObject({
   venues: z.partialRecord(Venue, VenueSettings).optional(),
   http: HttpSettings.optional(),
   /** Fallback order per kind of data, e.g. {"ticker": ["coinbase", "kraken"]}. */
-  order: z.strictObject(Object.fromEntries(SECTION_NAMES.map((s) => [s, z.array(Venue).min(1).optional()]))).optional(),
+  order: z
+    .strictObject({
+      candles: VenueList.optional(),
+      ticker: VenueList.optional(),
+      book: VenueList.optional(),
+      funding: VenueList.optional(),
+      openInterest: VenueList.optional(),
+      liquidations: VenueList.optional(),
+    })
+    .optional(),
   /** Venue calls in flight at once across the whole run. */
   concurrency: PositiveInt.optional(),
   /** Closed hourly bars per asset. */
-  candleLimit: z.number().int().min(50).max(1000).optional(),
+  candleLimit: z.number().int().min(24).max(1000).optional(),
   /** A cross-venue price gap above this (percent) is reported as a limitation. */
   priceDisagreementPct: z.number().positive().optional(),
   /** Estimate liquidations from open-interest drops where no venue reports them (labelled as estimates). */
@@ -81,14 +92,14 @@ export const DEFAULT_HTTP = {
 /** Conservative per-venue rates below the published keyless limits (CoinGecko's is the tightest). */
 const VENUE_RATES: Partial<Record<VenueId, number>> = { coingecko: 0.4, kraken: 1, coinbase: 8, okx: 8 };
 
-export const DEFAULT_CONCURRENCY = 8;
 export const DEFAULT_PRICE_DISAGREEMENT_PCT = 1;
 
 /** `EMI_SOURCE_ORDER_OPEN_INTEREST` for `openInterest`. */
 export const orderEnvName = (section: SectionName): string =>
   `EMI_SOURCE_ORDER_${section.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
 /** `EMI_VENUE_URL_BINANCE_SPOT` for `binance-spot`. */
-export const venueUrlEnvName = (venue: VenueId): string => `EMI_VENUE_URL_${venue.replace(/-/g, '_').toUpperCase()}`;
+export const venueUrlEnvName = (venue: VenueId): string =>
+  `EMI_VENUE_URL_${venue.replace(/-/g, '_').toUpperCase()}`;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -100,7 +111,17 @@ export function configFromEnv(env: Env): SourcesConfigInput {
   const order = Object.fromEntries(
     SECTION_NAMES.flatMap((section) => {
       const value = env[orderEnvName(section)];
-      return value ? [[section, value.split(',').map((v) => v.trim()).filter(Boolean)]] : [];
+      return value
+        ? [
+            [
+              section,
+              value
+                .split(',')
+                .map((v) => v.trim())
+                .filter(Boolean),
+            ],
+          ]
+        : [];
     }),
   );
   const venues = Object.fromEntries(
@@ -127,7 +148,8 @@ export function configFromEnv(env: Env): SourcesConfigInput {
 
 function parseInput(raw: unknown, origin: string): SourcesConfigInput {
   const result = SourcesConfigInput.safeParse(raw);
-  if (!result.success) throw new Error(`invalid source configuration in ${origin}: ${z.prettifyError(result.error)}`);
+  if (!result.success)
+    throw new Error(`invalid source configuration in ${origin}: ${z.prettifyError(result.error)}`);
   return result.data;
 }
 
@@ -139,7 +161,7 @@ export async function readConfigFile(path: string): Promise<SourcesConfigInput> 
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read configuration ${path}: ${(error as Error).message}`);
+    throw new Error(`cannot read configuration ${path}: ${(error as Error).message}`, { cause: error });
   }
   let json: unknown;
   try {
@@ -184,7 +206,9 @@ export function resolveConfig(...layers: SourcesConfigInput[]): SourcesConfig {
       const venuesInOrder = pick((l) => l.order?.[section], DEFAULT_LIVE_ORDER[section]);
       const unknown = venuesInOrder.filter((venue) => !venuesFor(section).includes(venue));
       if (unknown.length > 0) {
-        throw new Error(`${unknown.join(', ')} cannot serve ${section}: choose from ${venuesFor(section).join(', ')}`);
+        throw new Error(
+          `${unknown.join(', ')} cannot serve ${section}: choose from ${venuesFor(section).join(', ')}`,
+        );
       }
       return [section, venuesInOrder];
     }),
@@ -194,7 +218,7 @@ export function resolveConfig(...layers: SourcesConfigInput[]): SourcesConfig {
     http,
     order,
     concurrency: pick((l) => l.concurrency, DEFAULT_CONCURRENCY),
-    candleLimit: pick((l) => l.candleLimit, 500),
+    candleLimit: pick((l) => l.candleLimit, DEFAULT_CANDLE_LIMIT),
     priceDisagreementPct: pick((l) => l.priceDisagreementPct, DEFAULT_PRICE_DISAGREEMENT_PCT),
     estimateLiquidations: pick((l) => l.estimateLiquidations, true),
     jitterSeed: pick((l) => l.jitterSeed, 1),
@@ -210,5 +234,5 @@ export async function loadSourcesConfig(options: {
   const env = options.env ?? process.env;
   const file = options.file ?? env.EMI_CONFIG;
   const fromFile = file ? await readConfigFile(file) : {};
-  return resolveConfig(fromFile, configFromEnv(env), options.overrides ?? {});
+  return resolveConfig(fromFile, configFromEnv(env), parseInput(options.overrides ?? {}, 'code'));
 }

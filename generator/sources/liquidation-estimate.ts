@@ -20,7 +20,8 @@ export function estimateLiquidations(
     const drop = before.valueUsd - after.valueUsd;
     if (drop <= 0) continue;
     const hour = closes.get(Math.floor(before.time / HOUR_MS) * HOUR_MS);
-    const longShare = hour === undefined ? 0.5 : hour.close < hour.open ? 1 : hour.close > hour.open ? 0 : 0.5;
+    const longShare =
+      hour === undefined ? 0.5 : hour.close < hour.open ? 1 : hour.close > hour.open ? 0 : 0.5;
     totals.longUsd24h += drop * longShare;
     totals.shortUsd24h += drop * (1 - longShare);
     totals.events += 1; // hours with a drop, not orders: an estimate has no order count

@@ -34,7 +34,10 @@ export function disagreement(
 }
 
 /** Failures of the reference venue are not issues: the check is a bonus, the price itself was delivered. */
-export async function checkPrices(assets: readonly AssetMarket[], options: PriceCheckOptions): Promise<SourceIssue[]> {
+export async function checkPrices(
+  assets: readonly AssetMarket[],
+  options: PriceCheckOptions,
+): Promise<SourceIssue[]> {
   const groups = new Map<SectionSource<'ticker'>, Array<[string, Sourced<Ticker24h>]>>();
   for (const asset of assets) {
     if (!asset.ticker) continue;
@@ -56,7 +59,12 @@ export async function checkPrices(assets: readonly AssetMarket[], options: Price
   await Promise.all(
     batches.map(async ({ source, batch }) => {
       const values = await options
-        .run(() => source.fetch(batch.map(([symbol]) => symbol), options.context))
+        .run(() =>
+          source.fetch(
+            batch.map(([symbol]) => symbol),
+            options.context,
+          ),
+        )
         .catch((error: unknown) => {
           options.gate.observe(source.venue, error);
           return new Map<string, Sourced<Ticker24h>>();

@@ -58,7 +58,9 @@ const positiveOrNull = (value: string): number | null => (Number(value) > 0 ? Nu
 
 /** Rates normalised to 8 h; the interval is the ticker's own when stated, else read off settlement spacing. */
 export function normaliseFunding(ticker: BybitLinearTicker, history: readonly BybitFundingRow[]): Funding {
-  const settled = [...history].sort((a, b) => Number(a.fundingRateTimestamp) - Number(b.fundingRateTimestamp));
+  const settled = [...history].sort(
+    (a, b) => Number(a.fundingRateTimestamp) - Number(b.fundingRateTimestamp),
+  );
   const intervals = settlementIntervals(settled.map((row) => Number(row.fundingRateTimestamp)));
   const stated = Number(ticker.fundingIntervalHour);
   const intervalHours = stated > 0 ? stated : (intervals.at(-1) ?? 8);
@@ -97,7 +99,11 @@ async function tickersBySymbol(context: FetchContext): Promise<Map<string, Bybit
 
 /** Per symbol (so one failed history call costs one symbol), on the tickers call every symbol shares. */
 function bybitSource<S extends 'funding' | 'openInterest'>(
-  load: (symbol: string, ticker: BybitLinearTicker, context: FetchContext) => Promise<Sourced<SectionValues[S]>>,
+  load: (
+    symbol: string,
+    ticker: BybitLinearTicker,
+    context: FetchContext,
+  ) => Promise<Sourced<SectionValues[S]>>,
 ): SectionSource<S> {
   return perSymbolSource<S>(VENUE, async (symbol, context) => {
     const ticker = (await tickersBySymbol(context)).get(binanceSymbol(symbol));

@@ -46,7 +46,13 @@ export type CoinbaseBook = z.infer<typeof CoinbaseBook>;
 export function normaliseStats(raw: CoinbaseStats): Ticker24h {
   const [open, last] = [Number(raw.open), Number(raw.last)];
   if (!(open > 0 && last > 0)) throw new SourceError('stats without a positive open and last price');
-  return { last, change24h: last / open - 1, quoteVolume24h: Number(raw.volume) * last, bid: null, ask: null };
+  return {
+    last,
+    change24h: last / open - 1,
+    quoteVolume24h: Number(raw.volume) * last,
+    bid: null,
+    ask: null,
+  };
 }
 
 /** Hourly bars closed before `asOf`, seconds turned into ms, duplicates (page overlaps) dropped, oldest first. */

@@ -16,7 +16,11 @@ const INTERVAL_HOURS = 1;
 /** fundingHistory answers at most 500 rows: 20 days of hourly rates. */
 const HISTORY_HOURS = 480;
 
-const info = (body: object): TransportRequest => ({ url: INFO_URL, method: 'POST', body: JSON.stringify(body) });
+const info = (body: object): TransportRequest => ({
+  url: INFO_URL,
+  method: 'POST',
+  body: JSON.stringify(body),
+});
 export const META_AND_ASSET_CTXS = info({ type: 'metaAndAssetCtxs' });
 
 // ---- raw shapes -------------------------------------------------------------------------------------------------
@@ -37,7 +41,11 @@ export const HyperliquidMetaAndAssetCtxs = z.tuple([
   z.array(HyperliquidAssetCtx),
 ]);
 
-export const HyperliquidFundingRow = z.object({ coin: z.string(), fundingRate: DecimalString, time: z.number().int() });
+export const HyperliquidFundingRow = z.object({
+  coin: z.string(),
+  fundingRate: DecimalString,
+  time: z.number().int(),
+});
 export type HyperliquidFundingRow = z.infer<typeof HyperliquidFundingRow>;
 
 // ---- normalisers --------------------------------------------------------------------------------------------------
@@ -45,13 +53,18 @@ export type HyperliquidFundingRow = z.infer<typeof HyperliquidFundingRow>;
 const positiveOrNull = (value: string): number | null => (Number(value) > 0 ? Number(value) : null);
 
 /** Hourly rates times 8; the oracle price plays the index's part. */
-export function normaliseFunding(ctx: HyperliquidAssetCtx, history: readonly HyperliquidFundingRow[]): Funding {
+export function normaliseFunding(
+  ctx: HyperliquidAssetCtx,
+  history: readonly HyperliquidFundingRow[],
+): Funding {
   return {
     rate8h: (Number(ctx.funding) * 8) / INTERVAL_HOURS,
     intervalHours: INTERVAL_HOURS,
     markPrice: positiveOrNull(ctx.markPx),
     indexPrice: positiveOrNull(ctx.oraclePx),
-    history8h: [...history].sort((a, b) => a.time - b.time).map((row) => (Number(row.fundingRate) * 8) / INTERVAL_HOURS),
+    history8h: [...history]
+      .sort((a, b) => a.time - b.time)
+      .map((row) => (Number(row.fundingRate) * 8) / INTERVAL_HOURS),
   };
 }
 
@@ -71,12 +84,17 @@ async function contextsByCoin(context: FetchContext): Promise<Map<string, Hyperl
     HyperliquidMetaAndAssetCtxs,
     context.signal,
   );
-  if (meta.universe.length !== ctxs.length) throw new SourceError('universe and asset contexts differ in length');
+  if (meta.universe.length !== ctxs.length)
+    throw new SourceError('universe and asset contexts differ in length');
   return new Map(meta.universe.map((coin, i) => [coin.name, ctxs[i] as HyperliquidAssetCtx]));
 }
 
 function hyperliquidSource<S extends 'funding' | 'openInterest'>(
-  load: (symbol: string, ctx: HyperliquidAssetCtx, context: FetchContext) => Promise<Sourced<SectionValues[S]>>,
+  load: (
+    symbol: string,
+    ctx: HyperliquidAssetCtx,
+    context: FetchContext,
+  ) => Promise<Sourced<SectionValues[S]>>,
 ): SectionSource<S> {
   return perSymbolSource<S>(VENUE, async (symbol, context) => {
     const ctx = (await contextsByCoin(context)).get(symbol);
@@ -88,7 +106,12 @@ function hyperliquidSource<S extends 'funding' | 'openInterest'>(
 export const hyperliquidFunding = hyperliquidSource<'funding'>(async (symbol, ctx, context) => {
   const startTime = Math.floor(context.asOf / HOUR_MS) * HOUR_MS - HISTORY_HOURS * HOUR_MS;
   const request = info({ type: 'fundingHistory', coin: symbol, startTime });
-  const history = await fetchParsed(context.transport, request, z.array(HyperliquidFundingRow), context.signal);
+  const history = await fetchParsed(
+    context.transport,
+    request,
+    z.array(HyperliquidFundingRow),
+    context.signal,
+  );
   return sourced(normaliseFunding(ctx, history), VENUE, context.asOf, context);
 });
 

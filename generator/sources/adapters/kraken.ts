@@ -98,7 +98,11 @@ export function normaliseTicker(raw: KrakenTickerPair, open24h: number): Ticker2
 
 // ---- sources ------------------------------------------------------------------------------------------------------
 
-async function fetchOhlc(symbol: string, since: number | null, context: FetchContext): Promise<KrakenOhlcRow[]> {
+async function fetchOhlc(
+  symbol: string,
+  since: number | null,
+  context: FetchContext,
+): Promise<KrakenOhlcRow[]> {
   const url =
     `${BASE_URL}/0/public/OHLC?pair=${krakenPair(symbol)}&interval=60` +
     (since === null ? '' : `&since=${Math.floor(since / 1000)}`);

@@ -105,7 +105,10 @@ function unwrap<T>(raw: { code: string; msg: string; data: T[] }): T[] {
 const HOUR_MS = 3_600_000;
 
 /** The current rate per its own period (`nextFundingTime - fundingTime`), normalised to 8 h like the history. */
-export function normaliseFunding(current: OkxFundingRateRow, history: readonly OkxFundingHistoryRow[]): Funding {
+export function normaliseFunding(
+  current: OkxFundingRateRow,
+  history: readonly OkxFundingHistoryRow[],
+): Funding {
   const settled = [...history].sort((a, b) => Number(a.fundingTime) - Number(b.fundingTime));
   const intervals = settlementIntervals(settled.map((row) => Number(row.fundingTime)));
   const period = Math.round((Number(current.nextFundingTime) - Number(current.fundingTime)) / HOUR_MS);
@@ -155,7 +158,12 @@ const firstRow = <T>(rows: T[], what: string): T => {
 export const okxFunding = perSymbolSource<'funding'>(VENUE, async (symbol, context) => {
   const instId = okxSwap(symbol);
   const [current, history] = await Promise.all([
-    fetchParsed(context.transport, `${BASE_URL}/api/v5/public/funding-rate?instId=${instId}`, OkxFundingRate, context.signal),
+    fetchParsed(
+      context.transport,
+      `${BASE_URL}/api/v5/public/funding-rate?instId=${instId}`,
+      OkxFundingRate,
+      context.signal,
+    ),
     fetchParsed(
       context.transport,
       `${BASE_URL}/api/v5/public/funding-rate-history?instId=${instId}&limit=100`,
@@ -169,6 +177,9 @@ export const okxFunding = perSymbolSource<'funding'>(VENUE, async (symbol, conte
 
 export const okxOpenInterest = perSymbolSource<'openInterest'>(VENUE, async (symbol, context) => {
   const url = `${BASE_URL}/api/v5/public/open-interest?instType=SWAP&instId=${okxSwap(symbol)}`;
-  const row = firstRow(unwrap(await fetchParsed(context.transport, url, OkxOpenInterest, context.signal)), 'open interest');
+  const row = firstRow(
+    unwrap(await fetchParsed(context.transport, url, OkxOpenInterest, context.signal)),
+    'open interest',
+  );
   return sourced(normaliseOpenInterest(row), VENUE, Number(row.ts), context);
 });

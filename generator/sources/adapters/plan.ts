@@ -73,7 +73,9 @@ function sourcesFor<S extends SectionName>(section: S, venues: readonly VenueId[
 }
 
 export function buildPlan(order: SourceOrder): SourcePlan {
-  const plan = Object.fromEntries(SECTION_NAMES.map((section) => [section, sourcesFor(section, order[section])]));
+  const plan = Object.fromEntries(
+    SECTION_NAMES.map((section) => [section, sourcesFor(section, order[section])]),
+  );
   return plan as unknown as SourcePlan;
 }
 

@@ -25,9 +25,13 @@ export interface LiveTransportOptions {
 /** Headers worth keeping (and recording): never cookies or anything that identifies the caller. */
 const KEPT_HEADERS = ['content-type', 'retry-after', 'date', 'age'];
 
+/** undici hides the useful part in `cause`: "connect ECONNREFUSED ...", "terminated (other side closed)". */
 const describe = (error: unknown): string => {
+  const message = error instanceof Error ? error.message : String(error);
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  const detail = cause?.message ?? cause?.code;
+  if (!detail) return message;
+  return message === 'fetch failed' ? detail : `${message} (${detail})`;
 };
 
 export function routeUrl(url: string, routes: Readonly<Record<string, string>> = {}): string {
@@ -66,8 +70,8 @@ export function createLiveTransport(options: LiveTransportOptions): Transport {
       return { status: response.status, headers, body };
     } catch (error) {
       if (signal?.aborted) throw error;
-      if (timeout.aborted) throw new Error(`timed out after ${options.timeoutMs} ms`);
-      throw new Error(`network error: ${describe(error)}`);
+      if (timeout.aborted) throw new Error(`timed out after ${options.timeoutMs} ms`, { cause: error });
+      throw new Error(`network error: ${describe(error)}`, { cause: error });
     }
   }
 
@@ -84,14 +88,12 @@ export function createLiveTransport(options: LiveTransportOptions): Transport {
           outcome = error as Error;
         }
         const failed = outcome instanceof Error || isRetryableStatus(outcome.status);
-        if (!failed || tries >= retry.retries) {
+        // The venue may ask for a longer pause than a run can give: then this call fails now.
+        const asked =
+          outcome instanceof Error ? null : parseRetryAfter(outcome.headers['retry-after'], now());
+        if (!failed || tries >= retry.retries || (asked !== null && asked > retry.maxRetryAfterMs)) {
           if (outcome instanceof Error) throw outcome;
           return outcome;
-        }
-        const asked = outcome instanceof Error ? null : parseRetryAfter(outcome.headers['retry-after'], now());
-        if (asked !== null && asked > retry.maxRetryAfterMs) {
-          if (outcome instanceof Error) throw outcome;
-          return outcome; // the venue wants a longer pause than a run can give: fail this call now
         }
         await wait(asked ?? backoffDelay(tries, retry, options.random), signal);
       }

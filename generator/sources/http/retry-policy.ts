@@ -13,7 +13,8 @@ export interface RetryPolicy {
 }
 
 /** Rate limited (429) or a server-side failure (5xx): the same request may well succeed later. */
-export const isRetryableStatus = (status: number): boolean => status === 429 || (status >= 500 && status <= 599);
+export const isRetryableStatus = (status: number): boolean =>
+  status === 429 || (status >= 500 && status <= 599);
 
 /** Retry-After in seconds or as an HTTP date; null when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, now: number): number | null {

@@ -37,8 +37,6 @@ export const RecordingIndex = z.object({
   version: z.literal(RECORDING_VERSION),
   /** The recorded run's as-of time: replays describe this instant. */
   asOf: z.iso.datetime(),
-  entries: z.array(
-    RecordedRequest.extend({ file: z.string(), status: z.number().int().nullable() }),
-  ),
+  entries: z.array(RecordedRequest.extend({ file: z.string(), status: z.number().int().nullable() })),
 });
 export type RecordingIndex = z.infer<typeof RecordingIndex>;

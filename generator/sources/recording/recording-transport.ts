@@ -23,11 +23,17 @@ export function createRecordingTransport(inner: Transport, dir: string, asOf: nu
 
   const save = (request: TransportRequest, exchange: RecordedExchange): void => {
     const file = recordFileName(request);
-    entries.set(requestKey(request), { ...exchange.request, file, status: exchange.response?.status ?? null });
+    entries.set(requestKey(request), {
+      ...exchange.request,
+      file,
+      status: exchange.response?.status ?? null,
+    });
     const index: RecordingIndex = {
       version: RECORDING_VERSION,
       asOf: new Date(asOf).toISOString(),
-      entries: [...entries.values()].sort((a, b) => a.url.localeCompare(b.url) || a.file.localeCompare(b.file)),
+      entries: [...entries.values()].sort(
+        (a, b) => a.url.localeCompare(b.url) || a.file.localeCompare(b.file),
+      ),
     };
     queue = queue
       .then(() => writeJsonAtomic(join(dir, file), exchange))

@@ -15,15 +15,25 @@ export async function readRecordingIndex(dir: string): Promise<RecordingIndex> {
   try {
     text = await readFile(join(dir, INDEX_FILE), 'utf8');
   } catch {
-    throw new Error(`no recording in ${dir}: ${INDEX_FILE} is missing (record one with --source live --record)`);
+    throw new Error(
+      `no recording in ${dir}: ${INDEX_FILE} is missing (record one with --source live --record)`,
+    );
   }
-  const parsed = RecordingIndex.safeParse(JSON.parse(text));
-  if (!parsed.success) throw new Error(`${join(dir, INDEX_FILE)} is not a recording index: ${z.prettifyError(parsed.error)}`);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(`${join(dir, INDEX_FILE)} is not valid JSON`);
+  }
+  const parsed = RecordingIndex.safeParse(json);
+  if (!parsed.success)
+    throw new Error(`${join(dir, INDEX_FILE)} is not a recording index: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
 }
 
 /** The as-of time (ms) the recording in `dir` was made for. */
-export const recordedAsOf = async (dir: string): Promise<number> => Date.parse((await readRecordingIndex(dir)).asOf);
+export const recordedAsOf = async (dir: string): Promise<number> =>
+  Date.parse((await readRecordingIndex(dir)).asOf);
 
 export async function createReplayTransport(dir: string): Promise<Transport> {
   const index = await readRecordingIndex(dir);
