@@ -1,0 +1,103 @@
+// Paid main brain (SVC-X402-003): the full per-coin picture. Where the free main brain gives one line per coin,
+// this joins, for each coin, the market snapshot, liquidity, derivatives positioning and the reasoning, says
+// whether they agree, and lists the evidence and the limitations of each. The spec gives no body: documented in
+// the README's Decisions.
+import { z } from 'zod';
+import {
+  AssetSymbol,
+  Bias,
+  Confidence,
+  DataMode,
+  DISCLAIMER,
+  IsoTimestamp,
+  Limitation,
+  PROJECT,
+  SCHEMA_VERSION,
+} from '../common.ts';
+import { DerivativesState, FundingLevel, OpenInterestReading } from '../derivatives.ts';
+import { StrictPublicPerformance, StrictSourceInfo } from '../envelope.ts';
+import { LiquidityContext, LiquidityStatus, MarketStructure } from '../liquidity-lite.ts';
+import { MainBrainResponse } from '../main-brain.ts';
+import { RiskLevel } from '../market-regime.ts';
+import { Prediction } from '../reasoning.ts';
+import { PaymentStatus } from './terms.ts';
+
+export const Agreement = z
+  .enum(['aligned', 'mixed', 'conflicting', 'insufficient'])
+  .describe(
+    'aligned: the sections lean the same way; conflicting: some bullish, some bearish; insufficient: fewer than two readings',
+  );
+export type Agreement = z.infer<typeof Agreement>;
+
+export const CoinMarket = z.strictObject({
+  price: z.number().positive().nullable().describe('last price in USD'),
+  change_24h: z.number().nullable().describe('price change over 24 hours, in percent'),
+  price_source: z.string().nullable(),
+});
+
+export const CoinLiquidity = z.strictObject({
+  status: LiquidityStatus.nullable(),
+  liquidity_context: LiquidityContext.nullable(),
+  market_structure: MarketStructure.nullable(),
+  spread_bps: z.number().min(0).nullable(),
+  depth_usd_1pct: z.number().min(0).nullable().describe('bid plus ask depth within 1% of mid, in USD'),
+  book_imbalance: z.number().min(-1).max(1).nullable(),
+});
+
+export const CoinDerivatives = z.strictObject({
+  state: DerivativesState.nullable(),
+  vote: Bias.nullable(),
+  confidence: Confidence.nullable(),
+  funding_rate_8h_pct: z.number().nullable(),
+  funding_level: FundingLevel.nullable(),
+  open_interest_change_24h_pct: z.number().nullable(),
+  open_interest_reading: OpenInterestReading.nullable(),
+});
+
+export const CoinReasoning = z.strictObject({
+  prediction: Prediction,
+  confidence: Confidence.nullable(),
+  summary: z.string(),
+  reason_points: z.array(z.string()),
+});
+
+export const CoinPicture = z.strictObject({
+  asset: AssetSymbol,
+  bias: Bias.nullable(),
+  confidence: Confidence.nullable(),
+  summary: z.string().nullable(),
+  agreement: Agreement,
+  risk_level: RiskLevel.nullable(),
+  market: CoinMarket,
+  liquidity: CoinLiquidity.nullable(),
+  derivatives: CoinDerivatives.nullable(),
+  reasoning: CoinReasoning.nullable(),
+  evidence: z.array(z.string()),
+  limitations: z.array(Limitation),
+});
+export type CoinPicture = z.infer<typeof CoinPicture>;
+
+export const PaidMainBrain = z.strictObject({
+  success: z.literal(true),
+  project: z.literal(PROJECT),
+  endpoint: z.literal('x402-main-brain'),
+  type: z.literal('paid_main_brain'),
+  product_id: z.literal('SVC-X402-003'),
+  schema_version: z.literal(SCHEMA_VERSION),
+  payment_status: PaymentStatus,
+  summary: z.string(),
+  market_state: MainBrainResponse.shape.market_state,
+  confidence: Confidence.nullable(),
+  brain: MainBrainResponse.shape.brain,
+  market_context: MainBrainResponse.shape.market_context,
+  coins: z.record(AssetSymbol, CoinPicture),
+  public_performance: StrictPublicPerformance,
+  evidence: z.array(z.string()),
+  limitations: z.array(Limitation),
+  source: StrictSourceInfo,
+  source_mode: DataMode,
+  updated: IsoTimestamp,
+  educational_only: z.literal(true),
+  disclaimer: z.literal(DISCLAIMER),
+});
+export type PaidMainBrain = z.infer<typeof PaidMainBrain>;
