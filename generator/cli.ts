@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseAsOf, parseCount, parsePort, parsePositiveInt, parseSeed } from './cli-options.ts';
 import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED, runPipeline } from './pipeline.ts';
 import type { RunReport } from './pipeline.ts';
@@ -30,7 +31,11 @@ type UpFlags = GenerateFlags & {
   port: number;
   host: string;
   backfillDays: number;
+  devFacilitatorPort: number;
 };
+
+/** The Eleventy templates ship with the project, wherever `emi` is run from. */
+const SITE_TEMPLATES = fileURLToPath(new URL('../site/', import.meta.url));
 
 const defaultBaseUrl = (): string => process.env.EMI_BASE_URL ?? 'http://127.0.0.1:8080';
 
@@ -89,7 +94,7 @@ async function generateOnce(flags: GenerateFlags): Promise<void> {
 }
 
 // Eleventy and the x402 stack load only for the commands that use them, so the others start quickly.
-async function build(site: string, out: string, baseUrl: string, state: string): Promise<void> {
+async function build(site: string, published: string, out: string, baseUrl: string, state: string) {
   const { buildSite } = await import('./site/build.ts');
   const { bundleBuyerPage } = await import('./buyer/bundle.ts');
   if (existsSync(resolve(site, 'x402-buyer', 'index.html'))) {
@@ -97,6 +102,7 @@ async function build(site: string, out: string, baseUrl: string, state: string):
   }
   await buildSite({
     siteDir: resolve(site),
+    publishedDir: resolve(published),
     outDir: resolve(out),
     baseUrl,
     historyFile: resolve(state, 'run-history.json'),
@@ -113,7 +119,7 @@ async function scheduleRuns(flags: GenerateFlags & { cron: string; dist: string;
       const report = await generate({ ...flags, asOf: undefined });
       const published = report.status === 'ok' || report.status === 'degraded';
       (published ? console.log : console.error)(summarise(report));
-      if (published) await build(flags.out, flags.dist, flags.baseUrl, flags.state);
+      if (published) await build(SITE_TEMPLATES, flags.out, flags.dist, flags.baseUrl, flags.state);
     },
     () => console.log('previous run still in progress: this tick was skipped'),
   );
@@ -154,12 +160,13 @@ export function createProgram(): Command {
   program
     .command('build')
     .description('build the static site (Eleventy) from the published files into a deployable folder')
-    .option('--site <dir>', 'Eleventy input folder', 'site')
+    .option('--site <dir>', 'Eleventy input folder (templates, docs, buyer page)', SITE_TEMPLATES)
+    .option('--published <dir>', 'folder `emi generate --out` wrote to', 'site')
     .option('--out <dir>', 'output folder', 'dist')
-    .option('--state <dir>', 'folder holding the run history', 'var')
+    .option('--state <dir>', 'folder holding the run history', process.env.EMI_STATE_DIR ?? 'var')
     .option('--base-url <url>', 'absolute base URL for discovery files', defaultBaseUrl())
-    .action(async (o: { site: string; out: string; baseUrl: string; state: string }) => {
-      await build(o.site, o.out, o.baseUrl, o.state);
+    .action(async (o: { site: string; published: string; out: string; baseUrl: string; state: string }) => {
+      await build(o.site, o.published, o.out, o.baseUrl, o.state);
       console.log(`built ${resolve(o.out)}`);
     });
 
@@ -170,11 +177,14 @@ export function createProgram(): Command {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--dir <dir>', 'folder to serve', 'dist')
     .option('--paid <dir>', 'folder holding the paid bodies', 'paid')
-    .action(async (o: { port: number; host: string; dir: string; paid: string }) => {
-      const { startLocalStack } = await import('./local-stack.ts');
-      const stack = await startLocalStack({ ...o, dir: resolve(o.dir), paid: resolve(o.paid) });
-      onShutdown(stack.close);
-    });
+    .option('--dev-facilitator-port <n>', 'port of the development facilitator', parsePort, 4021)
+    .action(
+      async (o: { port: number; host: string; dir: string; paid: string; devFacilitatorPort: number }) => {
+        const { startLocalStack } = await import('./local-stack.ts');
+        const stack = await startLocalStack({ ...o, dir: resolve(o.dir), paid: resolve(o.paid) });
+        onShutdown(stack.close);
+      },
+    );
 
   addGenerateOptions(program.command('schedule').description('regenerate and rebuild on a schedule'))
     .option('--cron <expr>', 'cron expression', DEFAULT_CRON)
@@ -194,6 +204,7 @@ export function createProgram(): Command {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--cron <expr>', 'cron expression', DEFAULT_CRON)
     .option('--dist <dir>', 'build output folder', 'dist')
+    .option('--dev-facilitator-port <n>', 'port of the development facilitator', parsePort, 4021)
     .option(
       '--backfill-days <n>',
       'simulated source only: replay this many days of arena rounds first (0 to skip)',
@@ -215,13 +226,14 @@ export function createProgram(): Command {
         );
       }
       await generateOnce(o);
-      await build(o.out, o.dist, baseUrl, o.state);
+      await build(SITE_TEMPLATES, o.out, o.dist, baseUrl, o.state);
       const { startLocalStack } = await import('./local-stack.ts');
       const stack = await startLocalStack({
         port: o.port,
         host: o.host,
         dir: resolve(o.dist),
         paid: resolve(o.paid),
+        devFacilitatorPort: o.devFacilitatorPort,
       });
       const schedule = await scheduleRuns({ ...o, baseUrl });
       onShutdown(async () => {

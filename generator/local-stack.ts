@@ -29,6 +29,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     baseUrl,
     devFacilitatorPort: options.devFacilitatorPort,
     ...paywallEnv(),
+  }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE') throw error;
+    throw new Error(
+      `the development facilitator's port is in use (another emi serve or up?): choose one with --dev-facilitator-port`,
+    );
   });
   try {
     const app = createPreviewApp({

@@ -9,6 +9,8 @@ export interface BuildSiteOptions {
   /** Eleventy input: templates plus the generated `api/` and `arena/` folders. */
   siteDir: string;
   outDir: string;
+  /** Folder holding the published `api/` and `arena/` files, when they are not inside `siteDir`. */
+  publishedDir?: string;
   /** Base of every absolute URL (OpenAPI servers, llms.txt, sitemap). */
   baseUrl: string;
   /** The pipeline's run history (`{ runs: [...] }`) that feeds the charts; optional. */
@@ -33,6 +35,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
       config: (eleventyConfig) =>
         configureSite(eleventyConfig, {
           siteDir,
+          publishedDir: options.publishedDir && resolve(options.publishedDir),
           baseUrl: options.baseUrl,
           historyFile: options.historyFile,
         }),

@@ -25,9 +25,12 @@ export async function configureSite(
   // The checkout's .gitignore names the generated folders; ignores are spelled out here instead.
   eleventyConfig.setUseGitIgnore(false);
   for (const folder of COPIED_THROUGH) {
-    const source = fromCwd(join(options.siteDir, folder));
+    // Published files may live outside the templates (`emi generate --out elsewhere`); assets never do.
+    const root = folder === 'assets' ? options.siteDir : (options.publishedDir ?? options.siteDir);
+    const source = fromCwd(join(root, folder));
     eleventyConfig.addPassthroughCopy({ [source]: folder });
     eleventyConfig.ignores.add(`${source}/**`);
+    eleventyConfig.ignores.add(`${fromCwd(join(options.siteDir, folder))}/**`);
   }
   const buyer = fromCwd(join(options.siteDir, 'x402-buyer'));
   eleventyConfig.ignores.add(`${buyer}/**`);

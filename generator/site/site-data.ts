@@ -32,6 +32,8 @@ import { fieldRows } from './schema-fields.ts';
 
 export interface SiteDataOptions {
   siteDir: string;
+  /** Folder holding the published `api/` and `arena/` files; defaults to `siteDir`. */
+  publishedDir?: string;
   baseUrl: string;
   historyFile?: string;
 }
@@ -109,7 +111,7 @@ const exists = (path: string) =>
 
 export async function loadSiteData(options: SiteDataOptions) {
   const baseUrl = normaliseBaseUrl(options.baseUrl);
-  const files = await readPublishedFiles(options.siteDir);
+  const files = await readPublishedFiles(options.publishedDir ?? options.siteDir);
   const runs = await readRunHistory(options.historyFile);
   // The buyer is published only once its page exists (its folder may hold sources alone while in progress).
   const hasBuyer = await exists(join(options.siteDir, 'x402-buyer', 'index.html'));
