@@ -115,11 +115,16 @@ async function scheduleRuns(flags: GenerateFlags & { cron: string; dist: string;
   const schedule = startSchedule(
     flags.cron,
     async () => {
-      // A scheduled run describes the current minute: --as-of only applies to one-off runs.
-      const report = await generate({ ...flags, asOf: undefined });
-      const published = report.status === 'ok' || report.status === 'degraded';
-      (published ? console.log : console.error)(summarise(report));
-      if (published) await build(SITE_TEMPLATES, flags.out, flags.dist, flags.baseUrl, flags.state);
+      // One bad tick is reported and the schedule goes on; the last good files stay published meanwhile.
+      try {
+        // A scheduled run describes the current minute: --as-of only applies to one-off runs.
+        const report = await generate({ ...flags, asOf: undefined });
+        const published = report.status === 'ok' || report.status === 'degraded';
+        (published ? console.log : console.error)(summarise(report));
+        if (published) await build(SITE_TEMPLATES, flags.out, flags.dist, flags.baseUrl, flags.state);
+      } catch (error) {
+        console.error(`emi: scheduled run failed: ${(error as Error).message.split('\n')[0]}`);
+      }
     },
     () => console.log('previous run still in progress: this tick was skipped'),
   );

@@ -23,7 +23,7 @@ import type { UpstreamFailure } from './facilitator-errors.ts';
 import { normalizeNetwork } from './network.ts';
 import { buildOffer, challenge } from './offers.ts';
 import type { Offer } from './offers.ts';
-import { decodePaymentHeader } from './payment-header.ts';
+import { base64ToBytes, decodePaymentHeader } from './payment-header.ts';
 import { ReplayGuard } from './replay-guard.ts';
 import type { PaidFileStorage } from './storage.ts';
 
@@ -36,6 +36,7 @@ const CORS_HEADERS: Readonly<Record<string, string>> = {
 };
 const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
   ...CORS_HEADERS,
+  'Cache-Control': 'no-store',
   'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
   'Access-Control-Allow-Headers': 'PAYMENT-SIGNATURE, Content-Type',
   'Access-Control-Max-Age': '600',
@@ -59,7 +60,8 @@ function normalizingClient(client: FacilitatorClient): FacilitatorClient {
   };
 }
 
-function errorResponse(
+/** A `PaywallErrorBody` answer with CORS and no-store (also used by the Workers entry when misconfigured). */
+export function errorResponse(
   status: 404 | 405 | 500 | 502 | 503 | 504,
   error: string,
   message: string,
@@ -76,7 +78,11 @@ function errorResponse(
     retry_after_seconds: retryAfter,
     disclaimer: DISCLAIMER,
   };
-  const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' };
+  const headers: Record<string, string> = {
+    ...CORS_HEADERS,
+    'Content-Type': JSON_TYPE,
+    'Cache-Control': 'no-store',
+  };
   if (retryAfter) headers['Retry-After'] = String(retryAfter);
   if (status === 405) headers.Allow = 'GET, HEAD, OPTIONS';
   return new Response(JSON.stringify(body), { status, headers });
@@ -116,8 +122,7 @@ async function loadPaidBody(storage: PaidFileStorage, resource: PaidResource): P
 /** The payment's Algorand transaction id: the replay key, and proof the transaction at least decodes. */
 function paymentTransactionId(base64Txn: string): string | null {
   try {
-    const bytes = Uint8Array.from(atob(base64Txn), (ch) => ch.charCodeAt(0));
-    return algosdk.decodeSignedTransaction(bytes).txn.txID();
+    return algosdk.decodeSignedTransaction(base64ToBytes(base64Txn)).txn.txID();
   } catch {
     return null;
   }
@@ -164,65 +169,54 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
     body: string,
   ) {
     const resource = offer.resource;
+    const refused = (reason: string, message: string, settlement?: SettleResponse) =>
+      paymentRequired(offer, reason, `${message}.`, settlement);
     try {
       const verification = await server.verifyPayment(payload, requirements);
       if (!verification.isValid) {
         guard.release(txid);
         const reason = verification.invalidReason ?? 'payment_invalid';
-        return paymentRequired(
-          offer,
+        return refused(
           reason,
-          `The facilitator refused the payment: ${verification.invalidMessage ?? reason}.`,
+          `The facilitator refused the payment: ${verification.invalidMessage ?? reason}`,
         );
       }
     } catch (error) {
       guard.release(txid);
-      if (error instanceof VerifyError) {
-        return paymentRequired(
-          offer,
-          error.invalidReason ?? 'payment_invalid',
-          `The facilitator refused the payment: ${error.message}.`,
-        );
-      }
-      return upstreamResponse(classifyFacilitatorError(error), resource);
+      if (!(error instanceof VerifyError)) return upstreamResponse(classifyFacilitatorError(error), resource);
+      return refused(
+        error.invalidReason ?? 'payment_invalid',
+        `The facilitator refused the payment: ${error.message}`,
+      );
     }
 
     let settlement: SettleResponse;
     try {
       settlement = await server.settlePayment(payload, requirements);
     } catch (error) {
-      if (error instanceof SettleError) {
-        guard.release(txid);
-        const failed: SettleResponse = {
-          success: false,
-          errorReason: error.errorReason,
-          errorMessage: error.errorMessage,
-          payer: error.payer,
-          transaction: error.transaction ?? '',
-          network: error.network ?? requirements.network,
-        };
-        return paymentRequired(
-          offer,
-          error.errorReason ?? 'settlement_failed',
-          'Settlement was refused.',
-          failed,
-        );
+      if (!(error instanceof SettleError)) {
+        const failure = classifyFacilitatorError(error);
+        // Unreachable: nothing was submitted, the payment may be retried. Timeout or garbage: it may have landed.
+        if (failure.error === 'facilitator_unreachable') guard.release(txid);
+        else guard.markUsed(txid);
+        return upstreamResponse(failure, resource);
       }
-      const failure = classifyFacilitatorError(error);
-      // Unreachable: nothing was submitted, the payment may be retried. Timeout or garbage: it may have landed.
-      if (failure.error === 'facilitator_unreachable') guard.release(txid);
-      else guard.markUsed(txid);
-      return upstreamResponse(failure, resource);
+      settlement = {
+        success: false,
+        errorReason: error.errorReason,
+        errorMessage: error.errorMessage,
+        payer: error.payer,
+        transaction: error.transaction ?? '',
+        network: error.network ?? requirements.network,
+      };
     }
     if (!settlement.success) {
-      guard.release(txid);
+      // A failure that names a transaction came after submission ("submitted but confirmation failed"): the
+      // payment may still land, so it is never accepted again. Without one, the facilitator submitted nothing.
+      if (settlement.transaction) guard.markUsed(txid);
+      else guard.release(txid);
       const reason = settlement.errorReason ?? 'settlement_failed';
-      return paymentRequired(
-        offer,
-        reason,
-        `Settlement was refused: ${settlement.errorMessage ?? reason}.`,
-        settlement,
-      );
+      return refused(reason, `Settlement was refused: ${settlement.errorMessage ?? reason}`, settlement);
     }
     guard.markUsed(txid);
     return new Response(body, {

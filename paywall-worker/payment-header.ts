@@ -44,6 +44,10 @@ export type DecodedPayment =
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Bytes of a base64 string (throws on characters outside the alphabet; callers check the strict form first). */
+export const base64ToBytes = (base64: string): Uint8Array =>
+  Uint8Array.from(atob(base64), (ch) => ch.charCodeAt(0));
+
 export function decodePaymentHeader(header: string): DecodedPayment {
   if (header.length > MAX_PAYMENT_HEADER_CHARS) {
     return {
@@ -61,9 +65,7 @@ export function decodePaymentHeader(header: string): DecodedPayment {
   }
   let json: unknown;
   try {
-    const binary = atob(header);
-    const bytes = Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
-    json = JSON.parse(utf8.decode(bytes));
+    json = JSON.parse(utf8.decode(base64ToBytes(header)));
   } catch {
     return {
       ok: false,

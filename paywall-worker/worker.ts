@@ -1,8 +1,7 @@
 // Cloudflare Workers entry: the same Hono app, configured from the Worker's environment, reading the paid files
 // from an R2 bucket (binding PAID_FILES) or a KV namespace (binding PAID_KV). Built once per isolate.
 import type { Hono } from 'hono';
-import { DISCLAIMER, PROJECT } from '../schemas/common.ts';
-import { createPaywallApp } from './app.ts';
+import { createPaywallApp, errorResponse } from './app.ts';
 import { createKvStorage, createR2Storage } from './storage-cloudflare.ts';
 import type { KvNamespaceLike, R2BucketLike } from './storage-cloudflare.ts';
 
@@ -41,20 +40,8 @@ export default {
       app ??= build(env);
     } catch (error) {
       // A misconfigured worker (e.g. an invalid payee) refuses every request rather than take payments.
-      const body = {
-        success: false,
-        status: 500,
-        error: 'paywall_misconfigured',
-        message: error instanceof Error ? error.message : 'invalid configuration',
-        project: PROJECT,
-        endpoint: null,
-        retry_after_seconds: null,
-        disclaimer: DISCLAIMER,
-      };
-      return new Response(JSON.stringify(body), {
-        status: 500,
-        headers: { 'Content-Type': 'application/json; charset=utf-8', 'Access-Control-Allow-Origin': '*' },
-      });
+      const message = error instanceof Error ? error.message : 'invalid configuration';
+      return errorResponse(500, 'paywall_misconfigured', message, null);
     }
     return app.fetch(request);
   },

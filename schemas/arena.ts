@@ -1,7 +1,15 @@
 // Arena resources (spec 2.5): the active round, the crowd's consensus and the shared-intelligence view that
 // puts round, crowd, main brain, teacher brain, price and integrity side by side.
 import { z } from 'zod';
-import { ArenaPrediction, ArenaReading, DataMode, IsoTimestamp, TrackedAsset } from './common.ts';
+import {
+  ArenaPrediction,
+  ArenaReading,
+  Bias,
+  Confidence,
+  DataMode,
+  IsoTimestamp,
+  TrackedAsset,
+} from './common.ts';
 import { TeacherBrain } from './teacher-lessons.ts';
 
 const Percent = z.number().min(0).max(100);
@@ -84,9 +92,12 @@ export const SharedRound = RoundInfo.extend({
 export const BrainSnapshot = z.strictObject({
   asset: TrackedAsset,
   prediction: ArenaReading.describe('the call in arena terms; NONE when the brain had no call'),
-  bias: z.enum(['bullish', 'bearish', 'neutral']).nullable(),
-  confidence: z.number().min(0).max(100).nullable().describe('evidence strength 0-100, not certainty'),
-  price_at_call: z.number().nullable(),
+  bias: Bias.nullable(),
+  confidence: Confidence.nullable().describe('evidence strength 0-100, not certainty'),
+  price_at_call: z
+    .number()
+    .nullable()
+    .describe('price recorded with the call; with source latest_run, the price this run saw'),
   recorded_at: IsoTimestamp.nullable().describe(
     'when the call was recorded for this round; null if not recorded',
   ),

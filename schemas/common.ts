@@ -1,4 +1,5 @@
-// Shared building blocks of every published resource: constants, enums and small reusable shapes.
+// Shared building blocks of every published resource: constants, enums and small reusable shapes. Every object
+// is strict (rejects unknown keys), so that no internal value can slip into a published file by accident.
 import { z } from 'zod';
 
 /** The seven tracked assets, in the order the spec lists them. */
@@ -46,40 +47,33 @@ export const Confidence = z.number().min(0).max(100);
 export const Limitation = z.string().min(1);
 
 /** Freshness and provenance of one published snapshot (the `source` object of the free endpoints). */
-export const SourceInfo = z.object({
-  mode: DataMode,
-  provider: z
-    .string()
-    .describe('who produced the numbers, e.g. "seeded market simulator" or "public venues"'),
-  simulated: z.boolean().describe('true when no number in this response is a real market observation'),
-  venues: z.array(z.string()).describe('venues (or simulated venues) that supplied data for this run'),
-  seed: z.number().int().nullable().describe('simulator seed; null for live and replay runs'),
-  as_of: IsoTimestamp.describe('market time the snapshot describes'),
-  generated_at: IsoTimestamp.describe('when the generator produced this file'),
-  next_update_due: IsoTimestamp.describe('when the next scheduled run should replace this file'),
-  cache_seconds: z.number().int().min(0),
-  degraded: z.boolean().describe('true when some section lacked data and was published with limitations'),
-});
+export const SourceInfo = z
+  .strictObject({
+    mode: DataMode,
+    provider: z
+      .string()
+      .describe('who produced the numbers, e.g. "seeded market simulator" or "public venues"'),
+    simulated: z.boolean().describe('true when no number in this response is a real market observation'),
+    venues: z.array(z.string()).describe('venues (or simulated venues) that supplied data for this run'),
+    seed: z.number().int().nullable().describe('simulator seed; null for live and replay runs'),
+    as_of: IsoTimestamp.describe('market time the snapshot describes'),
+    generated_at: IsoTimestamp.describe('when the generator produced this file'),
+    next_update_due: IsoTimestamp.describe('when the next scheduled run should replace this file'),
+    cache_seconds: z.number().int().min(0),
+    degraded: z.boolean().describe('true when some section lacked data and was published with limitations'),
+  })
+  .describe('freshness and provenance of this snapshot: data mode, provider, venues, seed and timestamps');
 export type SourceInfo = z.infer<typeof SourceInfo>;
 
-export const AgentGuidance = z.object({
+export const AgentGuidance = z.strictObject({
   recommended_for: z.array(z.string()),
   when_to_use: z.string(),
   when_not_to_use: z.string(),
   next_step: z.string(),
 });
 
-export const UsageCharacteristics = z.object({
-  machine_readable: z.boolean(),
-  stable_schema: z.boolean(),
-  cache_seconds: z.number().int(),
-  authentication: z.string(),
-  payment_required: z.boolean(),
-  response_format: z.string(),
-});
-
 /** A link to a related resource, always relative to the service's base URL. */
-export const ResourceLink = z.object({
+export const ResourceLink = z.strictObject({
   path: z.string().startsWith('/'),
   description: z.string(),
 });

@@ -12,8 +12,9 @@ import {
   LITE_VERSION,
   PROJECT,
   SnapshotStatus,
+  SourceInfo,
 } from './common.ts';
-import { PaidLink, RelatedLinks, StrictSourceInfo } from './envelope.ts';
+import { PaidLink, RelatedLinks } from './envelope.ts';
 
 export const DerivativesState = z.enum([
   'crowded_longs',
@@ -39,6 +40,9 @@ export type OpenInterestReading = z.infer<typeof OpenInterestReading>;
 export const FundingLevel = z.enum(['extreme_high', 'high', 'normal', 'low', 'extreme_low']);
 export type FundingLevel = z.infer<typeof FundingLevel>;
 
+/** The venue that supplied the value, tagged "(simulated)" or "(replayed)" when it was. */
+const Venue = z.string().describe('venue of the value, e.g. "binance-usdm" or "binance-usdm (simulated)"');
+
 const FundingDetail = z
   .strictObject({
     rate_8h_pct: z
@@ -54,7 +58,7 @@ const FundingDetail = z
     level: FundingLevel,
     crowding: z.enum(['crowded_longs', 'crowded_shorts', 'none']),
     basis_pct: z.number().nullable().describe('(mark - index) / index, in percent'),
-    venue: z.string(),
+    venue: Venue,
   })
   .describe('perpetual funding: who pays whom to hold positions');
 
@@ -72,7 +76,7 @@ const OpenInterestDetail = z
       .min(0)
       .nullable()
       .describe('open interest divided by 24-hour spot volume; higher means more leverage per unit traded'),
-    venue: z.string(),
+    venue: Venue,
   })
   .describe('open interest on perpetual futures');
 
@@ -83,7 +87,7 @@ const LiquidationsDetail = z
     events: z.number().int().min(0),
     dominant_side: z.enum(['longs', 'shorts', 'balanced', 'none']),
     estimated: z.boolean().describe('true when derived (e.g. from open-interest drops) rather than observed'),
-    venue: z.string(),
+    venue: Venue,
   })
   .describe('forced closures over the last 24 hours');
 
@@ -124,7 +128,7 @@ export const DerivativesResponse = z.strictObject({
   version: z.literal(LITE_VERSION),
   access: z.literal(FREE_ACCESS),
   source_mode: DataMode,
-  source_details: StrictSourceInfo,
+  source_details: SourceInfo,
   educational_only: z.literal(true),
   generated_at: IsoTimestamp.nullable(),
   updated_utc: IsoTimestamp.nullable(),

@@ -15,22 +15,11 @@ import {
   SnapshotStatus,
   SourceInfo,
 } from './common.ts';
-import { PublicPerformance, RateWithInterval } from './performance.ts';
-
-export const StrictSourceInfo = z
-  .strictObject(SourceInfo.shape)
-  .describe('freshness and provenance of this snapshot: data mode, provider, venues, seed and timestamps');
-
-export const StrictResourceLink = z.strictObject(ResourceLink.shape);
 
 /** Named links to related resources (key: a short id such as "reasoning"). */
 export const RelatedLinks = z
-  .record(z.string().regex(/^[a-z0-9_]+$/), StrictResourceLink)
+  .record(z.string().regex(/^[a-z0-9_]+$/), ResourceLink)
   .describe('named links to related resources, relative to the base URL');
-
-export const StrictPublicPerformance = z
-  .strictObject({ ...PublicPerformance.shape, hit_rate: z.strictObject(RateWithInterval.shape).nullable() })
-  .describe('how the brain’s recorded calls fared against resolved arena outcomes, with sample sizes');
 
 /** A premium resource that extends a free one (the upgrade path). */
 export const PaidLink = z.strictObject({
@@ -53,8 +42,6 @@ export const EndpointRole = z
       .describe('position in the recommended integration order (market regime first)'),
   })
   .describe('where this endpoint sits in the catalogue');
-
-export const StrictAgentGuidance = z.strictObject(AgentGuidance.shape);
 
 export const FreeUsageCharacteristics = z.strictObject({
   machine_readable: z.literal(true),
@@ -101,9 +88,9 @@ export const freeSnapshotEnvelope = {
   status: SnapshotStatus,
   purpose: z.string(),
   endpoint_role: EndpointRole.optional(),
-  agent_guidance: StrictAgentGuidance.optional(),
+  agent_guidance: AgentGuidance.optional(),
   usage_characteristics: FreeUsageCharacteristics.optional(),
-  source: StrictSourceInfo,
+  source: SourceInfo,
   summary: z.string(),
   capability_boundary: CapabilityBoundary.optional(),
   developer_resources: DeveloperResources.optional(),

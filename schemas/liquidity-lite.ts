@@ -11,20 +11,24 @@ import {
   Limitation,
   LITE_VERSION,
   PROJECT,
+  SourceInfo,
 } from './common.ts';
-import { PaidLink, StrictSourceInfo } from './envelope.ts';
+import { PaidLink } from './envelope.ts';
 
 export const LiquidityStatus = z.enum(['verified', 'partial', 'unavailable']);
 export const LiquidityContext = z.enum(['deep', 'moderate', 'thin']);
+export type LiquidityContext = z.infer<typeof LiquidityContext>;
 export const MarketStructure = z.enum(['higher_highs_higher_lows', 'lower_highs_lower_lows', 'range']);
+export type MarketStructure = z.infer<typeof MarketStructure>;
+export const SpreadMethod = z.enum(['order_book', 'ticker', 'high_low_estimate']);
+export type SpreadMethod = z.infer<typeof SpreadMethod>;
 
 const LiquidityMetrics = z
   .strictObject({
     spread_bps: z.number().min(0).nullable().describe('bid-ask spread in basis points of the mid price'),
-    spread_method: z
-      .enum(['order_book', 'ticker', 'high_low_estimate'])
-      .nullable()
-      .describe('high_low_estimate: Corwin-Schultz estimate from candles when no book was available'),
+    spread_method: SpreadMethod.nullable().describe(
+      'high_low_estimate: Corwin-Schultz estimate from candles when no book was available',
+    ),
     bid_depth_usd_1pct: z.number().min(0).nullable().describe('USD resting on bids within 1% below mid'),
     ask_depth_usd_1pct: z.number().min(0).nullable().describe('USD resting on asks within 1% above mid'),
     book_imbalance: z
@@ -82,7 +86,7 @@ export const LiquidityLiteResponse = z.strictObject({
   description: z.string(),
   source_mode: DataMode,
   source: z.string().describe('provider and venues in words; see source_details for the structured form'),
-  source_details: StrictSourceInfo,
+  source_details: SourceInfo,
   educational_only: z.literal(true),
   not_financial_advice: z.literal(true),
   legacy_endpoint: z.string().nullable(),

@@ -1,7 +1,8 @@
 // GET /api/main-brain.php: one snapshot of the brain's per-asset reading and its market context (spec 2.1, 2.2).
 import { z } from 'zod';
 import { AssetSymbol, Bias, Confidence, Limitation, SnapshotStatus } from './common.ts';
-import { freeSnapshotEnvelope, StrictPublicPerformance } from './envelope.ts';
+import { freeSnapshotEnvelope } from './envelope.ts';
+import { PublicPerformance } from './performance.ts';
 import { MarketMode, MarketState, RiskLevel, RiskScore, VolatilityLevel } from './market-regime.ts';
 
 /** Spec 2.2. `change_24h` is in percent; `price_source` names the venue and says "(simulated)" when it was. */
@@ -61,6 +62,6 @@ export const MainBrainResponse = z.strictObject({
   coins: z.record(AssetSymbol, CoinSnapshot),
   brain: Brain,
   market_context: MarketContext,
-  public_performance: StrictPublicPerformance,
+  public_performance: PublicPerformance,
 });
 export type MainBrainResponse = z.infer<typeof MainBrainResponse>;

@@ -2,33 +2,38 @@
 // carries its sample size, and a rate from too few rounds is withheld rather than shown bare.
 import { z } from 'zod';
 
-export const RateWithInterval = z.object({
+export const RateWithInterval = z.strictObject({
   value: z.number().min(0).max(1),
   n: z.number().int().min(0),
   wilson_low: z.number().min(0).max(1),
   wilson_high: z.number().min(0).max(1),
 });
 
-export const PublicPerformance = z.object({
-  status: z.enum(['no_history', 'insufficient_sample', 'available']),
-  resolved_rounds: z.number().int().min(0),
-  replayed_rounds: z
-    .number()
-    .int()
-    .min(0)
-    .describe('how many of the resolved rounds come from a backfill replay rather than live runs'),
-  window_days: z.number().int().min(1),
-  hit_rate: RateWithInterval.nullable(),
-  brier_score: z.number().min(0).max(2).nullable().describe('multi-class Brier score, lower is better'),
-  ranked_probability_score: z
-    .number()
-    .min(0)
-    .max(1)
-    .nullable()
-    .describe('ordered-class RPS, lower is better'),
-  skill_vs_base_rate: z.number().nullable().describe('1 - RPS / RPS of the base-rate forecast; > 0 beats it'),
-  note: z.string(),
-});
+export const PublicPerformance = z
+  .strictObject({
+    status: z.enum(['no_history', 'insufficient_sample', 'available']),
+    resolved_rounds: z.number().int().min(0),
+    replayed_rounds: z
+      .number()
+      .int()
+      .min(0)
+      .describe('how many of the resolved rounds come from a backfill replay rather than live runs'),
+    window_days: z.number().int().min(1),
+    hit_rate: RateWithInterval.nullable(),
+    brier_score: z.number().min(0).max(2).nullable().describe('multi-class Brier score, lower is better'),
+    ranked_probability_score: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .describe('ordered-class RPS, lower is better'),
+    skill_vs_base_rate: z
+      .number()
+      .nullable()
+      .describe('1 - RPS / RPS of the base-rate forecast; > 0 beats it'),
+    note: z.string(),
+  })
+  .describe('how the brain’s recorded calls fared against resolved arena outcomes, with sample sizes');
 export type PublicPerformance = z.infer<typeof PublicPerformance>;
 
 export const NO_PERFORMANCE_HISTORY: PublicPerformance = {

@@ -9,8 +9,8 @@ import {
   IsoTimestamp,
   Limitation,
   PROJECT,
+  SourceInfo,
 } from './common.ts';
-import { StrictSourceInfo } from './envelope.ts';
 
 /** Upper case, like the arena's consensus values, so that brain and crowd compare directly. */
 export const Prediction = z.enum(['BULLISH', 'BEARISH', 'NEUTRAL']);
@@ -41,7 +41,7 @@ export const ReasoningResponse = z.strictObject({
   updated_utc: IsoTimestamp,
   // Honest labelling, shared with the other free endpoints.
   source_mode: DataMode,
-  source: StrictSourceInfo,
+  source: SourceInfo,
   truth_statement: z.string(),
   disclaimer: z.literal(DISCLAIMER),
 });

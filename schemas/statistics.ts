@@ -1,6 +1,6 @@
 // Statistics (spec 2.8): counts and track records read from the arena store. Not a market signal.
 import { z } from 'zod';
-import { ArenaReading, DataMode, IsoTimestamp, TrackedAsset } from './common.ts';
+import { ArenaReading, Confidence, DataMode, IsoTimestamp, TrackedAsset } from './common.ts';
 import { PublicPerformance } from './performance.ts';
 import { RoundInfo, VoteSources } from './arena.ts';
 import { TeacherBrain } from './teacher-lessons.ts';
@@ -17,7 +17,7 @@ export const MainBrainStatistics = z.strictObject({
       round_id: z.string(),
       asset: TrackedAsset,
       prediction: ArenaReading,
-      confidence: z.number().min(0).max(100).nullable(),
+      confidence: Confidence.nullable(),
       recorded_at: IsoTimestamp,
       replayed: z.boolean(),
     })

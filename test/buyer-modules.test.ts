@@ -1,7 +1,7 @@
 // The buyer page's non-DOM modules in Node: the payment group (verified and settled by the official @x402/avm
 // facilitator scheme through the development facilitator), config.json validation, the development wallet guard,
-// and the mapping of wallet SDK errors to plain categories.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// the mapping of wallet SDK errors to plain categories, and what happens to a kept signed payment after each answer.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import algosdk from 'algosdk';
 import type { PaymentRequirement } from '../generator/buyer/challenge.ts';
 import { ALGORAND_MAINNET_GENESIS_HASH } from '../generator/buyer/human-report-terms.ts';
@@ -18,6 +18,8 @@ import { DEFAULT_MAINNET_ALGOD, parseBuyerConfig } from '../site/x402-buyer/src/
 import { developmentWalletAllowed } from '../site/x402-buyer/src/wallets/development.ts';
 import { classifyWalletError, walletFromSdk } from '../site/x402-buyer/src/wallets/connect-sdk.ts';
 import type { ConnectSdk, SignerTransaction } from '../site/x402-buyer/src/wallets/connect-sdk.ts';
+import { pendingPayments, sendPayment } from '../site/x402-buyer/src/x402-flow.ts';
+import type { PendingPayment } from '../site/x402-buyer/src/x402-flow.ts';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 
@@ -272,5 +274,59 @@ describe('connect SDK wallet', () => {
       fakeSdk(() => Promise.reject(declined)),
     );
     await expect(wallet.signPayment(group.txns, 0)).rejects.toMatchObject({ failure: 'rejected' });
+  });
+});
+
+describe('sending a kept signed payment', () => {
+  const url = 'http://127.0.0.1:8080/api/x402-atlas-human-report.php';
+  const payment: PendingPayment = { url, header: 'c2lnbmVk', txId: 'TXID', requirement: requirementFor() };
+  let answer: Response;
+  beforeEach(() => {
+    const store = new Map<string, string>();
+    vi.stubGlobal('sessionStorage', {
+      getItem: (key: string) => store.get(key) ?? null,
+      setItem: (key: string, value: string) => void store.set(key, value),
+      removeItem: (key: string) => void store.delete(key),
+    });
+    vi.stubGlobal('fetch', async () => answer);
+    pendingPayments.save(payment);
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+  const refusal = (error: string, status = 402) =>
+    Response.json({ error, message: `server says ${error}` }, { status });
+
+  it('keeps it when the server is still processing the same payment, and offers to resend it', async () => {
+    answer = refusal('payment_in_progress');
+    const result = await sendPayment(payment);
+    expect(result).toMatchObject({
+      kind: 'problem',
+      problem: { kind: 'payment-in-progress', retrySafe: true },
+    });
+    expect(pendingPayments.load(url)).toEqual(payment);
+  });
+
+  it('keeps it when the payment service is unavailable', async () => {
+    answer = refusal('facilitator_unreachable', 503);
+    const result = await sendPayment(payment);
+    expect(result).toMatchObject({ problem: { kind: 'facilitator-unavailable', retrySafe: true } });
+    expect(pendingPayments.load(url)).toEqual(payment);
+  });
+
+  it('drops it on a definite refusal, and says an earlier attempt may have been charged', async () => {
+    answer = refusal('payment_already_used');
+    const used = await sendPayment(payment);
+    expect(used).toMatchObject({ problem: { kind: 'payment-refused', retrySafe: false, txId: 'TXID' } });
+    expect(used.kind === 'problem' && used.problem.message).toMatch(/may have been charged/);
+    expect(pendingPayments.load(url)).toBeNull();
+
+    pendingPayments.save(payment);
+    answer = refusal('invalid_exact_avm_payment_amount');
+    const invalid = await sendPayment(payment);
+    expect(invalid.kind === 'problem' && invalid.problem.message).toContain(
+      'server says invalid_exact_avm_payment_amount',
+    );
+    expect(pendingPayments.load(url)).toBeNull();
   });
 });

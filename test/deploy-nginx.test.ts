@@ -126,6 +126,7 @@ describe.skipIf(!hasNginx)('nginx recipe (deploy/nginx)', () => {
     expect(response.status).toBe(status);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(response.headers.get('cache-control')).toBe('no-store');
     const body = ErrorResponse.parse(await response.json());
     expect(body.error).toBe(error);
     return body;

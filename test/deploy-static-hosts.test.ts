@@ -68,7 +68,7 @@ describe('Netlify recipe', () => {
       expect(forced).not.toContain(resource.path);
   });
 
-  it('sends JSON content type, CORS and the 60-second cache hint for the API folders (Netlify and Pages)', async () => {
+  it('sends JSON content type, CORS and the 60-second cache hint for every free file, and none on paid paths', async () => {
     for (const file of ['netlify/_headers', 'cloudflare/_headers']) {
       const blocks = headerBlocks(await read(file));
       expect(blocks.get('/*')).toMatchObject({
@@ -76,11 +76,18 @@ describe('Netlify recipe', () => {
         'access-control-allow-headers': expect.stringContaining('PAYMENT-SIGNATURE'),
         'access-control-expose-headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE',
       });
-      for (const folder of ['/api/*', '/arena/*']) {
-        expect(blocks.get(folder), `${file} ${folder}`).toEqual({
+      const freePaths = [...FREE_RESOURCES.map((r) => r.path), '/api/reasoning/*'];
+      for (const path of freePaths.map((p) => (p.startsWith('/arena/') ? '/arena/*' : p))) {
+        expect(blocks.get(path), `${file} ${path}`).toEqual({
           'content-type': 'application/json; charset=utf-8',
           'cache-control': 'public, max-age=60',
         });
+      }
+      // No rule that sets a cache header may match a paid path: a CDN must never keep a paid body.
+      for (const [pattern, headers] of blocks) {
+        if (!('cache-control' in headers)) continue;
+        const matcher = new RegExp(`^${pattern.replace(/[.]/g, '\\.').replace(/\*/g, '.*')}$`);
+        for (const paid of PAID_RESOURCES) expect(matcher.test(paid.path), `${file} ${pattern}`).toBe(false);
       }
     }
   });

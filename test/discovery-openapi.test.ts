@@ -127,6 +127,8 @@ describe('OpenAPI document', () => {
       );
       expect(Object.keys(paymentRequired.headers)).toContain('PAYMENT-REQUIRED');
       expect(Object.keys(operation.responses['200'].headers)).toContain('PAYMENT-RESPONSE');
+      // What the worker sends on every paid body: no shared cache may hand it to a caller who did not pay.
+      expect(operation.responses['200'].headers['Cache-Control'].description).toBe('no-store');
     }
     expect(doc.components.securitySchemes.x402).toMatchObject({
       type: 'apiKey',

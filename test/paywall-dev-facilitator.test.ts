@@ -72,6 +72,17 @@ describe('HTTP surface', () => {
     expect((await post('/dev/fund', { address, amount: '1000000001' })).status).toBe(400);
   });
 
+  it('funds only on a JSON request, which a web page cannot send to loopback without asking', async () => {
+    const address = algosdk.generateAccount().addr.toString();
+    const response = await fetch(`${facilitator.url}/dev/fund`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+      body: JSON.stringify({ address, amount: '1' }),
+    });
+    expect(response.status).toBe(415);
+    expect(facilitator.ledger.assetBalance(address)).toBe(0n);
+  });
+
   it('refuses the faucet to a non-loopback caller', async () => {
     const { app } = createDevFacilitatorApp(new InMemoryAlgorandLedger());
     const request = new Request('http://127.0.0.1/dev/fund', {

@@ -14,10 +14,11 @@ import { listen } from '../paywall-worker/node-listen.ts';
 import { startPaywallServer } from '../paywall-worker/server.ts';
 import type { PaywallServer } from '../paywall-worker/server.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
+import workersEntry from '../paywall-worker/worker.ts';
 import { fetchChallenge, newBuyer, paymentHeader, resourceById, startStack } from './paywall-harness.ts';
 import type { Buyer, Stack } from './paywall-harness.ts';
 
-type Mode = 'pass' | 'slow' | '500' | 'garbage' | 'expire-first';
+type Mode = 'pass' | 'slow' | '500' | 'garbage' | 'expire-first' | 'unconfirmed';
 
 /** A facilitator in front of the development one whose verify and settle can misbehave on demand. */
 async function startProxyFacilitator(target: string, ledgerAdvance: () => void) {
@@ -36,10 +37,20 @@ async function startProxyFacilitator(target: string, ledgerAdvance: () => void) 
       if (mode === '500') return c.json({ error: 'internal failure' }, 500);
       if (mode === 'garbage') return c.text('<html>not json</html>', 200);
       if (mode === 'expire-first') ledgerAdvance(); // the payment's validity ends between verify and settle
-      return fetch(`${target}/${op}`, {
+      const forwarded = await fetch(`${target}/${op}`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: await c.req.text(),
+      });
+      if (mode !== 'unconfirmed') return forwarded;
+      // Submitted (the money moved) but reported as a failure, as when waiting for confirmation fails.
+      const settled = (await forwarded.json()) as { transaction: string; network: string };
+      return c.json({
+        success: false,
+        errorReason: 'confirmation_failed',
+        errorMessage: 'Transaction submitted but confirmation failed',
+        transaction: settled.transaction,
+        network: settled.network,
       });
     });
   }
@@ -153,6 +164,23 @@ describe('facilitator trouble', () => {
     expect(stack.facilitator.ledger.assetBalance(buyer.address)).toBe(before);
   });
 
+  it('never accepts a payment again after a settle failure that names a submitted transaction', async () => {
+    proxy.modes.settle = 'unconfirmed';
+    const payload = await signedPayment();
+    const first = await fetch(url(), { headers: paymentHeader(payload) });
+    expect(first.status).toBe(402);
+    const settlement = decodePaymentResponseHeader(first.headers.get('PAYMENT-RESPONSE')!);
+    expect(settlement.success).toBe(false);
+    expect(settlement.transaction).not.toBe('');
+    expect(await first.json()).not.toHaveProperty('coins');
+    proxy.modes.settle = 'pass';
+    const calls = { ...proxy.calls };
+    const again = await fetch(url(), { headers: paymentHeader(payload) });
+    expect(again.status).toBe(402);
+    expect((await again.json()).error).toBe('payment_already_used');
+    expect(proxy.calls).toEqual(calls); // refused by the worker's memory, before the facilitator
+  });
+
   it('answers 503 when the facilitator is down, for unpaid and paid requests alike', async () => {
     const payload = await signedPayment(); // challenge fetched while the facilitator was still up
     const down = await listen(new Hono(), 0, '127.0.0.1');
@@ -217,6 +245,21 @@ describe('paid file unavailable', () => {
 });
 
 describe('configuration', () => {
+  it('a misconfigured Workers entry answers 500 paywall_misconfigured with CORS and no-store', async () => {
+    const env = {
+      EMI_PAYTO: 'NOT-AN-ADDRESS',
+      EMI_FACILITATOR_URL: 'http://127.0.0.1:1',
+      EMI_BASE_URL: 'http://127.0.0.1:8080',
+      PAID_KV: { get: async () => null },
+    };
+    const response = await workersEntry.fetch(new Request(`http://127.0.0.1${resource.path}`), env);
+    expect(response.status).toBe(500);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(response.headers.get('access-control-expose-headers')).toContain('PAYMENT-RESPONSE');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(PaywallErrorBody.parse(await response.json()).error).toBe('paywall_misconfigured');
+  });
+
   const valid = {
     payTo: algosdk.generateAccount().addr.toString(),
     facilitatorUrl: 'http://127.0.0.1:1',

@@ -295,6 +295,7 @@ describe('method and route table', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
     expect(response.headers.get('access-control-allow-headers')).toMatch(/PAYMENT-SIGNATURE/i);
     expect(response.headers.get('access-control-expose-headers')).toMatch(/PAYMENT-RESPONSE/);
+    expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
   it('HEAD never pays', async () => {

@@ -70,6 +70,16 @@ describe('one generator run on the simulated market', () => {
     }
   });
 
+  it('says simulated in the prose of the paid atlas, not only in a flag', async () => {
+    const { options } = await freshRun();
+    const atlas = JSON.parse(await readFile(join(options.paidDir, 'x402-atlas.json'), 'utf8')) as {
+      summary: { text: string };
+      limitations: string[];
+    };
+    expect(atlas.summary.text).toMatch(/^SIMULATED DATA\. /);
+    expect(atlas.limitations[0]).toMatch(/^SIMULATED DATA:/);
+  });
+
   it('keeps paid bodies out of the public site', async () => {
     const { options } = await freshRun();
     const publicFiles = await listFiles(options.outDir);

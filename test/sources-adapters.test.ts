@@ -18,8 +18,8 @@ import {
   binanceUsdmFunding,
   normaliseFunding,
   normaliseOpenInterest,
-  settlementIntervals,
 } from '../generator/sources/adapters/binance-usdm.ts';
+import { settlementIntervals } from '../generator/sources/adapters/funding.ts';
 import {
   normaliseLiquidations,
   okxLiquidations,

@@ -9,7 +9,9 @@ export const DOCS_PATHS = {
   educationalNotice: '/docs/educational-notice/',
 } as const;
 
-const kebab = (id: string): string => id.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+/** A resource's name in URLs (docs page, schema file): `paidMarketRegime` -> `paid-market-regime`. */
+export const resourceSlug = (resource: PublishedResource): string =>
+  resource.id.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 export const endpointDocsPath = (resource: PublishedResource): string =>
-  `/docs/endpoints/${kebab(resource.id)}/`;
+  `/docs/endpoints/${resourceSlug(resource)}/`;

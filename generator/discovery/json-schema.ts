@@ -5,6 +5,7 @@ import { ErrorResponse } from '../../schemas/error.ts';
 import { FREE_RESOURCES, PAID_RESOURCES } from '../../schemas/resources.ts';
 import type { PublishedResource } from '../../schemas/resources.ts';
 import { PaymentRequiredBody } from '../../schemas/paid/payment-required.ts';
+import { resourceSlug } from './docs-paths.ts';
 import { absoluteUrl } from './urls.ts';
 
 export type JsonSchema = Record<string, unknown>;
@@ -18,11 +19,10 @@ export interface SchemaEntry {
   schema: z.ZodType;
 }
 
-const kebab = (id: string): string => id.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 const pascal = (id: string): string => id.charAt(0).toUpperCase() + id.slice(1);
 
 export const componentNameOf = (resource: PublishedResource): string => `${pascal(resource.id)}Response`;
-export const schemaFileOf = (resource: PublishedResource): string => `${kebab(resource.id)}.json`;
+export const schemaFileOf = (resource: PublishedResource): string => `${resourceSlug(resource)}.json`;
 
 /** Every schema the site publishes: one per resource, plus the 402 challenge and the error body. */
 export function schemaEntries(): SchemaEntry[] {
@@ -64,7 +64,13 @@ export function componentSchemas(entries: SchemaEntry[], baseUrl: string): Recor
   for (const entry of entries) {
     const { $schema: _dialect, $defs, ...schema } = toJsonSchema(entry.schema);
     for (const [defName, def] of Object.entries(($defs ?? {}) as Record<string, JsonSchema>)) {
-      components[defName] = rewriteDefRefs(def) as JsonSchema;
+      const hoisted = rewriteDefRefs(def) as JsonSchema;
+      const taken = components[defName];
+      // Two schemas may share a registered def; two different shapes under one name would clobber each other.
+      if (taken !== undefined && JSON.stringify(taken) !== JSON.stringify(hoisted)) {
+        throw new Error(`two different schemas are both named "${defName}" in the OpenAPI components`);
+      }
+      components[defName] = hoisted;
     }
     components[entry.name] = {
       ...(rewriteDefRefs(schema) as JsonSchema),

@@ -30,8 +30,6 @@ const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${nam
 
 export const reasoningExampleKey = (asset: string) => `/api/reasoning.php?asset=${asset}`;
 
-const cacheControlOf = (seconds: number) => (seconds > 0 ? `public, max-age=${seconds}` : 'no-store');
-
 const operationIdOf = (id: string) => `get${id.charAt(0).toUpperCase()}${id.slice(1)}`;
 
 function cacheNote(resource: FreeResource | PaidResource): string {
@@ -94,7 +92,7 @@ function paidOperation(resource: PaidResource): Json {
       `${noteFor(resource).purpose}\n\nWithout a valid payment the answer is 402 with the payment requirements ` +
       `(body and PAYMENT-REQUIRED header). Pay exactly ${resource.priceUsd} USDC (${resource.amountAtomic} atomic ` +
       `units of ASA ${USDC_ASA_ID}), send the signed payment in PAYMENT-SIGNATURE, and the answer is 200 with ` +
-      `PAYMENT-RESPONSE. ${cacheNote(resource)} Educational only, not advice.`,
+      `PAYMENT-RESPONSE (sent with Cache-Control: no-store). ${cacheNote(resource)} Educational only, not advice.`,
     tags: ['Paid (x402)'],
     security: [{ x402: [] }],
     responses: {
@@ -102,7 +100,8 @@ function paidOperation(resource: PaidResource): Json {
         description: 'The paid resource, after the payment was verified and settled.',
         headers: {
           'PAYMENT-RESPONSE': ref('headers', 'PaymentResponse'),
-          'Cache-Control': { description: cacheControlOf(resource.cacheSeconds), schema: { type: 'string' } },
+          // The worker answers every paid body with no-store: a shared cache must never hand it to a non-payer.
+          'Cache-Control': { description: 'no-store', schema: { type: 'string' } },
         },
         content: jsonContent(
           componentNameOf(resource),
@@ -145,7 +144,7 @@ function sharedComponents(): Json {
     headers: {
       CacheControlFree: {
         description: `Free snapshots may be cached for ${CACHE_SECONDS} seconds.`,
-        schema: { type: 'string', examples: [cacheControlOf(CACHE_SECONDS)] },
+        schema: { type: 'string', examples: [`public, max-age=${CACHE_SECONDS}`] },
       },
       PaymentRequired: {
         description: 'Base64 (standard, padded) of the UTF-8 JSON x402 v2 PaymentRequired object.',

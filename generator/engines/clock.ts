@@ -9,3 +9,4 @@ export interface RunClock {
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
+export const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));

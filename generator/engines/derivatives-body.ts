@@ -1,19 +1,19 @@
 // Body of /api/derivatives.php.
-import { DISCLAIMER, FREE_ACCESS, LITE_VERSION, PROJECT } from '../../schemas/common.ts';
+import { DISCLAIMER, FREE_ACCESS, LITE_VERSION, PROJECT, type DataMode } from '../../schemas/common.ts';
 import type { DerivativesAsset, DerivativesResponse } from '../../schemas/derivatives.ts';
 import type { MarketAnalysis } from './analysis.ts';
 import type { AssetAnalysis } from './asset-analysis.ts';
 import { averageConfidence, leaningOf, missingDataNotes, overallBias, prevailingState } from './aggregate.ts';
 import { iso, type RunClock } from './clock.ts';
 import { PAID_ATLAS, PAID_MAIN_BRAIN, REASONING_TEMPLATE, relatedResources } from './links.ts';
-import { sourceInfo, sourceLine, truthStatement } from './labels.ts';
+import { sourceInfo, sourceLine, truthStatement, venueLabel } from './labels.ts';
 import { round, roundOrNull, roundSignificant } from './math.ts';
 
 const ENGINE_VERSION = '1.0.0';
 const toPct = (fraction: number | null, decimals: number): number | null =>
   fraction === null ? null : round(fraction * 100, decimals);
 
-const derivativesAsset = (a: AssetAnalysis): DerivativesAsset => {
+const derivativesAsset = (a: AssetAnalysis, mode: DataMode): DerivativesAsset => {
   const {
     funding: f,
     openInterest: o,
@@ -38,7 +38,7 @@ const derivativesAsset = (a: AssetAnalysis): DerivativesAsset => {
       level: f.level,
       crowding: f.crowding,
       basis_pct: toPct(f.basis, 4),
-      venue: f.venue,
+      venue: venueLabel(f.venue, mode),
     },
     open_interest: o && {
       value_usd: round(o.valueUsd, 0),
@@ -46,7 +46,7 @@ const derivativesAsset = (a: AssetAnalysis): DerivativesAsset => {
       price_change_24h_pct: toPct(o.priceChange24h, 2),
       reading: o.reading,
       leverage_proxy: o.leverageProxy === null ? null : roundSignificant(o.leverageProxy, 4),
-      venue: o.venue,
+      venue: venueLabel(o.venue, mode),
     },
     liquidations: l && {
       long_usd_24h: round(l.longUsd, 0),
@@ -54,7 +54,7 @@ const derivativesAsset = (a: AssetAnalysis): DerivativesAsset => {
       events: Math.round(l.events),
       dominant_side: l.dominant,
       estimated: l.estimated,
-      venue: l.venue,
+      venue: venueLabel(l.venue, mode),
     },
     evidence,
     limitations,
@@ -67,7 +67,7 @@ const voteLeaning = (assets: readonly AssetAnalysis[]) =>
 
 export function derivativesBody(analysis: MarketAnalysis, clock: RunClock): DerivativesResponse {
   const { snapshot, assets } = analysis;
-  const rows = assets.map(derivativesAsset);
+  const rows = assets.map((a) => derivativesAsset(a, snapshot.mode));
   const withData = assets.filter((a) => a.derivatives.state !== 'unavailable');
   const degraded = assets.some((a) => a.derivatives.limitations.length > 0);
   const state = prevailingState(assets);
@@ -78,6 +78,7 @@ export function derivativesBody(analysis: MarketAnalysis, clock: RunClock): Deri
   const mean = averageConfidence(withData.map((a) => a.derivatives.confidence));
   const confidence = mean === null ? null : Math.round(mean * sharing);
   const generated = iso(clock.generatedAt);
+  const source = sourceInfo(snapshot, analysis.venues, clock, degraded);
   const crowded = (side: string) => withData.filter((a) => a.derivatives.state === side).map((a) => a.symbol);
   const evidence = [
     `${withData.length} of ${assets.length} assets have derivatives data this run.`,
@@ -96,14 +97,14 @@ export function derivativesBody(analysis: MarketAnalysis, clock: RunClock): Deri
     version: LITE_VERSION,
     access: FREE_ACCESS,
     source_mode: snapshot.mode,
-    source_details: sourceInfo(snapshot, analysis.venues, clock, degraded),
+    source_details: source,
     educational_only: true,
     generated_at: generated,
     updated_utc: generated,
     status: degraded ? 'degraded' : 'available',
     engine: 'derivatives-positioning',
     engine_version: ENGINE_VERSION,
-    source: sourceLine(snapshot, analysis.venues),
+    source: sourceLine(source),
     summary:
       vote === null
         ? 'No derivatives data this run: positioning cannot be described.'

@@ -4,14 +4,17 @@ import type { MarketSnapshot, SourceIssue } from '../market/types.ts';
 import { iso, type RunClock } from './clock.ts';
 import { listWords } from './format.ts';
 
+/** A simulated venue may be written "sim:binance-spot"; published bodies name the venue it imitates. */
 const SIM_PREFIX = 'sim:';
+const bareVenue = (venue: string): string =>
+  venue.startsWith(SIM_PREFIX) ? venue.slice(SIM_PREFIX.length) : venue;
 
-/** Every venue that supplied a value this run, sorted for stable output. */
+/** Every venue that supplied a value this run (bare names), sorted for stable output. */
 export const venuesOf = (snapshot: MarketSnapshot): string[] => {
   const venues = new Set<string>();
   for (const a of snapshot.assets) {
     for (const section of [a.candles, a.ticker, a.book, a.funding, a.openInterest, a.liquidations]) {
-      if (section) venues.add(section.provenance.venue);
+      if (section) venues.add(bareVenue(section.provenance.venue));
     }
   }
   return [...venues].sort();
@@ -19,7 +22,7 @@ export const venuesOf = (snapshot: MarketSnapshot): string[] => {
 
 /** "binance-spot (simulated)", "binance-spot (replayed)" or "binance-spot". */
 export const venueLabel = (venue: string, mode: DataMode): string => {
-  const bare = venue.startsWith(SIM_PREFIX) ? venue.slice(SIM_PREFIX.length) : venue;
+  const bare = bareVenue(venue);
   return mode === 'simulated' ? `${bare} (simulated)` : mode === 'replay' ? `${bare} (replayed)` : bare;
 };
 
@@ -43,12 +46,16 @@ export const sourceInfo = (
 });
 
 const venueWords = (venues: readonly string[]): string =>
-  venues.length > 0 ? listWords(venues.map((v) => venueLabel(v, 'live'))) : 'no venue';
+  venues.length > 0 ? listWords(venues.map(bareVenue)) : 'no venue';
 
-/** One line naming the provider and venues, for the endpoints whose `source` is a string. */
-export const sourceLine = (snapshot: MarketSnapshot, venues: readonly string[]): string => {
-  const tag = snapshot.mode === 'simulated' ? 'simulated ' : snapshot.mode === 'replay' ? 'replayed ' : '';
-  return `${snapshot.provider}: ${tag}data from ${venueWords(venues)}`;
+/** One line naming the provider and venues, for the bodies whose `source` is a string (free and paid). */
+export const sourceLine = ({
+  mode,
+  provider,
+  venues,
+}: Pick<SourceInfo, 'mode' | 'provider' | 'venues'>): string => {
+  const tag = mode === 'simulated' ? 'simulated ' : mode === 'replay' ? 'replayed ' : '';
+  return `${provider}: ${tag}data from ${venueWords(venues)}`;
 };
 
 export const truthStatement = (snapshot: MarketSnapshot, venues: readonly string[]): string => {
@@ -71,7 +78,7 @@ export const issuesFor = (symbol: string, issues: readonly SourceIssue[]): Sourc
   issues.filter((i) => i.symbol === null || i.symbol === symbol);
 
 export const issueText = (issue: SourceIssue): string =>
-  `Data issue at ${venueLabel(issue.venue, 'live')} (${issue.section}${issue.symbol ? `, ${issue.symbol}` : ''}): ${issue.message}`;
+  `Data issue at ${bareVenue(issue.venue)} (${issue.section}${issue.symbol ? `, ${issue.symbol}` : ''}): ${issue.message}`;
 
 /** A list of symbols short enough to read: the first few, then a count. */
 export const symbolList = (symbols: readonly string[], max = 10): string =>

@@ -79,6 +79,7 @@ export function liquidityLiteBody(analysis: MarketAnalysis, clock: RunClock): Li
   const failed = rows.filter((r) => r.status === 'unavailable').length;
   const degraded = verified < rows.length;
   const generated = iso(clock.generatedAt);
+  const source = sourceInfo(snapshot, analysis.venues, clock, degraded);
   return {
     success: true,
     ok: true,
@@ -91,8 +92,8 @@ export function liquidityLiteBody(analysis: MarketAnalysis, clock: RunClock): Li
       'Educational liquidity context per asset: spread, depth within 1% of mid, book imbalance, relative volume, ' +
       'Amihud illiquidity and market structure from swing highs and lows, next to the main brain’s reading.',
     source_mode: snapshot.mode,
-    source: sourceLine(snapshot, analysis.venues),
-    source_details: sourceInfo(snapshot, analysis.venues, clock, degraded),
+    source: sourceLine(source),
+    source_details: source,
     educational_only: true,
     not_financial_advice: true,
     legacy_endpoint: null,

@@ -1,11 +1,8 @@
 // Liquidity of one asset: spread, depth within 1% of mid, book imbalance, relative volume, Amihud illiquidity,
 // a Corwin-Schultz spread estimate when there is no book, and market structure from swing pivots.
+import type { LiquidityContext, MarketStructure, SpreadMethod } from '../../schemas/liquidity-lite.ts';
 import type { AssetMarket, Candle, OrderBook } from '../market/types.ts';
 import { logReturns, mean, median } from './math.ts';
-
-export type SpreadMethod = 'order_book' | 'ticker' | 'high_low_estimate';
-export type LiquidityContext = 'deep' | 'moderate' | 'thin';
-export type MarketStructure = 'higher_highs_higher_lows' | 'lower_highs_lower_lows' | 'range';
 
 export interface LiquidityReading {
   spreadBps: number | null;

@@ -35,7 +35,8 @@ function remoteAddress(c: Context): string | undefined {
 }
 
 // One CORS policy for the whole origin, the same the deploy recipes set (the paywall adds its own on its paths).
-const CORS_HEADERS = {
+const COMMON_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
   'Access-Control-Allow-Headers': 'Content-Type, PAYMENT-SIGNATURE',
@@ -62,7 +63,7 @@ export function createPreviewApp(options: PreviewOptions): Hono {
 
   app.use('*', async (c, next) => {
     await next();
-    for (const [name, value] of Object.entries(CORS_HEADERS)) {
+    for (const [name, value] of Object.entries(COMMON_HEADERS)) {
       if (!c.res.headers.has(name)) c.res.headers.set(name, value);
     }
   });
@@ -95,7 +96,9 @@ export function createPreviewApp(options: PreviewOptions): Hono {
       }
       const upstream = await fetch(`${devFacilitatorUrl}${path}`, {
         method: c.req.method,
-        headers: { 'content-type': 'application/json' },
+        // The caller's content type is passed on unchanged: the faucet refuses anything but JSON, so that a
+        // plain form post from a web page in the developer's browser cannot fund addresses.
+        headers: { 'content-type': c.req.header('content-type') ?? 'application/octet-stream' },
         body: c.req.method === 'POST' ? await c.req.text() : undefined,
       });
       return new Response(await upstream.text(), {

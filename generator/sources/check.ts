@@ -2,6 +2,7 @@
 // counts as failing), with the wall time and the assets it covered.
 import { SOURCE_CATALOG } from './adapters/plan.ts';
 import type { SourceOrder } from './adapters/plan.ts';
+import { inBatches } from './adapters/source.ts';
 import type { FetchContext, SectionName, SectionSource } from './adapters/source.ts';
 import type { Transport } from './transport.ts';
 import { UNAVAILABLE_STATUSES } from './venue-gate.ts';
@@ -56,12 +57,8 @@ export async function checkVenue(
   const started = now();
   const errors: unknown[] = [];
   const covered = new Set<string>();
-  const size = Math.max(1, probe.source.batchSize);
-  const batches = Array.from({ length: Math.ceil(symbols.length / size) }, (_, i) =>
-    symbols.slice(i * size, (i + 1) * size),
-  );
   await Promise.all(
-    batches.map(async (batch) => {
+    inBatches(symbols, probe.source.batchSize).map(async (batch) => {
       try {
         for (const symbol of (await probe.source.fetch(batch, context)).keys()) covered.add(symbol);
       } catch (error) {

@@ -7,7 +7,7 @@ import type { LimitFunction } from 'p-limit';
 import type { AssetMarket, MarketSnapshot, SourceIssue, Sourced } from '../market/types.ts';
 import { DEFAULT_SOURCE_PLAN, planVenues } from './adapters/plan.ts';
 import type { SharedResponses } from './adapters/request.ts';
-import { SECTION_NAMES } from './adapters/source.ts';
+import { inBatches, SECTION_NAMES } from './adapters/source.ts';
 import type {
   FetchContext,
   SectionName,
@@ -134,16 +134,16 @@ function describeProvider(mode: Transport['mode'], plan: SourcePlan): string {
   return mode === 'live' ? `public venues (${venues})` : `recorded responses of public venues (${venues})`;
 }
 
-/**
- * One kind of data for every symbol: each source in turn gets the symbols still missing, in batches of its size.
- * Issues are kept only for symbols that end without data (one per failed attempt), in symbol order.
- */
 interface RunState {
   context: FetchContext;
   limit: LimitFunction;
   gate: VenueGate;
 }
 
+/**
+ * One kind of data for every symbol: each source in turn gets the symbols still missing, in batches of its size.
+ * Issues are kept only for symbols that end without data (one per failed attempt), in symbol order.
+ */
 async function collectSection<S extends SectionName>(
   section: S,
   sources: readonly SectionSource<S>[],
@@ -155,7 +155,7 @@ async function collectSection<S extends SectionName>(
   let pending = symbols;
   for (const source of sources) {
     if (pending.length === 0) break;
-    const batches = chunk(pending, Math.max(1, source.batchSize));
+    const batches = inBatches(pending, source.batchSize);
     const outcomes = await Promise.all(batches.map((batch) => run.limit(() => attempt(source, batch, run))));
     batches.forEach((batch, b) => {
       const outcome = outcomes[b];
@@ -192,10 +192,4 @@ async function attempt<S extends SectionName>(
     gate.observe(source.venue, error);
     return { values: null, error: error instanceof Error ? error.message : String(error) };
   }
-}
-
-function chunk<T>(items: readonly T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
-  return chunks;
 }

@@ -1,6 +1,7 @@
 // Cross-venue price check: each asset's price is compared with the next ticker venue of the fallback order; a gap
 // beyond the threshold is reported as an issue on that asset's ticker (the engines list it as a limitation).
 import type { AssetMarket, SourceIssue, Sourced, Ticker24h } from '../market/types.ts';
+import { inBatches } from './adapters/source.ts';
 import type { FetchContext, SectionSource } from './adapters/source.ts';
 import type { VenueGate } from './venue-gate.ts';
 
@@ -48,13 +49,9 @@ export async function checkPrices(
     if (!reference) continue;
     groups.set(reference, [...(groups.get(reference) ?? []), [asset.symbol, asset.ticker]]);
   }
-  const batches = [...groups].flatMap(([source, tickers]) => {
-    const size = Math.max(1, source.batchSize);
-    return Array.from({ length: Math.ceil(tickers.length / size) }, (_, i) => ({
-      source,
-      batch: tickers.slice(i * size, (i + 1) * size),
-    }));
-  });
+  const batches = [...groups].flatMap(([source, tickers]) =>
+    inBatches(tickers, source.batchSize).map((batch) => ({ source, batch })),
+  );
   const issues: SourceIssue[] = [];
   await Promise.all(
     batches.map(async ({ source, batch }) => {

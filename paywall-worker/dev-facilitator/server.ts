@@ -113,6 +113,10 @@ export function createDevFacilitatorApp(
   if (options.devMode !== false) {
     app.post('/dev/fund', async (c) => {
       if (!isLoopback(getConnInfo(c).remote.address)) return c.json({ error: 'loopback only' }, 403);
+      // A web page can send a cross-origin form or text/plain POST to loopback without asking; JSON it cannot.
+      if (!/^application\/json\b/i.test(c.req.header('Content-Type') ?? '')) {
+        return c.json({ error: 'Content-Type must be application/json' }, 415);
+      }
       const parsed = FundRequest.safeParse(await c.req.json().catch(() => undefined));
       if (!parsed.success) return c.json({ error: z.prettifyError(parsed.error) }, 400);
       ledger.fund(parsed.data.address, BigInt(parsed.data.amount));

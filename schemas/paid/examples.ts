@@ -2,7 +2,7 @@
 // simulated fixture, long texts and lists shortened. They feed the Bazaar discovery extension of the 402 (kept
 // small because clients echo it back in PAYMENT-SIGNATURE) and can feed the OpenAPI document, so both show the
 // same examples. test/paywall-schemas.test.ts checks that each one passes its schema.
-import { DISCLAIMER, PROJECT } from '../common.ts';
+import { DISCLAIMER, EDUCATIONAL_NOTICE, PROJECT } from '../common.ts';
 import type { PaidMarketRegime } from './paid-market-regime.ts';
 import type { PaidMainBrain } from './paid-main-brain.ts';
 import type { Atlas } from './atlas.ts';
@@ -99,7 +99,7 @@ export const paidMarketRegimeExample: PaidMarketRegime = {
   },
   evidence: ['0 of 1 assets trade above their 50-hour exponential average.'],
   limitations: [],
-  source: 'seeded market simulator (sim:binance-spot, sim:binance-usdm, sim:okx-swap): ...',
+  source: 'seeded market simulator: simulated data from binance-spot, binance-usdm and okx',
   source_mode: 'simulated',
   simulated: true,
   updated: '2025-01-15T12:00:00.000Z',
@@ -204,7 +204,7 @@ export const paidMainBrainExample: PaidMainBrain = {
     mode: 'simulated',
     provider: 'seeded market simulator',
     simulated: true,
-    venues: ['sim:binance-spot'],
+    venues: ['binance-spot', 'binance-usdm', 'okx'],
     seed: 42,
     as_of: '2025-01-15T12:00:00.000Z',
     generated_at: '2025-01-15T12:00:00.000Z',
@@ -444,7 +444,11 @@ export const atlasHumanReportExample: AtlasHumanReport = {
     },
   ],
   limitations: [],
-  disclaimers: [DISCLAIMER],
+  disclaimers: [
+    DISCLAIMER,
+    EDUCATIONAL_NOTICE,
+    'Simulated data: every number comes from a seeded market simulator (seed 42), not ...',
+  ],
   updated: '2025-01-15T12:00:00.000Z',
   educational_only: true,
   disclaimer: DISCLAIMER,

@@ -13,11 +13,12 @@ import {
   Limitation,
   PROJECT,
   SCHEMA_VERSION,
+  SourceInfo,
 } from '../common.ts';
 import { DerivativesState, FundingLevel, OpenInterestReading } from '../derivatives.ts';
-import { StrictPublicPerformance, StrictSourceInfo } from '../envelope.ts';
 import { LiquidityContext, LiquidityStatus, MarketStructure } from '../liquidity-lite.ts';
 import { MainBrainResponse } from '../main-brain.ts';
+import { PublicPerformance } from '../performance.ts';
 import { RiskLevel } from '../market-regime.ts';
 import { Prediction } from '../reasoning.ts';
 import { PaymentStatus } from './terms.ts';
@@ -91,10 +92,10 @@ export const PaidMainBrain = z.strictObject({
   brain: MainBrainResponse.shape.brain,
   market_context: MainBrainResponse.shape.market_context,
   coins: z.record(AssetSymbol, CoinPicture),
-  public_performance: StrictPublicPerformance,
+  public_performance: PublicPerformance,
   evidence: z.array(z.string()),
   limitations: z.array(Limitation),
-  source: StrictSourceInfo,
+  source: SourceInfo,
   source_mode: DataMode,
   updated: IsoTimestamp,
   educational_only: z.literal(true),

@@ -58,7 +58,9 @@ export const PaidMarketRegime = z.strictObject({
   assets: z.record(AssetSymbol, AssetRegime),
   evidence: z.array(z.string()),
   limitations: z.array(Limitation),
-  source: z.string().describe('where the numbers came from; says "simulated" when they are'),
+  source: z
+    .string()
+    .describe('provider and venues in words; says "simulated" or "replayed" when the data was'),
   source_mode: DataMode,
   simulated: z.boolean(),
   updated: IsoTimestamp,

@@ -192,7 +192,7 @@ export function fixtureAsset(
         shortUsd24h: liquidations.shortUsd24h,
         events: liquidations.events,
       },
-      provenance: provenance(mode, 'okx-swap', liquidations.estimated ?? false),
+      provenance: provenance(mode, 'okx', liquidations.estimated ?? false),
     },
   };
 }

@@ -5,9 +5,10 @@ import type {
   VoteSources,
 } from '../../../schemas/arena.ts';
 import { EDUCATIONAL_NOTICE, PROJECT, TRACKED_ASSETS, type ArenaReading } from '../../../schemas/common.ts';
+import { FREE_CATALOG } from '../../../schemas/catalog.ts';
 import type { StatisticsResponse } from '../../../schemas/statistics.ts';
 import type { TeacherLessonsResponse } from '../../../schemas/teacher-lessons.ts';
-import { iso } from '../clock.ts';
+import { iso, isoOrNull } from '../clock.ts';
 import { humanConsensus } from './consensus.ts';
 import { leanOf, publicPerformanceFrom, teacherBrain } from './metrics.ts';
 import { ENTRY_WINDOW_MINUTES, ROUND_MINUTES, roundInfo, SCHEDULE_ALIGNMENT } from './rounds.ts';
@@ -20,15 +21,15 @@ import {
   round4,
   type ClassProbs,
 } from './scoring.ts';
-import { predictionOfBias, type ArenaView, type VoteTally } from './types.ts';
+import { biasOfPrediction, predictionOfBias, type ArenaView, type VoteTally } from './types.ts';
 
 export const LATEST_LESSONS = 20;
-export const ARENA_RESOURCE_PATHS = [
-  '/api/human-consensus.php',
-  '/api/teacher-lessons.php',
-  '/api/statistics.php',
-  '/arena/get_shared_intelligence.php',
-] as const;
+const ARENA_RESOURCES = [
+  FREE_CATALOG.humanConsensus,
+  FREE_CATALOG.teacherLessons,
+  FREE_CATALOG.statistics,
+  FREE_CATALOG.sharedIntelligence,
+];
 
 export interface ArenaBodies {
   humanConsensus: HumanConsensusResponse;
@@ -66,37 +67,41 @@ const brainSnapshot = (v: ArenaView): SharedIntelligenceResponse['brain_snapshot
   const asset = v.round.asset;
   if (v.recordedCall) {
     const c = v.recordedCall;
-    const bias =
-      c.prediction === 'NONE' ? null : (c.prediction.toLowerCase() as 'bullish' | 'bearish' | 'neutral');
-    const at = { price_at_call: c.startPrice, recorded_at: iso(c.recordedAt) };
     return {
       asset,
       prediction: c.prediction,
-      bias,
+      bias: biasOfPrediction(c.prediction),
       confidence: c.confidence,
-      ...at,
+      price_at_call: c.startPrice,
+      recorded_at: iso(c.recordedAt),
       source: 'recorded_for_round',
     };
   }
   if (v.runCall) {
     const c = v.runCall;
-    const base = { asset, prediction: predictionOfBias(c.bias), bias: c.bias, confidence: c.confidence };
-    return { ...base, price_at_call: c.price, recorded_at: null, source: 'latest_run' };
+    return {
+      asset,
+      prediction: predictionOfBias(c.bias),
+      bias: c.bias,
+      confidence: c.confidence,
+      price_at_call: c.price,
+      recorded_at: null,
+      source: 'latest_run',
+    };
   }
-  const none = {
+  return {
+    asset,
     prediction: 'NONE',
     bias: null,
     confidence: null,
     price_at_call: null,
     recorded_at: null,
-  } as const;
-  return { asset, ...none, source: 'unavailable' };
+    source: 'unavailable',
+  };
 };
 
 const agreementOf = (brain: ArenaReading, crowd: ArenaReading) =>
   brain === 'NONE' ? 'no_brain_call' : crowd === 'NONE' ? 'no_crowd' : brain === crowd ? 'agree' : 'disagree';
-
-const roundUpdate = (v: ArenaView) => ({ updated_utc: iso(v.clock.generatedAt) });
 
 export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
   const info = roundInfo(v.round, v.clock.asOf);
@@ -104,6 +109,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
   const sources = voteSources(v.roundTally);
   const teacher = teacherBrain(v.window, v.voidedInWindow);
   const envelope = { success: true, project: PROJECT, mode: v.mode } as const;
+  const updatedUtc = iso(v.clock.generatedAt);
 
   const humanConsensusBody: HumanConsensusResponse = {
     ...envelope,
@@ -118,7 +124,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       '(0 unanimous, 1 evenly split). Consensus can be sparse and carries no guarantee of correctness. ' +
       'vote_sources separates people from the seeded synthetic crowd of simulated mode.',
     educational_notice: EDUCATIONAL_NOTICE,
-    ...roundUpdate(v),
+    updated_utc: updatedUtc,
   };
 
   const teacherLessonsBody: TeacherLessonsResponse = {
@@ -133,7 +139,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       'Historical learning context, not a live signal.',
     privacy_note: PRIVACY_NOTE,
     educational_notice: EDUCATIONAL_NOTICE,
-    ...roundUpdate(v),
+    updated_utc: updatedUtc,
   };
 
   const t = v.totals;
@@ -157,7 +163,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
     core_learning: {
       lessons_total: t.lessons,
       lessons_replayed: t.lessonsReplayed,
-      last_lesson_at: t.lastLessonAt === null ? null : iso(t.lastLessonAt),
+      last_lesson_at: isoOrNull(t.lastLessonAt),
       outcome_distribution: t.outcomes,
       voided_rounds: t.voided,
       outcome_rule: OUTCOME_RULE,
@@ -176,13 +182,13 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
     },
     teacher_brain: teacher,
     api_ecosystem: {
-      arena_resources: ARENA_RESOURCE_PATHS.map((path) => ({ path, cache_seconds: 60 })),
+      arena_resources: ARENA_RESOURCES.map((r) => ({ path: r.path, cache_seconds: r.cacheSeconds })),
       generator_runs: {
         total: v.runs.total,
         ok: v.runs.ok,
         failed: v.runs.failed,
-        last_run_at: v.runs.lastRunAt === null ? null : iso(v.runs.lastRunAt),
-        last_successful_run_at: v.runs.lastOkAt === null ? null : iso(v.runs.lastOkAt),
+        last_run_at: isoOrNull(v.runs.lastRunAt),
+        last_successful_run_at: isoOrNull(v.runs.lastOkAt),
       },
       store_schema_version: v.schemaVersion,
     },
@@ -191,7 +197,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       'Every rate carries its n and is withheld below teacher_brain.metrics.min_sample rounds. Replayed (backfill) ' +
       'and synthetic records are counted separately. Not a market signal.',
     educational_notice: EDUCATIONAL_NOTICE,
-    ...roundUpdate(v),
+    updated_utc: updatedUtc,
   };
 
   const snapshot = brainSnapshot(v);
@@ -257,14 +263,14 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       store_schema_version: v.schemaVersion,
       runs_recorded: v.runs.total,
       runs_failed: v.runs.failed,
-      last_successful_run_at: v.runs.lastOkAt === null ? null : iso(v.runs.lastOkAt),
+      last_successful_run_at: isoOrNull(v.runs.lastOkAt),
       single_writer_lock: true,
       synthetic_votes_present: t.votes.synthetic > 0,
       replayed_records_present: t.replayedCalls > 0,
       notes,
     },
     educational_notice: EDUCATIONAL_NOTICE,
-    ...roundUpdate(v),
+    updated_utc: updatedUtc,
   };
 
   return {

@@ -1,6 +1,6 @@
 // What the arena takes from the rest of the generator, and the read model its response builders consume.
 import type { ArenaEvent } from '../../../schemas/arena.ts';
-import type { ArenaReading, DataMode, TrackedAsset } from '../../../schemas/common.ts';
+import type { ArenaReading, Bias, DataMode, TrackedAsset } from '../../../schemas/common.ts';
 import type { TeacherLesson } from '../../../schemas/teacher-lessons.ts';
 import type { RunClock } from '../clock.ts';
 import type { VoteCounts } from './consensus.ts';
@@ -10,13 +10,17 @@ import type { Round } from './rounds.ts';
 /** The main brain's call for one asset, as the engines produce it for a given market time. */
 export interface BrainCall {
   asset: string;
-  bias: 'bullish' | 'bearish' | 'neutral' | null;
+  bias: Bias | null;
   confidence: number | null;
   price: number | null;
 }
 
 export const predictionOfBias = (bias: BrainCall['bias']): ArenaReading =>
   bias ? (bias.toUpperCase() as ArenaReading) : 'NONE';
+
+/** The inverse of `predictionOfBias`: null for NONE. */
+export const biasOfPrediction = (prediction: ArenaReading): BrainCall['bias'] =>
+  prediction === 'NONE' ? null : (prediction.toLowerCase() as Bias);
 
 /** A brain call as recorded for a round. */
 export interface RecordedCall {

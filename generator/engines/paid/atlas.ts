@@ -41,8 +41,12 @@ export function atlasBody(free: FreeSnapshots, views: readonly AssetView[], cloc
     .slice(0, 3)
     .map((v) => v.asset);
   const conflicting = views.filter((v) => v.agreement === 'conflicting').map((v) => v.asset);
+  // Simulated or replayed numbers say so in the prose and the limitations, not only in a flag.
+  const dataLabel = { simulated: 'SIMULATED DATA. ', replay: 'REPLAYED DATA. ', live: '' }[
+    regime.source.mode
+  ];
   const text =
-    `${regime.summary} ${count('bullish')} of ${views.length} assets lean bullish and ${count('bearish')} bearish` +
+    `${dataLabel}${regime.summary} ${count('bullish')} of ${views.length} assets lean bullish and ${count('bearish')} bearish` +
     (conflicting.length ? `; positioning and trend disagree on ${conflicting.join(', ')}.` : '.');
   return {
     success: true,
@@ -88,6 +92,7 @@ export function atlasBody(free: FreeSnapshots, views: readonly AssetView[], cloc
     },
     limitations: [
       ...new Set([
+        ...(dataLabel && regime.truth_statement ? [regime.truth_statement] : []),
         ...regime.regime.limitations,
         ...views.flatMap((v) => v.limitations.map((l) => `${v.asset}: ${l}`)),
       ]),

@@ -3,6 +3,7 @@ import { DISCLAIMER, PROJECT, SCHEMA_VERSION } from '../../../schemas/common.ts'
 import type { RiskLevel } from '../../../schemas/market-regime.ts';
 import type { AssetRegime, PaidMarketRegime, RiskFactor } from '../../../schemas/paid/paid-market-regime.ts';
 import { iso, type RunClock } from '../clock.ts';
+import { sourceLine } from '../labels.ts';
 import type { FreeSnapshots } from '../index.ts';
 import { levelFromCount, words, type AssetView } from './join.ts';
 
@@ -135,7 +136,7 @@ export function paidMarketRegimeBody(
     assets: Object.fromEntries(views.map((v) => [v.asset, assetRegime(v)])),
     evidence: regimeBody.regime.evidence,
     limitations: [...regimeBody.regime.limitations, ...gaps],
-    source: `${source.provider} (${source.venues.join(', ') || 'no venue'})${source.simulated ? ': simulated data, not market observations' : ''}`,
+    source: sourceLine(source),
     source_mode: source.mode,
     simulated: source.simulated,
     updated: iso(clock.generatedAt),

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { Candle, OrderBook, Sourced, Ticker24h } from '../../market/types.ts';
 import { binanceSymbol, VENUE_BASE_URLS } from '../venues.ts';
-import { DecimalString, fetchParsed, SourceError } from './request.ts';
+import { DecimalString, fetchParsed, positiveOrNull, SourceError } from './request.ts';
 import { perSymbolSource, sourced } from './source.ts';
 import type { SectionSource } from './source.ts';
 
@@ -57,17 +57,14 @@ export type BinanceDepth = z.infer<typeof BinanceDepth>;
 
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
-/** Binance sends "0.00000000" for an empty side of the book. */
-const priceOrNull = (value: string): number | null => (Number(value) > 0 ? Number(value) : null);
-
 /** USDT turnover is taken as USD (the stablecoin's peg). */
 export function normaliseTicker(raw: BinanceTicker24h): Ticker24h {
   return {
     last: Number(raw.lastPrice),
     change24h: Number(raw.priceChangePercent) / 100,
     quoteVolume24h: Number(raw.quoteVolume),
-    bid: priceOrNull(raw.bidPrice),
-    ask: priceOrNull(raw.askPrice),
+    bid: positiveOrNull(raw.bidPrice),
+    ask: positiveOrNull(raw.askPrice),
   };
 }
 

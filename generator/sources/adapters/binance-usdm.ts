@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import type { Funding, OpenInterest } from '../../market/types.ts';
 import { binanceSymbol, VENUE_BASE_URLS } from '../venues.ts';
-import { DecimalString, fetchParsed, MsTime, SourceError } from './request.ts';
+import { per8h, settledHistory } from './funding.ts';
+import { DecimalString, fetchParsed, MsTime, positiveOrNull, SourceError } from './request.ts';
 import { perSymbolSource, sourced } from './source.ts';
 
 const VENUE = 'binance-usdm';
@@ -43,34 +44,23 @@ export type BinanceOpenInterestHist = z.infer<typeof BinanceOpenInterestHist>;
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
 /**
- * Hours of the funding interval ending at each settlement. Binance does not state it in these responses (it moves
- * some contracts between 8 h, 4 h and 1 h), so it is read off the spacing of settlements: rounded to whole hours
- * (settlement times jitter by milliseconds) and capped at 8 h (a gap of 16 h is a missing row, not a 16 h interval).
+ * Every rate normalised to 8 h. Binance does not state the funding interval in these responses (it moves some
+ * contracts between 8 h, 4 h and 1 h), so the current rate's is that of the latest settlement.
  */
-export function settlementIntervals(times: readonly number[], fallbackHours = 8): number[] {
-  return times.map((time, i) => {
-    const gap = i > 0 ? time - (times[i - 1] ?? NaN) : (times[1] ?? NaN) - time;
-    const hours = Math.round(gap / HOUR_MS);
-    return Number.isFinite(hours) && hours >= 1 ? Math.min(8, hours) : fallbackHours;
-  });
-}
-
-const positiveOrNull = (value: string): number | null => (Number(value) > 0 ? Number(value) : null);
-
-/** Every rate normalised to 8 h: a 4 h rate of 0.0001 is 0.0002 per 8 h. */
 export function normaliseFunding(
   premium: BinancePremiumIndex,
   history: readonly BinanceFundingRate[],
 ): Funding {
-  const settled = [...history].sort((a, b) => a.fundingTime - b.fundingTime);
-  const intervals = settlementIntervals(settled.map((row) => row.fundingTime));
-  const intervalHours = intervals.at(-1) ?? 8;
+  const { history8h, latestIntervalHours } = settledHistory(
+    history.map((row) => ({ time: row.fundingTime, rate: Number(row.fundingRate) })),
+  );
+  const intervalHours = latestIntervalHours ?? 8;
   return {
-    rate8h: (Number(premium.lastFundingRate) * 8) / intervalHours,
+    rate8h: per8h(Number(premium.lastFundingRate), intervalHours),
     intervalHours,
     markPrice: positiveOrNull(premium.markPrice),
     indexPrice: positiveOrNull(premium.indexPrice),
-    history8h: settled.map((row, i) => (Number(row.fundingRate) * 8) / (intervals[i] ?? intervalHours)),
+    history8h,
   };
 }
 

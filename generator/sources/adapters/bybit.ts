@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import type { Funding, OpenInterest, Sourced } from '../../market/types.ts';
 import { binanceSymbol, VENUE_BASE_URLS } from '../venues.ts';
-import { settlementIntervals } from './binance-usdm.ts';
-import { DecimalString, fetchParsed, fetchShared, MsTime, SourceError } from './request.ts';
+import { per8h, settledHistory } from './funding.ts';
+import { DecimalString, fetchParsed, fetchShared, MsTime, positiveOrNull, SourceError } from './request.ts';
 import type { FetchContext, SectionSource, SectionValues } from './source.ts';
 import { perSymbolSource, sourced } from './source.ts';
 
@@ -54,22 +54,19 @@ function unwrap<T>(raw: { retCode: number; retMsg: string; result: T }): T {
   return raw.result;
 }
 
-const positiveOrNull = (value: string): number | null => (Number(value) > 0 ? Number(value) : null);
-
 /** Rates normalised to 8 h; the interval is the ticker's own when stated, else read off settlement spacing. */
 export function normaliseFunding(ticker: BybitLinearTicker, history: readonly BybitFundingRow[]): Funding {
-  const settled = [...history].sort(
-    (a, b) => Number(a.fundingRateTimestamp) - Number(b.fundingRateTimestamp),
+  const { history8h, latestIntervalHours } = settledHistory(
+    history.map((row) => ({ time: Number(row.fundingRateTimestamp), rate: Number(row.fundingRate) })),
   );
-  const intervals = settlementIntervals(settled.map((row) => Number(row.fundingRateTimestamp)));
   const stated = Number(ticker.fundingIntervalHour);
-  const intervalHours = stated > 0 ? stated : (intervals.at(-1) ?? 8);
+  const intervalHours = stated > 0 ? stated : (latestIntervalHours ?? 8);
   return {
-    rate8h: (Number(ticker.fundingRate) * 8) / intervalHours,
+    rate8h: per8h(Number(ticker.fundingRate), intervalHours),
     intervalHours,
     markPrice: positiveOrNull(ticker.markPrice),
     indexPrice: positiveOrNull(ticker.indexPrice),
-    history8h: settled.map((row, i) => (Number(row.fundingRate) * 8) / (intervals[i] ?? intervalHours)),
+    history8h,
   };
 }
 

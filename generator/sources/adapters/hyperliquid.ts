@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { Funding, OpenInterest, Sourced } from '../../market/types.ts';
 import type { TransportRequest } from '../transport.ts';
 import { VENUE_BASE_URLS } from '../venues.ts';
-import { DecimalString, fetchParsed, fetchShared, SourceError } from './request.ts';
+import { per8h } from './funding.ts';
+import { DecimalString, fetchParsed, fetchShared, positiveOrNull, SourceError } from './request.ts';
 import type { FetchContext, SectionSource, SectionValues } from './source.ts';
 import { perSymbolSource, sourced } from './source.ts';
 
@@ -50,21 +51,19 @@ export type HyperliquidFundingRow = z.infer<typeof HyperliquidFundingRow>;
 
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
-const positiveOrNull = (value: string): number | null => (Number(value) > 0 ? Number(value) : null);
-
 /** Hourly rates times 8; the oracle price plays the index's part. */
 export function normaliseFunding(
   ctx: HyperliquidAssetCtx,
   history: readonly HyperliquidFundingRow[],
 ): Funding {
   return {
-    rate8h: (Number(ctx.funding) * 8) / INTERVAL_HOURS,
+    rate8h: per8h(Number(ctx.funding), INTERVAL_HOURS),
     intervalHours: INTERVAL_HOURS,
     markPrice: positiveOrNull(ctx.markPx),
     indexPrice: positiveOrNull(ctx.oraclePx),
     history8h: [...history]
       .sort((a, b) => a.time - b.time)
-      .map((row) => (Number(row.fundingRate) * 8) / INTERVAL_HOURS),
+      .map((row) => per8h(Number(row.fundingRate), INTERVAL_HOURS)),
   };
 }
 

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { Candle, Sourced, Ticker24h } from '../../market/types.ts';
 import { krakenPair, krakenResultKeys, VENUE_BASE_URLS } from '../venues.ts';
-import { DecimalString, fetchParsed, SourceError } from './request.ts';
+import { DecimalString, fetchParsed, positiveOrNull, SourceError } from './request.ts';
 import { perSymbolSource, sourced } from './source.ts';
 import type { FetchContext, SectionSource } from './source.ts';
 
@@ -85,14 +85,12 @@ export function normaliseOhlc(rows: readonly KrakenOhlcRow[], asOf: number, limi
 export function normaliseTicker(raw: KrakenTickerPair, open24h: number): Ticker24h {
   const last = Number(raw.c[0]);
   if (!(last > 0 && open24h > 0)) throw new SourceError('ticker without a positive last and 24 h open price');
-  const bid = Number(raw.b[0]);
-  const ask = Number(raw.a[0]);
   return {
     last,
     change24h: last / open24h - 1,
     quoteVolume24h: Number(raw.v[1]) * Number(raw.p[1]),
-    bid: bid > 0 ? bid : null,
-    ask: ask > 0 ? ask : null,
+    bid: positiveOrNull(raw.b[0]),
+    ask: positiveOrNull(raw.a[0]),
   };
 }
 

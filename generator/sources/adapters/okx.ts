@@ -3,13 +3,14 @@
 import { z } from 'zod';
 import type { Funding, Liquidations, OpenInterest } from '../../market/types.ts';
 import { okxContractValue, okxSwap, okxUnderlying, VENUE_BASE_URLS } from '../venues.ts';
-import { settlementIntervals } from './binance-usdm.ts';
+import { per8h, settledHistory } from './funding.ts';
 import { DecimalString, fetchParsed, MsTime, SourceError } from './request.ts';
 import { perSymbolSource, sourced } from './source.ts';
 
 const VENUE = 'okx';
 const BASE_URL = VENUE_BASE_URLS[VENUE];
-const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 const PAGE_SIZE = 100;
 /** Enough for a busy day; a day with more forced closes than this is counted from its latest orders only. */
 const MAX_PAGES = 5;
@@ -102,23 +103,22 @@ function unwrap<T>(raw: { code: string; msg: string; data: T[] }): T[] {
   return raw.data;
 }
 
-const HOUR_MS = 3_600_000;
-
 /** The current rate per its own period (`nextFundingTime - fundingTime`), normalised to 8 h like the history. */
 export function normaliseFunding(
   current: OkxFundingRateRow,
   history: readonly OkxFundingHistoryRow[],
 ): Funding {
-  const settled = [...history].sort((a, b) => Number(a.fundingTime) - Number(b.fundingTime));
-  const intervals = settlementIntervals(settled.map((row) => Number(row.fundingTime)));
+  const { history8h, latestIntervalHours } = settledHistory(
+    history.map((row) => ({ time: Number(row.fundingTime), rate: Number(row.fundingRate) })),
+  );
   const period = Math.round((Number(current.nextFundingTime) - Number(current.fundingTime)) / HOUR_MS);
-  const intervalHours = period >= 1 && period <= 8 ? period : (intervals.at(-1) ?? 8);
+  const intervalHours = period >= 1 && period <= 8 ? period : (latestIntervalHours ?? 8);
   return {
-    rate8h: (Number(current.fundingRate) * 8) / intervalHours,
+    rate8h: per8h(Number(current.fundingRate), intervalHours),
     intervalHours,
     markPrice: null,
     indexPrice: null,
-    history8h: settled.map((row, i) => (Number(row.fundingRate) * 8) / (intervals[i] ?? intervalHours)),
+    history8h,
   };
 }
 

@@ -82,4 +82,5 @@ export const DecimalString = z
 /** Milliseconds since the epoch, sent as a number or as a string of digits. */
 export const MsTime = z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)]);
 
-export const toNumber = (value: string | number): number => Number(value);
+/** Venues send "0" (or "0.00000000") for a price they do not have, e.g. an empty side of the book. */
+export const positiveOrNull = (value: string): number | null => (Number(value) > 0 ? Number(value) : null);

@@ -62,6 +62,14 @@ export interface SectionSource<S extends SectionName> {
 /** For each kind of data, the sources to try in order: the first one that answers a symbol wins. */
 export type SourcePlan = { readonly [S in SectionName]: readonly SectionSource<S>[] };
 
+/** The symbols split into the calls a source makes: batches of its size (at least one symbol each). */
+export function inBatches<T>(items: readonly T[], batchSize: number): T[][] {
+  const size = Math.max(1, batchSize);
+  const batches: T[][] = [];
+  for (let i = 0; i < items.length; i += size) batches.push(items.slice(i, i + size));
+  return batches;
+}
+
 /** A source for an endpoint that serves one instrument per call. */
 export function perSymbolSource<S extends SectionName>(
   venue: string,

@@ -6,7 +6,6 @@ import type { BuyerConfig } from './config.ts';
 import { loadBuyerConfig } from './config.ts';
 import { byId, h } from './dom.ts';
 import { renderProof, renderReport } from './report.ts';
-import type { LedgerParams } from './payment-group.ts';
 import type { ChallengeResult, PaidResult, PendingPayment, Problem } from './x402-flow.ts';
 import {
   fetchLedgerParams,
@@ -115,18 +114,30 @@ function showChallenge(result: Extract<ChallengeResult, { kind: 'challenge' }>):
   updatePayButton();
 }
 
-async function checkPrice(): Promise<void> {
+/** Runs one step of the flow with the pay button disabled and any earlier problem cleared. */
+async function whileBusy(step: () => Promise<void>): Promise<void> {
   state.busy = true;
+  updatePayButton();
   showProblem(null);
-  setStatus('Asking the server for the price…');
-  const result = await requestChallenge(state.reportUrl, state.config?.merchantAddress ?? '');
-  state.busy = false;
-  if (result.kind === 'problem') {
-    state.challenge = null;
-    show('challenge', false);
-    setStatus('');
-    showProblem(result.problem);
-  } else {
+  try {
+    await step();
+  } finally {
+    state.busy = false;
+    updatePayButton();
+  }
+}
+
+const checkPrice = (): Promise<void> =>
+  whileBusy(async () => {
+    setStatus('Asking the server for the price…');
+    const result = await requestChallenge(state.reportUrl, state.config?.merchantAddress ?? '');
+    if (result.kind === 'problem') {
+      state.challenge = null;
+      show('challenge', false);
+      setStatus('');
+      showProblem(result.problem);
+      return;
+    }
     state.challenge = result;
     showChallenge(result);
     setStatus(
@@ -134,9 +145,7 @@ async function checkPrice(): Promise<void> {
         ? 'Payment request checked.'
         : 'Payment request refused: nothing will be signed.',
     );
-  }
-  updatePayButton();
-}
+  });
 
 function showPaid(result: Extract<PaidResult, { kind: 'paid' }>): void {
   const settlement = result.settlement;
@@ -185,27 +194,14 @@ async function pay(): Promise<void> {
   const terms = requirement();
   const { wallet, config, challenge } = state;
   if (!terms || !wallet || !config || !challenge || state.busy) return;
-  state.busy = true;
-  updatePayButton();
-  showProblem(null);
-  try {
+  await whileBusy(async () => {
     // A payment signed earlier for this report and not yet answered is resent, never signed again.
     const kept = pendingPayments.load(state.reportUrl);
-    if (kept) {
-      await send(kept);
-      return;
-    }
-    let params: LedgerParams;
-    try {
-      setStatus('Reading the current Algorand round…');
-      params = await fetchLedgerParams(config.algodUrl);
-    } catch (error) {
-      setStatus('');
-      showProblem(preparationProblem(error));
-      return;
-    }
+    if (kept) return send(kept);
     let payment: PendingPayment;
     try {
+      setStatus('Reading the current Algorand round…');
+      const params = await fetchLedgerParams(config.algodUrl);
       setStatus(`Waiting for ${wallet.label} to sign the ${formatUsdc(terms.amount)} transfer…`);
       payment = await signPayment(
         state.reportUrl,
@@ -220,27 +216,13 @@ async function pay(): Promise<void> {
       return;
     }
     await send(payment);
-  } finally {
-    state.busy = false;
-    updatePayButton();
-  }
+  });
 }
 
 async function retry(): Promise<void> {
   const kept = pendingPayments.load(state.reportUrl);
-  if (byId('retry').dataset.mode === 'resend' && kept) {
-    state.busy = true;
-    updatePayButton();
-    showProblem(null);
-    try {
-      await send(kept);
-    } finally {
-      state.busy = false;
-      updatePayButton();
-    }
-  } else {
-    await checkPrice();
-  }
+  if (byId('retry').dataset.mode === 'resend' && kept) await whileBusy(() => send(kept));
+  else await checkPrice();
 }
 
 async function connect(kind: 'pera' | 'defly' | 'development'): Promise<void> {

@@ -4,7 +4,8 @@
 // No double charge on retry: once the wallet has signed, the PAYMENT-SIGNATURE header is kept (in memory and in
 // sessionStorage, so a reload keeps it too) and every retry of the same request resends those exact bytes. The same
 // signed transaction has one id and can land on the ledger at most once, and it expires after its validity window.
-// The kept payment is dropped only when the server has given a definite answer (200, or a 402 refusal).
+// The kept payment is dropped only when the server has given a definite answer (200, or a 402 refusal other than
+// "this payment is still being processed").
 import type { ChallengeCheck, PaymentRequirement } from '../../../generator/buyer/challenge.ts';
 import { checkChallenge } from '../../../generator/buyer/challenge.ts';
 import type { ChallengeSource } from '../../../generator/buyer/x402-codec.ts';
@@ -32,6 +33,7 @@ export type ProblemKind =
   | 'facilitator-unavailable'
   | 'settlement-refused'
   | 'payment-refused'
+  | 'payment-in-progress'
   | 'timeout'
   | 'network'
   | 'server'
@@ -124,17 +126,21 @@ async function fetchWithTimeout(
 
 const isProblem = (value: Response | Problem): value is Problem => !(value instanceof Response);
 
-async function bodyMessage(response: Response): Promise<string> {
+/** The error code and the message of a JSON error body (the text itself, shortened, when it is not JSON). */
+async function readErrorBody(response: Response): Promise<{ code: string | null; message: string }> {
   const text = await response.text().catch(() => '');
   try {
     const body = JSON.parse(text) as { message?: unknown; error?: unknown };
-    const message = typeof body.message === 'string' ? body.message : body.error;
-    if (typeof message === 'string') return message;
+    const code = typeof body.error === 'string' ? body.error : null;
+    const message = typeof body.message === 'string' ? body.message : code;
+    if (message !== null) return { code, message };
   } catch {
     // not JSON
   }
-  return text.slice(0, 200);
+  return { code: null, message: text.slice(0, 200) };
 }
+
+const bodyMessage = async (response: Response): Promise<string> => (await readErrorBody(response)).message;
 
 /** Asks for the report without paying and checks the 402 challenge against the page's terms. */
 export async function requestChallenge(url: string, merchantAddress: string): Promise<ChallengeResult> {
@@ -262,30 +268,46 @@ export async function sendPayment(payment: PendingPayment): Promise<PaidResult> 
     }
   }
   if (response.status === 402) {
-    pendingPayments.clear(payment.url);
     if (settlement) {
+      pendingPayments.clear(payment.url);
       const why = settlement.errorMessage ?? settlement.errorReason ?? 'no reason given';
+      const submitted = settlement.transaction
+        ? ' The transaction was submitted and may still land: look it up before paying again.'
+        : '';
       return {
         kind: 'problem',
         problem: {
           kind: 'settlement-refused',
-          message: `The payment was not settled: ${why}.`,
+          message: `The payment was not settled: ${why}.${submitted}`,
           retrySafe: false,
           txId,
         },
       };
     }
-    return {
-      kind: 'problem',
-      problem: {
-        kind: 'payment-refused',
-        message:
-          `The server did not accept the signed payment: ${await bodyMessage(response)}. ` +
-          'If an earlier attempt timed out, that payment may have gone through: look the transaction up before paying again.',
-        retrySafe: false,
-        txId,
-      },
-    };
+    const refusal = await readErrorBody(response);
+    if (refusal.code === 'payment_in_progress') {
+      // An earlier send of these same bytes is still being settled: keep them, a resend cannot charge twice.
+      return {
+        kind: 'problem',
+        problem: {
+          kind: 'payment-in-progress',
+          message:
+            'The server is still processing this signed payment from an earlier attempt. Retry in a moment: ' +
+            'it sends the same signed payment, which cannot be charged twice.',
+          retrySafe: true,
+          txId,
+        },
+      };
+    }
+    pendingPayments.clear(payment.url);
+    const message =
+      refusal.code === 'payment_already_used'
+        ? 'This signed payment was already presented in an earlier attempt whose answer did not reach this ' +
+          'page, and the server takes each payment once. It may have been charged: look the transaction up ' +
+          'before paying again.'
+        : `The server did not accept the signed payment: ${refusal.message}. If an earlier attempt timed out, ` +
+          'that payment may have gone through: look the transaction up before paying again.';
+    return { kind: 'problem', problem: { kind: 'payment-refused', message, retrySafe: false, txId } };
   }
   const detail = await bodyMessage(response);
   if (response.status === 502 || response.status === 503 || response.status === 504) {
