@@ -49,6 +49,20 @@ export async function backfillSimulated(options: {
   }
 }
 
+/** Backfills up to now (or `asOf`) and prints one line of what happened. */
+export async function backfillAndReport(options: {
+  stateDir: string;
+  days: number;
+  seed: number;
+  asOf?: number;
+}) {
+  const result = await backfillSimulated({ ...options, asOf: options.asOf ?? Date.now() });
+  console.log(
+    `backfill: ${result.rounds} rounds in the window (${result.resolved} replayed and resolved, ` +
+      `${result.voided} voided, ${result.skipped} already on record)`,
+  );
+}
+
 export function registerBackfillCommand(program: Command): void {
   program
     .command('backfill')
@@ -58,15 +72,6 @@ export function registerBackfillCommand(program: Command): void {
     .option('--as-of <iso>', 'replay rounds that ended by this time; defaults to now', parseAsOf)
     .option('--state <dir>', 'folder holding the arena store', process.env.EMI_STATE_DIR ?? 'var')
     .action(async (o: { days: number; seed: number; asOf?: number; state: string }) => {
-      const result = await backfillSimulated({
-        stateDir: resolve(o.state),
-        days: o.days,
-        seed: o.seed,
-        asOf: o.asOf ?? Date.now(),
-      });
-      console.log(
-        `backfill: ${result.rounds} rounds replayed (${result.resolved} resolved, ${result.voided} voided, ` +
-          `${result.skipped} already on record)`,
-      );
+      await backfillAndReport({ stateDir: resolve(o.state), days: o.days, seed: o.seed, asOf: o.asOf });
     });
 }

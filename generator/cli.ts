@@ -12,7 +12,7 @@ import { DEFAULT_CRON, startSchedule } from './schedule.ts';
 import { validatePaidOutput, validatePublicOutput } from './publish/validate-output.ts';
 import { registerArenaCommands } from './state/cli.ts';
 import { registerPaywallCommands } from '../paywall-worker/cli.ts';
-import { DEFAULT_BACKFILL_DAYS, backfillSimulated, registerBackfillCommand } from './backfill-command.ts';
+import { DEFAULT_BACKFILL_DAYS, backfillAndReport, registerBackfillCommand } from './backfill-command.ts';
 import { registerSourcesCommands, resolveSourceFlags } from './sources/cli.ts';
 
 interface GenerateFlags {
@@ -220,15 +220,12 @@ export function createProgram(): Command {
       const baseUrl = process.env.EMI_BASE_URL ?? `http://${o.host}:${o.port}`;
       if (o.source === 'sim' && o.backfillDays > 0) {
         // Rounds already on record are skipped, so only a fresh store pays for the replay.
-        const result = await backfillSimulated({
+        await backfillAndReport({
           stateDir: resolve(o.state),
           days: o.backfillDays,
           seed: o.seed,
-          asOf: o.asOf ?? Date.now(),
+          asOf: o.asOf,
         });
-        console.log(
-          `backfill: ${result.resolved} past rounds replayed (${result.skipped} already on record)`,
-        );
       }
       await generateOnce(o);
       await build(SITE_TEMPLATES, o.out, o.dist, baseUrl, o.state);

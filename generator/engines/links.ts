@@ -6,6 +6,7 @@ import { FREE_CATALOG, PAID_CATALOG } from '../../schemas/catalog.ts';
 import type { PaidCatalogEntry } from '../../schemas/catalog.ts';
 import type {
   DeveloperResources,
+  ExpandedAccess,
   FreeUsageCharacteristics,
   PaidLink,
   RelatedLinks,
@@ -43,6 +44,13 @@ export const PAID_ATLAS = paidLink(
   PAID_CATALOG.atlas,
   'Paid atlas for developers and AI agents: regime, assets, positioning and liquidity in one body.',
 );
+/** The paid upgrade path a free body offers (its `expanded_access`). */
+export const expandedAccess = (...endpoints: PaidLink[]): z.infer<typeof ExpandedAccess> => ({
+  protocol: 'x402 v2',
+  description: 'Paid resources extend this reading; each request is paid exactly, with no account.',
+  endpoints,
+});
+
 export const UPGRADE_ENDPOINTS: readonly PaidLink[] = [PAID_MARKET_REGIME, PAID_MAIN_BRAIN, PAID_ATLAS];
 
 export const USAGE: z.infer<typeof FreeUsageCharacteristics> = {

@@ -6,7 +6,15 @@ import type { MarketAnalysis } from './analysis.ts';
 import type { AssetAnalysis } from './asset-analysis.ts';
 import { averageConfidence, leaningOf, missingDataNotes, overallBias, prevailingState } from './aggregate.ts';
 import { iso, type RunClock } from './clock.ts';
-import { DEVELOPER_RESOURCES, PAID_ATLAS, PAID_MAIN_BRAIN, PATHS, relatedResources, USAGE } from './links.ts';
+import {
+  DEVELOPER_RESOURCES,
+  expandedAccess,
+  PAID_ATLAS,
+  PAID_MAIN_BRAIN,
+  PATHS,
+  relatedResources,
+  USAGE,
+} from './links.ts';
 import { sourceInfo, truthStatement } from './labels.ts';
 import { roundOrNull, roundSignificant } from './math.ts';
 
@@ -79,11 +87,7 @@ export function mainBrainBody(
       does_not_provide: ['advice or recommendations', 'price targets', 'the weighting behind each reading'],
     },
     developer_resources: DEVELOPER_RESOURCES,
-    expanded_access: {
-      protocol: 'x402 v2',
-      description: 'Paid resources extend this reading; each request is paid exactly, with no account.',
-      endpoints: [PAID_MAIN_BRAIN, PAID_ATLAS],
-    },
+    expanded_access: expandedAccess(PAID_MAIN_BRAIN, PAID_ATLAS),
     related_resources: relatedResources(analysis.defaultAsset),
     truth_statement: truthStatement(snapshot, analysis.venues),
     disclaimer: DISCLAIMER,

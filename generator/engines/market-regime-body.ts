@@ -5,6 +5,7 @@ import type { MarketAnalysis } from './analysis.ts';
 import { iso, type RunClock } from './clock.ts';
 import {
   DEVELOPER_RESOURCES,
+  expandedAccess,
   PAID_ATLAS,
   PAID_MARKET_REGIME,
   PATHS,
@@ -57,11 +58,7 @@ export function marketRegimeBody(analysis: MarketAnalysis, clock: RunClock): Mar
       does_not_provide: ['advice or recommendations', 'price targets', 'the weighting behind the risk score'],
     },
     developer_resources: DEVELOPER_RESOURCES,
-    expanded_access: {
-      protocol: 'x402 v2',
-      description: 'Paid resources extend this reading; each request is paid exactly, with no account.',
-      endpoints: [PAID_MARKET_REGIME, PAID_ATLAS],
-    },
+    expanded_access: expandedAccess(PAID_MARKET_REGIME, PAID_ATLAS),
     related_resources: relatedResources(analysis.defaultAsset),
     truth_statement: truthStatement(snapshot, analysis.venues),
     disclaimer: DISCLAIMER,
