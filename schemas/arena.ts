@@ -79,6 +79,9 @@ export const HumanConsensusResponse = z.strictObject({
   developer_note: z.string(),
   educational_notice: z.string(),
   updated_utc: IsoTimestamp,
+  next_update_due: IsoTimestamp.describe(
+    'when the next scheduled run should replace this file; past it the file is late (not in the spec: freshness)',
+  ),
 });
 export type HumanConsensusResponse = z.infer<typeof HumanConsensusResponse>;
 
@@ -180,5 +183,8 @@ export const SharedIntelligenceResponse = z.strictObject({
   system_integrity: SystemIntegrity,
   educational_notice: z.string(),
   updated_utc: IsoTimestamp,
+  next_update_due: IsoTimestamp.describe(
+    'when the next scheduled run should replace this file; past it the file is late (not in the spec: freshness)',
+  ),
 });
 export type SharedIntelligenceResponse = z.infer<typeof SharedIntelligenceResponse>;

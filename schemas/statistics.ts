@@ -75,5 +75,8 @@ export const StatisticsResponse = z.strictObject({
   developer_note: z.string(),
   educational_notice: z.string(),
   updated_utc: IsoTimestamp,
+  next_update_due: IsoTimestamp.describe(
+    'when the next scheduled run should replace this file; past it the file is late (not in the spec: freshness)',
+  ),
 });
 export type StatisticsResponse = z.infer<typeof StatisticsResponse>;

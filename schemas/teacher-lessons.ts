@@ -116,5 +116,8 @@ export const TeacherLessonsResponse = z.strictObject({
   privacy_note: z.string(),
   educational_notice: z.string(),
   updated_utc: IsoTimestamp,
+  next_update_due: IsoTimestamp.describe(
+    'when the next scheduled run should replace this file; past it the file is late (not in the spec: freshness)',
+  ),
 });
 export type TeacherLessonsResponse = z.infer<typeof TeacherLessonsResponse>;

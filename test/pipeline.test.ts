@@ -70,6 +70,13 @@ describe('one generator run on the simulated market', () => {
     }
   });
 
+  it('tells in every free body when the next update is due', async () => {
+    const { options } = await freshRun();
+    for (const [file, text] of Object.entries(await readAll(options.outDir))) {
+      expect(text, file).toContain('"next_update_due": "2026-11-21T12:01:00.000Z"');
+    }
+  });
+
   it('says simulated in the prose of the paid atlas, not only in a flag', async () => {
     const { options } = await freshRun();
     const atlas = JSON.parse(await readFile(join(options.paidDir, 'x402-atlas.json'), 'utf8')) as {

@@ -110,6 +110,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
   const teacher = teacherBrain(v.window, v.voidedInWindow);
   const envelope = { success: true, project: PROJECT, mode: v.mode } as const;
   const updatedUtc = iso(v.clock.generatedAt);
+  const nextUpdateDue = iso(v.clock.nextUpdateDue);
 
   const humanConsensusBody: HumanConsensusResponse = {
     ...envelope,
@@ -125,6 +126,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       'vote_sources separates people from the seeded synthetic crowd of simulated mode.',
     educational_notice: EDUCATIONAL_NOTICE,
     updated_utc: updatedUtc,
+    next_update_due: nextUpdateDue,
   };
 
   const teacherLessonsBody: TeacherLessonsResponse = {
@@ -140,6 +142,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
     privacy_note: PRIVACY_NOTE,
     educational_notice: EDUCATIONAL_NOTICE,
     updated_utc: updatedUtc,
+    next_update_due: nextUpdateDue,
   };
 
   const t = v.totals;
@@ -198,6 +201,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       'and synthetic records are counted separately. Not a market signal.',
     educational_notice: EDUCATIONAL_NOTICE,
     updated_utc: updatedUtc,
+    next_update_due: nextUpdateDue,
   };
 
   const snapshot = brainSnapshot(v);
@@ -271,6 +275,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
     },
     educational_notice: EDUCATIONAL_NOTICE,
     updated_utc: updatedUtc,
+    next_update_due: nextUpdateDue,
   };
 
   return {
