@@ -51,3 +51,22 @@ describe('provenance reaches the published readings', () => {
     expect(disputed.mainBrain.coins.ETH!.confidence).toBe(clean.mainBrain.coins.ETH!.confidence);
   });
 });
+
+describe('attribution', () => {
+  it('credits CoinGecko in the truth statement when its prices were used, and only then', () => {
+    const viaBinance = buildFreeSnapshots(
+      fixtureSnapshot(universe(uptrend), { mode: 'live' }),
+      FIXTURE_CLOCK,
+    );
+    const assets = universe(uptrend).map((asset) => ({
+      ...asset,
+      ticker: asset.ticker && {
+        ...asset.ticker,
+        provenance: { ...asset.ticker.provenance, venue: 'coingecko' },
+      },
+    }));
+    const viaCoinGecko = buildFreeSnapshots(fixtureSnapshot(assets, { mode: 'live' }), FIXTURE_CLOCK);
+    expect(viaBinance.marketRegime.truth_statement).not.toMatch(/CoinGecko/);
+    expect(viaCoinGecko.marketRegime.truth_statement).toMatch(/Price data by CoinGecko\./);
+  });
+});

@@ -58,7 +58,15 @@ export const sourceLine = ({
   return `${provider}: ${tag}data from ${venueWords(venues)}`;
 };
 
+/** Venues whose terms ask for attribution wherever their data is shown. */
+const ATTRIBUTIONS: Record<string, string> = { coingecko: 'Price data by CoinGecko.' };
+
 export const truthStatement = (snapshot: MarketSnapshot, venues: readonly string[]): string => {
+  const credits = [...new Set(venues.map(bareVenue))].flatMap((v) => ATTRIBUTIONS[v] ?? []);
+  return [statementFor(snapshot, venues), ...credits].join(' ');
+};
+
+const statementFor = (snapshot: MarketSnapshot, venues: readonly string[]): string => {
   const asOf = iso(snapshot.asOf);
   switch (snapshot.mode) {
     case 'simulated':
