@@ -2,7 +2,7 @@
 // Nothing is published unless every body passes its schema; a failed run leaves the last good files in place.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TRACKED_ASSETS } from '../schemas/common.ts';
+import { DEFAULT_REASONING_ASSET, TRACKED_ASSETS } from '../schemas/common.ts';
 import type { DataMode } from '../schemas/common.ts';
 import { FREE_RESOURCES, PAID_RESOURCES, reasoningFileFor } from '../schemas/resources.ts';
 import { ReasoningResponse } from '../schemas/reasoning.ts';
@@ -15,7 +15,7 @@ import { publishAll } from './publish/publish.ts';
 import type { PublishItem } from './publish/publish.ts';
 import { writeFileAtomic } from './publish/atomic-write.ts';
 import { assertWritableFolder } from './publish/writable.ts';
-import { openArenaStore, publicPerformance, runArenaStep, withRunLock } from './state/index.ts';
+import { openArenaStore, publicPerformance, runArenaStep, runOwner, withRunLock } from './state/index.ts';
 import type { ArenaBodies, BrainCall } from './state/index.ts';
 import { appendRunHistory } from './run-history.ts';
 import { collectFor } from './market-source.ts';
@@ -72,7 +72,7 @@ export function runClock(asOf: number, mode: DataMode, now: number, cadenceSecon
 export function brainCallsOf(free: FreeSnapshots): BrainCall[] {
   return Object.values(free.mainBrain.coins).map((coin) => ({
     asset: coin.asset,
-    bias: coin.bias === 'bullish' || coin.bias === 'bearish' || coin.bias === 'neutral' ? coin.bias : null,
+    bias: coin.bias,
     confidence: coin.confidence,
     price: coin.price,
   }));
@@ -84,7 +84,7 @@ export function publicItems(root: string, free: FreeSnapshots, arena: ArenaBodie
     mainBrain: free.mainBrain,
     liquidityLite: free.liquidityLite,
     derivatives: free.derivatives,
-    reasoning: free.reasoning.BTC ?? Object.values(free.reasoning)[0],
+    reasoning: free.reasoning[DEFAULT_REASONING_ASSET],
     humanConsensus: arena.humanConsensus,
     teacherLessons: arena.teacherLessons,
     statistics: arena.statistics,
@@ -118,7 +118,7 @@ async function computeAndPublish(
 ): Promise<number> {
   const store = openArenaStore(join(options.stateDir, 'arena.sqlite'));
   try {
-    return await withRunLock(store, `generate:${process.pid}`, async () => {
+    return await withRunLock(store, runOwner(), async () => {
       const free = buildFreeSnapshots(snapshot, clock, publicPerformance(store, clock.asOf));
       const prices = Object.fromEntries(
         Object.values(free.mainBrain.coins).map((coin) => [coin.asset, coin.price]),

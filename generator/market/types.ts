@@ -6,7 +6,7 @@ export type { DataMode };
 
 /** Where one value came from. */
 export interface Provenance {
-  venue: string; // e.g. "binance-spot", "sim:binance-spot"
+  venue: string; // e.g. "binance-spot"; whether it was simulated is `mode`
   asOf: number; // ms since epoch: the venue's own time for the value
   mode: DataMode;
   /** True when the value is derived rather than observed (e.g. liquidations estimated from open-interest drops). */
