@@ -66,6 +66,7 @@ export function errorResponse(
   error: string,
   message: string,
   resource: PaidResource | null,
+  transaction: string | null = null,
 ): Response {
   const retryAfter = status === 503 ? RETRY_AFTER_SECONDS : null;
   const body: PaywallErrorBody = {
@@ -76,6 +77,7 @@ export function errorResponse(
     project: PROJECT,
     endpoint: resource ? endpointName(resource) : null,
     retry_after_seconds: retryAfter,
+    transaction,
     disclaimer: DISCLAIMER,
   };
   const headers: Record<string, string> = {
@@ -197,9 +199,20 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
       if (!(error instanceof SettleError)) {
         const failure = classifyFacilitatorError(error);
         // Unreachable: nothing was submitted, the payment may be retried. Timeout or garbage: it may have landed.
-        if (failure.error === 'facilitator_unreachable') guard.release(txid);
-        else guard.markUsed(txid);
-        return upstreamResponse(failure, resource);
+        if (failure.error === 'facilitator_unreachable') {
+          guard.release(txid);
+          return upstreamResponse(failure, resource);
+        }
+        guard.markUsed(txid);
+        // The buyer may have been charged without getting the body: give them the transaction id to prove it.
+        return errorResponse(
+          failure.status,
+          failure.error,
+          `${failure.message} The payment ${txid} may still be confirmed and will not be accepted again; ` +
+            'look it up on an explorer and quote it to the operator if you were charged.',
+          resource,
+          txid,
+        );
       }
       settlement = {
         success: false,

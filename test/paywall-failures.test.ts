@@ -126,7 +126,18 @@ describe('facilitator trouble', () => {
     const payload = await signedPayment();
     const first = await fetch(url(), { headers: paymentHeader(payload) });
     expect(first.status).toBe(504);
-    expect((await first.json()).error).toBe('facilitator_timeout');
+    const failure = PaywallErrorBody.parse(await first.json());
+    expect(failure.error).toBe('facilitator_timeout');
+    // The buyer gets the id of the payment that may have landed, to look it up and claim it.
+    const { paymentGroup, paymentIndex } = payload.payload as {
+      paymentGroup: string[];
+      paymentIndex: number;
+    };
+    const txid = algosdk
+      .decodeSignedTransaction(Buffer.from(paymentGroup[paymentIndex]!, 'base64'))
+      .txn.txID();
+    expect(failure.transaction).toBe(txid);
+    expect(failure.message).toContain(txid);
     proxy.modes.settle = 'pass';
     // The outcome of a timed-out settle is unknown, so the same payment is not accepted again.
     const again = await fetch(url(), { headers: paymentHeader(payload) });

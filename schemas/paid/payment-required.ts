@@ -58,6 +58,13 @@ export const PaywallErrorBody = z.strictObject({
   project: z.string(),
   endpoint: z.string().nullable(),
   retry_after_seconds: z.number().int().positive().nullable(),
+  transaction: z
+    .string()
+    .nullable()
+    .describe(
+      'the payment transaction id when the payment may have been settled despite this error (settlement timed ' +
+        'out or the facilitator answered garbage): look it up on an explorer, and quote it if you were charged',
+    ),
   disclaimer: z.string(),
 });
 export type PaywallErrorBody = z.infer<typeof PaywallErrorBody>;
