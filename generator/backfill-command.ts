@@ -1,5 +1,6 @@
 // `emi backfill`: replays the simulated market over past rounds so a fresh install shows lessons and a track
 // record at once. Everything it writes is marked replayed wherever it shows.
+import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
 import { join, resolve } from 'node:path';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
@@ -8,7 +9,7 @@ import { buildFreeSnapshots } from './engines/index.ts';
 import type { MarketSnapshot } from './market/types.ts';
 import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED, brainCallsOf, runClock } from './pipeline.ts';
 import { collectSimulatedMarket } from './sources/collect.ts';
-import { backfill, openArenaStore, runOwner, withRunLock } from './state/index.ts';
+import { MAX_BACKFILL_DAYS, backfill, openArenaStore, runOwner, withRunLock } from './state/index.ts';
 import type { BackfillResult } from './state/index.ts';
 
 export const DEFAULT_BACKFILL_DAYS = 7;
@@ -63,11 +64,23 @@ export async function backfillAndReport(options: {
   );
 }
 
+function parseDays(value: string): number {
+  const days = parsePositiveInt(value);
+  if (days > MAX_BACKFILL_DAYS)
+    throw new InvalidArgumentError(`at most ${MAX_BACKFILL_DAYS} days can be replayed.`);
+  return days;
+}
+
 export function registerBackfillCommand(program: Command): void {
   program
     .command('backfill')
     .description('replay the simulated market over past rounds to build arena history (marked replayed)')
-    .option('--days <n>', 'how many days of rounds to replay (1-90)', parsePositiveInt, DEFAULT_BACKFILL_DAYS)
+    .option(
+      '--days <n>',
+      `how many days of rounds to replay (1-${MAX_BACKFILL_DAYS})`,
+      parseDays,
+      DEFAULT_BACKFILL_DAYS,
+    )
     .option('--seed <n>', 'simulator seed', parseSeed, DEFAULT_SEED)
     .option('--as-of <iso>', 'replay rounds that ended by this time; defaults to now', parseAsOf)
     .option('--state <dir>', 'folder holding the arena store', process.env.EMI_STATE_DIR ?? 'var')

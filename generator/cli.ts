@@ -95,6 +95,15 @@ async function generateOnce(flags: GenerateFlags): Promise<void> {
 
 // Eleventy and the x402 stack load only for the commands that use them, so the others start quickly.
 async function build(site: string, published: string, out: string, baseUrl: string, state: string) {
+  // A site is only built from a complete, valid set of published files.
+  const invalid = (await validatePublicOutput(resolve(published))).filter((check) => !check.ok);
+  if (invalid.length > 0) {
+    const [first] = invalid;
+    throw new Error(
+      `refusing to build: ${invalid.length} published file(s) missing or invalid in ${resolve(published)} ` +
+        `(${first?.file}: ${first?.problems[0]}); run emi generate first`,
+    );
+  }
   const { buildSite } = await import('./site/build.ts');
   const { bundleBuyerPage } = await import('./buyer/bundle.ts');
   if (existsSync(resolve(site, 'x402-buyer', 'index.html'))) {

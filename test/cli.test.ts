@@ -87,6 +87,13 @@ describe('emi command line', () => {
     expect(existsSync(join(dir, 'paid'))).toBe(false);
   });
 
+  it('refuses to build a site from a folder without valid published files, and writes no output', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'emi-cli-'));
+    const result = await emi(['build', '--published', join(dir, 'empty'), '--out', join(dir, 'dist')]);
+    expectOneLineError(result, /refusing to build: 16 published file\(s\) missing or invalid/);
+    expect(existsSync(join(dir, 'dist'))).toBe(false);
+  });
+
   it('validate exits non-zero on a folder without output', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'emi-cli-'));
     const result = await emi(['validate', dir]);
