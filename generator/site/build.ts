@@ -1,9 +1,11 @@
 // Builds the deployable site: Eleventy renders the docs and discovery files from the run's published files into
-// a fresh folder, which then replaces `outDir` in one step, so a server never reads a half-built site.
-import { mkdir, rename, rm } from 'node:fs/promises';
+// a fresh folder, whose files then replace those of `outDir` one atomic rename at a time, so a server reading
+// `outDir` (the preview, or nginx serving dist/ in place) never meets a half-written or missing file.
+import { mkdir, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import Eleventy from '@11ty/eleventy';
 import { configureSite } from './configure.ts';
+import { moveInto } from './move-into.ts';
 
 export interface BuildSiteOptions {
   /** Eleventy input: templates plus the generated `api/` and `arena/` folders. */
@@ -25,7 +27,6 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
     throw new Error(`the output folder must be outside the site folder: ${outDir}`);
   }
   const building = join(dirname(outDir), `.${basename(outDir)}.building-${process.pid}`);
-  const retired = join(dirname(outDir), `.${basename(outDir)}.old-${process.pid}`);
   await rm(building, { recursive: true, force: true });
   await mkdir(building, { recursive: true });
   try {
@@ -41,12 +42,8 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
         }),
     });
     await eleventy.write();
-    await rename(outDir, retired).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error;
-    });
-    await rename(building, outDir);
+    await moveInto(building, outDir);
   } finally {
     await rm(building, { recursive: true, force: true });
-    await rm(retired, { recursive: true, force: true });
   }
 }
