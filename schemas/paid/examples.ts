@@ -3,6 +3,7 @@
 // small because clients echo it back in PAYMENT-SIGNATURE) and can feed the OpenAPI document, so both show the
 // same examples. test/paywall-schemas.test.ts checks that each one passes its schema.
 import { DISCLAIMER, EDUCATIONAL_NOTICE, PROJECT } from '../common.ts';
+import { NO_PERFORMANCE_HISTORY } from '../performance.ts';
 import type { PaidMarketRegime } from './paid-market-regime.ts';
 import type { PaidMainBrain } from './paid-main-brain.ts';
 import type { Atlas } from './atlas.ts';
@@ -187,17 +188,7 @@ export const paidMainBrainExample: PaidMainBrain = {
       limitations: [],
     },
   },
-  public_performance: {
-    status: 'no_history',
-    resolved_rounds: 0,
-    replayed_rounds: 0,
-    window_days: 30,
-    hit_rate: null,
-    brier_score: null,
-    ranked_probability_score: null,
-    skill_vs_base_rate: null,
-    note: 'No arena round has been resolved yet, so there is no track record to report.',
-  },
+  public_performance: NO_PERFORMANCE_HISTORY,
   evidence: ['0 of 1 assets trade above their 50-hour exponential average.'],
   limitations: [],
   source: {
