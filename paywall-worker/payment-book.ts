@@ -2,6 +2,7 @@
 // several homes (process memory on Node, a SQLite file, a Durable Object at the edge), so that every runtime keeps
 // the same books: a payment is processed by one request at a time, settled at most once, and once settled it is
 // delivered again (never charged again) to whoever presents the same signed payment before the record expires.
+// Nothing else is needed: the chain itself refuses a transaction id it has already confirmed.
 import type { SettleResponse } from '@x402/core/types';
 
 /** A confirmed settlement of one payment, kept so that a retry of the same payment gets the file again. */
@@ -12,24 +13,24 @@ export interface SettledPayment {
 }
 
 export type ClaimResult =
+  /** New to the book (or released after an attempt whose outcome stayed unknown): process it now. */
   | { state: 'claimed' }
   | { state: 'in_flight' }
-  | { state: 'settled'; record: SettledPayment }
-  /** Refused for good: its outcome was never confirmed and its validity window has passed. */
-  | { state: 'used' };
+  | { state: 'settled'; record: SettledPayment };
 
 export interface PaymentBook {
   /** Atomically claims a payment for processing (one request at a time per payment). */
   claim(txid: string): Promise<ClaimResult>;
-  /** The payment did not go through and was not submitted: it may be presented again. */
+  /**
+   * The request is over without a confirmed settlement: the payment may be presented again. Safe even when the
+   * outcome is unknown, because a signed transaction lands at most once: a retry settles it or finds it settled.
+   */
   release(txid: string): Promise<void>;
   /** The payment is confirmed on chain: remember it for redelivery. */
   settled(txid: string, record: SettledPayment): Promise<void>;
-  /** The payment's outcome is unknown and could not be confirmed: never accept it again. */
-  burn(txid: string): Promise<void>;
 }
 
-type Entry = { state: 'in_flight' } | { state: 'settled'; record: SettledPayment } | { state: 'used' };
+type Entry = { state: 'in_flight' } | { state: 'settled'; record: SettledPayment };
 
 /** The book in one process's memory (Node, tests). Entries are forgotten after `ttlMs`, oldest first. */
 export class MemoryPaymentBook implements PaymentBook {
@@ -57,11 +58,6 @@ export class MemoryPaymentBook implements PaymentBook {
 
   settled(txid: string, record: SettledPayment): Promise<void> {
     this.put(txid, { state: 'settled', record });
-    return Promise.resolve();
-  }
-
-  burn(txid: string): Promise<void> {
-    this.put(txid, { state: 'used' });
     return Promise.resolve();
   }
 

@@ -2,7 +2,8 @@
 // It checks what the real network would refuse (ed25519 signatures over the "TX"-prefixed bytes, genesis hash,
 // validity rounds, group ids, fee pooling, opt-in, balances, minimum balance, already-seen transaction ids) and
 // applies a group atomically: `submit` checks and applies with no `await` in between, so two concurrent
-// submissions of the same payment can never both land.
+// submissions of the same payment can never both land. Like the real chain, rounds follow the clock (one about
+// every 2.8 s) and one round holds many transactions, so concurrent buyers' short validity windows stay open.
 import { createPublicKey, verify as verifySignature } from 'node:crypto';
 import algosdk from 'algosdk';
 import { ALGORAND_MAINNET_GENESIS_HASH, USDC_ASA_ID } from '../../schemas/paid/terms.ts';
@@ -12,6 +13,8 @@ const MIN_BALANCE = 100_000n; // microALGO per account
 const MIN_BALANCE_PER_ASSET = 100_000n;
 const MAX_GROUP_SIZE = 16;
 const MAX_VALIDITY_WINDOW = 1000n;
+/** Algorand mainnet's block time, about 2.8 s. */
+const ROUND_MS = 2800;
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 interface Account {
@@ -32,10 +35,22 @@ export class InMemoryAlgorandLedger {
   readonly genesisHash = ALGORAND_MAINNET_GENESIS_HASH;
   readonly genesisId = 'mainnet-v1.0';
   readonly usdcAssetId = BigInt(USDC_ASA_ID);
-  /** The last confirmed round; the next group lands in `round + 1`. */
-  round = 1000n;
+  private readonly startedAt: number;
+  private skipped = 0n;
   private readonly accounts = new Map<string, Account>();
   private readonly confirmed = new Map<string, bigint>(); // txid -> round
+
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly firstRound = 1000n,
+  ) {
+    this.startedAt = now();
+  }
+
+  /** The last closed round; the next group lands in `round + 1`. */
+  get round(): bigint {
+    return this.firstRound + this.skipped + BigInt(Math.floor((this.now() - this.startedAt) / ROUND_MS));
+  }
 
   params(): LedgerParams {
     return {
@@ -48,7 +63,7 @@ export class InMemoryAlgorandLedger {
 
   /** Moves time forward, e.g. to let a payment's validity window expire. */
   advance(rounds: number): void {
-    this.round += BigInt(rounds);
+    this.skipped += BigInt(rounds);
   }
 
   /** Development faucet: creates the account if needed, opts it in to USDC and credits ALGO and USDC. */
@@ -97,7 +112,6 @@ export class InMemoryAlgorandLedger {
     const landedIn = this.round + 1n;
     for (const [address, account] of balances) this.accounts.set(address, account);
     for (const txid of txids) this.confirmed.set(txid, landedIn);
-    this.round = landedIn;
     return txids;
   }
 

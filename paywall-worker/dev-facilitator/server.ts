@@ -56,6 +56,16 @@ export interface DevFacilitator {
 const isLoopback = (address: string | undefined): boolean =>
   address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
 
+/** A page on another machine's origin must not mint test funds through the developer's browser. */
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const { hostname } = new URL(origin);
+    return hostname === '127.0.0.1' || hostname === 'localhost' || hostname === '[::1]';
+  } catch {
+    return false;
+  }
+}
+
 export function createDevFacilitatorApp(
   ledger: InMemoryAlgorandLedger,
   options: { devMode?: boolean } = {},
@@ -83,6 +93,7 @@ export function createDevFacilitatorApp(
   // Public, read-only answers may be read by a browser client on another origin; /dev/fund may not.
   app.use('/supported', cors());
   app.use('/v2/transactions/params', cors());
+  app.use('/v2/transactions/:txid', cors());
   app.get('/supported', (c) => c.json(facilitator.getSupported()));
   app.post('/verify', async (c) => {
     const request = await readRequest(c);
@@ -110,9 +121,28 @@ export function createDevFacilitatorApp(
     });
   });
 
+  // Indexer /health: the round the indexer has reached, to tell whether a payment's validity window has passed.
+  app.get('/health', (c) => c.json({ round: Number(ledger.round), 'db-available': true, message: 'dev ledger' }));
+
+  // The indexer lookup a paywall uses to reconcile a settlement whose answer was lost (indexer API shape).
+  app.get('/v2/transactions/:txid', (c) => {
+    const txid = c.req.param('txid');
+    if (txid === 'params') return c.notFound();
+    const round = ledger.confirmedRound(txid);
+    const currentRound = Number(ledger.round);
+    if (round === undefined) {
+      return c.json({ message: `no transaction found for transaction id: ${txid}` }, 404);
+    }
+    return c.json({ 'current-round': currentRound, transaction: { id: txid, 'confirmed-round': Number(round) } });
+  });
+
   if (options.devMode !== false) {
     app.post('/dev/fund', async (c) => {
       if (!isLoopback(getConnInfo(c).remote.address)) return c.json({ error: 'loopback only' }, 403);
+      const origin = c.req.header('Origin');
+      if (origin !== undefined && !isLoopbackOrigin(origin)) {
+        return c.json({ error: 'the development faucet answers pages on loopback only' }, 403);
+      }
       // A web page can send a cross-origin form or text/plain POST to loopback without asking; JSON it cannot.
       if (!/^application\/json\b/i.test(c.req.header('Content-Type') ?? '')) {
         return c.json({ error: 'Content-Type must be application/json' }, 415);
