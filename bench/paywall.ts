@@ -96,7 +96,10 @@ async function compare(a: () => Promise<Row>, b: () => Promise<Row>): Promise<[R
 
 async function main(): Promise<void> {
   const paidDir = await mkdtemp(join(tmpdir(), 'emi-bench-paywall-'));
-  for (const r of PAID_RESOURCES) await writeFile(join(paidDir, r.file), JSON.stringify(PAID_EXAMPLES[r.id]));
+  const updated = new Date().toISOString(); // fresh for the whole run: the worker refuses stale files
+  for (const r of PAID_RESOURCES) {
+    await writeFile(join(paidDir, r.file), JSON.stringify({ ...(PAID_EXAMPLES[r.id] as object), updated }));
+  }
   const facilitator = await startDevFacilitator();
   const payTo = algosdk.generateAccount().addr.toString();
   facilitator.ledger.optIn(payTo);
@@ -106,6 +109,9 @@ async function main(): Promise<void> {
     facilitatorUrl: facilitator.url,
     baseUrl: 'http://127.0.0.1:8080',
     storage: createFsStorage(paidDir),
+    allowSimulated: true,
+    maxDataAgeSeconds: 3600,
+    indexerUrl: facilitator.url,
   });
   const bare = new Hono().get('/bare', (c) => c.json({ ok: true }));
   const bareServer = await listen(bare, 0, '127.0.0.1');

@@ -18,6 +18,17 @@ export interface PaywallConfig {
   facilitatorTimeoutMs?: number;
   /** `maxTimeoutSeconds` of the requirements; default 300. */
   maxTimeoutSeconds?: number;
+  /**
+   * Algorand indexer API used to find out whether a payment landed when the settle answer was lost; default a
+   * public indexer of the network (the local stack uses the development facilitator, which answers it too).
+   */
+  indexerUrl?: string;
+  /** Sell simulated or replayed data (development only); default false: such files are refused before payment. */
+  allowSimulated?: boolean;
+  /** Refuse to sell a file generated longer ago than this; default 180 s (three one-minute cadences). */
+  maxDataAgeSeconds?: number;
+  /** Highest fee the facilitator's fee-payer transaction may carry, microALGO; default 10 000. */
+  maxFeePayerFeeMicroAlgos?: number;
 }
 
 export interface ResolvedConfig {
@@ -27,6 +38,22 @@ export interface ResolvedConfig {
   network: `${string}:${string}`;
   facilitatorTimeoutMs: number;
   maxTimeoutSeconds: number;
+  indexerUrl: string;
+  allowSimulated: boolean;
+  maxDataAgeSeconds: number;
+  maxFeePayerFeeMicroAlgos: bigint;
+}
+
+/** Public indexers (Nodely's free tier) per network, for reconciling lost settle answers. */
+const PUBLIC_INDEXERS: Readonly<Record<string, string>> = {
+  [ALGORAND_MAINNET]: 'https://mainnet-idx.algonode.cloud',
+  'algorand:SGO1GKSzyE7IEPItTxCByw9x8FmnrCDe': 'https://testnet-idx.algonode.cloud',
+};
+
+function positiveInteger(value: number | undefined, fallback: number, what: string): number {
+  const n = value ?? fallback;
+  if (!Number.isSafeInteger(n) || n <= 0) throw new PaywallConfigError(`${what} must be a positive integer`);
+  return n;
 }
 
 export class PaywallConfigError extends Error {}
@@ -50,20 +77,20 @@ export function resolveConfig(config: PaywallConfig): ResolvedConfig {
   }
   const network = normalizeNetwork(config.network ?? ALGORAND_MAINNET);
   if (!isKnownAlgorandNetwork(network)) throw new PaywallConfigError(`unsupported network: ${network}`);
-  const facilitatorTimeoutMs = config.facilitatorTimeoutMs ?? 10_000;
-  if (!Number.isSafeInteger(facilitatorTimeoutMs) || facilitatorTimeoutMs <= 0) {
-    throw new PaywallConfigError('facilitatorTimeoutMs must be a positive integer');
-  }
-  const maxTimeoutSeconds = config.maxTimeoutSeconds ?? 300;
-  if (!Number.isSafeInteger(maxTimeoutSeconds) || maxTimeoutSeconds <= 0) {
-    throw new PaywallConfigError('maxTimeoutSeconds must be a positive integer');
-  }
+  const indexerUrl = config.indexerUrl ?? PUBLIC_INDEXERS[network];
+  if (!indexerUrl) throw new PaywallConfigError(`no indexer URL known for ${network}: set indexerUrl`);
   return {
     payTo: config.payTo,
     facilitatorUrl: httpUrl(config.facilitatorUrl, 'facilitatorUrl'),
     baseUrl: httpUrl(config.baseUrl, 'baseUrl'),
     network: network as `${string}:${string}`,
-    facilitatorTimeoutMs,
-    maxTimeoutSeconds,
+    facilitatorTimeoutMs: positiveInteger(config.facilitatorTimeoutMs, 10_000, 'facilitatorTimeoutMs'),
+    maxTimeoutSeconds: positiveInteger(config.maxTimeoutSeconds, 300, 'maxTimeoutSeconds'),
+    indexerUrl: httpUrl(indexerUrl, 'indexerUrl'),
+    allowSimulated: config.allowSimulated ?? false,
+    maxDataAgeSeconds: positiveInteger(config.maxDataAgeSeconds, 180, 'maxDataAgeSeconds'),
+    maxFeePayerFeeMicroAlgos: BigInt(
+      positiveInteger(config.maxFeePayerFeeMicroAlgos, 10_000, 'maxFeePayerFeeMicroAlgos'),
+    ),
   };
 }

@@ -1,45 +1,61 @@
 // The Bazaar discovery extension of a paid path's 402: how to call it (GET, no parameters), what it returns (JSON,
-// with an example) and a JSON Schema (2020-12) of that `info`. The output schema is the top level of the paid
-// body's JSON Schema, generated from the same zod schema as the OpenAPI document: field names, types and
-// required fields. Nested shapes are left to /openapi.json because clients echo the extension back in the
-// PAYMENT-SIGNATURE header, and the full schemas would push that header past common 16 KiB limits.
+// with a small example) and a JSON Schema (2020-12) of that `info`. Clients echo the whole extension back in the
+// PAYMENT-SIGNATURE header, so it is kept small enough for both headers to stay under 4 KB, the default of common
+// proxies: the example is a preview (the body's top-level scalar fields, long texts cut), and its schema names
+// those fields and their types. The full body schema lives in /openapi.json and /schemas/.
 import { z } from 'zod';
 
 type JsonSchema = Record<string, unknown>;
 
+const MAX_PREVIEW_FIELDS = 8;
+const MAX_PREVIEW_TEXT = 60;
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Keeps a property's own constraints (const, enum, scalar types) and stops at nested objects and arrays. */
-function shallow(property: unknown): JsonSchema {
-  if (!isRecord(property)) return {};
-  if (Array.isArray(property.anyOf)) return { anyOf: property.anyOf.map(shallow) };
-  const kept: JsonSchema = {};
-  for (const key of ['type', 'const', 'enum', 'format', 'pattern', 'minimum', 'maximum']) {
-    if (property[key] !== undefined) kept[key] = property[key];
+/** The first top-level scalar fields of an example body, long strings shortened. */
+export function previewOf(example: unknown): Record<string, string | number | boolean> {
+  if (!isRecord(example)) return {};
+  const preview: Record<string, string | number | boolean> = {};
+  for (const [key, value] of Object.entries(example)) {
+    if (Object.keys(preview).length >= MAX_PREVIEW_FIELDS) break;
+    if (typeof value === 'number' || typeof value === 'boolean') preview[key] = value;
+    else if (typeof value === 'string') {
+      preview[key] = value.length > MAX_PREVIEW_TEXT ? `${value.slice(0, MAX_PREVIEW_TEXT - 1)}…` : value;
+    }
   }
-  return kept;
+  return preview;
 }
 
-export function topLevelJsonSchema(schema: z.ZodType): JsonSchema {
+/** The JSON types of the preview's fields, as the body's own JSON Schema declares them. */
+function previewSchema(schema: z.ZodType, preview: Record<string, unknown>): JsonSchema {
   const full = z.toJSONSchema(schema, { io: 'output' }) as JsonSchema;
   const properties = isRecord(full.properties) ? full.properties : {};
+  const typeOf = (name: string): JsonSchema => {
+    const declared = properties[name];
+    if (isRecord(declared) && typeof declared.type === 'string') return { type: declared.type };
+    return { type: typeof preview[name] };
+  };
+  const names = Object.keys(preview);
   return {
     type: 'object',
-    properties: Object.fromEntries(Object.entries(properties).map(([name, p]) => [name, shallow(p)])),
-    required: full.required ?? [],
-    additionalProperties: full.additionalProperties ?? true,
+    properties: Object.fromEntries(names.map((name) => [name, typeOf(name)])),
+    required: names,
   };
 }
 
 export interface BazaarExtension {
-  info: { input: { type: 'http'; method: 'GET' }; output: { type: 'json'; example: unknown } };
+  info: {
+    input: { type: 'http'; method: 'GET' };
+    output: { type: 'json'; example: Record<string, string | number | boolean> };
+  };
   schema: JsonSchema;
 }
 
 export function bazaarExtension(schema: z.ZodType, example: unknown): BazaarExtension {
+  const preview = previewOf(example);
   return {
-    info: { input: { type: 'http', method: 'GET' }, output: { type: 'json', example } },
+    info: { input: { type: 'http', method: 'GET' }, output: { type: 'json', example: preview } },
     schema: {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
@@ -52,7 +68,7 @@ export function bazaarExtension(schema: z.ZodType, example: unknown): BazaarExte
         },
         output: {
           type: 'object',
-          properties: { type: { type: 'string', const: 'json' }, example: topLevelJsonSchema(schema) },
+          properties: { type: { type: 'string', const: 'json' }, example: previewSchema(schema, preview) },
           required: ['type'],
         },
       },

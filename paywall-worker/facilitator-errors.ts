@@ -19,6 +19,9 @@ const CONNECTION_CODES = new Set([
   'UND_ERR_SOCKET',
 ]);
 
+/** Failures that happen before a request leaves this machine: the facilitator cannot have acted on it. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
   for (let current = error, depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
@@ -26,6 +29,22 @@ function causes(error: unknown): unknown[] {
     current = (current as { cause?: unknown }).cause;
   }
   return chain;
+}
+
+/** False only when the call surely never reached the facilitator (a refused connection, an unknown host). */
+export function mayHaveReachedFacilitator(error: unknown): boolean {
+  return !causes(error).some((e) => NOT_SENT_CODES.has(String((e as { code?: unknown })?.code)));
+}
+
+/** The error and its causes in one line, for the log. */
+export function describeError(error: unknown): string {
+  return causes(error)
+    .map((e) => {
+      const code = (e as { code?: unknown })?.code;
+      const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      return code ? `${text} [${String(code)}]` : text;
+    })
+    .join(' <- ');
 }
 
 export function classifyFacilitatorError(error: unknown): UpstreamFailure {

@@ -16,6 +16,11 @@ export interface LocalPaywallOptions {
   facilitatorTimeoutMs?: number;
   /** Port of the development facilitator when one is started; default 4021, 0 for any free port. */
   devFacilitatorPort?: number;
+  /** Sell simulated or replayed data; default: only with the development facilitator (test money). */
+  allowSimulated?: boolean;
+  maxDataAgeSeconds?: number;
+  /** Indexer API for reconciling lost settle answers; default the development facilitator, or a public one. */
+  indexerUrl?: string;
 }
 
 export interface LocalPaywall {
@@ -29,11 +34,30 @@ export interface LocalPaywall {
   close(): Promise<void>;
 }
 
-/** Reads EMI_PAYTO and EMI_FACILITATOR_URL (flags win over the environment). */
-export function paywallEnv(
-  env: NodeJS.ProcessEnv = process.env,
-): Pick<LocalPaywallOptions, 'payTo' | 'facilitatorUrl'> {
-  return { payTo: env.EMI_PAYTO || undefined, facilitatorUrl: env.EMI_FACILITATOR_URL || undefined };
+type PaywallEnv = Pick<
+  LocalPaywallOptions,
+  'payTo' | 'facilitatorUrl' | 'allowSimulated' | 'maxDataAgeSeconds' | 'indexerUrl'
+>;
+
+/** Reads EMI_PAYTO, EMI_FACILITATOR_URL, EMI_INDEXER_URL, EMI_ALLOW_SIMULATED and EMI_MAX_DATA_AGE_SECONDS. */
+export function paywallEnv(env: NodeJS.ProcessEnv = process.env): PaywallEnv {
+  const maxAge = env.EMI_MAX_DATA_AGE_SECONDS;
+  if (maxAge !== undefined && !/^[1-9][0-9]*$/.test(maxAge)) {
+    throw new PaywallConfigError(
+      `EMI_MAX_DATA_AGE_SECONDS must be a positive integer: ${JSON.stringify(maxAge)}`,
+    );
+  }
+  const allow = env.EMI_ALLOW_SIMULATED;
+  if (allow !== undefined && allow !== '' && allow !== '0' && allow !== '1') {
+    throw new PaywallConfigError(`EMI_ALLOW_SIMULATED must be 0 or 1: ${JSON.stringify(allow)}`);
+  }
+  return {
+    payTo: env.EMI_PAYTO || undefined,
+    facilitatorUrl: env.EMI_FACILITATOR_URL || undefined,
+    indexerUrl: env.EMI_INDEXER_URL || undefined,
+    allowSimulated: allow ? allow === '1' : undefined,
+    maxDataAgeSeconds: maxAge ? Number(maxAge) : undefined,
+  };
 }
 
 export async function createLocalPaywall(options: LocalPaywallOptions): Promise<LocalPaywall> {
@@ -50,6 +74,8 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
     ? null
     : await startDevFacilitator({ optIn: [payTo], port: options.devFacilitatorPort ?? DEV_FACILITATOR_PORT });
   const facilitatorUrl = options.facilitatorUrl ?? (devFacilitator as DevFacilitator).url;
+  // Test money buys test data: the development stack sells the simulated market, and says so in every 402.
+  const allowSimulated = options.allowSimulated ?? devFacilitator !== null;
   try {
     const app = createPaywallApp({
       payTo,
@@ -57,6 +83,9 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
       baseUrl: options.baseUrl,
       storage: createFsStorage(options.paidDir),
       facilitatorTimeoutMs: options.facilitatorTimeoutMs,
+      indexerUrl: options.indexerUrl ?? devFacilitator?.url,
+      allowSimulated,
+      maxDataAgeSeconds: options.maxDataAgeSeconds,
     });
     return {
       app,
@@ -69,6 +98,7 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
           ? `x402 facilitator: development facilitator on ${facilitatorUrl} (in-memory ledger, POST /dev/fund)`
           : `x402 facilitator: ${facilitatorUrl}`,
         `x402 paid files: ${options.paidDir}`,
+        `x402 sells: ${allowSimulated ? 'simulated, replayed or live data (each 402 says which)' : 'live data only'}, at most ${options.maxDataAgeSeconds ?? 180} s old`,
       ],
       close: async () => {
         await devFacilitator?.close();

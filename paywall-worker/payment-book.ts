@@ -13,24 +13,25 @@ export interface SettledPayment {
 }
 
 export type ClaimResult =
-  /** New to the book (or released after an attempt whose outcome stayed unknown): process it now. */
+  /** New to the book: process it now. */
   | { state: 'claimed' }
+  /** An earlier attempt's outcome is unknown (its settle answer was lost): now claimed, find out first. */
+  | { state: 'pending' }
   | { state: 'in_flight' }
   | { state: 'settled'; record: SettledPayment };
 
 export interface PaymentBook {
   /** Atomically claims a payment for processing (one request at a time per payment). */
   claim(txid: string): Promise<ClaimResult>;
-  /**
-   * The request is over without a confirmed settlement: the payment may be presented again. Safe even when the
-   * outcome is unknown, because a signed transaction lands at most once: a retry settles it or finds it settled.
-   */
+  /** The payment was not settled and not submitted: it may be presented again. */
   release(txid: string): Promise<void>;
+  /** The settle answer was lost: a retry must first find out whether the payment landed. */
+  pending(txid: string): Promise<void>;
   /** The payment is confirmed on chain: remember it for redelivery. */
   settled(txid: string, record: SettledPayment): Promise<void>;
 }
 
-type Entry = { state: 'in_flight' } | { state: 'settled'; record: SettledPayment };
+type Entry = { state: 'in_flight' } | { state: 'pending' } | { state: 'settled'; record: SettledPayment };
 
 /** The book in one process's memory (Node, tests). Entries are forgotten after `ttlMs`, oldest first. */
 export class MemoryPaymentBook implements PaymentBook {
@@ -46,13 +47,18 @@ export class MemoryPaymentBook implements PaymentBook {
   claim(txid: string): Promise<ClaimResult> {
     this.forgetExpired();
     const known = this.entries.get(txid)?.entry;
-    if (known) return Promise.resolve(known);
+    if (known && known.state !== 'pending') return Promise.resolve(known);
     this.put(txid, { state: 'in_flight' });
-    return Promise.resolve({ state: 'claimed' });
+    return Promise.resolve({ state: known ? 'pending' : 'claimed' });
   }
 
   release(txid: string): Promise<void> {
     if (this.entries.get(txid)?.entry.state === 'in_flight') this.entries.delete(txid);
+    return Promise.resolve();
+  }
+
+  pending(txid: string): Promise<void> {
+    this.put(txid, { state: 'pending' });
     return Promise.resolve();
   }
 

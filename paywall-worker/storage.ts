@@ -3,4 +3,10 @@
 export interface PaidFileStorage {
   /** The file's text, or null when it does not exist. */
   read(file: string): Promise<string | null>;
+  /**
+   * A cheap token that changes whenever the file changes (null when it does not exist), where the store has one:
+   * the worker then re-reads and re-validates a file only when it changed. Stores without one are re-read every
+   * second.
+   */
+  version?(file: string): Promise<string | null>;
 }

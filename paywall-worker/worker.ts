@@ -41,7 +41,7 @@ export default {
     } catch (error) {
       // A misconfigured worker (e.g. an invalid payee) refuses every request rather than take payments.
       const message = error instanceof Error ? error.message : 'invalid configuration';
-      return errorResponse(500, 'paywall_misconfigured', message, null);
+      return errorResponse(500, 'paywall_misconfigured', message);
     }
     return app.fetch(request);
   },

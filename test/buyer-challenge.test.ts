@@ -20,6 +20,7 @@ import {
 } from '../generator/buyer/human-report-terms.ts';
 import * as terms from '../schemas/paid/terms.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
+import { PAID_EXAMPLES } from '../schemas/paid/examples.ts';
 import { createPaywallApp } from '../paywall-worker/app.ts';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
@@ -178,7 +179,14 @@ describe('against the real paywall', () => {
       payTo: MERCHANT,
       facilitatorUrl: facilitator.url,
       baseUrl: 'http://127.0.0.1:9',
-      storage: { read: async () => null },
+      allowSimulated: true,
+      storage: {
+        read: async () =>
+          JSON.stringify({
+            ...(PAID_EXAMPLES.atlasHumanReport as object),
+            updated: new Date().toISOString(),
+          }),
+      },
     });
     const response = await app.fetch(new Request(`http://127.0.0.1:9${HUMAN_REPORT_PATH}`));
     expect(response.status).toBe(402);

@@ -68,9 +68,10 @@ async function writePaidFiles(dir: string): Promise<void> {
   const check = AtlasHumanReport.safeParse(humanReportFixture);
   if (!check.success)
     throw new Error(`buyer-report-fixture.ts no longer fits the schema: ${check.error.message}`);
+  const updated = new Date().toISOString();
   for (const resource of PAID_RESOURCES) {
     const body = resource.id === 'atlasHumanReport' ? humanReportFixture : PAID_EXAMPLES[resource.id];
-    await writeFile(join(dir, resource.file), JSON.stringify(body));
+    await writeFile(join(dir, resource.file), JSON.stringify({ ...(body as object), updated }));
   }
 }
 
@@ -118,6 +119,9 @@ export async function startBuyerStack(): Promise<BuyerStack> {
     facilitatorUrl: facilitator.url,
     baseUrl: server.url,
     storage: createFsStorage(paidDir),
+    allowSimulated: true, // the report fixture is the simulated example
+    maxDataAgeSeconds: 3600, // the files are written once for the whole browser suite
+    indexerUrl: facilitator.url,
   });
   const configFile = join(root, 'x402-buyer', 'config.json');
 

@@ -262,6 +262,7 @@ describe('Redocly CLI lint', () => {
           extra: {},
         },
       ],
+      data: { mode: 'live', simulated: false, generated_at: '2026-11-23T07:00:00.000Z' },
       message: 'Pay exactly 0.02 USDC.',
       what_this_is: 'the atlas',
       what_this_is_not: 'advice',

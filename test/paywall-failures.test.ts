@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Hono } from 'hono';
 import algosdk from 'algosdk';
 import { decodePaymentResponseHeader } from '@x402/core/http';
+import type { PaymentPayload } from '@x402/core/types';
 import { PaywallErrorBody } from '../schemas/paid/payment-required.ts';
 import { PAID_EXAMPLES } from '../schemas/paid/examples.ts';
 import { createPaywallApp, PaywallConfigError } from '../paywall-worker/app.ts';
@@ -15,7 +16,14 @@ import { startPaywallServer } from '../paywall-worker/server.ts';
 import type { PaywallServer } from '../paywall-worker/server.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
 import workersEntry from '../paywall-worker/worker.ts';
-import { fetchChallenge, newBuyer, paymentHeader, resourceById, startStack } from './paywall-harness.ts';
+import {
+  fetchChallenge,
+  newBuyer,
+  paymentHeader,
+  resourceById,
+  startStack,
+  writePaidFixtures,
+} from './paywall-harness.ts';
 import type { Buyer, Stack } from './paywall-harness.ts';
 
 type Mode = 'pass' | 'slow' | '500' | 'garbage' | 'expire-first' | 'unconfirmed';
@@ -73,7 +81,7 @@ beforeAll(async () => {
 afterEach(async () => {
   proxy.modes.verify = 'pass';
   proxy.modes.settle = 'pass';
-  await writeFile(join(stack.paidDir, resource.file), JSON.stringify(PAID_EXAMPLES[resource.id]));
+  await writePaidFixtures(stack.paidDir);
 });
 afterAll(async () => {
   await worker?.close();
@@ -91,6 +99,8 @@ const startWorker = (facilitatorUrl: string) =>
     facilitatorTimeoutMs: 1500, // generous: the machine runs other suites in parallel
     baseUrl: 'http://127.0.0.1:8080',
     storage: createFsStorage(stack.paidDir),
+    allowSimulated: true,
+    indexerUrl: stack.facilitator.url,
   });
 
 async function signedPayment() {
@@ -99,8 +109,8 @@ async function signedPayment() {
 }
 
 /** Sends a valid payment and checks the answer is a JSON error with CORS, and that no money moved. */
-async function expectUpstreamError(status: number, error: string) {
-  const payload = await signedPayment();
+async function expectUpstreamError(status: number, error: string, signed?: PaymentPayload) {
+  const payload = signed ?? (await signedPayment());
   const { ledger } = stack.facilitator;
   const before = { payer: ledger.assetBalance(buyer.address), txns: ledger.transactionCount };
   const response = await fetch(url(), { headers: paymentHeader(payload) });
@@ -121,14 +131,14 @@ describe('facilitator trouble', () => {
     await expectUpstreamError(504, 'facilitator_timeout');
   });
 
-  it('answers 504 when settle is slower than the timeout, and never serves that payment later', async () => {
+  it('answers 504 with the payment id when settle times out, and settles that payment once when it is retried', async () => {
     proxy.modes.settle = 'slow';
     const payload = await signedPayment();
     const first = await fetch(url(), { headers: paymentHeader(payload) });
     expect(first.status).toBe(504);
     const failure = PaywallErrorBody.parse(await first.json());
     expect(failure.error).toBe('facilitator_timeout');
-    // The buyer gets the id of the payment that may have landed, to look it up and claim it.
+    // The buyer gets the id of the payment whose outcome is unknown, and is told to retry the same payment.
     const { paymentGroup, paymentIndex } = payload.payload as {
       paymentGroup: string[];
       paymentIndex: number;
@@ -138,11 +148,14 @@ describe('facilitator trouble', () => {
       .txn.txID();
     expect(failure.transaction).toBe(txid);
     expect(failure.message).toContain(txid);
+    expect(failure.message).toMatch(/same PAYMENT-SIGNATURE again/);
     proxy.modes.settle = 'pass';
-    // The outcome of a timed-out settle is unknown, so the same payment is not accepted again.
+    // The chain shows the payment did not land and is still valid: the retry settles it, exactly once.
+    const before = stack.facilitator.ledger.assetBalance(buyer.address);
     const again = await fetch(url(), { headers: paymentHeader(payload) });
-    expect(again.status).toBe(402);
-    expect((await again.json()).error).toBe('payment_already_used');
+    expect(again.status).toBe(200);
+    expect(decodePaymentResponseHeader(again.headers.get('PAYMENT-RESPONSE')!).transaction).toBe(txid);
+    expect(before - stack.facilitator.ledger.assetBalance(buyer.address)).toBe(BigInt(resource.amountAtomic));
   });
 
   it('answers 502 when verify answers 500', async () => {
@@ -175,21 +188,23 @@ describe('facilitator trouble', () => {
     expect(stack.facilitator.ledger.assetBalance(buyer.address)).toBe(before);
   });
 
-  it('never accepts a payment again after a settle failure that names a submitted transaction', async () => {
+  it('serves the file when settle reports a failure but the chain shows the payment confirmed', async () => {
     proxy.modes.settle = 'unconfirmed';
     const payload = await signedPayment();
+    const before = stack.facilitator.ledger.assetBalance(buyer.address);
     const first = await fetch(url(), { headers: paymentHeader(payload) });
-    expect(first.status).toBe(402);
+    expect(first.status).toBe(200);
+    expect(resource.schema.safeParse(await first.json()).success).toBe(true);
     const settlement = decodePaymentResponseHeader(first.headers.get('PAYMENT-RESPONSE')!);
-    expect(settlement.success).toBe(false);
-    expect(settlement.transaction).not.toBe('');
-    expect(await first.json()).not.toHaveProperty('coins');
+    expect(settlement.success).toBe(true);
+    expect(stack.facilitator.ledger.confirmedRound(settlement.transaction)).toBeDefined();
+    expect(before - stack.facilitator.ledger.assetBalance(buyer.address)).toBe(BigInt(resource.amountAtomic));
+    // The same payment again is the same delivery, never a second call to settle.
     proxy.modes.settle = 'pass';
     const calls = { ...proxy.calls };
     const again = await fetch(url(), { headers: paymentHeader(payload) });
-    expect(again.status).toBe(402);
-    expect((await again.json()).error).toBe('payment_already_used');
-    expect(proxy.calls).toEqual(calls); // refused by the worker's memory, before the facilitator
+    expect(again.status).toBe(200);
+    expect(proxy.calls).toEqual(calls);
   });
 
   it('answers 503 when the facilitator is down, for unpaid and paid requests alike', async () => {
@@ -230,28 +245,36 @@ describe('facilitator trouble', () => {
 
 describe('paid file unavailable', () => {
   it('answers 503 before any verification or settlement when the file is missing', async () => {
+    const payload = await signedPayment(); // signed while the file was there
     await rm(join(stack.paidDir, resource.file));
     const calls = { ...proxy.calls };
-    const { body } = await expectUpstreamError(503, 'paid_resource_unavailable');
+    const { body } = await expectUpstreamError(503, 'paid_resource_unavailable', payload);
     expect(body.retry_after_seconds).toBe(30);
     expect(proxy.calls.verify).toBe(calls.verify);
     expect(proxy.calls.settle).toBe(calls.settle);
   });
 
   it('answers 503 when the file does not pass its schema', async () => {
+    const payload = await signedPayment();
     await writeFile(
       join(stack.paidDir, resource.file),
-      JSON.stringify({ ...(PAID_EXAMPLES[resource.id] as object), payment_status: 'pending' }),
+      JSON.stringify({
+        ...(PAID_EXAMPLES[resource.id] as object),
+        updated: new Date().toISOString(),
+        payment_status: 'pending',
+      }),
     );
     const calls = { ...proxy.calls };
-    await expectUpstreamError(503, 'paid_resource_unavailable');
+    await expectUpstreamError(503, 'paid_resource_unavailable', payload);
     expect(proxy.calls.verify).toBe(calls.verify);
   });
 
-  it('still answers the unpaid 402 while the file is missing', async () => {
+  it('answers the unpaid request with 503 too while the file is missing: nobody is asked to pay', async () => {
     await rm(join(stack.paidDir, resource.file));
     const response = await fetch(url());
-    expect(response.status).toBe(402);
+    expect(response.status).toBe(503);
+    expect(response.headers.get('PAYMENT-REQUIRED')).toBeNull();
+    expect(PaywallErrorBody.parse(await response.json()).error).toBe('paid_resource_unavailable');
   });
 });
 

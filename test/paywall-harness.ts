@@ -13,6 +13,7 @@ import { PAID_EXAMPLES } from '../schemas/paid/examples.ts';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { startPaywallServer } from '../paywall-worker/server.ts';
+import type { PaywallAppOptions } from '../paywall-worker/app.ts';
 import type { PaywallServer } from '../paywall-worker/server.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
 import { createDevBuyer } from '../paywall-worker/buy.ts';
@@ -23,9 +24,12 @@ export const resourceById = (id: string): PaidResource => {
   return resource;
 };
 
-export async function writePaidFixtures(dir: string): Promise<void> {
+/** The example bodies (simulated) as paid files generated `ageSeconds` ago. */
+export async function writePaidFixtures(dir: string, ageSeconds = 0): Promise<void> {
+  const updated = new Date(Date.now() - ageSeconds * 1000).toISOString();
   for (const resource of PAID_RESOURCES) {
-    await writeFile(join(dir, resource.file), JSON.stringify(PAID_EXAMPLES[resource.id], null, 2));
+    const body = { ...(PAID_EXAMPLES[resource.id] as Record<string, unknown>), updated };
+    await writeFile(join(dir, resource.file), JSON.stringify(body, null, 2));
   }
 }
 
@@ -39,21 +43,33 @@ export interface Stack {
 }
 
 export async function startStack(
-  options: { facilitatorUrl?: string; facilitatorTimeoutMs?: number } = {},
+  options: {
+    facilitatorUrl?: string;
+    facilitatorTimeoutMs?: number;
+    /** Default true: the fixtures are the simulated examples. */
+    allowSimulated?: boolean;
+    indexerUrl?: string;
+    appOptions?: PaywallAppOptions;
+  } = {},
 ): Promise<Stack> {
   const paidDir = await mkdtemp(join(tmpdir(), 'emi-paywall-'));
   await writePaidFixtures(paidDir);
   const facilitator = await startDevFacilitator();
   const payTo = algosdk.generateAccount().addr.toString();
   facilitator.ledger.optIn(payTo);
-  const worker = await startPaywallServer({
-    port: 0,
-    payTo,
-    facilitatorUrl: options.facilitatorUrl ?? facilitator.url,
-    facilitatorTimeoutMs: options.facilitatorTimeoutMs,
-    baseUrl: 'http://127.0.0.1:8080',
-    storage: createFsStorage(paidDir),
-  });
+  const worker = await startPaywallServer(
+    {
+      port: 0,
+      payTo,
+      facilitatorUrl: options.facilitatorUrl ?? facilitator.url,
+      facilitatorTimeoutMs: options.facilitatorTimeoutMs,
+      baseUrl: 'http://127.0.0.1:8080',
+      storage: createFsStorage(paidDir),
+      allowSimulated: options.allowSimulated ?? true,
+      indexerUrl: options.indexerUrl ?? facilitator.url,
+    },
+    options.appOptions,
+  );
   return {
     paidDir,
     facilitator,

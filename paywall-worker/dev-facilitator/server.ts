@@ -122,7 +122,9 @@ export function createDevFacilitatorApp(
   });
 
   // Indexer /health: the round the indexer has reached, to tell whether a payment's validity window has passed.
-  app.get('/health', (c) => c.json({ round: Number(ledger.round), 'db-available': true, message: 'dev ledger' }));
+  app.get('/health', (c) =>
+    c.json({ round: Number(ledger.round), 'db-available': true, message: 'dev ledger' }),
+  );
 
   // The indexer lookup a paywall uses to reconcile a settlement whose answer was lost (indexer API shape).
   app.get('/v2/transactions/:txid', (c) => {
@@ -133,7 +135,10 @@ export function createDevFacilitatorApp(
     if (round === undefined) {
       return c.json({ message: `no transaction found for transaction id: ${txid}` }, 404);
     }
-    return c.json({ 'current-round': currentRound, transaction: { id: txid, 'confirmed-round': Number(round) } });
+    return c.json({
+      'current-round': currentRound,
+      transaction: { id: txid, 'confirmed-round': Number(round) },
+    });
   });
 
   if (options.devMode !== false) {

@@ -1,7 +1,7 @@
 // The HTTP 402 body of every paid path (spec 2.9): the x402 v2 `PaymentRequired` object (the same one the
 // PAYMENT-REQUIRED header carries, base64 encoded) plus the spec's explanatory fields for people and agents.
 import { z } from 'zod';
-import { ResourceLinks } from '../common.ts';
+import { DataMode, IsoTimestamp, ResourceLinks } from '../common.ts';
 import { AlgorandAddress, AlgorandNetworkId, AtomicAmount } from './terms.ts';
 
 /** One entry of `accepts`: what the client must pay, exactly (x402 v2 `PaymentRequirements`, scheme exact). */
@@ -41,6 +41,13 @@ export const PaymentRequiredBody = z.strictObject({
   resource: X402Resource,
   accepts: z.array(X402PaymentRequirements).min(1),
   extensions: z.record(z.string(), z.unknown()).optional().describe('x402 extensions, e.g. Bazaar discovery'),
+  data: z
+    .strictObject({
+      mode: DataMode,
+      simulated: z.boolean().describe('true for simulated or replayed data: not a live market reading'),
+      generated_at: IsoTimestamp.describe('when the report on sale was generated; its age is now minus this'),
+    })
+    .describe('what the payment buys, stated before payment: the data mode and when the report was generated'),
   message: z.string(),
   what_this_is: z.string(),
   what_this_is_not: z.string(),

@@ -1,0 +1,471 @@
+// The paywall's one decision, for every runtime: given a request for a paid path (its method and payment header),
+// challenge it, refuse it, report an upstream failure, or serve the paid file after a settlement of this very
+// payment. It returns a tagged result and renders nothing: the HTTP adapter (Node and workerd) and the MCP adapter
+// each turn it into their own answer, as the x402 HTTP resource server and its framework adapters divide the work.
+//
+// The money rules it keeps, in order: what cannot be delivered (missing, invalid, stale or simulated files, no
+// publisher credit) is refused before any payment is asked for; a payment buys one path; the group must have the
+// exact scheme's shape before the facilitator is asked; the file is served only when the settlement names this
+// payment's transaction (or the chain shows it confirmed); and a lost settle answer is reconciled on chain, never
+// released as if nothing happened, so no path ends with a charged buyer and no file.
+import type { x402ResourceServer } from '@x402/core/server';
+import { SettleError, VerifyError } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import { DISCLAIMER, PROJECT } from '../../schemas/common.ts';
+import type { PaywallErrorBody } from '../../schemas/paid/payment-required.ts';
+import { endpointName } from '../copy.ts';
+import { classifyFacilitatorError, describeError, mayHaveReachedFacilitator } from '../facilitator-errors.ts';
+import { buildOffer, challenge } from '../offers.ts';
+import type { Offer, OfferSettings, SalePoint } from '../offers.ts';
+import { decodePaymentHeader } from '../payment-header.ts';
+import type { PaymentBook } from '../payment-book.ts';
+import type { ChainLookup } from './chain-lookup.ts';
+import { checkPaymentGroup } from './group-policy.ts';
+import type { GroupPolicy } from './group-policy.ts';
+import { freshnessRefusal } from './paid-file.ts';
+import type { FreshnessPolicy, PaidFileReader } from './paid-file.ts';
+import { confirmedSettlement, settlementMismatch } from './settlement.ts';
+import type { ExpectedSettlement } from './settlement.ts';
+
+export interface PaidRequest {
+  path: string;
+  method: string;
+  /** The PAYMENT-SIGNATURE header (x402 v2), or the MCP `_meta["x402/payment"]` re-encoded the same way. */
+  paymentSignature?: string;
+  /** An x402 v1 `X-PAYMENT` header was sent. */
+  legacyPayment?: boolean;
+}
+
+export type ErrorStatus = 404 | 405 | 500 | 502 | 503 | 504;
+
+export type Decision =
+  | {
+      kind: 'payment_required';
+      paymentRequired: PaymentRequired;
+      header: string;
+      body: string;
+      settlement?: SettleResponse;
+    }
+  | { kind: 'error'; status: ErrorStatus; body: PaywallErrorBody }
+  | { kind: 'serve'; body: string; settlement: SettleResponse; redelivery: boolean };
+
+/** What a sale needs beyond the payment (a publisher's credit): reserved before settling, kept only on delivery. */
+export interface SaleHooks {
+  /** A refusal message when the point cannot sell now (asked before any payment is requested), else null. */
+  unavailable(point: SalePoint): Promise<string | null>;
+  /** Reserves what one sale consumes; false when nothing is left. */
+  reserve(point: SalePoint, txid: string): Promise<boolean>;
+  /** The paid body was handed over: consume the reservation and record the sale. */
+  delivered(point: SalePoint, txid: string, settlement: SettleResponse): Promise<void>;
+  /** The sale did not complete: give the reservation back. */
+  release(point: SalePoint, txid: string): Promise<void>;
+}
+
+export interface PaywallLogEntry {
+  level: 'info' | 'warn' | 'error';
+  event: string;
+  path?: string;
+  txid?: string;
+  detail?: string;
+}
+
+export interface CoreDeps {
+  server: x402ResourceServer;
+  offerSettings: OfferSettings;
+  points: ReadonlyMap<string, SalePoint>;
+  reader: PaidFileReader;
+  freshness: FreshnessPolicy;
+  groupPolicy: GroupPolicy;
+  book: PaymentBook;
+  /** Where a lost settle answer is checked; null when none is configured. */
+  lookup: ChainLookup | null;
+  hooks?: SaleHooks;
+  log(entry: PaywallLogEntry): void;
+  now(): number;
+}
+
+const RETRY_AFTER_SECONDS = 30;
+
+export function errorBody(
+  status: ErrorStatus,
+  error: string,
+  message: string,
+  point: SalePoint | null,
+  transaction: string | null = null,
+): PaywallErrorBody {
+  return {
+    success: false,
+    status,
+    error,
+    message,
+    project: PROJECT,
+    endpoint: point ? endpointName(point.resource) : null,
+    retry_after_seconds: status === 503 ? RETRY_AFTER_SECONDS : null,
+    transaction,
+    disclaimer: DISCLAIMER,
+  };
+}
+
+const fail = (
+  status: ErrorStatus,
+  error: string,
+  message: string,
+  point: SalePoint | null,
+  transaction: string | null = null,
+): Decision => ({ kind: 'error', status, body: errorBody(status, error, message, point, transaction) });
+
+function refuse(offer: Offer, error: string, detail?: string, settlement?: SettleResponse): Decision {
+  const { header, body } =
+    error === 'payment_required' && !detail ? offer.unpaid : challenge(offer, error, detail);
+  return { kind: 'payment_required', paymentRequired: offer.paymentRequired, header, body, settlement };
+}
+
+/** The path a payment names in `resource.url`, if it names one. */
+function namedPath(payload: PaymentPayload): string | null {
+  const url = payload.resource?.url;
+  if (!url) return null;
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
+  }
+}
+
+export function createPaywallCore(deps: CoreDeps): { decide(request: PaidRequest): Promise<Decision> } {
+  const { server, book, log } = deps;
+
+  let initialized: Promise<void> | null = null;
+  const initialize = (): Promise<void> => {
+    initialized ??= server.initialize().catch((error: unknown) => {
+      initialized = null; // retried on the next request
+      throw error;
+    });
+    return initialized;
+  };
+
+  // One offer per path and data generation, encoded once.
+  const offers = new Map<string, Offer>();
+  async function offerFor(point: SalePoint, data: Offer['data']): Promise<Offer> {
+    const known = offers.get(point.path);
+    if (known && known.data.generatedAt === data.generatedAt && known.data.mode === data.mode) return known;
+    await initialize();
+    const offer = await buildOffer(server, point, deps.offerSettings, data);
+    offers.set(point.path, offer);
+    return offer;
+  }
+
+  async function decide(request: PaidRequest): Promise<Decision> {
+    const point = deps.points.get(request.path);
+    if (!point) return fail(404, 'not_found', 'No such paid resource.', null);
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      return fail(405, 'method_not_allowed', 'Paid resources answer GET only.', point);
+    }
+
+    // Before any payment is asked for: never charge for a body that cannot be served.
+    const loaded = await deps.reader.load(point.resource);
+    if (!loaded.ok) {
+      log({ level: 'error', event: 'paid_file_unavailable', path: point.path, detail: loaded.detail });
+      return fail(
+        503,
+        'paid_resource_unavailable',
+        'The paid file is not available right now; no payment was requested, verified or settled. Try again later.',
+        point,
+      );
+    }
+    const file = loaded.file;
+    const stale = freshnessRefusal(file, deps.freshness, deps.now());
+    if (stale) return fail(503, stale.error, stale.message, point);
+    const unavailable = await deps.hooks?.unavailable(point);
+    if (unavailable) return fail(503, 'not_available_from_seller', unavailable, point);
+
+    let offer: Offer;
+    try {
+      offer = await offerFor(point, file);
+    } catch (error) {
+      log({ level: 'error', event: 'offer_failed', path: point.path, detail: describeError(error) });
+      const failure = classifyFacilitatorError(error);
+      return fail(failure.status, failure.error, failure.message, point);
+    }
+
+    // HEAD never pays: it would settle and then return no body.
+    if (request.method === 'HEAD' || request.paymentSignature === undefined) {
+      return request.legacyPayment
+        ? refuse(offer, 'x402_v1_not_supported', 'X-PAYMENT (x402 v1) is not accepted here; use x402 v2.')
+        : refuse(offer, 'payment_required');
+    }
+
+    const decoded = decodePaymentHeader(request.paymentSignature);
+    if (!decoded.ok) return refuse(offer, decoded.error, `${decoded.message}.`);
+    const payload = decoded.payload;
+    const requirements = server.findMatchingRequirements(offer.accepts, payload);
+    if (!requirements) {
+      return refuse(
+        offer,
+        'payment_does_not_match',
+        'The payment does not accept any of the requirements offered at this path (accepted must be an unchanged copy, naming this path).',
+      );
+    }
+    const named = namedPath(payload);
+    if (named !== null && named !== point.path) {
+      return refuse(
+        offer,
+        'payment_for_another_resource',
+        `The payment was made for ${named}, not ${point.path}.`,
+      );
+    }
+    if (!server.validateExtensions(offer.paymentRequired, payload).valid) {
+      return refuse(offer, 'extension_echo_mismatch', 'The echoed extensions differ from the offered ones.');
+    }
+    const { paymentGroup, paymentIndex } = payload.payload as {
+      paymentGroup: string[];
+      paymentIndex: number;
+    };
+    const group = checkPaymentGroup(paymentGroup, paymentIndex, requirements, deps.groupPolicy);
+    if (!group.ok) return refuse(offer, group.reason, `${group.message}.`);
+
+    const expected: ExpectedSettlement = {
+      txid: group.txid,
+      network: requirements.network,
+      payer: group.payer,
+    };
+    const claim = await book.claim(group.txid);
+    if (claim.state === 'in_flight') {
+      return refuse(
+        offer,
+        'payment_in_progress',
+        'This payment is already being processed by another request.',
+      );
+    }
+    if (claim.state === 'settled') {
+      if (claim.record.path !== point.path) {
+        return refuse(offer, 'payment_already_used', 'This payment has already bought another resource.');
+      }
+      // Idempotent delivery: the holder of the signed payment gets the file again, never a second charge.
+      log({ level: 'info', event: 'redelivered', path: point.path, txid: group.txid });
+      return { kind: 'serve', body: file.text, settlement: claim.record.settlement, redelivery: true };
+    }
+
+    let reserved = false;
+    let outcome: Decision | null = null;
+    try {
+      if (deps.hooks) {
+        reserved = await deps.hooks.reserve(point, group.txid);
+        if (!reserved) {
+          outcome = fail(
+            503,
+            'not_available_from_seller',
+            'No credit is left for this sale; no payment was settled.',
+            point,
+          );
+          return outcome;
+        }
+      }
+      const attempt = { offer, payload, requirements, expected, lastValid: group.lastValid, body: file.text };
+      outcome = claim.state === 'pending' ? await resume(attempt) : await settleAndDeliver(attempt);
+      return outcome;
+    } catch (error) {
+      log({
+        level: 'error',
+        event: 'internal_error',
+        path: point.path,
+        txid: group.txid,
+        detail: describeError(error),
+      });
+      outcome = fail(
+        500,
+        'internal_error',
+        'The paywall could not handle this payment; it was not served.',
+        point,
+        group.txid,
+      );
+      return outcome;
+    } finally {
+      if (outcome?.kind !== 'serve') {
+        // An error naming the transaction means the payment may have landed: the next try must find out first.
+        const unknown = outcome?.kind === 'error' && outcome.body.transaction !== null;
+        await (unknown ? book.pending(group.txid) : book.release(group.txid));
+        if (reserved) await deps.hooks?.release(point, group.txid);
+      }
+    }
+  }
+
+  async function settleAndDeliver(attempt: Attempt): Promise<Decision> {
+    const { offer, payload, requirements, expected } = attempt;
+    const point = offer.point;
+    try {
+      const verification = await server.verifyPayment(payload, requirements);
+      if (!verification.isValid) {
+        const reason = verification.invalidReason ?? 'payment_invalid';
+        return refuse(
+          offer,
+          reason,
+          `The facilitator refused the payment: ${verification.invalidMessage ?? reason}.`,
+        );
+      }
+    } catch (error) {
+      if (error instanceof VerifyError) {
+        return refuse(
+          offer,
+          error.invalidReason ?? 'payment_invalid',
+          `The facilitator refused the payment: ${error.message}.`,
+        );
+      }
+      log({
+        level: 'error',
+        event: 'verify_failed',
+        path: point.path,
+        txid: expected.txid,
+        detail: describeError(error),
+      });
+      const failure = classifyFacilitatorError(error);
+      return fail(failure.status, failure.error, failure.message, point);
+    }
+
+    let settlement: SettleResponse;
+    try {
+      settlement = await server.settlePayment(payload, requirements);
+    } catch (error) {
+      if (!(error instanceof SettleError)) {
+        const failure = classifyFacilitatorError(error);
+        if (!mayHaveReachedFacilitator(error)) {
+          log({
+            level: 'warn',
+            event: 'settle_not_sent',
+            path: point.path,
+            txid: expected.txid,
+            detail: describeError(error),
+          });
+          return fail(failure.status, failure.error, `${failure.message} Nothing was settled.`, point);
+        }
+        // The request may have reached the facilitator: the payment may have landed. Find out.
+        log({
+          level: 'warn',
+          event: 'settle_answer_lost',
+          path: point.path,
+          txid: expected.txid,
+          detail: describeError(error),
+        });
+        return reconcile(attempt, () => unknown(attempt, failure.status, failure.error, failure.message));
+      }
+      settlement = {
+        success: false,
+        errorReason: error.errorReason,
+        errorMessage: error.errorMessage,
+        payer: error.payer,
+        transaction: error.transaction ?? '',
+        network: error.network ?? requirements.network,
+      };
+    }
+
+    if (settlement.success) {
+      const mismatch = settlementMismatch(settlement, expected);
+      if (!mismatch) return deliver(attempt, settlement);
+      log({
+        level: 'error',
+        event: 'settlement_mismatch',
+        path: point.path,
+        txid: expected.txid,
+        detail: mismatch,
+      });
+      const message = `The facilitator reported a settlement that ${mismatch}; the file is not served on it.`;
+      return reconcile(attempt, () => unknown(attempt, 502, 'settlement_not_for_this_payment', message));
+    }
+    if (settlement.transaction) {
+      // "Submitted but not confirmed": the payment may still land.
+      const reason = settlement.errorReason ?? 'settlement_failed';
+      log({
+        level: 'warn',
+        event: 'settle_unconfirmed',
+        path: point.path,
+        txid: expected.txid,
+        detail: reason,
+      });
+      const message = `Settlement was not confirmed: ${settlement.errorMessage ?? reason}.`;
+      return reconcile(attempt, () => unknown(attempt, 502, reason, message));
+    }
+    const reason = settlement.errorReason ?? 'settlement_failed';
+    return refuse(offer, reason, `Settlement was refused: ${settlement.errorMessage ?? reason}.`, settlement);
+  }
+
+  async function deliver(attempt: Attempt, settlement: SettleResponse): Promise<Decision> {
+    const { offer, expected } = attempt;
+    await book.settled(expected.txid, { path: offer.point.path, settlement });
+    await deps.hooks?.delivered(offer.point, expected.txid, settlement);
+    log({ level: 'info', event: 'sold', path: offer.point.path, txid: expected.txid });
+    return { kind: 'serve', body: attempt.body, settlement, redelivery: false };
+  }
+
+  /**
+   * Asks the chain about this payment: confirmed, it is delivered; expired unconfirmed, it can never land and is
+   * refused; otherwise `unconfirmed` decides (settle again, or report the outcome as unknown).
+   */
+  async function reconcile(attempt: Attempt, unconfirmed: () => Promise<Decision>): Promise<Decision> {
+    const { offer, expected } = attempt;
+    const chain = deps.lookup ? await deps.lookup.status(expected.txid) : null;
+    if (chain?.confirmed === true) {
+      log({ level: 'warn', event: 'reconciled_confirmed', path: offer.point.path, txid: expected.txid });
+      return deliver(attempt, confirmedSettlement(expected, offer.point.amountAtomic));
+    }
+    if (chain?.confirmed === false && BigInt(chain.currentRound) > attempt.lastValid) {
+      log({ level: 'warn', event: 'reconciled_expired', path: offer.point.path, txid: expected.txid });
+      return refuse(
+        offer,
+        'payment_not_settled',
+        'The payment was not confirmed and its validity window has passed, so it never can be: you were not charged. Sign a new payment.',
+      );
+    }
+    if (chain?.confirmed === null) {
+      log({
+        level: 'error',
+        event: 'chain_lookup_failed',
+        path: offer.point.path,
+        txid: expected.txid,
+        detail: chain.cause,
+      });
+    }
+    return unconfirmed();
+  }
+
+  /** An earlier attempt's settle answer was lost: find out before anything else, then settle if still open. */
+  function resume(attempt: Attempt): Promise<Decision> {
+    return reconcile(attempt, async () => {
+      const chainUnknown = !deps.lookup;
+      if (chainUnknown) {
+        return unknown(
+          attempt,
+          504,
+          'settlement_unknown',
+          'The outcome of an earlier try of this payment is unknown.',
+        );
+      }
+      // Not on chain and still valid: settling again is safe, a transaction lands at most once.
+      return settleAndDeliver(attempt);
+    });
+  }
+
+  function unknown(attempt: Attempt, status: ErrorStatus, error: string, message: string): Promise<Decision> {
+    const { txid } = attempt.expected;
+    log({ level: 'error', event: 'settlement_unknown', path: attempt.offer.point.path, txid, detail: error });
+    return Promise.resolve(
+      fail(
+        status,
+        error,
+        `${message} Whether payment ${txid} landed is not known yet: send the same request with the same ` +
+          'PAYMENT-SIGNATURE again to receive the file if it did (a payment is never charged twice).',
+        attempt.offer.point,
+        txid,
+      ),
+    );
+  }
+
+  return { decide };
+}
+
+interface Attempt {
+  offer: Offer;
+  payload: PaymentPayload;
+  requirements: PaymentRequirements;
+  expected: ExpectedSettlement;
+  lastValid: bigint;
+  body: string;
+}

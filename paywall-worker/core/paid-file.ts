@@ -1,0 +1,106 @@
+// Reads a pre-generated paid file and what a buyer must know before paying for it: its data mode and when it was
+// generated. A file is re-read only when the store's version token changes (or, for stores without one, once per
+// `cacheMs`), and validated only when its bytes change: an unpaid request costs a lookup, not a parse.
+import type { DataMode } from '../../schemas/common.ts';
+import type { PaidResource } from '../../schemas/resources.ts';
+import type { PaidFileStorage } from '../storage.ts';
+
+export interface PaidFile {
+  text: string;
+  mode: DataMode;
+  /** ISO time the data was generated (the body's `updated`). */
+  generatedAt: string;
+}
+
+export type PaidFileState =
+  { ok: true; file: PaidFile } | { ok: false; cause: 'missing' | 'unreadable' | 'invalid'; detail: string };
+
+const MODES: readonly DataMode[] = ['simulated', 'live', 'replay'];
+
+function facts(body: unknown): { mode: DataMode; generatedAt: string } | null {
+  const record = body as Record<string, unknown>;
+  const layer = record.intelligence_layer as Record<string, unknown> | undefined;
+  const mode = record.source_mode ?? layer?.source_mode;
+  const updated = record.updated;
+  if (!MODES.includes(mode as DataMode) || typeof updated !== 'string') return null;
+  return { mode: mode as DataMode, generatedAt: updated };
+}
+
+export class PaidFileReader {
+  private readonly cache = new Map<
+    string,
+    { state: PaidFileState; text: string | null; readAt: number; version: string | null | undefined }
+  >();
+
+  constructor(
+    private readonly storage: PaidFileStorage,
+    private readonly cacheMs = 1000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async load(resource: PaidResource): Promise<PaidFileState> {
+    const cached = this.cache.get(resource.file);
+    let text: string | null;
+    let version: string | null | undefined;
+    try {
+      version = await this.storage.version?.(resource.file);
+      const unchanged =
+        version === undefined
+          ? this.now() - (cached?.readAt ?? -Infinity) < this.cacheMs
+          : version === cached?.version;
+      if (cached && unchanged) return cached.state;
+      text = await this.storage.read(resource.file);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      return { ok: false, cause: 'unreadable', detail };
+    }
+    const state = cached && text === cached.text ? cached.state : this.check(resource, text);
+    this.cache.set(resource.file, { state, text, readAt: this.now(), version });
+    return state;
+  }
+
+  private check(resource: PaidResource, text: string | null): PaidFileState {
+    if (text === null) return { ok: false, cause: 'missing', detail: `${resource.file} does not exist` };
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return { ok: false, cause: 'invalid', detail: `${resource.file} is not JSON` };
+    }
+    const parsed = resource.schema.safeParse(body);
+    const known = parsed.success ? facts(body) : null;
+    if (!known) return { ok: false, cause: 'invalid', detail: `${resource.file} fails its schema` };
+    return { ok: true, file: { text, ...known } };
+  }
+}
+
+export interface FreshnessPolicy {
+  /** Sell simulated or replayed data (development only): the 402 and the body then say so. */
+  allowSimulated: boolean;
+  /** Refuse to sell a body generated longer ago than this. */
+  maxAgeSeconds: number;
+}
+
+/** Why a file may not be sold right now, in words for the buyer; null when it may. */
+export function freshnessRefusal(
+  file: PaidFile,
+  policy: FreshnessPolicy,
+  nowMs: number,
+): { error: string; message: string } | null {
+  if (file.mode !== 'live' && !policy.allowSimulated) {
+    return {
+      error: 'data_not_live',
+      message: `This report is built from ${file.mode} data, which this service does not sell; no payment was requested.`,
+    };
+  }
+  const ageSeconds = Math.round((nowMs - Date.parse(file.generatedAt)) / 1000);
+  if (!(ageSeconds <= policy.maxAgeSeconds)) {
+    return {
+      error: 'data_stale',
+      message:
+        `This report was generated ${ageSeconds} s ago (${file.generatedAt}), past the ${policy.maxAgeSeconds} s ` +
+        'this service sells; no payment was requested. Try again after the next update.',
+    };
+  }
+  return null;
+}
