@@ -96,6 +96,36 @@ describe('HTTP surface', () => {
     expect((await app.fetch(request, remote)).status).toBe(403);
   });
 
+  it('refuses the faucet to a page on a foreign origin, and sends it no CORS grant', async () => {
+    const address = algosdk.generateAccount().addr.toString();
+    const fund = (origin?: string) =>
+      fetch(`${facilitator.url}/dev/fund`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...(origin ? { Origin: origin } : {}) },
+        body: JSON.stringify({ address, amount: '1' }),
+      });
+    const foreign = await fund('https://evil.example');
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    expect(facilitator.ledger.assetBalance(address)).toBe(0n);
+    const preflight = await fetch(`${facilitator.url}/dev/fund`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
+    });
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    // A page on loopback (the buyer page of `emi up`) and a plain program may fund.
+    expect((await fund('http://127.0.0.1:8080')).status).toBe(200);
+    expect((await fund()).status).toBe(200);
+    expect(facilitator.ledger.assetBalance(address)).toBe(2n);
+  });
+
+  it('answers indexer look-ups: a confirmed transaction, an unknown one, and the current round', async () => {
+    const unknown = await fetch(`${facilitator.url}/v2/transactions/${'A'.repeat(52)}`);
+    expect(unknown.status).toBe(404);
+    const health = await (await fetch(`${facilitator.url}/health`)).json();
+    expect(health.round).toBe(Number(facilitator.ledger.round));
+  });
+
   it('has no faucet outside development mode', async () => {
     const { app } = createDevFacilitatorApp(new InMemoryAlgorandLedger(), { devMode: false });
     const response = await app.fetch(
