@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { validateDiscoveryExtension, validateDiscoveryExtensionSpec } from '@x402/extensions/bazaar';
-import type { DiscoveryExtension } from '@x402/extensions/bazaar';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import { fetchChallenge, newBuyer, startStack } from './paywall-harness.ts';
 import type { Buyer, Stack } from './paywall-harness.ts';
@@ -33,10 +32,10 @@ describe.each(PAID_RESOURCES.map((r) => [r.path, r] as const))('%s', (_, resourc
 
   it('carries Bazaar metadata that passes both official validators', async () => {
     const { paymentRequired } = await fetchChallenge(stack.url(resource));
-    const bazaar = paymentRequired.extensions?.bazaar as DiscoveryExtension;
-    const result = validateDiscoveryExtension(bazaar);
+    const bazaar = paymentRequired.extensions?.bazaar;
+    const result = validateDiscoveryExtension(bazaar as Parameters<typeof validateDiscoveryExtension>[0]);
     expect(result.valid, JSON.stringify(result.errors)).toBe(true);
-    const spec = validateDiscoveryExtensionSpec(bazaar);
+    const spec = validateDiscoveryExtensionSpec(bazaar as Record<string, unknown>);
     expect(spec.valid, JSON.stringify(spec.errors)).toBe(true);
   });
 });
