@@ -15,12 +15,13 @@ import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts
 import { startPaywallServer } from '../paywall-worker/server.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
-import { createDevBuyer } from '../paywall-worker/buy.ts';
+import { buyWithDevWallet, createDevBuyer } from '../paywall-worker/buy.ts';
 
 const REQUESTS = Number(process.env.BENCH_PAYWALL_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_PAYWALL_CONCURRENCY ?? 16);
 const PAID_REQUESTS = Number(process.env.BENCH_PAYWALL_PAID ?? 200);
 const ROUNDS = 3;
+const BUYERS = Number(process.env.BENCH_PAYWALL_BUYERS ?? 50);
 
 const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -113,16 +114,21 @@ async function main(): Promise<void> {
     maxDataAgeSeconds: 3600,
     indexerUrl: facilitator.url,
   });
-  const bare = new Hono().get('/bare', (c) => c.json({ ok: true }));
-  const bareServer = await listen(bare, 0, '127.0.0.1');
   const resource = PAID_RESOURCES[0]!;
   const paidUrl = `${worker.url}${resource.path}`;
+  // The baseline answers the very same bytes (the 402's headers and body, captured once) from a bare Hono route,
+  // so the comparison measures the paywall's own work per request, not the size of a 402.
+  const sample = await fetch(paidUrl);
+  const sampleBody = await sample.text();
+  const sampleHeaders = Object.fromEntries(sample.headers);
+  const bare = new Hono().get('/bare', (c) => c.body(sampleBody, 402, sampleHeaders));
+  const bareServer = await listen(bare, 0, '127.0.0.1');
 
   try {
     await load('warm-up', paidUrl, 402, 200); // offers are built on the first request
-    await load('warm-up', `http://127.0.0.1:${bareServer.port}/bare`, 200, 200);
+    await load('warm-up', `http://127.0.0.1:${bareServer.port}/bare`, 402, 200);
     const rows: Row[] = await compare(
-      () => load('bare Hono route (200, tiny JSON)', `http://127.0.0.1:${bareServer.port}/bare`, 200),
+      () => load('bare Hono route (the same 402 bytes)', `http://127.0.0.1:${bareServer.port}/bare`, 402),
       () => load('402 challenge (unpaid request)', paidUrl, 402),
     );
 
@@ -174,6 +180,33 @@ async function main(): Promise<void> {
     );
     console.log(
       `ledger: ${facilitator.ledger.transactionCount} transactions (fee + payment per group) settled`,
+    );
+
+    // Header sizes: the challenge of each path and the signature the official client builds from it.
+    console.log('\n| paid path | PAYMENT-REQUIRED (bytes) | PAYMENT-SIGNATURE (bytes) | limit |');
+    console.log('|---|---:|---:|---:|');
+    for (const r of PAID_RESOURCES) {
+      const challenge = await fetch(`${worker.url}${r.path}`);
+      const required = challenge.headers.get('PAYMENT-REQUIRED')!;
+      const payload = await client.createPaymentPayload(decodePaymentRequiredHeader(required));
+      const signature = encodePaymentSignatureHeader(payload);
+      console.log(`| ${r.path} | ${required.length} | ${signature.length} | 4096 |`);
+    }
+
+    // Concurrent buyers: each funds a fresh wallet, fetches the challenge, signs and pays with @x402/fetch.
+    const buyStarted = performance.now();
+    const buys = await Promise.all(
+      Array.from({ length: BUYERS }, async () => {
+        const start = performance.now();
+        const result = await buyWithDevWallet({ url: paidUrl, facilitatorUrl: facilitator.url });
+        return { ok: result.status === 200, ms: performance.now() - start };
+      }),
+    );
+    const buyMs = buys.map((b) => b.ms).sort((a, b) => a - b);
+    console.log(
+      `\n${BUYERS} concurrent buyers (@x402/fetch, whole purchase incl. funding): ` +
+        `${buys.filter((b) => b.ok).length}/${BUYERS} served, p50 ${percentile(buyMs, 50).toFixed(0)} ms, ` +
+        `p99 ${percentile(buyMs, 99).toFixed(0)} ms, all done in ${(performance.now() - buyStarted).toFixed(0)} ms`,
     );
   } finally {
     await bareServer.close();

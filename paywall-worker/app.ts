@@ -82,6 +82,7 @@ export function renderDecision(decision: Decision): Response {
   switch (decision.kind) {
     case 'payment_required': {
       const headers: Record<string, string> = {
+        ...CORS_HEADERS,
         'Content-Type': JSON_TYPE,
         'Cache-Control': 'no-store',
         'PAYMENT-REQUIRED': decision.header,
@@ -98,6 +99,7 @@ export function renderDecision(decision: Decision): Response {
       return new Response(decision.body, {
         status: 200,
         headers: {
+          ...CORS_HEADERS,
           'Content-Type': JSON_TYPE,
           'Cache-Control': 'no-store',
           'PAYMENT-RESPONSE': encodePaymentResponseHeader(decision.settlement),
@@ -151,11 +153,8 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
 
   const app = new Hono() as PaywallApp;
   app.decide = core.decide;
-  app.use('*', async (c, next) => {
-    if (c.req.method === 'OPTIONS') return new Response(null, { status: 204, headers: PREFLIGHT_HEADERS });
-    await next();
-    for (const [name, value] of Object.entries(CORS_HEADERS)) c.res.headers.set(name, value);
-  });
+  // Every answer carries CORS (rendered with it); the preflight is answered here for every path.
+  app.options('*', () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS }));
   for (const point of points) {
     app.all(point.path, async (c) =>
       renderDecision(

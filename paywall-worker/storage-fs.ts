@@ -1,5 +1,6 @@
 // Paid files on the local filesystem (Node): `<root>/<file>`, root usually the generator's `paid/` folder.
-import { readFile, stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { PaidFileStorage } from './storage.ts';
 
@@ -14,9 +15,11 @@ export function createFsStorage(root: string): PaidFileStorage {
         throw error;
       }
     },
+    // A stat of a local file takes microseconds; the async form costs a thread-pool round trip per request, which
+    // was a third of the cost of answering an unpaid request.
     async version(file) {
       try {
-        const info = await stat(join(base, file));
+        const info = statSync(join(base, file));
         return `${info.ino}:${info.mtimeMs}:${info.size}`;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
