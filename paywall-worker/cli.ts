@@ -48,6 +48,7 @@ export function registerPaywallCommands(program: Command): void {
         const env = paywallEnv();
         const baseUrl = o.baseUrl ?? process.env.EMI_BASE_URL ?? `http://${o.host}:${o.port}`;
         const paywall = await createLocalPaywall({
+          ...env,
           paidDir: resolve(o.paid),
           baseUrl,
           payTo: o.payTo ?? env.payTo,
