@@ -75,7 +75,8 @@ describe.skipIf(!hasChromium)('the official @x402/fetch client in chromium, from
     tab.on('pageerror', (error) => errors.push(error.message));
     // A CORS refusal shows as a console error; the 402 itself and a missing favicon are logged too and are fine.
     tab.on('console', (message) => {
-      if (message.type() === 'error' && /CORS|Access-Control/i.test(message.text())) errors.push(message.text());
+      if (message.type() === 'error' && /CORS|Access-Control/i.test(message.text()))
+        errors.push(message.text());
     });
     await tab.goto(`${pageOrigin}/`);
     await tab.waitForFunction(() => 'buyWithX402' in globalThis);

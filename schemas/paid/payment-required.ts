@@ -47,7 +47,9 @@ export const PaymentRequiredBody = z.strictObject({
       simulated: z.boolean().describe('true for simulated or replayed data: not a live market reading'),
       generated_at: IsoTimestamp.describe('when the report on sale was generated; its age is now minus this'),
     })
-    .describe('what the payment buys, stated before payment: the data mode and when the report was generated'),
+    .describe(
+      'what the payment buys, stated before payment: the data mode and when the report was generated',
+    ),
   message: z.string(),
   what_this_is: z.string(),
   what_this_is_not: z.string(),
