@@ -13,7 +13,14 @@ import type { PaywallLogEntry } from '../paywall-worker/core/decide.ts';
 import { startPaywallServer } from '../paywall-worker/server.ts';
 import type { PaywallServer } from '../paywall-worker/server.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
-import { fetchChallenge, newBuyer, paymentHeader, resourceById, startStack } from './paywall-harness.ts';
+import {
+  fetchChallenge,
+  newBuyer,
+  paymentHeader,
+  resourceById,
+  startStack,
+  writePaidFixtures,
+} from './paywall-harness.ts';
 import type { Buyer, Stack } from './paywall-harness.ts';
 
 type SettleMode =
@@ -160,6 +167,23 @@ describe('a lost settle answer is reconciled, not released', () => {
     expect(again.headers.get('PAYMENT-RESPONSE')).toBe(response.headers.get('PAYMENT-RESPONSE'));
     expect(liar.state.settleCalls).toBe(calls);
     expect(before - balance()).toBe(BigInt(resource.amountAtomic));
+  });
+
+  it('a payment already made is delivered again even after the file went stale; new sales stop', async () => {
+    const { payload } = await signed();
+    expect((await fetch(url(), { headers: paymentHeader(payload) })).status).toBe(200);
+    await writePaidFixtures(stack.paidDir, 3600); // an hour old: past the 180 s this worker sells
+    try {
+      const unpaid = await fetch(url());
+      expect(unpaid.status).toBe(503);
+      expect(PaywallErrorBody.parse(await unpaid.json()).error).toBe('data_stale');
+      const fresh = await signed().catch(() => null); // no challenge can be had for stale data
+      expect(fresh).toBeNull();
+      const again = await fetch(url(), { headers: paymentHeader(payload) });
+      expect(again.status).toBe(200);
+    } finally {
+      await writePaidFixtures(stack.paidDir);
+    }
   });
 
   it('a payment whose settle never landed and whose window passed is refused as not charged', async () => {

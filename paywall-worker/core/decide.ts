@@ -173,10 +173,18 @@ export function createPaywallCore(deps: CoreDeps): { decide(request: PaidRequest
       );
     }
     const file = loaded.file;
+    // Why a new sale cannot be made now (stale or simulated data, no seller credit). It never stops the delivery
+    // of a payment already made: a buyer charged a minute ago still gets the report.
     const stale = freshnessRefusal(file, deps.freshness, deps.now());
-    if (stale) return fail(503, stale.error, stale.message, point);
-    const unavailable = await deps.hooks?.unavailable(point);
-    if (unavailable) return fail(503, 'not_available_from_seller', unavailable, point);
+    const unavailable = stale ? null : await deps.hooks?.unavailable(point);
+    const notForSale = stale
+      ? fail(503, stale.error, stale.message, point)
+      : unavailable
+        ? fail(503, 'not_available_from_seller', unavailable, point)
+        : null;
+    // HEAD never pays: it would settle and then return no body.
+    const signature = request.method === 'GET' ? request.paymentSignature : undefined;
+    if (notForSale && signature === undefined) return notForSale;
 
     let offer: Offer;
     try {
@@ -187,14 +195,13 @@ export function createPaywallCore(deps: CoreDeps): { decide(request: PaidRequest
       return fail(failure.status, failure.error, failure.message, point);
     }
 
-    // HEAD never pays: it would settle and then return no body.
-    if (request.method === 'HEAD' || request.paymentSignature === undefined) {
+    if (signature === undefined) {
       return request.legacyPayment
         ? refuse(offer, 'x402_v1_not_supported', 'X-PAYMENT (x402 v1) is not accepted here; use x402 v2.')
         : refuse(offer, 'payment_required');
     }
 
-    const decoded = decodePaymentHeader(request.paymentSignature);
+    const decoded = decodePaymentHeader(signature);
     if (!decoded.ok) return refuse(offer, decoded.error, `${decoded.message}.`);
     const payload = decoded.payload;
     const requirements = server.findMatchingRequirements(offer.accepts, payload);
@@ -244,6 +251,10 @@ export function createPaywallCore(deps: CoreDeps): { decide(request: PaidRequest
       log({ level: 'info', event: 'redelivered', path: point.path, txid: group.txid });
       return { kind: 'serve', body: file.text, settlement: claim.record.settlement, redelivery: true };
     }
+    if (claim.state === 'claimed' && notForSale) {
+      await book.release(group.txid);
+      return notForSale;
+    }
 
     let reserved = false;
     let outcome: Decision | null = null;
@@ -261,7 +272,8 @@ export function createPaywallCore(deps: CoreDeps): { decide(request: PaidRequest
         }
       }
       const attempt = { offer, payload, requirements, expected, lastValid: group.lastValid, body: file.text };
-      outcome = claim.state === 'pending' ? await resume(attempt) : await settleAndDeliver(attempt);
+      outcome =
+        claim.state === 'pending' ? await resume(attempt, notForSale) : await settleAndDeliver(attempt);
       return outcome;
     } catch (error) {
       log({
@@ -426,21 +438,21 @@ export function createPaywallCore(deps: CoreDeps): { decide(request: PaidRequest
     return unconfirmed();
   }
 
-  /** An earlier attempt's settle answer was lost: find out before anything else, then settle if still open. */
-  function resume(attempt: Attempt): Promise<Decision> {
-    return reconcile(attempt, async () => {
-      const chainUnknown = !deps.lookup;
-      if (chainUnknown) {
-        return unknown(
-          attempt,
-          504,
-          'settlement_unknown',
-          'The outcome of an earlier try of this payment is unknown.',
-        );
-      }
-      // Not on chain and still valid: settling again is safe, a transaction lands at most once.
-      return settleAndDeliver(attempt);
-    });
+  /**
+   * An earlier attempt's settle answer was lost: find out first. Still unconfirmed and valid, it is settled again
+   * (a transaction lands at most once), unless the file may no longer be sold: then it is left to expire.
+   */
+  function resume(attempt: Attempt, notForSale: Decision | null): Promise<Decision> {
+    return reconcile(attempt, () =>
+      deps.lookup && !notForSale
+        ? settleAndDeliver(attempt)
+        : unknown(
+            attempt,
+            504,
+            'settlement_unknown',
+            'The outcome of an earlier try of this payment is unknown.',
+          ),
+    );
   }
 
   function unknown(attempt: Attempt, status: ErrorStatus, error: string, message: string): Promise<Decision> {
