@@ -6,7 +6,7 @@ import algosdk from 'algosdk';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { PaymentRequiredBody } from '../schemas/paid/payment-required.ts';
 import { checkPaymentGroup } from '../paywall-worker/core/group-policy.ts';
-import { fetchChallenge, paymentHeader, resourceById, startStack } from './paywall-harness.ts';
+import { fetchChallenge, ledgerParams, paymentHeader, resourceById, startStack } from './paywall-harness.ts';
 import type { Stack } from './paywall-harness.ts';
 
 const resource = resourceById('paidMarketRegime');
@@ -36,16 +36,7 @@ const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
 /** A group like the exact scheme's, with `feeTxns` fee-payer transactions and the changes asked for. */
 function group(shape: Shape = {}): PaymentPayload {
-  const round = stack.facilitator.ledger.round;
-  const params = {
-    fee: 0n,
-    minFee: 1000n,
-    firstValid: round,
-    lastValid: round + 10n,
-    genesisHash: algosdk.base64ToBytes(stack.facilitator.ledger.genesisHash),
-    genesisID: stack.facilitator.ledger.genesisId,
-    flatFee: true,
-  };
+  const params = ledgerParams(stack.facilitator);
   const feePayer = offer.extra.feePayer as string;
   const other = algosdk.generateAccount().addr.toString();
   const count = shape.feeTxns ?? 1;

@@ -117,6 +117,26 @@ export async function newBuyer(facilitator: DevFacilitator, fundAtomic = '100000
   };
 }
 
+/** Suggested params for a hand-built group on the development ledger (or on the network `genesis` names). */
+export function ledgerParams(
+  facilitator: DevFacilitator,
+  genesis: { hash: string; id: string } = {
+    hash: facilitator.ledger.genesisHash,
+    id: facilitator.ledger.genesisId,
+  },
+): algosdk.SuggestedParams {
+  const round = facilitator.ledger.round;
+  return {
+    fee: 0n,
+    minFee: 1000n,
+    firstValid: round,
+    lastValid: round + 10n,
+    genesisHash: algosdk.base64ToBytes(genesis.hash),
+    genesisID: genesis.id,
+    flatFee: true,
+  };
+}
+
 export const paymentHeader = (payload: PaymentPayload): Record<string, string> => ({
   'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload),
 });

@@ -12,6 +12,7 @@ import {
   base64,
   fetchChallenge,
   newBuyer,
+  ledgerParams,
   paymentHeader,
   resourceById,
   startStack,
@@ -104,16 +105,7 @@ describe('payments for the wrong terms', () => {
     const offer = paymentRequired.accepts[0] as PaymentRequirements;
     const payer = algosdk.generateAccount();
     stack.facilitator.ledger.fund(payer.addr.toString(), 1_000_000n);
-    const round = stack.facilitator.ledger.round;
-    const params = {
-      fee: 0n,
-      minFee: 1000n,
-      firstValid: round,
-      lastValid: round + 10n,
-      genesisHash: algosdk.base64ToBytes(TESTNET_GENESIS_HASH),
-      genesisID: 'testnet-v1.0',
-      flatFee: true,
-    };
+    const params = ledgerParams(stack.facilitator, { hash: TESTNET_GENESIS_HASH, id: 'testnet-v1.0' });
     const feeTxn = algosdk.makePaymentTxnWithSuggestedParamsFromObject({
       sender: offer.extra.feePayer as string,
       receiver: offer.extra.feePayer as string,
