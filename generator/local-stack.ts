@@ -2,7 +2,8 @@
 // development facilitator when no real one is configured.
 import { createLocalPaywall, paywallEnv } from '../paywall-worker/local.ts';
 import { ALGORAND_MAINNET } from '../schemas/paid/terms.ts';
-import { DEV_FACILITATOR_PREFIX, createPreviewApp, listen } from './serve/preview.ts';
+import { listen } from '../paywall-worker/node-listen.ts';
+import { DEV_FACILITATOR_PREFIX, createPreviewApp } from './serve/preview.ts';
 
 export interface LocalStackOptions {
   port: number;

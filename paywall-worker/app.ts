@@ -7,6 +7,7 @@ import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import type { FacilitatorClient } from '@x402/core/server';
 import { encodePaymentResponseHeader } from '@x402/core/http';
 import { ExactAvmScheme } from '@x402/avm/exact/server';
+import { ALLOWED_METHODS, CORS_HEADERS, JSON_TYPE, NO_STORE, preflightAnswer } from '../schemas/delivery.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import { resolveConfig } from './config.ts';
 import type { PaywallConfig } from './config.ts';
@@ -22,20 +23,6 @@ import type { PaymentBook } from './payment-book.ts';
 
 export type { PaywallConfig } from './config.ts';
 export { PaywallConfigError } from './config.ts';
-
-const CORS_HEADERS: Readonly<Record<string, string>> = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE',
-};
-/** Every header the official x402 clients send: v2, v1 (`X-PAYMENT`) and `@x402/fetch`'s expose-headers hint. */
-const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
-  ...CORS_HEADERS,
-  'Cache-Control': 'no-store',
-  'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
-  'Access-Control-Allow-Headers': 'PAYMENT-SIGNATURE, X-PAYMENT, Access-Control-Expose-Headers, Content-Type',
-  'Access-Control-Max-Age': '600',
-};
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Reads `/supported` in the short network spelling, whichever one the facilitator uses. */
 function normalizingClient(client: FacilitatorClient): FacilitatorClient {
@@ -62,10 +49,10 @@ function errorHeaders(status: number): Record<string, string> {
   const headers: Record<string, string> = {
     ...CORS_HEADERS,
     'Content-Type': JSON_TYPE,
-    'Cache-Control': 'no-store',
+    'Cache-Control': NO_STORE,
   };
   if (status === 503) headers['Retry-After'] = '30';
-  if (status === 405) headers.Allow = 'GET, HEAD, OPTIONS';
+  if (status === 405) headers.Allow = ALLOWED_METHODS;
   return headers;
 }
 
@@ -84,7 +71,7 @@ export function renderDecision(decision: Decision): Response {
       const headers: Record<string, string> = {
         ...CORS_HEADERS,
         'Content-Type': JSON_TYPE,
-        'Cache-Control': 'no-store',
+        'Cache-Control': NO_STORE,
         'PAYMENT-REQUIRED': decision.header,
       };
       if (decision.settlement) headers['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(decision.settlement);
@@ -101,7 +88,7 @@ export function renderDecision(decision: Decision): Response {
         headers: {
           ...CORS_HEADERS,
           'Content-Type': JSON_TYPE,
-          'Cache-Control': 'no-store',
+          'Cache-Control': NO_STORE,
           'PAYMENT-RESPONSE': encodePaymentResponseHeader(decision.settlement),
         },
       });
@@ -154,7 +141,7 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
   const app = new Hono() as PaywallApp;
   app.decide = core.decide;
   // Every answer carries CORS (rendered with it); the preflight is answered here for every path.
-  app.options('*', () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS }));
+  app.options('*', () => preflightAnswer());
   for (const point of points) {
     app.all(point.path, async (c) =>
       renderDecision(

@@ -21,7 +21,6 @@ export async function startPaywallServer(
 ): Promise<PaywallServer> {
   const { port, host = '127.0.0.1', ...config } = options;
   const app = createPaywallApp(config, appOptions); // throws before listening on an invalid payee
-  const listening = await listen(app, port, host);
-  const shownHost = host.includes(':') ? `[${host}]` : host;
-  return { url: `http://${shownHost}:${listening.port}`, app, close: listening.close };
+  const { url, close } = await listen(app, port, host);
+  return { url, app, close };
 }

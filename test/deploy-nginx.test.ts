@@ -1,23 +1,25 @@
-// The nginx recipe, run for real: Debian's nginx on loopback with the rendered configuration, a temporary dist/
-// and a stand-in paywall worker, checked with real requests.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+// The nginx recipe, run for real: Debian's nginx on loopback with the configuration rendered from the delivery
+// policy, a temporary dist/, and in front of it the real paywall worker with the development facilitator. The
+// official @x402/fetch client buys through nginx with real-size x402 headers.
+import { mkdir, mkdtemp, rm, writeFile, chmod } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodePaymentResponseHeader } from '@x402/core/http';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
+import { ALLOWED_REQUEST_HEADERS, EXPOSED_HEADERS, FREE_CACHE, SITE_HEADERS } from '../schemas/delivery.ts';
 import { ErrorResponse } from '../schemas/error.ts';
 import { FREE_RESOURCES, PAID_RESOURCES } from '../schemas/resources.ts';
 import { renderNginxSite } from '../deploy/nginx/render.ts';
+import { NGINX, hasNginx, startNginx } from '../deploy/nginx/run.ts';
+import type { RunningNginx } from '../deploy/nginx/run.ts';
+import { buyWithDevWallet } from '../paywall-worker/buy.ts';
+import { fetchChallenge, newBuyer, paymentHeader, resourceById, startStack } from './paywall-harness.ts';
+import type { Stack } from './paywall-harness.ts';
 
-const NGINX = '/usr/sbin/nginx';
-const hasNginx = existsSync(NGINX);
-if (!hasNginx)
+if (!hasNginx())
   console.warn(`deploy-nginx: SKIPPED, ${NGINX} is absent (apt-get install -y nginx; CI installs it)`);
 
 async function freePort(): Promise<number> {
@@ -28,25 +30,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function waitUntilServing(url: string, nginx: ChildProcess, errorLog: string): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    if (nginx.exitCode !== null) break;
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-  throw new Error(`nginx did not start: ${await readFile(errorLog, 'utf8').catch(() => 'no error log')}`);
-}
-
-describe.skipIf(!hasNginx)('nginx recipe (deploy/nginx)', () => {
+describe.skipIf(!hasNginx())('nginx recipe (deploy/nginx) in front of the real worker', () => {
   let root: string;
   let base: string;
-  let nginx: ChildProcess;
-  let paywall: Server;
-  const paywallSaw: IncomingHttpHeaders[] = [];
+  let nginx: RunningNginx;
+  let stack: Stack;
 
   const write = async (file: string, body: unknown) => {
     await mkdir(dirname(join(root, 'dist', file)), { recursive: true });
@@ -62,95 +50,144 @@ describe.skipIf(!hasNginx)('nginx recipe (deploy/nginx)', () => {
     await write('404.html', '<!doctype html><title>not found page</title>');
     await write('openapi.yaml', 'openapi: 3.1.0\n');
 
-    // Stand-in paywall worker: answers 402 with its own CORS and cache headers, which nginx must not double.
-    paywall = createServer((request, response) => {
-      paywallSaw.push(request.headers);
-      response.writeHead(402, {
-        'Content-Type': 'application/json',
-        'Cache-Control': 'no-store',
-        'Access-Control-Allow-Origin': 'https://elsewhere.example',
-        'PAYMENT-REQUIRED': Buffer.from(JSON.stringify({ x402Version: 2, path: request.url })).toString(
-          'base64',
-        ),
-      });
-      response.end(JSON.stringify({ x402Version: 2, path: request.url }));
-    });
-    await new Promise<void>((resolve) => paywall.listen(0, '127.0.0.1', resolve));
-    const paywallPort = (paywall.address() as AddressInfo).port;
-
+    stack = await startStack();
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     const site = await renderNginxSite({
       root: join(root, 'dist'),
       listen: `127.0.0.1:${port}`,
-      paywallUpstream: `127.0.0.1:${paywallPort}`,
+      paywallUpstream: new URL(stack.worker.url).host,
     });
-    await writeFile(join(root, 'emi.conf'), site);
-    const temp = (name: string) => `${name}_temp_path ${join(root, `${name}-temp`)};`;
-    await writeFile(
-      join(root, 'nginx.conf'),
-      [
-        'worker_processes 1;',
-        `pid ${join(root, 'nginx.pid')};`,
-        `error_log ${join(root, 'error.log')} warn;`,
-        'events { worker_connections 64; }',
-        'http {',
-        '  include /etc/nginx/mime.types;',
-        '  default_type application/octet-stream;',
-        '  access_log off;',
-        ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((name) => `  ${temp(name)}`),
-        `  include ${join(root, 'emi.conf')};`,
-        '}',
-        '',
-      ].join('\n'),
-    );
-    nginx = spawn(
-      NGINX,
-      ['-p', root, '-c', join(root, 'nginx.conf'), '-e', join(root, 'error.log'), '-g', 'daemon off;'],
-      { stdio: 'ignore' },
-    );
-    await waitUntilServing(`${base}/`, nginx, join(root, 'error.log'));
+    nginx = await startNginx(join(root, 'nginx'), site, `${base}/`);
   });
 
   afterAll(async () => {
-    if (nginx && nginx.exitCode === null) {
-      const exited = new Promise((resolve) => nginx.once('exit', resolve));
-      nginx.kill('SIGTERM');
-      await exited;
-    }
-    await new Promise((resolve) => paywall?.close(resolve));
+    await nginx?.stop();
+    await stack?.close();
     if (root) await rm(root, { recursive: true, force: true });
   });
+
+  const expectSiteHeaders = (response: Response) => {
+    for (const [name, value] of Object.entries(SITE_HEADERS)) {
+      expect(response.headers.get(name), `${response.url} ${name}`).toBe(value);
+    }
+  };
 
   const expectJsonError = async (response: Response, status: number, error: string) => {
     expect(response.status).toBe(status);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expectSiteHeaders(response);
     expect(response.headers.get('cache-control')).toBe('no-store');
     const body = ErrorResponse.parse(await response.json());
     expect(body.error).toBe(error);
     return body;
   };
 
-  it('serves every free .php file as JSON with CORS and a 60-second cache hint', async () => {
+  it('buys each of the four paths with the official @x402/fetch through nginx; the ledger moves exactly the price', async () => {
+    const { ledger } = stack.facilitator;
+    for (const resource of PAID_RESOURCES) {
+      const payeeBefore = ledger.assetBalance(stack.payTo);
+      const result = await buyWithDevWallet({
+        url: `${base}${resource.path}`,
+        facilitatorUrl: stack.facilitator.url,
+        fundAtomic: '1000000',
+      });
+      expect(result.status, resource.path).toBe(200);
+      expect(result.transaction, resource.path).toMatch(/^[A-Z2-7]{52}$/);
+      expect(ledger.assetBalance(stack.payTo) - payeeBefore).toBe(BigInt(resource.amountAtomic));
+      expect(ledger.assetBalance(result.payer)).toBe(1_000_000n - BigInt(resource.amountAtomic));
+    }
+  });
+
+  it('carries the real-size headers both ways, with one set of CORS headers and no-store on the 402 and the paid 200', async () => {
+    const resource = resourceById('atlasHumanReport');
+    const { response, paymentRequired } = await fetchChallenge(`${base}${resource.path}`);
+    expect(response.headers.get('payment-required')!.length).toBeGreaterThan(2000); // over nginx's 1 KB default
+    expectSiteHeaders(response);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+
+    const buyer = await newBuyer(stack.facilitator);
+    const signature = paymentHeader(await buyer.pay(paymentRequired));
+    expect(signature['PAYMENT-SIGNATURE']?.length).toBeGreaterThan(3000);
+    const paid = await fetch(`${base}${resource.path}`, { headers: signature });
+    expect(paid.status).toBe(200);
+    expectSiteHeaders(paid);
+    expect(paid.headers.get('cache-control')).toBe('no-store');
+    expect(decodePaymentResponseHeader(paid.headers.get('payment-response')!).success).toBe(true);
+  });
+
+  it('passes a 9 KB payment header (a client echoing a large Bazaar extension) to the worker', async () => {
+    const resource = resourceById('paidMainBrain');
+    const { paymentRequired } = await fetchChallenge(`${base}${resource.path}`);
+    const buyer = await newBuyer(stack.facilitator);
+    const payload = await buyer.pay(paymentRequired);
+    const padded = { ...payload, extensions: { ...payload.extensions, note: { text: 'x'.repeat(6000) } } };
+    const headers = paymentHeader(padded);
+    expect(headers['PAYMENT-SIGNATURE']?.length).toBeGreaterThan(9000); // above nginx's 8 KB default
+    const paid = await fetch(`${base}${resource.path}`, { headers });
+    expect(paid.status).toBe(200);
+  });
+
+  it('passes an 8 KB PAYMENT-REQUIRED answer back to the buyer (larger than nginx’s 4 KB proxy buffer)', async () => {
+    const big = 'A'.repeat(8 * 1024);
+    const upstream = createServer((_request, response) => {
+      response.writeHead(402, { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': big });
+      response.end('{}');
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const port = await freePort();
+    const site = await renderNginxSite({
+      root: join(root, 'dist'),
+      listen: `127.0.0.1:${port}`,
+      paywallUpstream: `127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+    });
+    const second = await startNginx(join(root, 'nginx-big'), site, `http://127.0.0.1:${port}/`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}${PAID_RESOURCES[0]!.path}`);
+      expect(response.status).toBe(402);
+      expect(response.headers.get('payment-required')).toBe(big);
+    } finally {
+      await second.stop();
+      await new Promise((resolve) => upstream.close(resolve));
+    }
+  });
+
+  it('serves the same payment sent twice at once only once, and charges it once', async () => {
+    const resource = resourceById('paidMarketRegime');
+    const { ledger } = stack.facilitator;
+    const { paymentRequired } = await fetchChallenge(`${base}${resource.path}`);
+    const buyer = await newBuyer(stack.facilitator);
+    const headers = paymentHeader(await buyer.pay(paymentRequired));
+    const before = ledger.assetBalance(buyer.address);
+    const answers = await Promise.all([1, 2].map(() => fetch(`${base}${resource.path}`, { headers })));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([200, 402]); // the second is told the payment is in progress
+    const refused = answers.find((a) => a.status === 402)!;
+    expect(((await refused.json()) as { error: string }).error).toBe('payment_in_progress');
+    expect(before - ledger.assetBalance(buyer.address)).toBe(BigInt(resource.amountAtomic));
+  });
+
+  it('serves every free .php file as JSON with the policy’s CORS and cache headers', async () => {
     for (const resource of FREE_RESOURCES) {
       const response = await fetch(`${base}${resource.path}`);
       expect(response.status, resource.path).toBe(200);
       expect(response.headers.get('content-type'), resource.path).toMatch(/^application\/json/);
-      expect(response.headers.get('access-control-allow-origin')).toBe('*');
-      expect(response.headers.get('access-control-expose-headers')).toContain('PAYMENT-REQUIRED');
-      expect(response.headers.get('cache-control')).toBe('public, max-age=60');
+      expectSiteHeaders(response);
+      expect(response.headers.get('access-control-expose-headers')).toBe(EXPOSED_HEADERS);
+      expect(response.headers.get('cache-control')).toBe(FREE_CACHE);
       expect(await response.json()).toEqual({ file: resource.file });
     }
   });
 
-  it('maps reasoning.php?asset=X to the per-asset file, reasoning.php itself (BTC) without it', async () => {
+  it('maps reasoning.php?asset=X (any case) to the per-asset file, reasoning.php itself (BTC) without it', async () => {
     for (const asset of TRACKED_ASSETS) {
-      const response = await fetch(`${base}/api/reasoning.php?asset=${asset}`);
-      expect(response.status).toBe(200);
-      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(response.headers.get('cache-control')).toBe('public, max-age=60');
-      expect(await response.json()).toEqual({ asset });
+      for (const spelling of [asset, asset.toLowerCase()]) {
+        const response = await fetch(`${base}/api/reasoning.php?asset=${spelling}`);
+        expect(response.status, spelling).toBe(200);
+        expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(response.headers.get('cache-control')).toBe(FREE_CACHE);
+        expect(await response.json()).toEqual({ asset });
+      }
     }
     expect(await (await fetch(`${base}/api/reasoning.php`)).json()).toEqual({ file: 'api/reasoning.php' });
     expect(await (await fetch(`${base}/api/reasoning.php?lang=en&asset=SOL`)).json()).toEqual({
@@ -159,7 +196,7 @@ describe.skipIf(!hasNginx)('nginx recipe (deploy/nginx)', () => {
   });
 
   it('answers an unknown asset with a JSON 400 listing the allowed values', async () => {
-    for (const query of ['asset=DOGE', 'asset=btc', 'asset=', 'asset=..%2Fmarket-regime']) {
+    for (const query of ['asset=DOGE', 'asset=', 'asset=..%2Fmarket-regime', 'asset=btc2']) {
       const body = await expectJsonError(
         await fetch(`${base}/api/reasoning.php?${query}`),
         400,
@@ -178,35 +215,21 @@ describe.skipIf(!hasNginx)('nginx recipe (deploy/nginx)', () => {
     expect(await page.text()).toContain('not found page');
   });
 
-  it('proxies the four x402 paths to the paywall with one set of CORS headers and the payment header', async () => {
-    for (const resource of PAID_RESOURCES) {
-      const response = await fetch(`${base}${resource.path}`, {
-        headers: { 'PAYMENT-SIGNATURE': 'c2lnbmVk' },
+  it('answers CORS preflights itself, allowing every header the official clients send', async () => {
+    for (const path of ['/api/x402-atlas.php', '/api/market-regime.php']) {
+      const response = await fetch(`${base}${path}`, {
+        method: 'OPTIONS',
+        headers: {
+          Origin: 'https://agent.example',
+          'Access-Control-Request-Method': 'GET',
+          'Access-Control-Request-Headers': 'payment-signature,access-control-expose-headers',
+        },
       });
-      expect(response.status, resource.path).toBe(402);
-      expect(response.headers.get('access-control-allow-origin')).toBe('*');
-      expect(response.headers.get('payment-required')).toBeTruthy();
-      expect(await response.json()).toEqual({ x402Version: 2, path: resource.path });
+      expect(response.status).toBe(204);
+      expect(response.headers.get('access-control-allow-headers')).toBe(ALLOWED_REQUEST_HEADERS);
+      expect(response.headers.get('access-control-max-age')).toBe('600');
+      expect(response.headers.get('cache-control')).toBe('no-store');
     }
-    expect(paywallSaw.map((headers) => headers['payment-signature'])).toEqual(
-      PAID_RESOURCES.map(() => 'c2lnbmVk'),
-    );
-  });
-
-  it('never lets the atlas be cached (0), and passes the worker’s own cache header on the other paid paths', async () => {
-    const atlas = await fetch(`${base}/api/x402-atlas.php`);
-    expect(atlas.headers.get('cache-control')).toBe('no-store, max-age=0');
-    const report = await fetch(`${base}/api/x402-atlas-human-report.php`);
-    expect(report.headers.get('cache-control')).toBe('no-store, max-age=0');
-    const regime = await fetch(`${base}/api/x402-market-regime.php`);
-    expect(regime.headers.get('cache-control')).toBe('no-store');
-  });
-
-  it('answers CORS preflights itself, allowing the PAYMENT-SIGNATURE header', async () => {
-    const response = await fetch(`${base}/api/x402-atlas.php`, { method: 'OPTIONS' });
-    expect(response.status).toBe(204);
-    expect(response.headers.get('access-control-allow-headers')).toContain('PAYMENT-SIGNATURE');
-    expect(response.headers.get('access-control-allow-methods')).toContain('GET');
   });
 
   it('serves the discovery YAML as YAML and the pages as HTML without the API cache hint', async () => {
@@ -217,11 +240,10 @@ describe.skipIf(!hasNginx)('nginx recipe (deploy/nginx)', () => {
     expect(home.headers.get('cache-control')).toBeNull();
   });
 
-  it('answers 503 JSON when the paywall worker is down', async () => {
-    const closed = new Promise((resolve) => paywall.close(resolve));
-    paywall.closeAllConnections(); // nginx keeps upstream connections alive
-    await closed;
+  it('answers 503 JSON with CORS when the paywall worker is down', async () => {
+    await stack.worker.close();
     const response = await fetch(`${base}/api/x402-main-brain.php`);
     await expectJsonError(response, 503, 'paywall_unavailable');
+    expect(response.headers.get('retry-after')).toBe('30');
   });
 });

@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
-import { createPreviewApp, listen } from '../generator/serve/preview.ts';
-import type { RunningServer } from '../generator/serve/preview.ts';
+import { createPreviewApp } from '../generator/serve/preview.ts';
+import { listen } from '../paywall-worker/node-listen.ts';
+import type { Listening } from '../paywall-worker/node-listen.ts';
 
-let server: RunningServer;
+let server: Listening;
 
 beforeAll(async () => {
   const root = await mkdtemp(join(tmpdir(), 'emi-preview-'));

@@ -1,14 +1,19 @@
 // The local preview: the built site on one origin, with the headers a real host would add, the reasoning
 // query mapped to its per-asset file, JSON errors, and the four x402 paths handed to the paywall worker.
 import { readFile } from 'node:fs/promises';
-import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { TRACKED_ASSETS } from '../../schemas/common.ts';
-import { invalidAssetError, notFoundError } from '../../schemas/error.ts';
-import type { ErrorResponse } from '../../schemas/error.ts';
-import { PAID_RESOURCES, reasoningFileFor } from '../../schemas/resources.ts';
-import { contentTypeFor, resolveStaticFile } from './static-files.ts';
+import { notFoundError } from '../../schemas/error.ts';
+import {
+  errorAnswer,
+  fileHeaders,
+  NO_STORE,
+  notFoundFor,
+  paywallDownError,
+  preflightAnswer,
+  routeRequest,
+} from '../../schemas/delivery.ts';
+import { resolveStaticFile } from './static-files.ts';
 
 export interface PreviewOptions {
   /** Folder to serve (the Eleventy output, `dist/`). */
@@ -34,66 +39,18 @@ function remoteAddress(c: Context): string | undefined {
   return env?.incoming?.socket?.remoteAddress;
 }
 
-// One CORS policy for the whole origin, the same the deploy recipes set (the paywall adds its own on its paths).
-const COMMON_HEADERS = {
-  'X-Content-Type-Options': 'nosniff',
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, PAYMENT-SIGNATURE',
-  'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE',
-};
-
-function jsonError(c: Context, status: 400 | 404 | 405 | 503, body: ErrorResponse) {
-  c.header('Cache-Control', 'no-store');
-  return c.json(body, status);
-}
-
-const simpleError = (error: string, message: string): ErrorResponse => ({ success: false, error, message });
-
-/** `reasoning.php` without a query is the default asset (BTC); with `?asset=X` it is X's own file. */
-export function reasoningTarget(asset: string | undefined): { file: string } | { invalid: string } {
-  if (asset === undefined) return { file: 'api/reasoning.php' };
-  return (TRACKED_ASSETS as readonly string[]).includes(asset)
-    ? { file: reasoningFileFor(asset) }
-    : { invalid: asset };
-}
-
 export function createPreviewApp(options: PreviewOptions): Hono {
   const app = new Hono();
 
-  app.use('*', async (c, next) => {
-    await next();
-    for (const [name, value] of Object.entries(COMMON_HEADERS)) {
-      if (!c.res.headers.has(name)) c.res.headers.set(name, value);
-    }
-  });
-
-  for (const resource of PAID_RESOURCES) {
-    app.all(resource.path, (c) =>
-      options.paywall
-        ? options.paywall.fetch(c.req.raw)
-        : jsonError(
-            c,
-            503,
-            simpleError('paywall_unavailable', 'The paywall worker is not running in this preview.'),
-          ),
-    );
-  }
-
-  app.options('*', (c) => c.body(null, 204));
-
   const { buyerConfig, devFacilitatorUrl } = options;
   if (buyerConfig) {
-    app.get('/x402-buyer/config.json', (c) => {
-      c.header('Cache-Control', 'no-store');
-      return c.json(buyerConfig);
-    });
+    app.get('/x402-buyer/config.json', () =>
+      Response.json(buyerConfig, { headers: { ...fileHeaders('/config.json'), 'Cache-Control': NO_STORE } }),
+    );
   }
   if (devFacilitatorUrl) {
     const forwardToFacilitator = (path: string) => async (c: Context) => {
-      if (!LOOPBACK.test(remoteAddress(c) ?? '')) {
-        return jsonError(c, 404, notFoundError());
-      }
+      if (!LOOPBACK.test(remoteAddress(c) ?? '')) return errorAnswer(404, notFoundError());
       const upstream = await fetch(`${devFacilitatorUrl}${path}`, {
         method: c.req.method,
         // The caller's content type is passed on unchanged: the faucet refuses anything but JSON, so that a
@@ -113,47 +70,35 @@ export function createPreviewApp(options: PreviewOptions): Hono {
     );
   }
 
-  app.on(['GET', 'HEAD'], '*', async (c) => {
-    let relative = c.req.path;
-    if (relative === '/api/reasoning.php') {
-      const target = reasoningTarget(c.req.query('asset'));
-      if ('invalid' in target) return jsonError(c, 400, invalidAssetError());
-      relative = `/${target.file}`;
+  // Everything else follows the delivery policy, as every deploy recipe does. The development facilitator's
+  // routes above carry no CORS headers on purpose: no other origin may reach its faucet.
+  app.all('*', async (c) => {
+    const route = routeRequest(c.req.method, c.req.path, c.req.query('asset'));
+    switch (route.kind) {
+      case 'preflight':
+        return preflightAnswer();
+      case 'paid':
+        return options.paywall ? options.paywall.fetch(c.req.raw) : errorAnswer(503, paywallDownError());
+      case 'error':
+        return errorAnswer(route.status, route.body);
+      case 'file':
+        return serveFile(options.root, route.path, c.req.method === 'HEAD');
     }
-    const file = await resolveStaticFile(options.root, relative);
-    if (!file) return jsonError(c, 404, notFoundError());
-    c.header('Content-Type', contentTypeFor(file));
-    c.header('Cache-Control', 'public, max-age=60');
-    if (c.req.method === 'HEAD') return c.body(null);
-    return c.body(await readFile(file));
-  });
-
-  app.all('*', (c) => {
-    c.header('Allow', 'GET, HEAD, OPTIONS');
-    return jsonError(c, 405, simpleError('method_not_allowed', 'Only GET, HEAD and OPTIONS are supported.'));
   });
 
   return app;
 }
 
-export interface RunningServer {
-  url: string;
-  close(): Promise<void>;
-}
-
-/** Starts a Hono app on the given host and port (0 picks a free one). */
-export function listen(
-  app: { fetch: Hono['fetch'] },
-  port: number,
-  host = '127.0.0.1',
-): Promise<RunningServer> {
-  return new Promise((resolvePromise, reject) => {
-    const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
-      resolvePromise({
-        url: `http://${host.includes(':') ? `[${host}]` : host}:${info.port}`,
-        close: () => new Promise((done) => server.close(() => done())),
-      });
-    });
-    server.once('error', reject);
-  });
+async function serveFile(root: string, path: string, headOnly: boolean): Promise<Response> {
+  const file = await resolveStaticFile(root, path);
+  if (file) return new Response(headOnly ? null : await readFile(file), { headers: fileHeaders(path, file) });
+  const missing = notFoundFor(path);
+  if ('json' in missing) return errorAnswer(404, missing.json);
+  const page = await resolveStaticFile(root, missing.page);
+  return page
+    ? new Response(headOnly ? null : await readFile(page), {
+        status: 404,
+        headers: fileHeaders(missing.page),
+      })
+    : errorAnswer(404, notFoundError());
 }

@@ -1,0 +1,141 @@
+// The delivery policy: how every host answers a request for the published site, declared once. The preview server
+// and the Cloudflare worker route with `routeRequest`; the nginx, Netlify and Cloudflare rule files are rendered
+// from the same constants (scripts/render-deploy.ts), and the tests check each rendered file against them.
+import { CACHE_SECONDS, TRACKED_ASSETS } from './common.ts';
+import { invalidAssetError, notFoundError } from './error.ts';
+import type { ErrorResponse } from './error.ts';
+import { FREE_RESOURCES, PAID_RESOURCES, reasoningFileFor } from './resources.ts';
+
+export const PAID_PATHS: readonly string[] = PAID_RESOURCES.map((r) => r.path);
+export const FREE_PATHS: readonly string[] = FREE_RESOURCES.map((r) => r.path);
+export const REASONING_PATH = '/api/reasoning.php';
+/** Folders whose missing files answer the JSON 404 (the docs pages keep the HTML 404 page). */
+export const API_PREFIXES = ['/api/', '/arena/'] as const;
+
+export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
+/** Every request header the official x402 clients send: v2 payment, v1 payment, and what `@x402/fetch` adds. */
+export const ALLOWED_REQUEST_HEADERS =
+  'PAYMENT-SIGNATURE, X-PAYMENT, Access-Control-Expose-Headers, Content-Type';
+export const EXPOSED_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE';
+
+/** On every answer, whatever its status. */
+export const CORS_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': EXPOSED_HEADERS,
+};
+/** Also on every answer (a preflight's allow lists are harmless elsewhere and keep one header set per host). */
+export const SITE_HEADERS: Readonly<Record<string, string>> = {
+  ...CORS_HEADERS,
+  'Access-Control-Allow-Methods': ALLOWED_METHODS,
+  'Access-Control-Allow-Headers': ALLOWED_REQUEST_HEADERS,
+  'X-Content-Type-Options': 'nosniff',
+};
+export const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+/** Free API files: a short shared cache, one generation long. */
+export const FREE_CACHE = `public, max-age=${CACHE_SECONDS}`;
+/** Errors, 402 challenges and paid bodies: never stored by any cache. */
+export const NO_STORE = 'no-store';
+
+export const paywallDownError = (): ErrorResponse => ({
+  success: false,
+  error: 'paywall_unavailable',
+  message: 'The payment service is not reachable right now. Nothing was charged; try again shortly.',
+});
+export const methodNotAllowedError = (): ErrorResponse => ({
+  success: false,
+  error: 'method_not_allowed',
+  message: `Only ${ALLOWED_METHODS} are supported.`,
+});
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  php: JSON_TYPE, // the spec's endpoints are static JSON at .php paths, never executed
+  json: JSON_TYPE,
+  html: 'text/html; charset=utf-8',
+  txt: 'text/plain; charset=utf-8',
+  xml: 'application/xml; charset=utf-8',
+  yaml: 'application/yaml; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  mjs: 'text/javascript; charset=utf-8',
+  svg: 'image/svg+xml',
+  png: 'image/png',
+  ico: 'image/x-icon',
+  webmanifest: 'application/manifest+json',
+};
+
+export const contentTypeFor = (path: string): string =>
+  CONTENT_TYPES[/\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ?? ''] ?? 'application/octet-stream';
+
+export const isApiPath = (path: string): boolean => API_PREFIXES.some((prefix) => path.startsWith(prefix));
+
+/** The cache hint of a static file: API files are cached for one generation; pages are left to the host. */
+export const cacheFor = (path: string): string | null => (isApiPath(path) ? FREE_CACHE : null);
+
+/** `asset` is matched case-insensitively (`eth` is ETH); null when it names no tracked asset. */
+export function assetFromQuery(value: string): string | null {
+  const upper = value.toUpperCase();
+  return (TRACKED_ASSETS as readonly string[]).includes(upper) ? upper : null;
+}
+
+export type DeliveryRoute =
+  | { kind: 'preflight' }
+  /** One of the four x402 products: the paywall worker answers. */
+  | { kind: 'paid'; path: string }
+  /** A static file of the built site (`path` is the URL path of the file to serve). */
+  | { kind: 'file'; path: string }
+  | { kind: 'error'; status: 400 | 404 | 405; body: ErrorResponse };
+
+/**
+ * Where a request goes. `asset` is the `asset` query parameter (undefined when absent). A `file` route whose file
+ * does not exist answers `notFoundFor(path)`.
+ */
+export function routeRequest(method: string, path: string, asset: string | undefined): DeliveryRoute {
+  if (method === 'OPTIONS') return { kind: 'preflight' };
+  if (PAID_PATHS.includes(path)) return { kind: 'paid', path };
+  if (method !== 'GET' && method !== 'HEAD')
+    return { kind: 'error', status: 405, body: methodNotAllowedError() };
+  if (path === REASONING_PATH && asset !== undefined) {
+    const tracked = assetFromQuery(asset);
+    if (!tracked) return { kind: 'error', status: 400, body: invalidAssetError() };
+    return { kind: 'file', path: `/${reasoningFileFor(tracked)}` };
+  }
+  return { kind: 'file', path };
+}
+
+/** A missing file: the JSON 404 under the API folders, the site's HTML 404 page elsewhere. */
+export const notFoundFor = (path: string): { json: ErrorResponse } | { page: '/404.html' } =>
+  isApiPath(path) ? { json: notFoundError() } : { page: '/404.html' };
+
+/** The headers of a static file served at URL `path` (`file`, the file actually sent, when it differs). */
+export function fileHeaders(path: string, file = path): Record<string, string> {
+  const cache = cacheFor(path);
+  return {
+    ...SITE_HEADERS,
+    'Content-Type': contentTypeFor(file),
+    ...(cache ? { 'Cache-Control': cache } : {}),
+  };
+}
+
+/** A JSON error answer of the site (never stored). */
+export function errorAnswer(status: number, body: ErrorResponse): Response {
+  const headers: Record<string, string> = {
+    ...SITE_HEADERS,
+    'Content-Type': JSON_TYPE,
+    'Cache-Control': NO_STORE,
+  };
+  if (status === 405) headers.Allow = ALLOWED_METHODS;
+  return new Response(JSON.stringify(body), { status, headers });
+}
+
+export const preflightAnswer = (): Response =>
+  new Response(null, {
+    status: 204,
+    headers: {
+      ...SITE_HEADERS,
+      'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_SECONDS),
+      'Cache-Control': NO_STORE,
+    },
+  });

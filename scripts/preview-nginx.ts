@@ -1,0 +1,55 @@
+// `npm run preview:nginx -- --port P`: the nginx recipe for real. Renders deploy/nginx for the built dist/, runs
+// Debian's nginx on 127.0.0.1:P in front of the Node paywall worker (and the development facilitator on
+// 127.0.0.1:4021 when no EMI_FACILITATOR_URL is set), in the foreground until Ctrl-C, then stops all it started.
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { renderNginxSite } from '../deploy/nginx/render.ts';
+import { startNginx } from '../deploy/nginx/run.ts';
+import { createLocalPaywall, paywallEnv } from '../paywall-worker/local.ts';
+import { listen } from '../paywall-worker/node-listen.ts';
+import { onShutdown, portOption } from './cli-args.ts';
+
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string', default: '8080' },
+    dir: { type: 'string', default: 'dist' },
+    paid: { type: 'string', default: 'paid' },
+  },
+});
+const port = portOption(values.port);
+const root = resolve(values.dir);
+if (!(await stat(join(root, 'index.html')).catch(() => null))) {
+  console.error(
+    `preview:nginx: ${root} holds no built site: run \`npx emi generate && npx emi build\` first`,
+  );
+  process.exit(2);
+}
+
+const url = `http://127.0.0.1:${port}`;
+const paywall = await createLocalPaywall({ paidDir: resolve(values.paid), baseUrl: url, ...paywallEnv() });
+const worker = await listen(paywall.app, 0);
+const prefix = await mkdtemp(join(tmpdir(), 'emi-nginx-'));
+const site = await renderNginxSite({
+  root,
+  listen: `127.0.0.1:${port}`,
+  paywallUpstream: `127.0.0.1:${worker.port}`,
+});
+const nginx = await startNginx(prefix, site, `${url}/`).catch(async (error: unknown) => {
+  await worker.close();
+  await paywall.close();
+  throw error;
+});
+
+console.log(`nginx ${nginx.pid}: ${url}/ (configuration and logs in ${prefix})`);
+console.log(`paywall worker: ${worker.url} behind nginx on the four x402 paths`);
+for (const line of paywall.describe()) console.log(line);
+console.log('Ctrl-C stops nginx, the worker and the facilitator.');
+
+onShutdown(async () => {
+  await nginx.stop();
+  await worker.close();
+  await paywall.close();
+  await rm(prefix, { recursive: true, force: true });
+});
