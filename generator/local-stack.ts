@@ -26,10 +26,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const log = options.log ?? console.log;
   const baseUrl = process.env.EMI_BASE_URL ?? `http://${options.host}:${options.port}`;
   const paywall = await createLocalPaywall({
+    ...paywallEnv(),
     paidDir: options.paid,
     baseUrl,
     devFacilitatorPort: options.devFacilitatorPort,
-    ...paywallEnv(),
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'EADDRINUSE') throw error;
     throw new Error(

@@ -94,3 +94,48 @@ export function resolveConfig(config: PaywallConfig): ResolvedConfig {
     ),
   };
 }
+
+/** The settings an operator gives through the environment (Node) or Worker variables (Cloudflare). */
+export interface EnvSettings {
+  payTo?: string;
+  facilitatorUrl?: string;
+  baseUrl?: string;
+  network?: string;
+  facilitatorTimeoutMs?: number;
+  indexerUrl?: string;
+  allowSimulated?: boolean;
+  maxDataAgeSeconds?: number;
+}
+
+function integerVariable(env: Readonly<Record<string, unknown>>, name: string): number | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || !/^[1-9][0-9]*$/.test(value)) {
+    throw new PaywallConfigError(`${name} must be a positive integer: ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+const textVariable = (env: Readonly<Record<string, unknown>>, name: string): string | undefined =>
+  typeof env[name] === 'string' && env[name] !== '' ? env[name] : undefined;
+
+/**
+ * Reads EMI_PAYTO, EMI_FACILITATOR_URL, EMI_BASE_URL, EMI_NETWORK, EMI_FACILITATOR_TIMEOUT_MS, EMI_INDEXER_URL,
+ * EMI_ALLOW_SIMULATED (0 or 1) and EMI_MAX_DATA_AGE_SECONDS; unset or empty means the default.
+ */
+export function settingsFromEnv(env: Readonly<Record<string, unknown>>): EnvSettings {
+  const allow = textVariable(env, 'EMI_ALLOW_SIMULATED');
+  if (allow !== undefined && allow !== '0' && allow !== '1') {
+    throw new PaywallConfigError(`EMI_ALLOW_SIMULATED must be 0 or 1: ${JSON.stringify(allow)}`);
+  }
+  return {
+    payTo: textVariable(env, 'EMI_PAYTO'),
+    facilitatorUrl: textVariable(env, 'EMI_FACILITATOR_URL'),
+    baseUrl: textVariable(env, 'EMI_BASE_URL'),
+    network: textVariable(env, 'EMI_NETWORK'),
+    facilitatorTimeoutMs: integerVariable(env, 'EMI_FACILITATOR_TIMEOUT_MS'),
+    indexerUrl: textVariable(env, 'EMI_INDEXER_URL'),
+    allowSimulated: allow === undefined ? undefined : allow === '1',
+    maxDataAgeSeconds: integerVariable(env, 'EMI_MAX_DATA_AGE_SECONDS'),
+  };
+}

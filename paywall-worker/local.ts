@@ -3,7 +3,8 @@
 import algosdk from 'algosdk';
 import type { Hono } from 'hono';
 import { createPaywallApp } from './app.ts';
-import { PaywallConfigError } from './config.ts';
+import { PaywallConfigError, settingsFromEnv } from './config.ts';
+import type { EnvSettings } from './config.ts';
 import { DEV_FACILITATOR_PORT, startDevFacilitator } from './dev-facilitator/server.ts';
 import type { DevFacilitator } from './dev-facilitator/server.ts';
 import { createFsStorage } from './storage-fs.ts';
@@ -14,6 +15,8 @@ export interface LocalPaywallOptions {
   payTo?: string;
   facilitatorUrl?: string;
   facilitatorTimeoutMs?: number;
+  /** CAIP-2 network; default Algorand mainnet (the development ledger answers for it). */
+  network?: string;
   /** Port of the development facilitator when one is started; default 4021, 0 for any free port. */
   devFacilitatorPort?: number;
   /** Sell simulated or replayed data; default: only with the development facilitator (test money). */
@@ -34,31 +37,8 @@ export interface LocalPaywall {
   close(): Promise<void>;
 }
 
-type PaywallEnv = Pick<
-  LocalPaywallOptions,
-  'payTo' | 'facilitatorUrl' | 'allowSimulated' | 'maxDataAgeSeconds' | 'indexerUrl'
->;
-
-/** Reads EMI_PAYTO, EMI_FACILITATOR_URL, EMI_INDEXER_URL, EMI_ALLOW_SIMULATED and EMI_MAX_DATA_AGE_SECONDS. */
-export function paywallEnv(env: NodeJS.ProcessEnv = process.env): PaywallEnv {
-  const maxAge = env.EMI_MAX_DATA_AGE_SECONDS;
-  if (maxAge !== undefined && !/^[1-9][0-9]*$/.test(maxAge)) {
-    throw new PaywallConfigError(
-      `EMI_MAX_DATA_AGE_SECONDS must be a positive integer: ${JSON.stringify(maxAge)}`,
-    );
-  }
-  const allow = env.EMI_ALLOW_SIMULATED;
-  if (allow !== undefined && allow !== '' && allow !== '0' && allow !== '1') {
-    throw new PaywallConfigError(`EMI_ALLOW_SIMULATED must be 0 or 1: ${JSON.stringify(allow)}`);
-  }
-  return {
-    payTo: env.EMI_PAYTO || undefined,
-    facilitatorUrl: env.EMI_FACILITATOR_URL || undefined,
-    indexerUrl: env.EMI_INDEXER_URL || undefined,
-    allowSimulated: allow ? allow === '1' : undefined,
-    maxDataAgeSeconds: maxAge ? Number(maxAge) : undefined,
-  };
-}
+/** The paywall settings of this process's environment (see `settingsFromEnv`). */
+export const paywallEnv = (): EnvSettings => settingsFromEnv(process.env);
 
 export async function createLocalPaywall(options: LocalPaywallOptions): Promise<LocalPaywall> {
   if (options.facilitatorUrl && !options.payTo) {
@@ -83,6 +63,7 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
       baseUrl: options.baseUrl,
       storage: createFsStorage(options.paidDir),
       facilitatorTimeoutMs: options.facilitatorTimeoutMs,
+      network: options.network,
       indexerUrl: options.indexerUrl ?? devFacilitator?.url,
       allowSimulated,
       maxDataAgeSeconds: options.maxDataAgeSeconds,

@@ -1,9 +1,10 @@
 // Paid files at the edge (Cloudflare Workers): an R2 bucket or a KV namespace binding, keyed by the file name.
-// Only the two methods used are typed here, so the worker needs no Cloudflare type package.
+// Only the methods used are typed here, so the worker needs no Cloudflare type package.
 import type { PaidFileStorage } from './storage.ts';
 
 export interface R2BucketLike {
   get(key: string): Promise<{ text(): Promise<string> } | null>;
+  head(key: string): Promise<{ etag: string } | null>;
 }
 
 export interface KvNamespaceLike {
@@ -16,6 +17,8 @@ export function createR2Storage(bucket: R2BucketLike, prefix = ''): PaidFileStor
       const object = await bucket.get(prefix + file);
       return object ? object.text() : null;
     },
+    // The object's etag changes with every upload: an unpaid request costs a HEAD, not a download and a parse.
+    version: async (file) => (await bucket.head(prefix + file))?.etag ?? null,
   };
 }
 

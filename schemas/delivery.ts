@@ -66,8 +66,9 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   webmanifest: 'application/manifest+json',
 };
 
-export const contentTypeFor = (path: string): string =>
-  CONTENT_TYPES[/\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ?? ''] ?? 'application/octet-stream';
+/** The content type the policy gives a path's extension; undefined for paths without a known one. */
+export const contentTypeFor = (path: string): string | undefined =>
+  CONTENT_TYPES[/\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ?? ''];
 
 export const isApiPath = (path: string): boolean => API_PREFIXES.some((prefix) => path.startsWith(prefix));
 
@@ -109,12 +110,15 @@ export function routeRequest(method: string, path: string, asset: string | undef
 export const notFoundFor = (path: string): { json: ErrorResponse } | { page: '/404.html' } =>
   isApiPath(path) ? { json: notFoundError() } : { page: '/404.html' };
 
-/** The headers of a static file served at URL `path` (`file`, the file actually sent, when it differs). */
-export function fileHeaders(path: string, file = path): Record<string, string> {
+/**
+ * The headers of a static file served at URL `path`. The policy's type for the path's extension wins (`.php` is
+ * JSON); otherwise `servedType`, the type of the file actually sent (a folder's index.html).
+ */
+export function fileHeaders(path: string, servedType?: string | null): Record<string, string> {
   const cache = cacheFor(path);
   return {
     ...SITE_HEADERS,
-    'Content-Type': contentTypeFor(file),
+    'Content-Type': contentTypeFor(path) ?? servedType ?? 'application/octet-stream',
     ...(cache ? { 'Cache-Control': cache } : {}),
   };
 }

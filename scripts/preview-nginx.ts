@@ -28,7 +28,7 @@ if (!(await stat(join(root, 'index.html')).catch(() => null))) {
 }
 
 const url = `http://127.0.0.1:${port}`;
-const paywall = await createLocalPaywall({ paidDir: resolve(values.paid), baseUrl: url, ...paywallEnv() });
+const paywall = await createLocalPaywall({ ...paywallEnv(), paidDir: resolve(values.paid), baseUrl: url });
 const worker = await listen(paywall.app, 0);
 const prefix = await mkdtemp(join(tmpdir(), 'emi-nginx-'));
 const site = await renderNginxSite({

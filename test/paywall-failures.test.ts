@@ -15,7 +15,8 @@ import { listen } from '../paywall-worker/node-listen.ts';
 import { startPaywallServer } from '../paywall-worker/server.ts';
 import type { PaywallServer } from '../paywall-worker/server.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
-import workersEntry from '../paywall-worker/worker.ts';
+import { createSiteWorker } from '../paywall-worker/cloudflare/site-worker.ts';
+import { MemoryPaymentBook } from '../paywall-worker/payment-book.ts';
 import {
   fetchChallenge,
   newBuyer,
@@ -285,8 +286,10 @@ describe('configuration', () => {
       EMI_FACILITATOR_URL: 'http://127.0.0.1:1',
       EMI_BASE_URL: 'http://127.0.0.1:8080',
       PAID_KV: { get: async () => null },
+      ASSETS: { fetch: async () => new Response('asset') },
     };
-    const response = await workersEntry.fetch(new Request(`http://127.0.0.1${resource.path}`), env);
+    const worker = createSiteWorker(() => new MemoryPaymentBook());
+    const response = await worker.fetch(new Request(`http://127.0.0.1${resource.path}`), env);
     expect(response.status).toBe(500);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
     expect(response.headers.get('access-control-expose-headers')).toContain('PAYMENT-RESPONSE');

@@ -6,6 +6,7 @@ import type { Context } from 'hono';
 import { notFoundError } from '../../schemas/error.ts';
 import {
   errorAnswer,
+  contentTypeFor,
   fileHeaders,
   NO_STORE,
   notFoundFor,
@@ -91,7 +92,10 @@ export function createPreviewApp(options: PreviewOptions): Hono {
 
 async function serveFile(root: string, path: string, headOnly: boolean): Promise<Response> {
   const file = await resolveStaticFile(root, path);
-  if (file) return new Response(headOnly ? null : await readFile(file), { headers: fileHeaders(path, file) });
+  if (file)
+    return new Response(headOnly ? null : await readFile(file), {
+      headers: fileHeaders(path, contentTypeFor(file)),
+    });
   const missing = notFoundFor(path);
   if ('json' in missing) return errorAnswer(404, missing.json);
   const page = await resolveStaticFile(root, missing.page);

@@ -1,0 +1,137 @@
+// Drives wrangler for the preview, the upload of the paid files and the tests: `wrangler dev` runs the Worker in
+// workerd on loopback with no network, exactly as `wrangler deploy` would bundle it. wrangler is started with node
+// directly (an npx wrapper's pid would leave wrangler and workerd running when stopped).
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PAID_RESOURCES } from '../../schemas/resources.ts';
+
+export const WRANGLER_CONFIG = fileURLToPath(new URL('./wrangler.toml', import.meta.url));
+export const PAID_BUCKET = 'emi-paid';
+const WRANGLER = join(
+  createRequire(import.meta.url).resolve('wrangler/package.json'),
+  '..',
+  'bin',
+  'wrangler.js',
+);
+const QUIET_ENV = { WRANGLER_SEND_METRICS: 'false', CI: 'true', CLOUDFLARE_CF_FETCH_ENABLED: 'false' };
+
+function runWrangler(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WRANGLER, ...args], {
+      env: { ...process.env, ...QUIET_ENV },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`wrangler ${args[0]} failed (${code}): ${output}`)),
+    );
+  });
+}
+
+/**
+ * Uploads the generator's paid files to the R2 bucket: the local one of `wrangler dev` (with `persistTo`), or the
+ * real one (`remote`). Run it after every generation.
+ */
+export async function uploadPaidFiles(
+  paidDir: string,
+  target: { persistTo: string } | { remote: true },
+): Promise<void> {
+  const where = 'remote' in target ? ['--remote'] : ['--local', '--persist-to', target.persistTo];
+  for (const resource of PAID_RESOURCES) {
+    await runWrangler([
+      'r2',
+      'object',
+      'put',
+      `${PAID_BUCKET}/${resource.file}`,
+      '--file',
+      join(paidDir, resource.file),
+      '--content-type',
+      'application/json',
+      '--config',
+      WRANGLER_CONFIG,
+      ...where,
+    ]);
+  }
+}
+
+export interface WranglerDev {
+  url: string;
+  pid: number;
+  /** SIGTERM to wrangler, resolved once it (and its workerd) exited. */
+  stop(): Promise<void>;
+}
+
+export interface WranglerDevOptions {
+  port: number;
+  inspectorPort: number;
+  persistTo: string;
+  assetsDir: string;
+  vars: Readonly<Record<string, string>>;
+}
+
+export async function startWranglerDev(options: WranglerDevOptions): Promise<WranglerDev> {
+  const args = [
+    'dev',
+    '--config',
+    WRANGLER_CONFIG,
+    '--local',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--inspector-port',
+    String(options.inspectorPort),
+    '--persist-to',
+    options.persistTo,
+    '--assets',
+    options.assetsDir,
+    '--show-interactive-dev-session=false',
+    ...Object.entries(options.vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
+  ];
+  const child = spawn(process.execPath, [WRANGLER, ...args], {
+    env: { ...process.env, ...QUIET_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${options.port}`;
+  for (let attempt = 0; attempt < 600 && child.exitCode === null; attempt += 1) {
+    try {
+      await fetch(`${url}/`);
+      return {
+        url,
+        pid: child.pid as number,
+        stop: async () => {
+          if (child.exitCode === null) child.kill('SIGTERM');
+          await exited;
+        },
+      };
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  child.kill('SIGKILL');
+  await exited;
+  throw new Error(`wrangler dev did not start:\n${output}`);
+}
+
+/** `wrangler deploy --dry-run`: bundles the Worker as it would ship, offline, into `outdir` (entry.js + map). */
+export async function bundleForDeploy(outdir: string, assetsDir: string): Promise<void> {
+  await runWrangler([
+    'deploy',
+    '--dry-run',
+    '--config',
+    WRANGLER_CONFIG,
+    '--outdir',
+    outdir,
+    '--assets',
+    assetsDir,
+  ]);
+}

@@ -1,0 +1,63 @@
+// Renders Netlify's `_headers` and `_redirects` from the delivery policy (schemas/delivery.ts). The committed
+// files in deploy/netlify/ are this output (`npm run render:deploy` writes them, a test checks they agree).
+// Netlify serves the static site; the four x402 paths are proxied to a paywall worker running elsewhere (the
+// Cloudflare Worker or `emi paywall` on Node), named by PAYWALL_ORIGIN.
+import { TRACKED_ASSETS } from '../../schemas/common.ts';
+import {
+  FREE_CACHE,
+  FREE_PATHS,
+  JSON_TYPE,
+  NO_STORE,
+  PAID_PATHS,
+  REASONING_PATH,
+  SITE_HEADERS,
+} from '../../schemas/delivery.ts';
+import { reasoningFileFor } from '../../schemas/resources.ts';
+
+export const PAYWALL_ORIGIN_PLACEHOLDER = 'PAYWALL_ORIGIN';
+/** Written by `emi build` (generator/site): the JSON error bodies of the policy as static files. */
+export const INVALID_ASSET_FILE = '/errors/invalid-asset.json';
+export const NOT_FOUND_FILE = '/errors/not-found.json';
+
+const block = (path: string, headers: Readonly<Record<string, string>>): string =>
+  [path, ...Object.entries(headers).map(([name, value]) => `  ${name}: ${value}`)].join('\n');
+
+export function renderNetlifyHeaders(): string {
+  const freeJson = { 'Content-Type': JSON_TYPE, 'Cache-Control': FREE_CACHE };
+  return [
+    '# Rendered from schemas/delivery.ts by `npm run render:deploy`: do not edit. Copy into dist/ after `emi build`.',
+    block('/*', SITE_HEADERS),
+    '',
+    '# The free endpoints, listed one by one and never as /api/*, so that no cache rule can reach a paid path.',
+    ...FREE_PATHS.map((path) => `${block(path, freeJson)}\n`),
+    block('/api/reasoning/*', freeJson),
+    '',
+    block('/errors/*', { 'Content-Type': JSON_TYPE, 'Cache-Control': NO_STORE }),
+    '',
+  ].join('\n');
+}
+
+export function renderNetlifyRedirects(): string {
+  // Query values are matched as written: the upper- and lower-case spellings of each asset are listed (other
+  // mixed spellings get the JSON 400, which lists the allowed values).
+  const spellings = TRACKED_ASSETS.flatMap((asset) => [asset, asset.toLowerCase()].map((s) => [s, asset]));
+  return [
+    '# Rendered from schemas/delivery.ts by `npm run render:deploy`: do not edit. Copy into dist/ after `emi build`',
+    `# and replace ${PAYWALL_ORIGIN_PLACEHOLDER} with the paywall worker's origin. The first matching rule wins.`,
+    '',
+    '# reasoning.php?asset=X -> the per-asset file. Forced (200!): reasoning.php exists and would shadow the rule.',
+    ...spellings.map(
+      ([spelling, asset]) => `${REASONING_PATH}  asset=${spelling}  /${reasoningFileFor(asset!)}  200!`,
+    ),
+    '# Any other asset value: the JSON 400 with the allowed values.',
+    `${REASONING_PATH}  asset=:other  ${INVALID_ASSET_FILE}  400!`,
+    '',
+    '# The four x402 products: proxied to the paywall worker, which answers 402 or the paid body (no-store).',
+    ...PAID_PATHS.map((path) => `${path}  ${PAYWALL_ORIGIN_PLACEHOLDER}${path}  200!`),
+    '',
+    '# Missing API files answer the JSON 404; the docs pages fall back to 404.html.',
+    `/api/*  ${NOT_FOUND_FILE}  404`,
+    `/arena/*  ${NOT_FOUND_FILE}  404`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,95 @@
+// The whole site as one Cloudflare Worker: the built dist/ on Workers static assets, routed by the delivery policy
+// (the same `routeRequest` as the preview server), and the four x402 paths answered by the paywall core with the
+// paid files in R2 (or KV) and the payment book in a Durable Object. Importable in Node: nothing here needs
+// `cloudflare:workers` (the entry module adds the Durable Object class).
+import {
+  errorAnswer,
+  fileHeaders,
+  notFoundFor,
+  preflightAnswer,
+  routeRequest,
+} from '../../schemas/delivery.ts';
+import { createPaywallApp, errorResponse } from '../app.ts';
+import type { PaywallApp } from '../app.ts';
+import { settingsFromEnv } from '../config.ts';
+import type { PaymentBook } from '../payment-book.ts';
+import { createKvStorage, createR2Storage } from '../storage-cloudflare.ts';
+import type { KvNamespaceLike, R2BucketLike } from '../storage-cloudflare.ts';
+
+export interface SiteWorkerEnv {
+  /** The Workers static assets binding (the built dist/). */
+  ASSETS: { fetch(request: Request): Promise<Response> };
+  PAID_FILES?: R2BucketLike;
+  PAID_KV?: KvNamespaceLike;
+  /** Worker variables and secrets: EMI_PAYTO, EMI_FACILITATOR_URL, EMI_BASE_URL, ... (see settingsFromEnv). */
+  [variable: string]: unknown;
+}
+
+function buildPaywall(env: SiteWorkerEnv, book: PaymentBook, origin: string): PaywallApp {
+  const storage = env.PAID_FILES
+    ? createR2Storage(env.PAID_FILES)
+    : env.PAID_KV
+      ? createKvStorage(env.PAID_KV)
+      : null;
+  if (!storage) throw new Error('no paid-file binding: configure PAID_FILES (R2) or PAID_KV (KV)');
+  const settings = settingsFromEnv(env);
+  if (!settings.payTo || !settings.facilitatorUrl) {
+    throw new Error(
+      'EMI_PAYTO and EMI_FACILITATOR_URL must be set (wrangler.toml [vars] or wrangler secret put)',
+    );
+  }
+  return createPaywallApp(
+    {
+      ...settings,
+      payTo: settings.payTo,
+      facilitatorUrl: settings.facilitatorUrl,
+      baseUrl: settings.baseUrl ?? origin,
+      storage,
+    },
+    { paymentBook: book },
+  );
+}
+
+async function serveAsset(request: Request, env: SiteWorkerEnv, path: string): Promise<Response> {
+  const url = new URL(request.url);
+  const asset = await env.ASSETS.fetch(new Request(new URL(path, url), { method: request.method }));
+  if (asset.status === 404) {
+    const missing = notFoundFor(path);
+    if ('json' in missing) return errorAnswer(404, missing.json);
+    const page = await env.ASSETS.fetch(new Request(new URL(missing.page, url)));
+    return new Response(page.body, {
+      status: 404,
+      headers: fileHeaders(missing.page, page.headers.get('content-type')),
+    });
+  }
+  if (!asset.ok) return asset; // redirects of the asset server (e.g. /docs -> /docs/) pass unchanged
+  return new Response(asset.body, { headers: fileHeaders(path, asset.headers.get('content-type')) });
+}
+
+/** The Worker's fetch handler; `bookFor` gives the payment book (a Durable Object in production). */
+export function createSiteWorker(bookFor: (env: SiteWorkerEnv) => PaymentBook) {
+  let paywall: PaywallApp | null = null; // built once per isolate
+  return {
+    async fetch(request: Request, env: SiteWorkerEnv): Promise<Response> {
+      const url = new URL(request.url);
+      const route = routeRequest(request.method, url.pathname, url.searchParams.get('asset') ?? undefined);
+      switch (route.kind) {
+        case 'preflight':
+          return preflightAnswer();
+        case 'error':
+          return errorAnswer(route.status, route.body);
+        case 'file':
+          return serveAsset(request, env, route.path);
+        case 'paid':
+          try {
+            paywall ??= buildPaywall(env, bookFor(env), url.origin);
+          } catch (error) {
+            // A misconfigured worker refuses every paid request rather than take payments it cannot honour.
+            const message = error instanceof Error ? error.message : 'invalid configuration';
+            return errorResponse(500, 'paywall_misconfigured', message);
+          }
+          return paywall.fetch(request);
+      }
+    },
+  };
+}

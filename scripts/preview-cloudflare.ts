@@ -1,0 +1,75 @@
+// `npm run preview:cloudflare -- --port P`: the Cloudflare recipe in workerd, as `wrangler deploy` would ship it.
+// Uploads the paid files to the local R2 bucket, then runs `wrangler dev` on 127.0.0.1:P with the development
+// facilitator on 127.0.0.1:4021 when no EMI_FACILITATOR_URL is set, in the foreground until Ctrl-C.
+import { stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import algosdk from 'algosdk';
+import { startWranglerDev, uploadPaidFiles } from '../deploy/cloudflare/run.ts';
+import { paywallEnv } from '../paywall-worker/local.ts';
+import { DEV_FACILITATOR_PORT, startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import { onShutdown, portOption } from './cli-args.ts';
+
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string', default: '8787' },
+    dir: { type: 'string', default: 'dist' },
+    paid: { type: 'string', default: 'paid' },
+    'persist-to': { type: 'string', default: '.wrangler/preview' },
+  },
+});
+const port = portOption(values.port);
+const dist = resolve(values.dir);
+const paid = resolve(values.paid);
+const persistTo = resolve(values['persist-to']);
+for (const [what, file] of [
+  [dist, join(dist, 'index.html')],
+  [paid, join(paid, 'x402-market-regime.json')],
+]) {
+  if (!(await stat(file as string).catch(() => null))) {
+    console.error(
+      `preview:cloudflare: nothing built in ${what}: run \`npx emi generate && npx emi build\` first`,
+    );
+    process.exit(2);
+  }
+}
+
+const env = paywallEnv();
+const payTo = env.payTo ?? algosdk.generateAccount().addr.toString();
+const facilitator = env.facilitatorUrl
+  ? null
+  : await startDevFacilitator({ optIn: [payTo], port: DEV_FACILITATOR_PORT });
+const facilitatorUrl = env.facilitatorUrl ?? (facilitator?.url as string);
+
+console.log(`uploading the paid files of ${paid} to the local R2 bucket (${persistTo})`);
+await uploadPaidFiles(paid, { persistTo });
+const worker = await startWranglerDev({
+  port,
+  inspectorPort: port + 1,
+  persistTo,
+  assetsDir: dist,
+  vars: {
+    EMI_PAYTO: payTo,
+    EMI_FACILITATOR_URL: facilitatorUrl,
+    EMI_BASE_URL: env.baseUrl ?? `http://127.0.0.1:${port}`,
+    // Test money buys test data: with the development facilitator the simulated market is sold, and says so.
+    EMI_ALLOW_SIMULATED: (env.allowSimulated ?? facilitator !== null) ? '1' : '0',
+    ...(env.indexerUrl || facilitator ? { EMI_INDEXER_URL: env.indexerUrl ?? facilitatorUrl } : {}),
+    ...(env.maxDataAgeSeconds ? { EMI_MAX_DATA_AGE_SECONDS: String(env.maxDataAgeSeconds) } : {}),
+  },
+}).catch(async (error: unknown) => {
+  await facilitator?.close();
+  throw error;
+});
+
+console.log(`workerd (wrangler dev ${worker.pid}): ${worker.url}/`);
+console.log(`x402 paywall: pays to ${payTo}${env.payTo ? '' : ' (throwaway development payee)'}`);
+console.log(
+  `x402 facilitator: ${facilitator ? `development facilitator on ${facilitatorUrl}` : facilitatorUrl}`,
+);
+console.log('Ctrl-C stops wrangler, workerd and the facilitator.');
+
+onShutdown(async () => {
+  await worker.stop();
+  await facilitator?.close();
+});

@@ -1,0 +1,173 @@
+// The Cloudflare recipe in its own runtime: `wrangler dev` runs deploy/cloudflare/wrangler.toml in workerd on
+// loopback with no network (static assets, the paid files in local R2, the payment book in a Durable Object), in
+// front of the development facilitator. The official @x402/fetch client buys through it.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import algosdk from 'algosdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { TRACKED_ASSETS } from '../schemas/common.ts';
+import { FREE_CACHE, SITE_HEADERS } from '../schemas/delivery.ts';
+import { ErrorResponse } from '../schemas/error.ts';
+import { FREE_RESOURCES, PAID_RESOURCES } from '../schemas/resources.ts';
+import { startWranglerDev, uploadPaidFiles } from '../deploy/cloudflare/run.ts';
+import type { WranglerDev } from '../deploy/cloudflare/run.ts';
+import { buyWithDevWallet } from '../paywall-worker/buy.ts';
+import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import {
+  fetchChallenge,
+  newBuyer,
+  paymentHeader,
+  resourceById,
+  writePaidFixtures,
+} from './paywall-harness.ts';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('Cloudflare recipe in workerd (wrangler dev)', { timeout: 120_000 }, () => {
+  let root: string;
+  let facilitator: DevFacilitator;
+  let worker: WranglerDev;
+  let payTo: string;
+  let startWorker: () => Promise<WranglerDev>;
+
+  const write = async (file: string, body: unknown) => {
+    await mkdir(dirname(join(root, 'dist', file)), { recursive: true });
+    await writeFile(join(root, 'dist', file), typeof body === 'string' ? body : JSON.stringify(body));
+  };
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'emi-cloudflare-'));
+    for (const resource of FREE_RESOURCES) await write(resource.file, { file: resource.file });
+    for (const asset of TRACKED_ASSETS) await write(`api/reasoning/${asset}.json`, { asset });
+    await write('index.html', '<!doctype html><title>home</title>');
+    await write('404.html', '<!doctype html><title>not found page</title>');
+    await mkdir(join(root, 'paid'));
+    await writePaidFixtures(join(root, 'paid'));
+
+    facilitator = await startDevFacilitator();
+    payTo = algosdk.generateAccount().addr.toString();
+    facilitator.ledger.optIn(payTo);
+    const persistTo = join(root, 'state');
+    await uploadPaidFiles(join(root, 'paid'), { persistTo });
+    startWorker = async () => {
+      const port = await freePort();
+      return startWranglerDev({
+        port,
+        inspectorPort: await freePort(),
+        persistTo,
+        assetsDir: join(root, 'dist'),
+        vars: {
+          EMI_PAYTO: payTo,
+          EMI_FACILITATOR_URL: facilitator.url,
+          EMI_INDEXER_URL: facilitator.url,
+          EMI_BASE_URL: `http://127.0.0.1:${port}`,
+          EMI_ALLOW_SIMULATED: '1', // the fixtures are the simulated examples
+        },
+      });
+    };
+    worker = await startWorker();
+  }, 180_000);
+
+  afterAll(async () => {
+    await worker?.stop();
+    await facilitator?.close();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  const expectSiteHeaders = (response: Response) => {
+    for (const [name, value] of Object.entries(SITE_HEADERS))
+      expect(response.headers.get(name), name).toBe(value);
+  };
+
+  it('buys each of the four paths with the official @x402/fetch; the ledger moves exactly the price', async () => {
+    const { ledger } = facilitator;
+    for (const resource of PAID_RESOURCES) {
+      const before = ledger.assetBalance(payTo);
+      const result = await buyWithDevWallet({
+        url: `${worker.url}${resource.path}`,
+        facilitatorUrl: facilitator.url,
+        fundAtomic: '1000000',
+      });
+      expect(result.status, resource.path).toBe(200);
+      expect(result.transaction).toMatch(/^[A-Z2-7]{52}$/);
+      expect(ledger.assetBalance(payTo) - before).toBe(BigInt(resource.amountAtomic));
+    }
+  });
+
+  it('answers the 402 and the paid 200 with no-store and the policy’s CORS headers', async () => {
+    const resource = resourceById('atlas');
+    const { response, paymentRequired } = await fetchChallenge(`${worker.url}${resource.path}`);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    const buyer = await newBuyer(facilitator);
+    const paid = await fetch(`${worker.url}${resource.path}`, {
+      headers: paymentHeader(await buyer.pay(paymentRequired)),
+    });
+    expect(paid.status).toBe(200);
+    expect(paid.headers.get('cache-control')).toBe('no-store');
+    expect(paid.headers.get('access-control-expose-headers')).toContain('PAYMENT-RESPONSE');
+  });
+
+  it('serves one payment once: twice at once, and again after a restart of workerd (the Durable Object remembers)', async () => {
+    const resource = resourceById('paidMarketRegime');
+    const { ledger } = facilitator;
+    const { paymentRequired } = await fetchChallenge(`${worker.url}${resource.path}`);
+    const buyer = await newBuyer(facilitator);
+    const headers = paymentHeader(await buyer.pay(paymentRequired));
+    const before = ledger.assetBalance(buyer.address);
+    const answers = await Promise.all([1, 2].map(() => fetch(`${worker.url}${resource.path}`, { headers })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 402]);
+    const settled = decodePaymentResponseHeader(
+      answers.find((a) => a.status === 200)!.headers.get('payment-response')!,
+    );
+    expect(before - ledger.assetBalance(buyer.address)).toBe(BigInt(resource.amountAtomic));
+
+    await worker.stop();
+    worker = await startWorker();
+    const again = await fetch(`${worker.url}${resource.path}`, { headers });
+    expect(again.status).toBe(200); // delivered again, not charged again
+    expect(decodePaymentResponseHeader(again.headers.get('payment-response')!).transaction).toBe(
+      settled.transaction,
+    );
+    expect(before - ledger.assetBalance(buyer.address)).toBe(BigInt(resource.amountAtomic));
+  });
+
+  it('serves free files as JSON with the policy’s cache and CORS headers', async () => {
+    for (const resource of FREE_RESOURCES) {
+      const response = await fetch(`${worker.url}${resource.path}`);
+      expect(response.status, resource.path).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(response.headers.get('cache-control')).toBe(FREE_CACHE);
+      expectSiteHeaders(response);
+      expect(await response.json()).toEqual({ file: resource.file });
+    }
+  });
+
+  it('maps reasoning.php?asset= case-insensitively and answers JSON 400, JSON 404 and the HTML 404 page', async () => {
+    expect(await (await fetch(`${worker.url}/api/reasoning.php?asset=eth`)).json()).toEqual({ asset: 'ETH' });
+    expect(await (await fetch(`${worker.url}/api/reasoning.php`)).json()).toEqual({
+      file: 'api/reasoning.php',
+    });
+    const invalid = await fetch(`${worker.url}/api/reasoning.php?asset=DOGE`);
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get('cache-control')).toBe('no-store');
+    expect(ErrorResponse.parse(await invalid.json()).error).toBe('invalid_asset');
+    const missing = await fetch(`${worker.url}/api/nothing.php`);
+    expect(missing.status).toBe(404);
+    expect(ErrorResponse.parse(await missing.json()).error).toBe('not_found');
+    const page = await fetch(`${worker.url}/docs/nothing/`);
+    expect(page.status).toBe(404);
+    expect(await page.text()).toContain('not found page');
+  });
+});
