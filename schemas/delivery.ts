@@ -123,16 +123,19 @@ export function fileHeaders(path: string, servedType?: string | null): Record<st
   };
 }
 
-/** A JSON error answer of the site (never stored). */
-export function errorAnswer(status: number, body: ErrorResponse): Response {
+/** The headers of a JSON error answer of the site (never stored). */
+export function errorAnswerHeaders(status: number): Record<string, string> {
   const headers: Record<string, string> = {
     ...SITE_HEADERS,
     'Content-Type': JSON_TYPE,
     'Cache-Control': NO_STORE,
   };
   if (status === 405) headers.Allow = ALLOWED_METHODS;
-  return new Response(JSON.stringify(body), { status, headers });
+  return headers;
 }
+
+export const errorAnswer = (status: number, body: ErrorResponse): Response =>
+  new Response(JSON.stringify(body), { status, headers: errorAnswerHeaders(status) });
 
 export const preflightAnswer = (): Response =>
   new Response(null, {

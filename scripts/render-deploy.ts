@@ -1,12 +1,17 @@
-// `npm run render:deploy [-- --check]`: writes the static hosts' rule files (deploy/netlify/_headers and
-// _redirects) from the delivery policy; with --check, only says whether the committed files are up to date.
+// `npm run render:deploy [-- --check]`: writes the static hosts' rule files (deploy/netlify/_headers, _redirects
+// and the invalid-asset function) from the delivery policy; with --check, only says whether the committed files are up to date.
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { renderNetlifyHeaders, renderNetlifyRedirects } from '../deploy/netlify/render.ts';
+import {
+  renderInvalidAssetFunction,
+  renderNetlifyHeaders,
+  renderNetlifyRedirects,
+} from '../deploy/netlify/render.ts';
 
 export const RENDERED_FILES: ReadonlyArray<readonly [string, () => string]> = [
   ['deploy/netlify/_headers', renderNetlifyHeaders],
   ['deploy/netlify/_redirects', renderNetlifyRedirects],
+  ['deploy/netlify/functions/invalid-asset.mjs', renderInvalidAssetFunction],
 ];
 
 const root = new URL('../', import.meta.url);

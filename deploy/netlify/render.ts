@@ -8,19 +8,35 @@ import {
   FREE_PATHS,
   JSON_TYPE,
   NO_STORE,
+  errorAnswerHeaders,
   PAID_PATHS,
   REASONING_PATH,
   SITE_HEADERS,
 } from '../../schemas/delivery.ts';
+import { invalidAssetError } from '../../schemas/error.ts';
 import { reasoningFileFor } from '../../schemas/resources.ts';
 
 export const PAYWALL_ORIGIN_PLACEHOLDER = 'PAYWALL_ORIGIN';
 /** Written by `emi build` (generator/site): the JSON error bodies of the policy as static files. */
-export const INVALID_ASSET_FILE = '/errors/invalid-asset.json';
 export const NOT_FOUND_FILE = '/errors/not-found.json';
 
 const block = (path: string, headers: Readonly<Record<string, string>>): string =>
   [path, ...Object.entries(headers).map(([name, value]) => `  ${name}: ${value}`)].join('\n');
+
+const INVALID_ASSET_FUNCTION = '/.netlify/functions/invalid-asset';
+
+/** netlify/functions/invalid-asset.mjs: a self-contained Netlify Function answering the policy's JSON 400. */
+export function renderInvalidAssetFunction(): string {
+  return [
+    '// Rendered from schemas/delivery.ts by `npm run render:deploy`: do not edit. The JSON 400 of the delivery',
+    '// policy for reasoning.php?asset= with an unknown value (Netlify Functions v2).',
+    `const BODY = ${JSON.stringify(invalidAssetError())};`,
+    `const HEADERS = ${JSON.stringify(errorAnswerHeaders(400))};`,
+    '',
+    'export default () => new Response(JSON.stringify(BODY), { status: 400, headers: HEADERS });',
+    '',
+  ].join('\n');
+}
 
 export function renderNetlifyHeaders(): string {
   const freeJson = { 'Content-Type': JSON_TYPE, 'Cache-Control': FREE_CACHE };
@@ -49,8 +65,9 @@ export function renderNetlifyRedirects(): string {
     ...spellings.map(
       ([spelling, asset]) => `${REASONING_PATH}  asset=${spelling}  /${reasoningFileFor(asset!)}  200!`,
     ),
-    '# Any other asset value: the JSON 400 with the allowed values.',
-    `${REASONING_PATH}  asset=:other  ${INVALID_ASSET_FILE}  400!`,
+    '# Any other asset value: the JSON 400 with the allowed values, from a function (a static `400!` rule is',
+    '# answered as a redirect by `netlify dev`).',
+    `${REASONING_PATH}  asset=:other  ${INVALID_ASSET_FUNCTION}  200!`,
     '',
     '# The four x402 products: proxied to the paywall worker, which answers 402 or the paid body (no-store).',
     ...PAID_PATHS.map((path) => `${path}  ${PAYWALL_ORIGIN_PLACEHOLDER}${path}  200!`),
