@@ -14,6 +14,7 @@ import type { MarketSnapshot, SourceIssue } from './market/types.ts';
 import { publishAll } from './publish/publish.ts';
 import type { PublishItem } from './publish/publish.ts';
 import { writeFileAtomic } from './publish/atomic-write.ts';
+import { writeRunStatus } from './publish/status.ts';
 import { assertWritableFolder } from './publish/writable.ts';
 import { openArenaStore, publicPerformance, runArenaStep, runOwner, withRunLock } from './state/index.ts';
 import type { ArenaBodies, BrainCall } from './state/index.ts';
@@ -155,6 +156,7 @@ export async function runPipeline(options: PipelineOptions): Promise<RunReport> 
   await mkdir(options.stateDir, { recursive: true });
 
   let snapshot: MarketSnapshot | null = null;
+  let clock: RunClock | null = null;
   let report: RunReport;
   try {
     await assertWritableFolder(options.outDir, 'output folder');
@@ -169,7 +171,7 @@ export async function runPipeline(options: PipelineOptions): Promise<RunReport> 
     if (!hasAnyPrice(snapshot)) {
       report = finish('stale', 0, 'no source delivered a price for any asset; the last good files were kept');
     } else {
-      const clock = runClock(asOf, snapshot.mode, now(), cadence);
+      clock = runClock(asOf, snapshot.mode, now(), cadence);
       const files = await computeAndPublish(options, snapshot, clock);
       report = finish('ok', files, null);
     }
@@ -177,6 +179,9 @@ export async function runPipeline(options: PipelineOptions): Promise<RunReport> 
     report = finish('failed', 0, (error as Error).message);
   }
   await writeFileAtomic(join(options.stateDir, 'last-run.json'), `${JSON.stringify(report, null, 2)}\n`);
+  await writeRunStatus(options.outDir, report, snapshot?.provider ?? null, clock).catch((error: unknown) => {
+    console.error(`status.json was not written: ${(error as Error).message}`); // the run's own outcome stands
+  });
   return report;
 
   function finish(status: 'ok' | 'stale' | 'failed', files: number, error: string | null): RunReport {

@@ -7,13 +7,21 @@ import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import type { FacilitatorClient } from '@x402/core/server';
 import { encodePaymentResponseHeader } from '@x402/core/http';
 import { ExactAvmScheme } from '@x402/avm/exact/server';
-import { ALLOWED_METHODS, CORS_HEADERS, JSON_TYPE, NO_STORE, preflightAnswer } from '../schemas/delivery.ts';
+import {
+  ALLOWED_METHODS,
+  CORS_HEADERS,
+  HEALTH_PATH,
+  JSON_TYPE,
+  NO_STORE,
+  preflightAnswer,
+} from '../schemas/delivery.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import { resolveConfig } from './config.ts';
 import type { PaywallConfig } from './config.ts';
 import { createIndexerLookup } from './core/chain-lookup.ts';
 import { createPaywallCore, errorBody } from './core/decide.ts';
 import type { Decision, ErrorStatus, PaywallLogEntry, SaleHooks } from './core/decide.ts';
+import { checkHealth } from './core/health.ts';
 import { PaidFileReader } from './core/paid-file.ts';
 import { normalizeNetwork } from './network.ts';
 import { ownSalePoints } from './offers.ts';
@@ -124,12 +132,14 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
   );
   const now = options.now ?? Date.now;
   const points = [...ownSalePoints(PAID_RESOURCES, settings.payTo), ...(options.salePoints ?? [])];
+  const reader = new PaidFileReader(config.storage, 1000, now);
+  const freshness = { allowSimulated: settings.allowSimulated, maxAgeSeconds: settings.maxDataAgeSeconds };
   const core = createPaywallCore({
     server,
     offerSettings: settings,
     points: new Map(points.map((point) => [point.path, point])),
-    reader: new PaidFileReader(config.storage, 1000, now),
-    freshness: { allowSimulated: settings.allowSimulated, maxAgeSeconds: settings.maxDataAgeSeconds },
+    reader,
+    freshness,
     groupPolicy: { maxFeePayerFeeMicroAlgos: settings.maxFeePayerFeeMicroAlgos },
     book: options.paymentBook ?? new MemoryPaymentBook(),
     lookup: createIndexerLookup(settings.indexerUrl, settings.facilitatorTimeoutMs),
@@ -142,6 +152,14 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
   app.decide = core.decide;
   // Every answer carries CORS (rendered with it); the preflight is answered here for every path.
   app.options('*', () => preflightAnswer());
+  // For operators and monitors: 200 when every paid file is for sale and the facilitator answers, else 503.
+  app.get(HEALTH_PATH, async () => {
+    const health = await checkHealth({ points, reader, freshness, facilitator, now });
+    return new Response(JSON.stringify(health, null, 2), {
+      status: health.ok ? 200 : 503,
+      headers: { ...CORS_HEADERS, 'Content-Type': JSON_TYPE, 'Cache-Control': NO_STORE },
+    });
+  });
   for (const point of points) {
     app.all(point.path, async (c) =>
       renderDecision(

@@ -9,6 +9,12 @@ import { FREE_RESOURCES, PAID_RESOURCES, reasoningFileFor } from './resources.ts
 export const PAID_PATHS: readonly string[] = PAID_RESOURCES.map((r) => r.path);
 export const FREE_PATHS: readonly string[] = FREE_RESOURCES.map((r) => r.path);
 export const REASONING_PATH = '/api/reasoning.php';
+/** The paywall worker's health check (paid files for sale? facilitator answers?), routed to the worker. */
+export const HEALTH_PATH = '/x402/health';
+/** The last run's status (status, data mode, age, sources), written by the generator with the site. */
+export const STATUS_PATH = '/status.json';
+/** Paths every host hands to the paywall worker. */
+export const WORKER_PATHS: readonly string[] = [...PAID_PATHS, HEALTH_PATH];
 /** Folders whose missing files answer the JSON 404 (the docs pages keep the HTML 404 page). */
 export const API_PREFIXES = ['/api/', '/arena/'] as const;
 
@@ -72,8 +78,10 @@ export const contentTypeFor = (path: string): string | undefined =>
 
 export const isApiPath = (path: string): boolean => API_PREFIXES.some((prefix) => path.startsWith(prefix));
 
-/** The cache hint of a static file: API files are cached for one generation; pages are left to the host. */
-export const cacheFor = (path: string): string | null => (isApiPath(path) ? FREE_CACHE : null);
+/** The cache hint of a static file: API files are cached for one generation, the run status never; pages are
+ * left to the host. */
+export const cacheFor = (path: string): string | null =>
+  path === STATUS_PATH ? NO_STORE : isApiPath(path) ? FREE_CACHE : null;
 
 /** `asset` is matched case-insensitively (`eth` is ETH); null when it names no tracked asset. */
 export function assetFromQuery(value: string): string | null {
@@ -83,7 +91,7 @@ export function assetFromQuery(value: string): string | null {
 
 export type DeliveryRoute =
   | { kind: 'preflight' }
-  /** One of the four x402 products: the paywall worker answers. */
+  /** One of the four x402 products, or the worker's health check: the paywall worker answers. */
   | { kind: 'paid'; path: string }
   /** A static file of the built site (`path` is the URL path of the file to serve). */
   | { kind: 'file'; path: string }
@@ -95,7 +103,7 @@ export type DeliveryRoute =
  */
 export function routeRequest(method: string, path: string, asset: string | undefined): DeliveryRoute {
   if (method === 'OPTIONS') return { kind: 'preflight' };
-  if (PAID_PATHS.includes(path)) return { kind: 'paid', path };
+  if (WORKER_PATHS.includes(path)) return { kind: 'paid', path };
   if (method !== 'GET' && method !== 'HEAD')
     return { kind: 'error', status: 405, body: methodNotAllowedError() };
   if (path === REASONING_PATH && asset !== undefined) {

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
-import { ALLOWED_REQUEST_HEADERS, EXPOSED_HEADERS } from '../schemas/delivery.ts';
+import { ALLOWED_REQUEST_HEADERS, EXPOSED_HEADERS, WORKER_PATHS } from '../schemas/delivery.ts';
 import { FREE_RESOURCES, PAID_RESOURCES } from '../schemas/resources.ts';
 import { renderNetlifyHeaders, renderNetlifyRedirects } from '../deploy/netlify/render.ts';
 
@@ -36,7 +36,7 @@ describe('Netlify recipe', () => {
     expect(await read('netlify/_redirects')).toBe(renderNetlifyRedirects());
   });
 
-  it('forces query rules for each tracked asset (upper and lower case), then a JSON 400 for any other value', async () => {
+  it('forces query rules for each tracked asset (upper and lower case), then the JSON 400 function for any other value', async () => {
     const rules = rulesOf(await read('netlify/_redirects'));
     const reasoning = rules.filter(([from]) => from === '/api/reasoning.php');
     expect(reasoning.slice(0, TRACKED_ASSETS.length * 2)).toEqual(
@@ -52,15 +52,15 @@ describe('Netlify recipe', () => {
     expect(reasoning.at(-1)).toEqual([
       '/api/reasoning.php',
       'asset=:other',
-      '/errors/invalid-asset.json',
-      '400!',
+      '/.netlify/functions/invalid-asset',
+      '200!',
     ]);
   });
 
   it('proxies exactly the paid paths to the paywall and shadows no free file', async () => {
     const rules = rulesOf(await read('netlify/_redirects'));
     const proxied = rules.filter(([, to]) => to?.startsWith('PAYWALL_ORIGIN'));
-    expect(proxied).toEqual(PAID_RESOURCES.map((r) => [r.path, `PAYWALL_ORIGIN${r.path}`, '200!']));
+    expect(proxied).toEqual(WORKER_PATHS.map((path) => [path, `PAYWALL_ORIGIN${path}`, '200!']));
     const forced = rules.filter((rule) => rule.at(-1)?.endsWith('!')).map(([from]) => from);
     for (const resource of FREE_RESOURCES.filter((r) => r.id !== 'reasoning'))
       expect(forced).not.toContain(resource.path);

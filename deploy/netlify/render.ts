@@ -9,7 +9,8 @@ import {
   JSON_TYPE,
   NO_STORE,
   errorAnswerHeaders,
-  PAID_PATHS,
+  STATUS_PATH,
+  WORKER_PATHS,
   REASONING_PATH,
   SITE_HEADERS,
 } from '../../schemas/delivery.ts';
@@ -50,6 +51,8 @@ export function renderNetlifyHeaders(): string {
     '',
     block('/errors/*', { 'Content-Type': JSON_TYPE, 'Cache-Control': NO_STORE }),
     '',
+    block(STATUS_PATH, { 'Content-Type': JSON_TYPE, 'Cache-Control': NO_STORE }),
+    '',
   ].join('\n');
 }
 
@@ -69,8 +72,8 @@ export function renderNetlifyRedirects(): string {
     '# answered as a redirect by `netlify dev`).',
     `${REASONING_PATH}  asset=:other  ${INVALID_ASSET_FUNCTION}  200!`,
     '',
-    '# The four x402 products: proxied to the paywall worker, which answers 402 or the paid body (no-store).',
-    ...PAID_PATHS.map((path) => `${path}  ${PAYWALL_ORIGIN_PLACEHOLDER}${path}  200!`),
+    '# The four x402 products and the health check: proxied to the paywall worker (402 or the paid body, no-store).',
+    ...WORKER_PATHS.map((path) => `${path}  ${PAYWALL_ORIGIN_PLACEHOLDER}${path}  200!`),
     '',
     '# Missing API files answer the JSON 404; the docs pages fall back to 404.html.',
     `/api/*  ${NOT_FOUND_FILE}  404`,

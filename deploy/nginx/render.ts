@@ -5,7 +5,8 @@ import { DEFAULT_REASONING_ASSET, TRACKED_ASSETS } from '../../schemas/common.ts
 import {
   FREE_CACHE,
   NO_STORE,
-  PAID_PATHS,
+  STATUS_PATH,
+  WORKER_PATHS,
   PREFLIGHT_MAX_AGE_SECONDS,
   SITE_HEADERS,
   paywallDownError,
@@ -59,7 +60,8 @@ export async function renderNginxSite(options: NginxSiteOptions): Promise<string
     __REASONING_MAP__: TRACKED_ASSETS.map(
       (asset) => `    "~*^1:${asset}$" /${reasoningFileFor(asset)};`,
     ).join('\n'),
-    __PAID_ALTERNATION__: PAID_PATHS.map(regexEscape).join('|'),
+    __WORKER_ALTERNATION__: WORKER_PATHS.map(regexEscape).join('|'),
+    __STATUS_PATH__: STATUS_PATH,
     __FREE_CACHE__: FREE_CACHE,
     __NO_STORE__: NO_STORE,
     __PREFLIGHT_MAX_AGE__: String(PREFLIGHT_MAX_AGE_SECONDS),

@@ -3,6 +3,7 @@
 import { join, relative } from 'node:path';
 import type { EleventyPage, EleventyUserConfig } from '@11ty/eleventy';
 import { buildSitemapXml } from '../discovery/crawl-files.ts';
+import { STATUS_FILE } from '../publish/status.ts';
 import { shortUtc } from './charts.ts';
 import { loadSiteData } from './site-data.ts';
 import type { SiteDataOptions } from './site-data.ts';
@@ -32,6 +33,8 @@ export async function configureSite(
     eleventyConfig.ignores.add(`${source}/**`);
     eleventyConfig.ignores.add(`${fromCwd(join(options.siteDir, folder))}/**`);
   }
+  const published = options.publishedDir ?? options.siteDir;
+  eleventyConfig.addPassthroughCopy({ [fromCwd(join(published, STATUS_FILE))]: STATUS_FILE });
   const buyer = fromCwd(join(options.siteDir, 'x402-buyer'));
   eleventyConfig.ignores.add(`${buyer}/**`);
   for (const file of BUYER_FILES) {

@@ -1,0 +1,58 @@
+// Writes /status.json into the public site folder after every run, successful or not. When a run publishes
+// nothing, the age of the data still served comes from the previous status.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DISCLAIMER, PROJECT } from '../../schemas/common.ts';
+import { RunStatus } from '../../schemas/status.ts';
+import type { RunReport } from '../pipeline.ts';
+import { writeFileAtomic } from './atomic-write.ts';
+
+export const STATUS_FILE = 'status.json';
+
+export function runStatus(
+  report: RunReport,
+  provider: string | null,
+  published: { generatedAt: number; nextUpdateDue: number } | null,
+  previous: RunStatus | null,
+): RunStatus {
+  const publishedNow = report.status === 'ok' || report.status === 'degraded';
+  return RunStatus.parse({
+    project: PROJECT,
+    status: report.status,
+    mode: report.mode,
+    simulated: report.mode !== 'live',
+    last_run: {
+      started_at: report.started_at,
+      finished_at: report.finished_at,
+      duration_ms: report.duration_ms,
+      error: report.error,
+    },
+    data:
+      publishedNow && published
+        ? {
+            generated_at: new Date(published.generatedAt).toISOString(),
+            next_update_due: new Date(published.nextUpdateDue).toISOString(),
+          }
+        : (previous?.data ?? { generated_at: null, next_update_due: null }),
+    sources: {
+      provider,
+      issues_total: report.issues.length,
+      issues: report.issues.slice(0, 20).map(({ venue, section, message }) => ({ venue, section, message })),
+    },
+    disclaimer: DISCLAIMER,
+  });
+}
+
+export async function writeRunStatus(
+  outDir: string,
+  report: RunReport,
+  provider: string | null,
+  published: { generatedAt: number; nextUpdateDue: number } | null,
+): Promise<void> {
+  const file = join(outDir, STATUS_FILE);
+  const previous = RunStatus.safeParse(
+    JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) as unknown,
+  );
+  const status = runStatus(report, provider, published, previous.success ? previous.data : null);
+  await writeFileAtomic(file, `${JSON.stringify(status, null, 2)}\n`);
+}

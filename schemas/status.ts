@@ -1,0 +1,40 @@
+// GET /status.json: what the last generator run did, published with the site for operators and monitors.
+import { z } from 'zod';
+import { DISCLAIMER, DataMode, IsoTimestamp, PROJECT } from './common.ts';
+
+export const RunStatus = z.strictObject({
+  project: z.literal(PROJECT),
+  status: z
+    .enum(['ok', 'degraded', 'stale', 'failed'])
+    .describe(
+      'ok: every section published; degraded: published with some sections missing (see issues); stale: no ' +
+        'source delivered a price, nothing was published; failed: the run stopped with an error, nothing was ' +
+        'published. After stale or failed the previous files stay served: see data.generated_at for their age.',
+    ),
+  mode: DataMode.nullable().describe(
+    'the data mode of the last run (simulated, replay or live); null if unknown',
+  ),
+  simulated: z.boolean().describe('true when the published data is not a live market reading'),
+  last_run: z.strictObject({
+    started_at: IsoTimestamp,
+    finished_at: IsoTimestamp,
+    duration_ms: z.number().int().min(0),
+    error: z.string().nullable().describe('why the run failed or published nothing; null otherwise'),
+  }),
+  data: z.strictObject({
+    generated_at: IsoTimestamp.nullable().describe(
+      'when the data now served was generated (the last run that published); its age is now minus this',
+    ),
+    next_update_due: IsoTimestamp.nullable().describe('when the next scheduled run should publish'),
+  }),
+  sources: z.strictObject({
+    provider: z.string().nullable().describe('the market-data source of the last run'),
+    issues_total: z.number().int().min(0),
+    issues: z
+      .array(z.strictObject({ venue: z.string(), section: z.string(), message: z.string() }))
+      .max(20)
+      .describe('the first 20 problems the sources reported (venue refusals, missing sections)'),
+  }),
+  disclaimer: z.literal(DISCLAIMER),
+});
+export type RunStatus = z.infer<typeof RunStatus>;
