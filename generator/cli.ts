@@ -1,19 +1,21 @@
-// The `emi` command line. Each command is a thin shell over a module that does the work.
+// The `emi` command line. Each command is a thin shell over a module that does the work, and loads that module
+// only when it runs: `emi --help` and `emi --version` load no engine, no Eleventy, no SQLite and no x402 package.
 import { Command, Option } from 'commander';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAsOf, parseCount, parsePort, parsePositiveInt, parseSeed } from './cli-options.ts';
-import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED, runPipeline } from './pipeline.ts';
+import {
+  DEFAULT_BACKFILL_DAYS,
+  DEFAULT_CADENCE_SECONDS,
+  DEFAULT_CRON,
+  DEFAULT_SEED,
+  SOURCE_NAMES,
+} from './defaults.ts';
 import type { RunReport } from './pipeline.ts';
-import { SOURCE_NAMES } from './market-source.ts';
 import type { SourceName } from './market-source.ts';
-import { DEFAULT_CRON, startSchedule } from './schedule.ts';
-import { validatePaidOutput, validatePublicOutput } from './publish/validate-output.ts';
-import { registerArenaCommands } from './state/cli.ts';
-import { registerPaywallCommands } from '../paywall-worker/cli.ts';
-import { DEFAULT_BACKFILL_DAYS, backfillAndReport, registerBackfillCommand } from './backfill-command.ts';
-import { registerSourcesCommands, resolveSourceFlags } from './sources/cli.ts';
+import { COMMAND_GROUPS, addPlaceholders, commandGroupFor } from './cli-groups.ts';
+import type { CommandGroup, RegisterCommands } from './cli-groups.ts';
 
 interface GenerateFlags {
   asOf?: number;
@@ -66,6 +68,8 @@ function addGenerateOptions(command: Command): Command {
 async function generate(
   flags: GenerateFlags & { record?: string; replay?: string; config?: string },
 ): Promise<RunReport> {
+  const { resolveSourceFlags } = await import('./sources/cli.ts');
+  const { runPipeline } = await import('./pipeline.ts');
   const { asOf, sourceOptions } = await resolveSourceFlags(flags);
   return runPipeline({
     outDir: resolve(flags.out),
@@ -96,6 +100,7 @@ async function generateOnce(flags: GenerateFlags): Promise<void> {
 // Eleventy and the x402 stack load only for the commands that use them, so the others start quickly.
 async function build(site: string, published: string, out: string, baseUrl: string, state: string) {
   // A site is only built from a complete, valid set of published files.
+  const { validatePublicOutput } = await import('./publish/validate-output.ts');
   const invalid = (await validatePublicOutput(resolve(published))).filter((check) => !check.ok);
   if (invalid.length > 0) {
     const [first] = invalid;
@@ -121,6 +126,7 @@ async function build(site: string, published: string, out: string, baseUrl: stri
 
 /** Regenerates and rebuilds on a cron expression until SIGINT or SIGTERM. */
 async function scheduleRuns(flags: GenerateFlags & { cron: string; dist: string; baseUrl: string }) {
+  const { startSchedule } = await import('./schedule.ts');
   const schedule = startSchedule(
     flags.cron,
     async () => {
@@ -159,11 +165,25 @@ function onShutdown(stop: () => Promise<void>): void {
   process.once('SIGTERM', () => handler('SIGTERM'));
 }
 
-export function createProgram(): Command {
+/** The package's version, read from package.json (a few hundred bytes, so --help stays fast). */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return manifest.version;
+}
+
+/**
+ * The whole command tree. Commands defined in other modules (arena, backfill, sources, paywall, buy) appear as
+ * placeholders that load their module when they run, unless it is given in `loaded`: `main` loads up front the
+ * one module the command line asks for, so that its help and errors are the real ones.
+ */
+export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands> = new Map()): Command {
   const program = new Command('emi')
     .description(
       'Educational market-intelligence publisher: generate, build and serve the API (educational only, not advice)',
     )
+    .version(packageVersion(), '-v, --version', 'print the version of emi')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') });
 
@@ -228,6 +248,7 @@ export function createProgram(): Command {
     .action(async (o: UpFlags) => {
       const baseUrl = process.env.EMI_BASE_URL ?? `http://${o.host}:${o.port}`;
       if (o.source === 'sim' && o.backfillDays > 0) {
+        const { backfillAndReport } = await import('./backfill-command.ts');
         // Rounds already on record are skipped, so only a fresh store pays for the replay.
         await backfillAndReport({
           stateDir: resolve(o.state),
@@ -259,6 +280,7 @@ export function createProgram(): Command {
     .argument('[dir]', 'public site folder', 'site')
     .option('--paid <dir>', 'also check the paid bodies in this folder')
     .action(async (dir: string, o: { paid?: string }) => {
+      const { validatePaidOutput, validatePublicOutput } = await import('./publish/validate-output.ts');
       const checks = [
         ...(await validatePublicOutput(resolve(dir))),
         ...(o.paid ? await validatePaidOutput(resolve(o.paid)) : []),
@@ -273,19 +295,27 @@ export function createProgram(): Command {
       if (failed > 0) process.exitCode = 1;
     });
 
-  registerArenaCommands(program, {
-    storePath: () => resolve(process.env.EMI_STATE_DIR ?? 'var', 'arena.sqlite'),
-  });
-  registerBackfillCommand(program);
-  registerSourcesCommands(program);
-  registerPaywallCommands(program);
+  for (const group of COMMAND_GROUPS) {
+    const register = loaded.get(group);
+    if (register) register(program);
+    else
+      addPlaceholders(program, group, async (needed, args) => {
+        await createProgram(new Map([[needed, await needed.load()]])).parseAsync(args, { from: 'user' });
+      });
+  }
   return program;
+}
+
+/** The command tree with the module of the command that `argv` runs (or asks help for) loaded. */
+export async function programFor(argv: readonly string[]): Promise<Command> {
+  const group = commandGroupFor(argv.slice(2));
+  return createProgram(group ? new Map([[group, await group.load()]]) : undefined);
 }
 
 /** Runs the CLI: errors become one line on stderr and a non-zero exit, never a stack trace. */
 export async function main(argv: string[]): Promise<void> {
   try {
-    await createProgram().parseAsync(argv);
+    await (await programFor(argv)).parseAsync(argv);
   } catch (error) {
     console.error(`emi: ${(error as Error).message.split('\n')[0]}`);
     process.exitCode = process.exitCode || 1;
