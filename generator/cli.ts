@@ -1,9 +1,8 @@
 // The `emi` command line. Each command is a thin shell over a module that does the work, and loads that module
 // only when it runs: `emi --help` and `emi --version` load no engine, no Eleventy, no SQLite and no x402 package.
 import { Command, Option } from 'commander';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseAsOf, parseCount, parsePort, parsePositiveInt, parseSeed } from './cli-options.ts';
 import {
   DEFAULT_BACKFILL_DAYS,
@@ -12,20 +11,10 @@ import {
   DEFAULT_SEED,
   SOURCE_NAMES,
 } from './defaults.ts';
-import type { RunReport } from './pipeline.ts';
-import type { SourceName } from './market-source.ts';
+import { SITE_TEMPLATES, build, generate, publishCycle, summarise } from './cycle.ts';
+import type { GenerateFlags } from './cycle.ts';
 import { COMMAND_GROUPS, addPlaceholders, commandGroupFor } from './cli-groups.ts';
 import type { CommandGroup, RegisterCommands } from './cli-groups.ts';
-
-interface GenerateFlags {
-  asOf?: number;
-  cadence: number;
-  seed: number;
-  source: SourceName;
-  out: string;
-  paid: string;
-  state: string;
-}
 
 type UpFlags = GenerateFlags & {
   cron: string;
@@ -35,9 +24,6 @@ type UpFlags = GenerateFlags & {
   backfillDays: number;
   devFacilitatorPort: number;
 };
-
-/** The Eleventy templates ship with the project, wherever `emi` is run from. */
-const SITE_TEMPLATES = fileURLToPath(new URL('../site/', import.meta.url));
 
 const defaultBaseUrl = (): string => process.env.EMI_BASE_URL ?? 'http://127.0.0.1:8080';
 
@@ -65,63 +51,10 @@ function addGenerateOptions(command: Command): Command {
     );
 }
 
-async function generate(
-  flags: GenerateFlags & { record?: string; replay?: string; config?: string },
-): Promise<RunReport> {
-  const { resolveSourceFlags } = await import('./sources/cli.ts');
-  const { runPipeline } = await import('./pipeline.ts');
-  const { asOf, sourceOptions } = await resolveSourceFlags(flags);
-  return runPipeline({
-    outDir: resolve(flags.out),
-    paidDir: resolve(flags.paid),
-    stateDir: resolve(flags.state),
-    source: flags.source,
-    seed: flags.seed,
-    asOf,
-    cadenceSeconds: flags.cadence,
-    sourceOptions,
-  });
-}
-
-function summarise(report: RunReport): string {
-  const issues = report.issues.length ? `, ${report.issues.length} source issue(s)` : '';
-  if (report.status === 'failed')
-    return `generate failed: ${report.error} (the last good files were left in place)`;
-  if (report.status === 'stale') return `generate published nothing: ${report.error}${issues}`;
-  return `generated ${report.files_written} files for ${report.as_of} [${report.mode}, ${report.status}${issues}] in ${report.duration_ms} ms`;
-}
-
 async function generateOnce(flags: GenerateFlags): Promise<void> {
   const report = await generate(flags);
   if (report.status === 'failed' || report.status === 'stale') throw new Error(summarise(report));
   console.log(summarise(report));
-}
-
-// Eleventy and the x402 stack load only for the commands that use them, so the others start quickly.
-async function build(site: string, published: string, out: string, baseUrl: string, state: string) {
-  // A site is only built from a complete, valid set of published files.
-  const { validatePublicOutput } = await import('./publish/validate-output.ts');
-  const invalid = (await validatePublicOutput(resolve(published))).filter((check) => !check.ok);
-  if (invalid.length > 0) {
-    const [first] = invalid;
-    throw new Error(
-      `refusing to build: ${invalid.length} published file(s) missing or invalid in ${resolve(published)} ` +
-        `(${first?.file}: ${first?.problems[0]}); run emi generate first`,
-    );
-  }
-  const { buildSite } = await import('./site/build.ts');
-  const { bundleBuyerPage } = await import('./buyer/bundle.ts');
-  if (existsSync(resolve(site, 'x402-buyer', 'index.html'))) {
-    await bundleBuyerPage({ outFile: resolve(site, 'x402-buyer', 'app.js') });
-  }
-  await buildSite({
-    siteDir: resolve(site),
-    publishedDir: resolve(published),
-    outDir: resolve(out),
-    baseUrl,
-    historyFile: resolve(state, 'run-history.json'),
-    quiet: true,
-  });
 }
 
 /** Regenerates and rebuilds on a cron expression until SIGINT or SIGTERM. */
@@ -132,11 +65,10 @@ async function scheduleRuns(flags: GenerateFlags & { cron: string; dist: string;
     async () => {
       // One bad tick is reported and the schedule goes on; the last good files stay published meanwhile.
       try {
-        // A scheduled run describes the current minute: --as-of only applies to one-off runs.
-        const report = await generate({ ...flags, asOf: undefined });
-        const published = report.status === 'ok' || report.status === 'degraded';
-        (published ? console.log : console.error)(summarise(report));
-        if (published) await build(SITE_TEMPLATES, flags.out, flags.dist, flags.baseUrl, flags.state);
+        await publishCycle(flags, (report) => {
+          const published = report.status === 'ok' || report.status === 'degraded';
+          (published ? console.log : console.error)(summarise(report));
+        });
       } catch (error) {
         console.error(`emi: scheduled run failed: ${(error as Error).message.split('\n')[0]}`);
       }
@@ -200,7 +132,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     .option('--state <dir>', 'folder holding the run history', process.env.EMI_STATE_DIR ?? 'var')
     .option('--base-url <url>', 'absolute base URL for discovery files', defaultBaseUrl())
     .action(async (o: { site: string; published: string; out: string; baseUrl: string; state: string }) => {
-      await build(o.site, o.published, o.out, o.baseUrl, o.state);
+      await build(o);
       console.log(`built ${resolve(o.out)}`);
     });
 
@@ -258,7 +190,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
         });
       }
       await generateOnce(o);
-      await build(SITE_TEMPLATES, o.out, o.dist, baseUrl, o.state);
+      await build({ site: SITE_TEMPLATES, published: o.out, out: o.dist, baseUrl, state: o.state });
       const { startLocalStack } = await import('./local-stack.ts');
       const stack = await startLocalStack({
         port: o.port,
