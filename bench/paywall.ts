@@ -3,7 +3,8 @@
 // facilitator on its in-memory ledger, real ed25519 signatures). Bounded request counts; loopback only.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Agent, request as httpRequest } from 'node:http';
 import { Hono } from 'hono';
@@ -95,7 +96,17 @@ async function compare(a: () => Promise<Row>, b: () => Promise<Row>): Promise<[R
   return [mid(as), mid(bs)];
 }
 
-async function main(): Promise<void> {
+/** What `npm run bench` keeps from this benchmark. */
+export interface PaywallSummary {
+  /** Requests per second of the unpaid 402, as a share of the bare route answering the same bytes. */
+  challengeShare: number;
+  challengeRps: number;
+  bareRps: number;
+  paidP50: number;
+  paidP99: number;
+}
+
+export async function runPaywallBench(): Promise<PaywallSummary> {
   const paidDir = await mkdtemp(join(tmpdir(), 'emi-bench-paywall-'));
   const updated = new Date().toISOString(); // fresh for the whole run: the worker refuses stale files
   for (const r of PAID_RESOURCES) {
@@ -208,6 +219,13 @@ async function main(): Promise<void> {
         `${buys.filter((b) => b.ok).length}/${BUYERS} served, p50 ${percentile(buyMs, 50).toFixed(0)} ms, ` +
         `p99 ${percentile(buyMs, 99).toFixed(0)} ms, all done in ${(performance.now() - buyStarted).toFixed(0)} ms`,
     );
+    return {
+      challengeShare: rows[1]!.rps / rows[0]!.rps,
+      challengeRps: rows[1]!.rps,
+      bareRps: rows[0]!.rps,
+      paidP50: rows[2]!.p50,
+      paidP99: rows[2]!.p99,
+    };
   } finally {
     await bareServer.close();
     await worker.close();
@@ -216,4 +234,6 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// Run on its own (`node bin/run-ts.js bench/paywall.ts`), or imported by bench/run.ts.
+if (process.argv[1] && pathToFileURL(resolve(process.argv[1])).href === import.meta.url)
+  await runPaywallBench();

@@ -1,4 +1,291 @@
-// Runs every benchmark in turn: `npm run bench`.
-await import('./generate.ts');
-await import('./paywall.ts');
-await import('./live-sources.ts');
+// `npm run bench`: every goal of issue 14, each against its baseline measured in the same run, printed as one
+// table and written to bench/results.json. Whole processes where a user pays for a whole process (a command run
+// by cron or CI), in-process where a long-running process pays (the scheduled cycle, the paywall server).
+//
+// `npm run bench -- --short` (CI): fewer repeats, no 700-asset universe, a smaller paywall load; it compares each
+// ratio with bench/baseline.json and fails only when one regresses by more than half, never on an absolute time.
+// `--write-baseline` stores this run's ratios as the new baseline.
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { measureCycles } from './cycle.ts';
+
+const SHORT = process.argv.includes('--short');
+const WRITE_BASELINE = process.argv.includes('--write-baseline');
+const REPEATS = SHORT ? 3 : 5;
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const EMI = join(ROOT, 'bin', 'emi.js');
+const USAGE = join(ROOT, 'bench', 'report-usage.mjs');
+const GENERATE_ONCE = join(ROOT, 'build', 'bench-generate-once.js');
+/** A ratio "regresses by more than half" when it is this many times worse than its baseline. */
+const TOLERANCE = 1.5;
+
+interface Sample {
+  wallMs: number;
+  maxRssMiB: number;
+  cpuMs: number;
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+};
+
+/** One whole process (`node ...args`), timed from spawn to exit, with its peak memory and CPU from the preload. */
+function runProcess(args: string[]): Sample {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, ['--import', USAGE, ...args], { encoding: 'utf8', cwd: ROOT });
+  const wallMs = performance.now() - started;
+  if (result.status !== 0)
+    throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+  const line = result.stderr.split('\n').find((l) => l.startsWith('EMI_BENCH_USAGE '));
+  const usage = JSON.parse(line?.slice('EMI_BENCH_USAGE '.length) ?? '{}') as Omit<Sample, 'wallMs'>;
+  return { wallMs, ...usage };
+}
+
+/** Median of REPEATS runs after one warm-up run (which fills the OS file cache). */
+function medianProcess(run: () => Sample[]): Sample {
+  run();
+  const samples = Array.from({ length: REPEATS }, run);
+  const total = (s: Sample[], key: keyof Sample) => s.reduce((sum, x) => sum + x[key], 0);
+  return {
+    wallMs: median(samples.map((s) => total(s, 'wallMs'))),
+    maxRssMiB: median(samples.map((s) => Math.max(...s.map((x) => x.maxRssMiB)))),
+    cpuMs: median(samples.map((s) => total(s, 'cpuMs'))),
+  };
+}
+
+interface Row {
+  id: string;
+  measure: string;
+  how: 'whole process' | 'in-process';
+  value: number;
+  unit: string;
+  baseline: string;
+  baselineValue: number;
+  /** The figure a goal and the CI check look at; `lowerIsBetter` says which way is worse. */
+  ratio: number;
+  ratioLabel: string;
+  lowerIsBetter: boolean;
+  goal: string;
+  met: boolean;
+}
+
+const rows: Row[] = [];
+const dir = await mkdtemp(join(tmpdir(), 'emi-bench-'));
+const folders = (name: string) => ['--out', join(dir, name, 'site'), '--paid', join(dir, name, 'paid')];
+const stateOf = (name: string) => ['--state', join(dir, name, 'var')];
+const node1 = medianProcess(() => [runProcess(['-e', '1'])]);
+
+try {
+  const help = medianProcess(() => [runProcess([EMI, '--help'])]);
+  rows.push({
+    id: 'help_vs_node',
+    measure: '`emi --help`, wall, median',
+    how: 'whole process',
+    value: help.wallMs,
+    unit: 'ms',
+    baseline: '`node -e 1`',
+    baselineValue: node1.wallMs,
+    ratio: help.wallMs / node1.wallMs,
+    ratioLabel: 'x node -e 1',
+    lowerIsBetter: true,
+    goal: 'at most 2.5x',
+    met: help.wallMs / node1.wallMs <= 2.5,
+  });
+
+  const generateArgs = [EMI, 'generate', ...folders('g'), ...stateOf('g')];
+  const generate = medianProcess(() => [runProcess(generateArgs)]);
+  rows.push({
+    id: 'generate_vs_node',
+    measure: '`emi generate`, 7 assets, simulated',
+    how: 'whole process',
+    value: generate.wallMs,
+    unit: 'ms',
+    baseline: '`node -e 1`',
+    baselineValue: node1.wallMs,
+    ratio: generate.wallMs / node1.wallMs,
+    ratioLabel: 'x node -e 1',
+    lowerIsBetter: true,
+    goal: 'under 400 ms',
+    met: generate.wallMs < 400,
+  });
+
+  const buildArgs = [EMI, 'build', '--published', join(dir, 'gb', 'site'), '--out', join(dir, 'gb', 'dist')];
+  const both = medianProcess(() => [
+    runProcess([EMI, 'generate', ...folders('gb'), ...stateOf('gb')]),
+    runProcess([...buildArgs, ...stateOf('gb')]),
+  ]);
+  rows.push({
+    id: 'generate_build_vs_node',
+    measure: '`emi generate && emi build`, 7 assets',
+    how: 'whole process',
+    value: both.wallMs,
+    unit: 'ms',
+    baseline: '2 x `node -e 1`',
+    baselineValue: 2 * node1.wallMs,
+    ratio: both.wallMs / (2 * node1.wallMs),
+    ratioLabel: 'x baseline',
+    lowerIsBetter: true,
+    goal: 'under 1.5 s',
+    met: both.wallMs < 1500,
+  });
+
+  const cycle = median(await measureCycles(REPEATS));
+  rows.push({
+    id: 'cycle_vs_processes',
+    measure: 'one scheduled cycle in `emi schedule` (generate + build), 7 assets',
+    how: 'in-process',
+    value: cycle,
+    unit: 'ms',
+    baseline: '`emi generate && emi build` above',
+    baselineValue: both.wallMs,
+    ratio: cycle / both.wallMs,
+    ratioLabel: 'x baseline',
+    lowerIsBetter: true,
+    goal: 'under 300 ms',
+    met: cycle < 300,
+  });
+
+  rows.push({
+    id: 'memory_vs_node',
+    measure: 'peak memory of `emi generate`, 7 assets',
+    how: 'whole process',
+    value: generate.maxRssMiB,
+    unit: 'MiB',
+    baseline: '`node -e 1`',
+    baselineValue: node1.maxRssMiB,
+    ratio: generate.maxRssMiB / node1.maxRssMiB,
+    ratioLabel: 'x node -e 1',
+    lowerIsBetter: true,
+    goal: 'under 100 MiB',
+    met: generate.maxRssMiB < 100,
+  });
+
+  // Larger universes: the compiled pipeline over 7 tracked + synthetic symbols, one whole process per run.
+  const sizes = SHORT ? [7, 70] : [7, 70, 700];
+  const universe = new Map(
+    sizes.map((size) => [size, medianProcess(() => [runProcess([GENERATE_ONCE, String(size)])])]),
+  );
+  const at = (size: number) => universe.get(size)?.wallMs ?? NaN;
+  rows.push({
+    id: 'growth_7_to_70',
+    measure: 'generate, 70 assets',
+    how: 'whole process',
+    value: at(70),
+    unit: 'ms',
+    baseline: 'the same, 7 assets',
+    baselineValue: at(7),
+    ratio: at(70) / at(7),
+    ratioLabel: 'x baseline',
+    lowerIsBetter: true,
+    goal: '(linear: at most 10x)',
+    met: at(70) / at(7) <= 10,
+  });
+  if (!SHORT) {
+    rows.push({
+      id: 'growth_70_to_700',
+      measure: 'generate, 700 assets',
+      how: 'whole process',
+      value: at(700),
+      unit: 'ms',
+      baseline: 'the same, 70 assets',
+      baselineValue: at(70),
+      ratio: at(700) / at(70),
+      ratioLabel: 'x baseline',
+      lowerIsBetter: true,
+      goal: 'under 2 s, and at most 11x',
+      met: at(700) < 2000 && at(700) / at(70) <= 11,
+    });
+  }
+
+  if (SHORT) {
+    process.env.BENCH_PAYWALL_REQUESTS ??= '600';
+    process.env.BENCH_PAYWALL_PAID ??= '40';
+    process.env.BENCH_PAYWALL_BUYERS ??= '5';
+  }
+  const { runPaywallBench } = await import('./paywall.ts');
+  const paywall = await runPaywallBench();
+  rows.push({
+    id: 'challenge_share',
+    measure: '402 challenge, requests/s',
+    how: 'in-process',
+    value: paywall.challengeRps,
+    unit: 'req/s',
+    baseline: 'bare Hono route, the same 402 bytes',
+    baselineValue: paywall.bareRps,
+    ratio: paywall.challengeShare,
+    ratioLabel: 'share of baseline',
+    lowerIsBetter: false,
+    goal: 'at least 90 %',
+    met: paywall.challengeShare >= 0.9,
+  });
+  rows.push({
+    id: 'paid_p99_vs_p50',
+    measure: 'paid path, development facilitator, p99',
+    how: 'in-process',
+    value: paywall.paidP99,
+    unit: 'ms',
+    baseline: 'the same path, p50',
+    baselineValue: paywall.paidP50,
+    ratio: paywall.paidP99 / paywall.paidP50,
+    ratioLabel: 'x baseline',
+    lowerIsBetter: true,
+    goal: 'under 25 ms',
+    met: paywall.paidP99 < 25,
+  });
+
+  if (!SHORT) await import('./live-sources.ts');
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
+
+const machine = {
+  node: process.version,
+  cpus: cpus().length,
+  loadAverage1m: loadavg()[0] ?? 0,
+  at: new Date().toISOString(),
+  mode: SHORT ? 'short' : 'full',
+  repeats: REPEATS,
+};
+const fmt = (value: number, unit: string) =>
+  `${value.toFixed(unit === 'req/s' || unit === 'ms' ? 0 : 1)} ${unit}`;
+console.log(
+  `\nIssue 14 goals (Node ${machine.node}, ${machine.cpus} cores, load average ${machine.loadAverage1m.toFixed(1)} at the end; medians of ${REPEATS} after a warm-up)`,
+);
+console.log('| measure | how | value | baseline | ratio | goal | met |');
+console.log('|---|---|---:|---|---:|---|---|');
+for (const r of rows) {
+  const ratio = r.lowerIsBetter ? `${r.ratio.toFixed(2)}x` : `${(r.ratio * 100).toFixed(0)} %`;
+  console.log(
+    `| ${r.measure} | ${r.how} | ${fmt(r.value, r.unit)} | ${r.baseline}: ${fmt(r.baselineValue, r.unit)} | ${ratio} | ${r.goal} | ${r.met ? 'yes' : 'no'} |`,
+  );
+}
+await writeFile(
+  join(ROOT, 'bench', SHORT ? 'results-short.json' : 'results.json'),
+  `${JSON.stringify({ machine, rows }, null, 2)}\n`,
+);
+
+const BASELINE_FILE = join(ROOT, 'bench', 'baseline.json');
+if (WRITE_BASELINE) {
+  const ratios = Object.fromEntries(rows.map((r) => [r.id, Number(r.ratio.toFixed(3))]));
+  await writeFile(BASELINE_FILE, `${JSON.stringify({ machine, ratios }, null, 2)}\n`);
+  console.log(`baseline ratios written to ${BASELINE_FILE}`);
+} else if (SHORT) {
+  const { ratios } = JSON.parse(await readFile(BASELINE_FILE, 'utf8')) as { ratios: Record<string, number> };
+  const regressions = rows.filter((r) => {
+    const base = ratios[r.id];
+    if (base === undefined) return false;
+    const worse = r.lowerIsBetter ? r.ratio / base : base / r.ratio;
+    return worse > TOLERANCE;
+  });
+  for (const r of regressions) {
+    console.error(
+      `bench: ${r.id} regressed: ratio ${r.ratio.toFixed(3)} against a baseline of ${ratios[r.id]}`,
+    );
+  }
+  if (regressions.length > 0) process.exitCode = 1;
+  else console.log(`bench: no ratio regressed by more than half against ${BASELINE_FILE}`);
+}

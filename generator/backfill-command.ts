@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { join, resolve } from 'node:path';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { parseAsOf, parsePositiveInt, parseSeed } from './cli-options.ts';
+import { DEFAULT_BACKFILL_DAYS } from './defaults.ts';
 import { buildFreeSnapshots } from './engines/index.ts';
 import type { MarketSnapshot } from './market/types.ts';
 import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED, brainCallsOf, runClock } from './pipeline.ts';
@@ -12,7 +13,7 @@ import { collectSimulatedMarket } from './sources/collect.ts';
 import { MAX_BACKFILL_DAYS, backfill, openArenaStore, runOwner, withRunLock } from './state/index.ts';
 import type { BackfillResult } from './state/index.ts';
 
-export const DEFAULT_BACKFILL_DAYS = 7;
+export { DEFAULT_BACKFILL_DAYS };
 
 /** Replays `days` of rounds ending at `asOf` into the store under `stateDir`. */
 export async function backfillSimulated(options: {

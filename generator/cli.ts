@@ -1,29 +1,20 @@
-// The `emi` command line. Each command is a thin shell over a module that does the work.
+// The `emi` command line. Each command is a thin shell over a module that does the work, and loads that module
+// only when it runs: `emi --help` and `emi --version` load no engine, no Eleventy, no SQLite and no x402 package.
 import { Command, Option } from 'commander';
-import { existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseAsOf, parseCount, parsePort, parsePositiveInt, parseSeed } from './cli-options.ts';
-import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED, runPipeline } from './pipeline.ts';
-import type { RunReport } from './pipeline.ts';
-import { SOURCE_NAMES } from './market-source.ts';
-import type { SourceName } from './market-source.ts';
-import { DEFAULT_CRON, startSchedule } from './schedule.ts';
-import { validatePaidOutput, validatePublicOutput } from './publish/validate-output.ts';
-import { registerArenaCommands } from './state/cli.ts';
-import { registerPaywallCommands } from '../paywall-worker/cli.ts';
-import { DEFAULT_BACKFILL_DAYS, backfillAndReport, registerBackfillCommand } from './backfill-command.ts';
-import { registerSourcesCommands, resolveSourceFlags } from './sources/cli.ts';
-
-interface GenerateFlags {
-  asOf?: number;
-  cadence: number;
-  seed: number;
-  source: SourceName;
-  out: string;
-  paid: string;
-  state: string;
-}
+import {
+  DEFAULT_BACKFILL_DAYS,
+  DEFAULT_CADENCE_SECONDS,
+  DEFAULT_CRON,
+  DEFAULT_SEED,
+  SOURCE_NAMES,
+} from './defaults.ts';
+import { SITE_TEMPLATES, build, generate, publishCycle, summarise } from './cycle.ts';
+import type { GenerateFlags } from './cycle.ts';
+import { COMMAND_GROUPS, addPlaceholders, commandGroupFor } from './cli-groups.ts';
+import type { CommandGroup, RegisterCommands } from './cli-groups.ts';
 
 type UpFlags = GenerateFlags & {
   cron: string;
@@ -33,9 +24,6 @@ type UpFlags = GenerateFlags & {
   backfillDays: number;
   devFacilitatorPort: number;
 };
-
-/** The Eleventy templates ship with the project, wherever `emi` is run from. */
-const SITE_TEMPLATES = fileURLToPath(new URL('../site/', import.meta.url));
 
 const defaultBaseUrl = (): string => process.env.EMI_BASE_URL ?? 'http://127.0.0.1:8080';
 
@@ -63,74 +51,24 @@ function addGenerateOptions(command: Command): Command {
     );
 }
 
-async function generate(
-  flags: GenerateFlags & { record?: string; replay?: string; config?: string },
-): Promise<RunReport> {
-  const { asOf, sourceOptions } = await resolveSourceFlags(flags);
-  return runPipeline({
-    outDir: resolve(flags.out),
-    paidDir: resolve(flags.paid),
-    stateDir: resolve(flags.state),
-    source: flags.source,
-    seed: flags.seed,
-    asOf,
-    cadenceSeconds: flags.cadence,
-    sourceOptions,
-  });
-}
-
-function summarise(report: RunReport): string {
-  const issues = report.issues.length ? `, ${report.issues.length} source issue(s)` : '';
-  if (report.status === 'failed')
-    return `generate failed: ${report.error} (the last good files were left in place)`;
-  if (report.status === 'stale') return `generate published nothing: ${report.error}${issues}`;
-  return `generated ${report.files_written} files for ${report.as_of} [${report.mode}, ${report.status}${issues}] in ${report.duration_ms} ms`;
-}
-
 async function generateOnce(flags: GenerateFlags): Promise<void> {
   const report = await generate(flags);
   if (report.status === 'failed' || report.status === 'stale') throw new Error(summarise(report));
   console.log(summarise(report));
 }
 
-// Eleventy and the x402 stack load only for the commands that use them, so the others start quickly.
-async function build(site: string, published: string, out: string, baseUrl: string, state: string) {
-  // A site is only built from a complete, valid set of published files.
-  const invalid = (await validatePublicOutput(resolve(published))).filter((check) => !check.ok);
-  if (invalid.length > 0) {
-    const [first] = invalid;
-    throw new Error(
-      `refusing to build: ${invalid.length} published file(s) missing or invalid in ${resolve(published)} ` +
-        `(${first?.file}: ${first?.problems[0]}); run emi generate first`,
-    );
-  }
-  const { buildSite } = await import('./site/build.ts');
-  const { bundleBuyerPage } = await import('./buyer/bundle.ts');
-  if (existsSync(resolve(site, 'x402-buyer', 'index.html'))) {
-    await bundleBuyerPage({ outFile: resolve(site, 'x402-buyer', 'app.js') });
-  }
-  await buildSite({
-    siteDir: resolve(site),
-    publishedDir: resolve(published),
-    outDir: resolve(out),
-    baseUrl,
-    historyFile: resolve(state, 'run-history.json'),
-    quiet: true,
-  });
-}
-
 /** Regenerates and rebuilds on a cron expression until SIGINT or SIGTERM. */
 async function scheduleRuns(flags: GenerateFlags & { cron: string; dist: string; baseUrl: string }) {
+  const { startSchedule } = await import('./schedule.ts');
   const schedule = startSchedule(
     flags.cron,
     async () => {
       // One bad tick is reported and the schedule goes on; the last good files stay published meanwhile.
       try {
-        // A scheduled run describes the current minute: --as-of only applies to one-off runs.
-        const report = await generate({ ...flags, asOf: undefined });
-        const published = report.status === 'ok' || report.status === 'degraded';
-        (published ? console.log : console.error)(summarise(report));
-        if (published) await build(SITE_TEMPLATES, flags.out, flags.dist, flags.baseUrl, flags.state);
+        await publishCycle(flags, (report) => {
+          const published = report.status === 'ok' || report.status === 'degraded';
+          (published ? console.log : console.error)(summarise(report));
+        });
       } catch (error) {
         console.error(`emi: scheduled run failed: ${(error as Error).message.split('\n')[0]}`);
       }
@@ -159,11 +97,25 @@ function onShutdown(stop: () => Promise<void>): void {
   process.once('SIGTERM', () => handler('SIGTERM'));
 }
 
-export function createProgram(): Command {
+/** The package's version, read from package.json (a few hundred bytes, so --help stays fast). */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return manifest.version;
+}
+
+/**
+ * The whole command tree. Commands defined in other modules (arena, backfill, sources, paywall, buy) appear as
+ * placeholders that load their module when they run, unless it is given in `loaded`: `main` loads up front the
+ * one module the command line asks for, so that its help and errors are the real ones.
+ */
+export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands> = new Map()): Command {
   const program = new Command('emi')
     .description(
       'Educational market-intelligence publisher: generate, build and serve the API (educational only, not advice)',
     )
+    .version(packageVersion(), '-v, --version', 'print the version of emi')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') });
 
@@ -180,7 +132,7 @@ export function createProgram(): Command {
     .option('--state <dir>', 'folder holding the run history', process.env.EMI_STATE_DIR ?? 'var')
     .option('--base-url <url>', 'absolute base URL for discovery files', defaultBaseUrl())
     .action(async (o: { site: string; published: string; out: string; baseUrl: string; state: string }) => {
-      await build(o.site, o.published, o.out, o.baseUrl, o.state);
+      await build(o);
       console.log(`built ${resolve(o.out)}`);
     });
 
@@ -228,6 +180,7 @@ export function createProgram(): Command {
     .action(async (o: UpFlags) => {
       const baseUrl = process.env.EMI_BASE_URL ?? `http://${o.host}:${o.port}`;
       if (o.source === 'sim' && o.backfillDays > 0) {
+        const { backfillAndReport } = await import('./backfill-command.ts');
         // Rounds already on record are skipped, so only a fresh store pays for the replay.
         await backfillAndReport({
           stateDir: resolve(o.state),
@@ -237,7 +190,7 @@ export function createProgram(): Command {
         });
       }
       await generateOnce(o);
-      await build(SITE_TEMPLATES, o.out, o.dist, baseUrl, o.state);
+      await build({ site: SITE_TEMPLATES, published: o.out, out: o.dist, baseUrl, state: o.state });
       const { startLocalStack } = await import('./local-stack.ts');
       const stack = await startLocalStack({
         port: o.port,
@@ -259,6 +212,7 @@ export function createProgram(): Command {
     .argument('[dir]', 'public site folder', 'site')
     .option('--paid <dir>', 'also check the paid bodies in this folder')
     .action(async (dir: string, o: { paid?: string }) => {
+      const { validatePaidOutput, validatePublicOutput } = await import('./publish/validate-output.ts');
       const checks = [
         ...(await validatePublicOutput(resolve(dir))),
         ...(o.paid ? await validatePaidOutput(resolve(o.paid)) : []),
@@ -273,19 +227,27 @@ export function createProgram(): Command {
       if (failed > 0) process.exitCode = 1;
     });
 
-  registerArenaCommands(program, {
-    storePath: () => resolve(process.env.EMI_STATE_DIR ?? 'var', 'arena.sqlite'),
-  });
-  registerBackfillCommand(program);
-  registerSourcesCommands(program);
-  registerPaywallCommands(program);
+  for (const group of COMMAND_GROUPS) {
+    const register = loaded.get(group);
+    if (register) register(program);
+    else
+      addPlaceholders(program, group, async (needed, args) => {
+        await createProgram(new Map([[needed, await needed.load()]])).parseAsync(args, { from: 'user' });
+      });
+  }
   return program;
+}
+
+/** The command tree with the module of the command that `argv` runs (or asks help for) loaded. */
+export async function programFor(argv: readonly string[]): Promise<Command> {
+  const group = commandGroupFor(argv.slice(2));
+  return createProgram(group ? new Map([[group, await group.load()]]) : undefined);
 }
 
 /** Runs the CLI: errors become one line on stderr and a non-zero exit, never a stack trace. */
 export async function main(argv: string[]): Promise<void> {
   try {
-    await createProgram().parseAsync(argv);
+    await (await programFor(argv)).parseAsync(argv);
   } catch (error) {
     console.error(`emi: ${(error as Error).message.split('\n')[0]}`);
     process.exitCode = process.exitCode || 1;

@@ -5,7 +5,9 @@ import { collectSimulatedMarket } from './sources/collect.ts';
 import { collectLiveMarket, collectReplayMarket } from './sources/live.ts';
 import type { SourceRunOptions } from './sources/live.ts';
 
-export const SOURCE_NAMES = ['sim', 'live', 'replay'] as const;
+import { SOURCE_NAMES } from './defaults.ts';
+
+export { SOURCE_NAMES };
 export type SourceName = (typeof SOURCE_NAMES)[number];
 
 export interface CollectRequest extends Omit<SourceRunOptions, 'asOf' | 'symbols'> {

@@ -19,6 +19,7 @@ import { assertWritableFolder } from './publish/writable.ts';
 import { openArenaStore, publicPerformance, runArenaStep, runOwner, withRunLock } from './state/index.ts';
 import type { ArenaBodies, BrainCall } from './state/index.ts';
 import { appendRunHistory } from './run-history.ts';
+import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED } from './defaults.ts';
 import { collectFor } from './market-source.ts';
 import type { CollectRequest, SourceName } from './market-source.ts';
 
@@ -58,8 +59,7 @@ export interface RunReport {
   error: string | null;
 }
 
-export const DEFAULT_SEED = 42;
-export const DEFAULT_CADENCE_SECONDS = 60;
+export { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED };
 
 const startOfMinute = (ms: number): number => Math.floor(ms / 60_000) * 60_000;
 

@@ -1,7 +1,7 @@
 // Runs a job on a cron expression with node-cron: never two at once, and stopping waits for the run in flight.
 import cron from 'node-cron';
 
-export const DEFAULT_CRON = '* * * * *'; // every minute, matching the 60-second cache hint
+export { DEFAULT_CRON } from './defaults.ts';
 
 export interface Schedule {
   /** Stops firing, then resolves once the run in flight (if any) has finished. */

@@ -10,16 +10,20 @@ import type { SiteDataOptions } from './site-data.ts';
 
 /** Folders that are published byte for byte and never read as templates. */
 const COPIED_THROUGH = ['api', 'arena', 'assets'];
+/** The generated ones among them, which `buildSite` links into the output itself (see link-tree.ts). */
+export const PUBLISHED_FOLDERS = ['api', 'arena'];
+
+export interface SiteOptions extends SiteDataOptions {
+  /** Leave the published folders out of Eleventy's passthrough copy: the caller links them in after the build. */
+  linkPublished?: boolean;
+}
 /** The buyer page ships its page, stylesheet and bundle, never its TypeScript sources. */
 const BUYER_FILES = ['index.html', 'buyer.css', 'app.js'];
 
 /** Eleventy matches passthrough and ignore globs against paths relative to the working directory. */
 const fromCwd = (path: string) => relative(process.cwd(), path) || '.';
 
-export async function configureSite(
-  eleventyConfig: EleventyUserConfig,
-  options: SiteDataOptions,
-): Promise<void> {
+export async function configureSite(eleventyConfig: EleventyUserConfig, options: SiteOptions): Promise<void> {
   const data = await loadSiteData(options);
   for (const [key, value] of Object.entries(data)) eleventyConfig.addGlobalData(key, value);
 
@@ -29,7 +33,9 @@ export async function configureSite(
     // Published files may live outside the templates (`emi generate --out elsewhere`); assets never do.
     const root = folder === 'assets' ? options.siteDir : (options.publishedDir ?? options.siteDir);
     const source = fromCwd(join(root, folder));
-    eleventyConfig.addPassthroughCopy({ [source]: folder });
+    if (!(options.linkPublished && PUBLISHED_FOLDERS.includes(folder))) {
+      eleventyConfig.addPassthroughCopy({ [source]: folder });
+    }
     eleventyConfig.ignores.add(`${source}/**`);
     eleventyConfig.ignores.add(`${fromCwd(join(options.siteDir, folder))}/**`);
   }

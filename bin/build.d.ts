@@ -1,0 +1,5 @@
+// Types of bin/build.js for the TypeScript that calls it (the test suite's global set-up).
+export declare const OUT_DIR: string;
+export declare const ENTRY_POINTS: Readonly<Record<string, string>>;
+/** Compiles build/ afresh and swaps it in; resolves to the milliseconds it took. */
+export declare function buildAll(): Promise<number>;

@@ -1,0 +1,120 @@
+// One publishing cycle, as `emi generate`, `emi build`, `emi schedule` and `emi up` run it: generate every
+// snapshot, then build the site from what was published. `emi schedule` and `emi up` run it inside their own
+// long-running process (no child processes), so after the first cycle every module is already loaded.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RunReport } from './pipeline.ts';
+import type { SourceName } from './market-source.ts';
+
+export interface GenerateFlags {
+  asOf?: number;
+  cadence: number;
+  seed: number;
+  source: SourceName;
+  out: string;
+  paid: string;
+  state: string;
+  record?: string;
+  replay?: string;
+  config?: string;
+}
+
+export interface BuildFlags {
+  /** Eleventy input folder (templates, docs, buyer page). */
+  site: string;
+  /** Folder the generator published to. */
+  published: string;
+  out: string;
+  baseUrl: string;
+  state: string;
+}
+
+/** The Eleventy templates ship with the project, wherever `emi` is run from. */
+export const SITE_TEMPLATES = fileURLToPath(new URL('../site/', import.meta.url));
+
+// The engines, Eleventy and the x402 stack are imported on first use, so commands that need none start quickly.
+export async function generate(flags: GenerateFlags): Promise<RunReport> {
+  const { resolveSourceFlags } = await import('./sources/cli.ts');
+  const { runPipeline } = await import('./pipeline.ts');
+  const { asOf, sourceOptions } = await resolveSourceFlags(flags);
+  return runPipeline({
+    outDir: resolve(flags.out),
+    paidDir: resolve(flags.paid),
+    stateDir: resolve(flags.state),
+    source: flags.source,
+    seed: flags.seed,
+    asOf,
+    cadenceSeconds: flags.cadence,
+    sourceOptions,
+  });
+}
+
+export function summarise(report: RunReport): string {
+  const issues = report.issues.length ? `, ${report.issues.length} source issue(s)` : '';
+  if (report.status === 'failed')
+    return `generate failed: ${report.error} (the last good files were left in place)`;
+  if (report.status === 'stale') return `generate published nothing: ${report.error}${issues}`;
+  return `generated ${report.files_written} files for ${report.as_of} [${report.mode}, ${report.status}${issues}] in ${report.duration_ms} ms`;
+}
+
+/** The buyer page's bundle depends only on its sources: a long-running process bundles it once per site folder. */
+const bundled = new Map<string, Promise<void>>();
+
+function bundleBuyerPageOnce(site: string): Promise<void> {
+  const outFile = resolve(site, 'x402-buyer', 'app.js');
+  let done = bundled.get(outFile);
+  if (!done) {
+    done = import('./buyer/bundle.ts').then(({ bundleBuyerPage }) => bundleBuyerPage({ outFile }));
+    // A failed bundle is tried again on the next build rather than remembered.
+    done.catch(() => bundled.delete(outFile));
+    bundled.set(outFile, done);
+  }
+  return done;
+}
+
+export async function build(flags: BuildFlags): Promise<void> {
+  // A site is only built from a complete, valid set of published files.
+  const { validatePublicOutput } = await import('./publish/validate-output.ts');
+  const invalid = (await validatePublicOutput(resolve(flags.published))).filter((check) => !check.ok);
+  if (invalid.length > 0) {
+    const [first] = invalid;
+    throw new Error(
+      `refusing to build: ${invalid.length} published file(s) missing or invalid in ${resolve(flags.published)} ` +
+        `(${first?.file}: ${first?.problems[0]}); run emi generate first`,
+    );
+  }
+  const { buildSite } = await import('./site/build.ts');
+  if (existsSync(resolve(flags.site, 'x402-buyer', 'index.html'))) await bundleBuyerPageOnce(flags.site);
+  await buildSite({
+    siteDir: resolve(flags.site),
+    publishedDir: resolve(flags.published),
+    outDir: resolve(flags.out),
+    baseUrl: flags.baseUrl,
+    historyFile: resolve(flags.state, 'run-history.json'),
+    quiet: true,
+  });
+}
+
+/**
+ * One scheduled cycle: generate for the current minute, tell `onReport`, then build when something was
+ * published. Resolves to the run's report; a run that published nothing leaves the last good site in place.
+ */
+export async function publishCycle(
+  flags: GenerateFlags & { dist: string; baseUrl: string },
+  onReport: (report: RunReport) => void = () => {},
+): Promise<RunReport> {
+  // A scheduled run describes the current minute: --as-of only applies to one-off runs.
+  const report = await generate({ ...flags, asOf: undefined });
+  onReport(report);
+  if (report.status === 'ok' || report.status === 'degraded') {
+    await build({
+      site: SITE_TEMPLATES,
+      published: flags.out,
+      out: flags.dist,
+      baseUrl: flags.baseUrl,
+      state: flags.state,
+    });
+  }
+  return report;
+}

@@ -1,0 +1,13 @@
+// Defaults that `emi --help` shows. This module imports nothing, so the CLI can describe its options without
+// loading the pipeline, the sources or the scheduler; those modules re-export the values from here.
+
+/** Simulator seed of the embedded default market. */
+export const DEFAULT_SEED = 42;
+/** Seconds until the next scheduled run, published as `next_update_due`. */
+export const DEFAULT_CADENCE_SECONDS = 60;
+/** Where market data comes from: the embedded simulator, live venues, or a recording. */
+export const SOURCE_NAMES = ['sim', 'live', 'replay'] as const;
+/** Every minute, matching the 60-second cache hint. */
+export const DEFAULT_CRON = '* * * * *';
+/** Days of simulated arena rounds `emi up` replays into a fresh store. */
+export const DEFAULT_BACKFILL_DAYS = 7;

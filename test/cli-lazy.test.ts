@@ -1,0 +1,94 @@
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { createProgram } from '../generator/cli.ts';
+import { COMMAND_GROUPS, commandGroupFor } from '../generator/cli-groups.ts';
+
+const run = promisify(execFile);
+const EMI = join(import.meta.dirname, '..', 'bin', 'emi.js');
+const RECORDER = join(import.meta.dirname, 'helpers', 'record-imports.mjs');
+
+/** Runs `emi args` as a whole process and returns its output and every module URL it loaded. */
+async function emiLoading(args: string[]): Promise<{ stdout: string; modules: string[] }> {
+  const record = join(await mkdtemp(join(tmpdir(), 'emi-imports-')), 'imports.txt');
+  const { stdout } = await run(process.execPath, ['--import', RECORDER, EMI, ...args], {
+    env: { ...process.env, EMI_RECORD_IMPORTS: record },
+  });
+  return { stdout, modules: (await readFile(record, 'utf8')).trim().split('\n') };
+}
+
+/** Packages (and project folders) that only some commands need. */
+const HEAVY = [
+  /node_modules\/@11ty\//,
+  /node_modules\/better-sqlite3\//,
+  /node_modules\/@x402\//,
+  /node_modules\/algosdk\//,
+  /node_modules\/hono\//,
+  /node_modules\/zod\//,
+  /node_modules\/node-cron\//,
+  /node_modules\/tsx\//,
+  /\.ts$/,
+];
+
+describe('emi loads only what a command needs', () => {
+  for (const args of [['--help'], ['--version'], ['generate', '--help'], ['help', 'schedule']]) {
+    it(`emi ${args.join(' ')} loads no engine, Eleventy, SQLite, x402 or TypeScript`, async () => {
+      const { stdout, modules } = await emiLoading(args);
+      expect(stdout).not.toBe('');
+      expect(modules.some((url) => url.endsWith('/build/cli.js'))).toBe(true);
+      expect(modules.filter((url) => HEAVY.some((pattern) => pattern.test(url)))).toEqual([]);
+    });
+  }
+
+  it('emi --version prints the version in package.json', async () => {
+    const manifest = JSON.parse(await readFile(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const { stdout } = await emiLoading(['--version']);
+    expect(stdout.trim()).toBe(manifest.version);
+  });
+
+  it('emi paywall --help loads the paywall module (the recorder sees what a command pulls in)', async () => {
+    const { stdout, modules } = await emiLoading(['paywall', '--help']);
+    expect(stdout).toMatch(/Usage: emi paywall/);
+    expect(modules.some((url) => /node_modules\/@x402\//.test(url))).toBe(true);
+  });
+});
+
+describe('commands defined in other modules', () => {
+  it('are described in --help by the same summary their module registers', async () => {
+    const loaded = new Map(await Promise.all(COMMAND_GROUPS.map(async (g) => [g, await g.load()] as const)));
+    const real = createProgram(loaded);
+    for (const group of COMMAND_GROUPS) {
+      for (const [name, summary] of Object.entries(group.summaries)) {
+        expect(real.commands.find((c) => c.name() === name)?.description(), name).toBe(summary);
+      }
+    }
+  });
+
+  it('are found from the command line, after options and behind help', () => {
+    expect(commandGroupFor(['arena', 'status'])?.summaries).toHaveProperty('arena');
+    expect(commandGroupFor(['help', 'buy'])?.summaries).toHaveProperty('buy');
+    expect(commandGroupFor(['generate', '--seed', '1'])).toBeUndefined();
+    expect(commandGroupFor(['--help'])).toBeUndefined();
+  });
+});
+
+describe('bin/emi.js without a build', () => {
+  it('stops with one line saying how to build', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'emi-unbuilt-'));
+    await mkdir(join(root, 'bin'));
+    await copyFile(EMI, join(root, 'bin', 'emi.js'));
+    const failure = await run(process.execPath, [join(root, 'bin', 'emi.js'), '--help']).then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure?.code).toBe(1);
+    expect(failure?.stderr.trim().split('\n')).toEqual([
+      'emi: the compiled CLI (build/cli.js) is missing: run `npm run build` (or `npm ci`) first',
+    ]);
+  });
+});
