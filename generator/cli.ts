@@ -12,6 +12,7 @@ import { DEFAULT_CRON, startSchedule } from './schedule.ts';
 import { validatePaidOutput, validatePublicOutput } from './publish/validate-output.ts';
 import { registerArenaCommands } from './state/cli.ts';
 import { registerPaywallCommands } from '../paywall-worker/cli.ts';
+import { registerPublisherCommands } from '../paywall-worker/publishers/cli.ts';
 import { DEFAULT_BACKFILL_DAYS, backfillAndReport, registerBackfillCommand } from './backfill-command.ts';
 import { registerSourcesCommands, resolveSourceFlags } from './sources/cli.ts';
 
@@ -32,6 +33,7 @@ type UpFlags = GenerateFlags & {
   host: string;
   backfillDays: number;
   devFacilitatorPort: number;
+  config?: string;
 };
 
 /** The Eleventy templates ship with the project, wherever `emi` is run from. */
@@ -192,8 +194,16 @@ export function createProgram(): Command {
     .option('--dir <dir>', 'folder to serve', 'dist')
     .option('--paid <dir>', 'folder holding the paid bodies', 'paid')
     .option('--dev-facilitator-port <n>', 'port of the development facilitator', parsePort, 4021)
+    .option('--config <file>', 'JSON configuration file, e.g. its publishers (default: EMI_CONFIG)')
     .action(
-      async (o: { port: number; host: string; dir: string; paid: string; devFacilitatorPort: number }) => {
+      async (o: {
+        port: number;
+        host: string;
+        dir: string;
+        paid: string;
+        devFacilitatorPort: number;
+        config?: string;
+      }) => {
         const { startLocalStack } = await import('./local-stack.ts');
         const stack = await startLocalStack({ ...o, dir: resolve(o.dir), paid: resolve(o.paid) });
         onShutdown(stack.close);
@@ -245,6 +255,7 @@ export function createProgram(): Command {
         dir: resolve(o.dist),
         paid: resolve(o.paid),
         devFacilitatorPort: o.devFacilitatorPort,
+        config: o.config,
       });
       const schedule = await scheduleRuns({ ...o, baseUrl });
       onShutdown(async () => {
@@ -279,6 +290,7 @@ export function createProgram(): Command {
   registerBackfillCommand(program);
   registerSourcesCommands(program);
   registerPaywallCommands(program);
+  registerPublisherCommands(program);
   return program;
 }
 

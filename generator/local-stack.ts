@@ -1,5 +1,6 @@
 // The whole service on one local origin: the built site, the paywall worker on the four x402 paths, and the
 // development facilitator when no real one is configured.
+import { join } from 'node:path';
 import { createLocalPaywall, paywallEnv } from '../paywall-worker/local.ts';
 import { ALGORAND_MAINNET } from '../schemas/paid/terms.ts';
 import { DEV_FACILITATOR_PREFIX, createPreviewApp, listen } from './serve/preview.ts';
@@ -13,6 +14,8 @@ export interface LocalStackOptions {
   paid: string;
   /** Port of the development facilitator (default 4021, 0 for any free port). */
   devFacilitatorPort?: number;
+  /** Config file (`--config`, else EMI_CONFIG): its `publishers` get storefronts under /p/<id>/. */
+  config?: string;
   log?: (line: string) => void;
 }
 
@@ -29,6 +32,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     baseUrl,
     devFacilitatorPort: options.devFacilitatorPort,
     ...paywallEnv(),
+    ...(options.config ? { configFile: options.config } : {}),
+    buyerPage: { dir: join(options.dir, 'x402-buyer'), devFundUrl: `${DEV_FACILITATOR_PREFIX}/dev/fund` },
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'EADDRINUSE') throw error;
     throw new Error(

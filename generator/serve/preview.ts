@@ -80,6 +80,17 @@ export function createPreviewApp(options: PreviewOptions): Hono {
     );
   }
 
+  // Publishers' storefronts and paid paths (/p/<id>/...) belong to the paywall worker too.
+  app.all('/p/*', (c) =>
+    options.paywall
+      ? options.paywall.fetch(c.req.raw)
+      : jsonError(
+          c,
+          503,
+          simpleError('paywall_unavailable', 'The paywall worker is not running in this preview.'),
+        ),
+  );
+
   app.options('*', (c) => c.body(null, 204));
 
   const { buyerConfig, devFacilitatorUrl } = options;
