@@ -256,6 +256,7 @@ export function createProgram(): Command {
         paid: resolve(o.paid),
         devFacilitatorPort: o.devFacilitatorPort,
         config: o.config,
+        ledgerFile: resolve(o.state, 'publishers.sqlite'),
       });
       const schedule = await scheduleRuns({ ...o, baseUrl });
       onShutdown(async () => {

@@ -16,6 +16,8 @@ export interface LocalStackOptions {
   devFacilitatorPort?: number;
   /** Config file (`--config`, else EMI_CONFIG): its `publishers` get storefronts under /p/<id>/. */
   config?: string;
+  /** The publishers' credit ledger; default `publishers.sqlite` in EMI_STATE_DIR or `var`. */
+  ledgerFile?: string;
   log?: (line: string) => void;
 }
 
@@ -33,6 +35,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     devFacilitatorPort: options.devFacilitatorPort,
     ...paywallEnv(),
     ...(options.config ? { configFile: options.config } : {}),
+    ledgerFile: options.ledgerFile,
     buyerPage: { dir: join(options.dir, 'x402-buyer'), devFundUrl: `${DEV_FACILITATOR_PREFIX}/dev/fund` },
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'EADDRINUSE') throw error;

@@ -136,21 +136,6 @@ describe('a purchase through a publisher', () => {
 });
 
 describe('refusals that consume no credit and move no money', () => {
-  async function expectNothingMoved(run: () => Promise<void>) {
-    const buyer = await newBuyer(stack.facilitator);
-    const before = {
-      money: balances(buyer.address, acme().payTo),
-      credits: await stack.ledger.balance('acme'),
-    };
-    const txns = stack.facilitator.ledger.transactionCount;
-    (globalThis as { buyer?: unknown }).buyer = buyer;
-    await run();
-    expect(balances(buyer.address, acme().payTo)).toEqual(before.money);
-    expect(stack.facilitator.ledger.transactionCount).toBe(txns);
-    expect(await stack.ledger.balance('acme')).toEqual(before.credits);
-    return buyer;
-  }
-
   it('refuses a payment to the base payee at a publisher path', async () => {
     const buyer = await newBuyer(stack.facilitator);
     const before = {
@@ -248,17 +233,6 @@ describe('refusals that consume no credit and move no money', () => {
     expect(paid.status).toBe(503);
     expect(balances(buyer.address, acme().payTo)).toEqual(money);
     expect(await stack.ledger.balance('acme')).toEqual(credits);
-  });
-
-  it('keeps the guard helper honest', async () => {
-    // expectNothingMoved must fail when money moves: a purchase through it is caught.
-    await expect(
-      expectNothingMoved(async () => {
-        const buyer = (globalThis as { buyer?: Awaited<ReturnType<typeof newBuyer>> }).buyer!;
-        const payload = await buyer.pay((await fetchChallenge(stack.url(REPORT))).paymentRequired);
-        await fetch(stack.url(REPORT), { headers: paymentHeader(payload) });
-      }),
-    ).rejects.toThrow();
   });
 });
 
