@@ -30,12 +30,14 @@ beforeAll(async () => {
       publisherEntry('acme', account()),
       publisherEntry('solo', account()),
       publisherEntry('empty', account()),
+      publisherEntry('late', account()),
     ],
-    { acme: 20, solo: 1, empty: 0 },
+    { acme: 20, solo: 1, empty: 0, late: 1 },
   );
 });
 afterEach(async () => {
   stack.proxy.state.settle = 'pass';
+  stack.proxy.state.indexerDown = false;
   await writePaidFixtures(stack.paidDir);
 });
 afterAll(async () => {
@@ -213,6 +215,31 @@ describe('refusals that consume no credit and move no money', () => {
     expect(response.status).toBe(200);
     expect(balances(acme().payTo)[0]! - publisherBefore).toBe(150000n);
     expect((await stack.ledger.balance('acme')).balance).toBe(before.balance - 1);
+  });
+
+  it('delivers a payment that landed while its answer was lost, even after the last credit is gone', async () => {
+    const path = '/p/late/api/x402-atlas-human-report.php';
+    const late = stack.publishers.find((p) => p.id === 'late')!;
+    const buyer = await newBuyer(stack.facilitator);
+    const payload = await buyer.pay((await fetchChallenge(stack.url(path))).paymentRequired);
+    stack.proxy.state.settle = 'lose-after-submit';
+    stack.proxy.state.indexerDown = true; // the outcome cannot be found out now
+    const unknown = await fetch(stack.url(path), { headers: paymentHeader(payload) });
+    expect(unknown.status).toBeGreaterThanOrEqual(500);
+    expect(PaywallErrorBody.parse(await unknown.json()).transaction).not.toBeNull();
+    expect(await stack.ledger.balance('late')).toMatchObject({ balance: 1, reserved: 0 }); // released, not consumed
+    const [paidBy] = balances(buyer.address);
+
+    await stack.ledger.credit('late', -1); // the operator withdraws the last credit meanwhile
+    expect((await fetch(stack.url(path))).status).toBe(503); // no new sale
+    stack.proxy.state.settle = 'pass';
+    stack.proxy.state.indexerDown = false;
+    const retried = await fetch(stack.url(path), { headers: paymentHeader(payload) });
+    expect(retried.status).toBe(200); // the buyer was charged: the file is delivered
+    expect(((await retried.json()) as { publisher?: { id: string } }).publisher?.id).toBe('late');
+    expect(balances(buyer.address)[0]).toBe(paidBy); // and not charged twice
+    expect(await stack.ledger.balance('late')).toMatchObject({ balance: 0, reserved: 0, sales: 1 });
+    expect((await stack.ledger.statement('late'))[0]?.payTo).toBe(late.payTo);
   });
 
   it('consumes no credit and asks for no payment when the paid file is missing', async () => {

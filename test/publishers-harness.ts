@@ -27,9 +27,15 @@ import { writePaidFixtures } from './paywall-harness.ts';
 export type SettleMode = 'pass' | 'refuse' | 'lose-unsent' | 'lose-after-submit';
 
 async function startSettleProxy(target: string) {
-  const state = { settle: 'pass' as SettleMode, settleCalls: 0 };
+  const state = { settle: 'pass' as SettleMode, settleCalls: 0, indexerDown: false };
   const app = new Hono();
   app.get('/supported', () => fetch(`${target}/supported`));
+  // The indexer look-ups the worker reconciles lost answers with; `indexerDown` makes them fail.
+  for (const path of ['/v2/transactions/:txid', '/health']) {
+    app.get(path, (c) =>
+      state.indexerDown ? c.json({ message: 'unavailable' }, 503) : fetch(`${target}${c.req.path}`),
+    );
+  }
   const forward = async (op: string, body: string) =>
     fetch(`${target}/${op}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
   app.post('/verify', async (c) => forward('verify', await c.req.text()));
@@ -119,7 +125,7 @@ export async function startPublisherStack(
       baseUrl: 'http://127.0.0.1:8080',
       storage: createFsStorage(paidDir),
       allowSimulated: true,
-      indexerUrl: facilitator.url,
+      indexerUrl: proxy.url,
     },
     { salePoints: publisherSalePoints(publishers), hooks: creditHooks(publishers, ledger, log), log },
   );

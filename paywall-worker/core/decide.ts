@@ -275,22 +275,27 @@ export function createPaywallCore(deps: CoreDeps): { decide(request: PaidRequest
     let reserved = false;
     let outcome: Decision | null = null;
     try {
-      if (deps.hooks) {
-        reserved = await deps.hooks.reserve(point, group.txid);
-        if (!reserved) {
-          outcome = fail(
+      reserved = deps.hooks ? await deps.hooks.reserve(point, group.txid) : true;
+      const soldOut = reserved
+        ? null
+        : fail(
             503,
             'not_available_from_seller',
             'No credit is left for this sale; no payment was settled.',
             point,
           );
-          return outcome;
-        }
+      // An earlier try of this payment may have landed: without a credit it is never settled again, but a payment
+      // the chain shows confirmed is still delivered (the buyer's money comes before the seller's credit).
+      if (soldOut && claim.state !== 'pending') {
+        outcome = soldOut;
+        return outcome;
       }
       const body = servedBody(point, file.text);
       const attempt = { offer, payload, requirements, expected, lastValid: group.lastValid, body };
       outcome =
-        claim.state === 'pending' ? await resume(attempt, notForSale) : await settleAndDeliver(attempt);
+        claim.state === 'pending'
+          ? await resume(attempt, notForSale ?? soldOut)
+          : await settleAndDeliver(attempt);
       return outcome;
     } catch (error) {
       log({
