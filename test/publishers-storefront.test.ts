@@ -10,7 +10,10 @@ import type { LocalStack } from '../generator/local-stack.ts';
 import { brandPage, escapeHtml } from '../paywall-worker/publishers/storefront.ts';
 import { parsePublishers } from '../paywall-worker/publishers/config.ts';
 import { SqliteCreditLedger } from '../paywall-worker/publishers/credit-ledger-sqlite.ts';
-import { writePaidFixtures } from './paywall-harness.ts';
+import { parseBuyerConfig } from '../site/x402-buyer/src/config.ts';
+import { checkChallenge } from '../generator/buyer/challenge.ts';
+import { USDC_ASA_ID } from '../schemas/paid/terms.ts';
+import { fetchChallenge, writePaidFixtures } from './paywall-harness.ts';
 import { account, publisherEntry } from './publishers-harness.ts';
 
 const EVIL_NAME = `Evil </title><script>alert("x")</script> & 'Co'`;
@@ -76,6 +79,8 @@ describe('branded storefront', () => {
     expect(html).toContain('href="https://evil.example/terms?x=&lt;b&gt;"');
     expect(html).toContain('--accent:#123abc');
     expect(html).toContain(evilPayTo);
+    expect(html).toContain('<strong>0.15 USDC</strong>'); // the publisher's price, not the base price
+    expect(html).not.toContain('0.10 USDC');
     // Exactly the page's own script tags remain: brand text added none.
     const source = (await import('node:fs')).readFileSync('site/x402-buyer/index.html', 'utf8');
     expect(html.match(/<script/g)?.length).toBe(source.match(/<script/g)?.length);
@@ -88,9 +93,29 @@ describe('branded storefront', () => {
     expect(config).toMatchObject({
       merchantAddress: evilPayTo,
       reportUrl: '/p/evil/api/x402-atlas-human-report.php',
+      reportAmount: '150000',
       facilitatorMode: 'development',
       publisher: { id: 'evil', name: EVIL_NAME, accentColor: '#123abc' },
     });
+  });
+
+  it("passes the buyer page's own challenge check with the storefront's config, and only with it", async () => {
+    const config = (await (await fetch(`${stack.url}/p/evil/x402-buyer/config.json`)).json()) as Record<
+      string,
+      unknown
+    >;
+    const parsed = parseBuyerConfig(config, `${stack.url}/p/evil/x402-buyer/config.json`, `${stack.url}/x`);
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    const { reportUrl, merchantAddress, reportAmount } = parsed.config;
+    expect(reportUrl).toBe(`${stack.url}/p/evil/api/x402-atlas-human-report.php`);
+    // The page's own check (generator/buyer/challenge.ts) with the terms the page derives from its config.
+    const { paymentRequired } = await fetchChallenge(reportUrl);
+    const terms = { asset: USDC_ASA_ID, payTo: merchantAddress, resourcePath: new URL(reportUrl).pathname };
+    expect(checkChallenge(paymentRequired, { ...terms, amount: reportAmount! })).toMatchObject({ ok: true });
+    // The base price does not match a publisher's challenge.
+    expect(checkChallenge(paymentRequired, { ...terms, amount: '100000' })).toMatchObject({ ok: false });
+    expect(parseBuyerConfig({ ...config, reportAmount: '0.15' }, stack.url, stack.url).ok).toBe(false);
   });
 
   it('serves the page assets from the built buyer page', async () => {

@@ -4,10 +4,13 @@
 // is written; links and the logo are https (checked at start) and escaped as attributes; the colour is `#rrggbb`.
 import { Hono } from 'hono';
 import { errorResponse } from '../app.ts';
+import { PRODUCTS } from './config.ts';
 import type { Publisher } from './config.ts';
 import { publisherPath, storefrontPrefix } from './sale-points.ts';
 
 const HUMAN_REPORT = 'atlas-human-report';
+/** How the buyer page states the base price in its text. */
+const BASE_PRICE_TEXT = `${PRODUCTS.get(HUMAN_REPORT)?.priceUsd ?? '0.10'} USDC`;
 
 export interface StorefrontOptions {
   publishers: readonly Publisher[];
@@ -42,14 +45,16 @@ function brandBanner(publisher: Publisher): string {
     </aside>`;
 }
 
-/** The buyer page in the publisher's brand: title, banner, accent colour. */
+/** The buyer page in the publisher's brand: title, banner, accent colour, and the publisher's price in its text. */
 export function brandPage(html: string, publisher: Publisher): string {
   const name = escapeHtml(publisher.brand.name);
+  const price = publisher.products.find((p) => p.slug === HUMAN_REPORT)?.priceUsd;
   const style = `<style>:root{--accent:${publisher.brand.accentColor}}.publisher-brand{border-left:6px solid var(--accent);padding:.5rem 1rem;margin:0 0 1rem}.publisher-logo{float:right;max-height:40px}</style>`;
   return html
     .replace(/<title>([^<]*)<\/title>/, (_m, title: string) => `<title>${name}: ${title}</title>`)
     .replace('</head>', `    ${style}\n  </head>`)
-    .replace(/<body([^>]*)>/, (tag) => `${tag}\n    ${brandBanner(publisher)}`);
+    .replace(/<body([^>]*)>/, (tag) => `${tag}\n    ${brandBanner(publisher)}`)
+    .replaceAll(BASE_PRICE_TEXT, price ? `${price} USDC` : BASE_PRICE_TEXT);
 }
 
 const ASSET_TYPES: Readonly<Record<string, string>> = {
@@ -79,6 +84,7 @@ export function createStorefront(options: StorefrontOptions): Hono {
         ...options.buyerConfig,
         merchantAddress: publisher.payTo,
         reportUrl: product ? publisherPath(publisher.id, product) : undefined,
+        reportAmount: product?.amountAtomic,
         publisher: { id: publisher.id, ...publisher.brand },
       });
     }
