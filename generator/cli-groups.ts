@@ -41,6 +41,13 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     },
     load: async () => (await import('../paywall-worker/cli.ts')).registerPaywallCommands,
   },
+  {
+    summaries: {
+      publisher:
+        'the publisher programme: branded resale paid straight to the publisher, credits, statements',
+    },
+    load: async () => (await import('../paywall-worker/publishers/cli.ts')).registerPublisherCommands,
+  },
 ];
 
 /** The group whose command `args` (the command line after `node emi`) runs or asks help for, if any. */

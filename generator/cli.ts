@@ -23,6 +23,7 @@ type UpFlags = GenerateFlags & {
   host: string;
   backfillDays: number;
   devFacilitatorPort: number;
+  config?: string;
 };
 
 const defaultBaseUrl = (): string => process.env.EMI_BASE_URL ?? 'http://127.0.0.1:8080';
@@ -144,8 +145,16 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     .option('--dir <dir>', 'folder to serve', 'dist')
     .option('--paid <dir>', 'folder holding the paid bodies', 'paid')
     .option('--dev-facilitator-port <n>', 'port of the development facilitator', parsePort, 4021)
+    .option('--config <file>', 'JSON configuration file, e.g. its publishers (default: EMI_CONFIG)')
     .action(
-      async (o: { port: number; host: string; dir: string; paid: string; devFacilitatorPort: number }) => {
+      async (o: {
+        port: number;
+        host: string;
+        dir: string;
+        paid: string;
+        devFacilitatorPort: number;
+        config?: string;
+      }) => {
         const { startLocalStack } = await import('./local-stack.ts');
         const stack = await startLocalStack({ ...o, dir: resolve(o.dir), paid: resolve(o.paid) });
         onShutdown(stack.close);
@@ -198,6 +207,8 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
         dir: resolve(o.dist),
         paid: resolve(o.paid),
         devFacilitatorPort: o.devFacilitatorPort,
+        config: o.config,
+        ledgerFile: resolve(o.state, 'publishers.sqlite'),
       });
       const schedule = await scheduleRuns({ ...o, baseUrl });
       onShutdown(async () => {

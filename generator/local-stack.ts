@@ -1,5 +1,6 @@
 // The whole service on one local origin: the built site, the paywall worker on the four x402 paths, and the
 // development facilitator when no real one is configured.
+import { join } from 'node:path';
 import { createLocalPaywall, paywallEnv } from '../paywall-worker/local.ts';
 import { ALGORAND_MAINNET } from '../schemas/paid/terms.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
@@ -14,6 +15,10 @@ export interface LocalStackOptions {
   paid: string;
   /** Port of the development facilitator (default 4021, 0 for any free port). */
   devFacilitatorPort?: number;
+  /** Config file (`--config`, else EMI_CONFIG): its `publishers` get storefronts under /p/<id>/. */
+  config?: string;
+  /** The publishers' credit ledger; default `publishers.sqlite` in EMI_STATE_DIR or `var`. */
+  ledgerFile?: string;
   log?: (line: string) => void;
 }
 
@@ -30,6 +35,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     paidDir: options.paid,
     baseUrl,
     devFacilitatorPort: options.devFacilitatorPort,
+    ...(options.config ? { configFile: options.config } : {}),
+    ledgerFile: options.ledgerFile,
+    buyerPage: { dir: join(options.dir, 'x402-buyer'), devFundUrl: `${DEV_FACILITATOR_PREFIX}/dev/fund` },
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'EADDRINUSE') throw error;
     throw new Error(

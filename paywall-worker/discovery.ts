@@ -48,14 +48,24 @@ export interface BazaarExtension {
   info: {
     input: { type: 'http'; method: 'GET' };
     output: { type: 'json'; example: Record<string, string | number | boolean> };
+    /** Who sells at this path when it is not the operator (a publisher's storefront). */
+    seller?: { id: string; name: string };
   };
   schema: JsonSchema;
 }
 
-export function bazaarExtension(schema: z.ZodType, example: unknown): BazaarExtension {
+export function bazaarExtension(
+  schema: z.ZodType,
+  example: unknown,
+  seller?: { id: string; name: string },
+): BazaarExtension {
   const preview = previewOf(example);
   return {
-    info: { input: { type: 'http', method: 'GET' }, output: { type: 'json', example: preview } },
+    info: {
+      input: { type: 'http', method: 'GET' },
+      output: { type: 'json', example: preview },
+      ...(seller ? { seller: { id: seller.id, name: seller.name } } : {}),
+    },
     schema: {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
@@ -70,6 +80,11 @@ export function bazaarExtension(schema: z.ZodType, example: unknown): BazaarExte
           type: 'object',
           properties: { type: { type: 'string', const: 'json' }, example: previewSchema(schema, preview) },
           required: ['type'],
+        },
+        seller: {
+          type: 'object',
+          properties: { id: { type: 'string' }, name: { type: 'string' } },
+          required: ['id', 'name'],
         },
       },
       required: ['input'],

@@ -1,10 +1,15 @@
 // The paywall as the local stack runs it: with a configured facilitator and payee, or, when no facilitator URL is
 // configured, with the development facilitator on loopback (and a throwaway development payee if none is set).
 import algosdk from 'algosdk';
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
+import { ALGORAND_MAINNET } from '../schemas/paid/terms.ts';
 import { createPaywallApp } from './app.ts';
 import { PaywallConfigError, settingsFromEnv } from './config.ts';
 import type { EnvSettings } from './config.ts';
+import type { PaywallLogEntry } from './core/decide.ts';
+import { buyerFileReader, startPublisherProgramme } from './publishers/node.ts';
+import type { PublisherProgramme } from './publishers/node.ts';
+import { createStorefront } from './publishers/storefront.ts';
 import { DEV_FACILITATOR_PORT, startDevFacilitator } from './dev-facilitator/server.ts';
 import type { DevFacilitator } from './dev-facilitator/server.ts';
 import { createFsStorage } from './storage-fs.ts';
@@ -24,6 +29,14 @@ export interface LocalPaywallOptions {
   maxDataAgeSeconds?: number;
   /** Indexer API for reconciling lost settle answers; default the development facilitator, or a public one. */
   indexerUrl?: string;
+  /** The config file (`--config` / EMI_CONFIG) whose `publishers` resell under their brand at `/p/<id>/`. */
+  configFile?: string;
+  /** Algod API (EMI_ALGOD_URL): publishers' USDC opt-in is checked there at start. */
+  algodUrl?: string;
+  /** The publishers' credit ledger; default `publishers.sqlite` in EMI_STATE_DIR or `var`. */
+  ledgerFile?: string;
+  /** The built buyer page (`dist/x402-buyer`) and its faucet URL, for the publishers' branded storefronts. */
+  buyerPage?: { dir: string; devFundUrl?: string };
 }
 
 export interface LocalPaywall {
@@ -32,13 +45,49 @@ export interface LocalPaywall {
   facilitatorUrl: string;
   /** The development facilitator, when one was started. */
   devFacilitator: DevFacilitator | null;
+  /** The publisher programme, when the config file names publishers. */
+  publishers: PublisherProgramme | null;
   /** One line per fact worth printing at start. */
   describe(): string[];
   close(): Promise<void>;
 }
 
-/** The paywall settings of this process's environment (see `settingsFromEnv`). */
-export const paywallEnv = (): EnvSettings => settingsFromEnv(process.env);
+/** The paywall settings of this process's environment (`settingsFromEnv`), plus EMI_CONFIG and EMI_ALGOD_URL. */
+export const paywallEnv = (
+  env: NodeJS.ProcessEnv = process.env,
+): EnvSettings & Pick<LocalPaywallOptions, 'configFile' | 'algodUrl'> => ({
+  ...settingsFromEnv(env),
+  configFile: env.EMI_CONFIG || undefined,
+  algodUrl: env.EMI_ALGOD_URL || undefined,
+});
+
+const logToStderr = (entry: PaywallLogEntry): void => {
+  if (entry.level !== 'info') console.error(JSON.stringify({ at: new Date().toISOString(), ...entry }));
+};
+
+/** The paywall behind the publishers' storefront pages (`/p/<id>/x402-buyer/`), which are answered first. */
+function withStorefronts(
+  paywall: Hono,
+  programme: PublisherProgramme,
+  buyerPage: NonNullable<LocalPaywallOptions['buyerPage']>,
+  development: boolean,
+): Hono {
+  const app = new Hono();
+  app.route(
+    '/',
+    createStorefront({
+      publishers: programme.publishers,
+      buyerConfig: {
+        network: ALGORAND_MAINNET,
+        facilitatorMode: development ? 'development' : 'production',
+        ...(development && buyerPage.devFundUrl ? { devFundUrl: buyerPage.devFundUrl } : {}),
+      },
+      readBuyerFile: buyerFileReader(buyerPage.dir),
+    }),
+  );
+  app.all('*', (c) => paywall.fetch(c.req.raw));
+  return app;
+}
 
 export async function createLocalPaywall(options: LocalPaywallOptions): Promise<LocalPaywall> {
   if (options.facilitatorUrl && !options.payTo) {
@@ -50,29 +99,51 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
     throw new PaywallConfigError(`payTo is not a valid Algorand address: ${JSON.stringify(options.payTo)}`);
   }
   const payTo = options.payTo ?? algosdk.generateAccount().addr.toString();
+  // Bad publishers stop the start before anything listens.
+  const publishers = await startPublisherProgramme({
+    configFile: options.configFile,
+    operatorPayTo: payTo,
+    algodUrl: options.algodUrl,
+    ledgerFile: options.ledgerFile,
+    log: logToStderr,
+  });
   const devFacilitator = options.facilitatorUrl
     ? null
-    : await startDevFacilitator({ optIn: [payTo], port: options.devFacilitatorPort ?? DEV_FACILITATOR_PORT });
+    : await startDevFacilitator({
+        // Development: the publishers' addresses can receive test USDC too.
+        optIn: [payTo, ...(publishers?.publishers.map((p) => p.payTo) ?? [])],
+        port: options.devFacilitatorPort ?? DEV_FACILITATOR_PORT,
+      }).catch((error: unknown) => {
+        publishers?.close();
+        throw error;
+      });
   const facilitatorUrl = options.facilitatorUrl ?? (devFacilitator as DevFacilitator).url;
   // Test money buys test data: the development stack sells the simulated market, and says so in every 402.
   const allowSimulated = options.allowSimulated ?? devFacilitator !== null;
   try {
-    const app = createPaywallApp({
-      payTo,
-      facilitatorUrl,
-      baseUrl: options.baseUrl,
-      storage: createFsStorage(options.paidDir),
-      facilitatorTimeoutMs: options.facilitatorTimeoutMs,
-      network: options.network,
-      indexerUrl: options.indexerUrl ?? devFacilitator?.url,
-      allowSimulated,
-      maxDataAgeSeconds: options.maxDataAgeSeconds,
-    });
+    const app = createPaywallApp(
+      {
+        payTo,
+        facilitatorUrl,
+        baseUrl: options.baseUrl,
+        storage: createFsStorage(options.paidDir),
+        facilitatorTimeoutMs: options.facilitatorTimeoutMs,
+        network: options.network,
+        indexerUrl: options.indexerUrl ?? devFacilitator?.url,
+        allowSimulated,
+        maxDataAgeSeconds: options.maxDataAgeSeconds,
+      },
+      { salePoints: publishers?.salePoints, hooks: publishers?.hooks },
+    );
     return {
-      app,
+      app:
+        publishers && options.buyerPage
+          ? withStorefronts(app, publishers, options.buyerPage, devFacilitator !== null)
+          : app,
       payTo,
       facilitatorUrl,
       devFacilitator,
+      publishers,
       describe: () => [
         `x402 paywall: pays to ${payTo}${options.payTo ? '' : ' (throwaway development payee)'}`,
         devFacilitator
@@ -80,13 +151,19 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
           : `x402 facilitator: ${facilitatorUrl}`,
         `x402 paid files: ${options.paidDir}`,
         `x402 sells: ${allowSimulated ? 'simulated, replayed or live data (each 402 says which)' : 'live data only'}, at most ${options.maxDataAgeSeconds ?? 180} s old`,
+        ...(publishers?.publishers.map(
+          (p) =>
+            `publisher ${p.id}: /p/${p.id}/ pays ${p.payTo} (${p.products.map((x) => x.slug).join(', ')})`,
+        ) ?? []),
       ],
       close: async () => {
         await devFacilitator?.close();
+        publishers?.close();
       },
     };
   } catch (error) {
     await devFacilitator?.close();
+    publishers?.close();
     throw error;
   }
 }

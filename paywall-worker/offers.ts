@@ -24,6 +24,8 @@ export interface SalePoint {
   priceUsd: string;
   /** A publisher reselling under its own brand (the publisher programme); absent for the operator's own sales. */
   seller?: { id: string; name: string };
+  /** Top-level fields added to the served paid body (a publisher's block); merged once per data generation. */
+  bodyFields?: Readonly<Record<string, unknown>>;
 }
 
 export interface OfferSettings {
@@ -77,7 +79,7 @@ export async function buildOffer(
       mimeType: 'application/json',
     },
     'payment_required',
-    { bazaar: bazaarExtension(point.resource.schema, PAID_EXAMPLES[point.resource.id]) },
+    { bazaar: bazaarExtension(point.resource.schema, PAID_EXAMPLES[point.resource.id], point.seller) },
   );
   const offer: Offer = { point, data, accepts, paymentRequired, unpaid: { header: '', body: '' } };
   offer.unpaid = challenge(offer, 'payment_required');

@@ -15,6 +15,8 @@ export const HEALTH_PATH = '/x402/health';
 export const STATUS_PATH = '/status.json';
 /** Paths every host hands to the paywall worker. */
 export const WORKER_PATHS: readonly string[] = [...PAID_PATHS, HEALTH_PATH];
+/** Publishers' storefronts and paid paths (`/p/<id>/...`): the worker answers them too. */
+export const PUBLISHER_PREFIX = '/p/';
 /** Folders whose missing files answer the JSON 404 (the docs pages keep the HTML 404 page). */
 export const API_PREFIXES = ['/api/', '/arena/'] as const;
 
@@ -103,7 +105,7 @@ export type DeliveryRoute =
  */
 export function routeRequest(method: string, path: string, asset: string | undefined): DeliveryRoute {
   if (method === 'OPTIONS') return { kind: 'preflight' };
-  if (WORKER_PATHS.includes(path)) return { kind: 'paid', path };
+  if (WORKER_PATHS.includes(path) || path.startsWith(PUBLISHER_PREFIX)) return { kind: 'paid', path };
   if (method !== 'GET' && method !== 'HEAD')
     return { kind: 'error', status: 405, body: methodNotAllowedError() };
   if (path === REASONING_PATH && asset !== undefined) {

@@ -60,7 +60,10 @@ describe('Netlify recipe', () => {
   it('proxies exactly the paid paths to the paywall and shadows no free file', async () => {
     const rules = rulesOf(await read('netlify/_redirects'));
     const proxied = rules.filter(([, to]) => to?.startsWith('PAYWALL_ORIGIN'));
-    expect(proxied).toEqual(WORKER_PATHS.map((path) => [path, `PAYWALL_ORIGIN${path}`, '200!']));
+    expect(proxied).toEqual([
+      ['/p/*', 'PAYWALL_ORIGIN/p/:splat', '200!'],
+      ...WORKER_PATHS.map((path) => [path, `PAYWALL_ORIGIN${path}`, '200!']),
+    ]);
     const forced = rules.filter((rule) => rule.at(-1)?.endsWith('!')).map(([from]) => from);
     for (const resource of FREE_RESOURCES.filter((r) => r.id !== 'reasoning'))
       expect(forced).not.toContain(resource.path);

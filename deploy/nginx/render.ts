@@ -5,6 +5,7 @@ import { DEFAULT_REASONING_ASSET, TRACKED_ASSETS } from '../../schemas/common.ts
 import {
   FREE_CACHE,
   NO_STORE,
+  PUBLISHER_PREFIX,
   STATUS_PATH,
   WORKER_PATHS,
   PREFLIGHT_MAX_AGE_SECONDS,
@@ -60,7 +61,9 @@ export async function renderNginxSite(options: NginxSiteOptions): Promise<string
     __REASONING_MAP__: TRACKED_ASSETS.map(
       (asset) => `    "~*^1:${asset}$" /${reasoningFileFor(asset)};`,
     ).join('\n'),
-    __WORKER_ALTERNATION__: WORKER_PATHS.map(regexEscape).join('|'),
+    __WORKER_ALTERNATION__: [...WORKER_PATHS.map(regexEscape), `${regexEscape(PUBLISHER_PREFIX)}.*`].join(
+      '|',
+    ),
     __STATUS_PATH__: STATUS_PATH,
     __FREE_CACHE__: FREE_CACHE,
     __NO_STORE__: NO_STORE,

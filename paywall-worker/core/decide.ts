@@ -154,6 +154,17 @@ export function createPaywallCore(deps: CoreDeps): { decide(request: PaidRequest
     return offer;
   }
 
+  // A sale point's own fields (a publisher block) merged into the paid body, once per data generation.
+  const bodies = new Map<string, { source: string; body: string }>();
+  function servedBody(point: SalePoint, text: string): string {
+    if (!point.bodyFields) return text;
+    const known = bodies.get(point.path);
+    if (known?.source === text) return known.body;
+    const body = JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), ...point.bodyFields });
+    bodies.set(point.path, { source: text, body });
+    return body;
+  }
+
   async function decide(request: PaidRequest): Promise<Decision> {
     const point = deps.points.get(request.path);
     if (!point) return fail(404, 'not_found', 'No such paid resource.', null);
@@ -249,7 +260,12 @@ export function createPaywallCore(deps: CoreDeps): { decide(request: PaidRequest
       }
       // Idempotent delivery: the holder of the signed payment gets the file again, never a second charge.
       log({ level: 'info', event: 'redelivered', path: point.path, txid: group.txid });
-      return { kind: 'serve', body: file.text, settlement: claim.record.settlement, redelivery: true };
+      return {
+        kind: 'serve',
+        body: servedBody(point, file.text),
+        settlement: claim.record.settlement,
+        redelivery: true,
+      };
     }
     if (claim.state === 'claimed' && notForSale) {
       await book.release(group.txid);
@@ -259,21 +275,27 @@ export function createPaywallCore(deps: CoreDeps): { decide(request: PaidRequest
     let reserved = false;
     let outcome: Decision | null = null;
     try {
-      if (deps.hooks) {
-        reserved = await deps.hooks.reserve(point, group.txid);
-        if (!reserved) {
-          outcome = fail(
+      reserved = deps.hooks ? await deps.hooks.reserve(point, group.txid) : true;
+      const soldOut = reserved
+        ? null
+        : fail(
             503,
             'not_available_from_seller',
             'No credit is left for this sale; no payment was settled.',
             point,
           );
-          return outcome;
-        }
+      // An earlier try of this payment may have landed: without a credit it is never settled again, but a payment
+      // the chain shows confirmed is still delivered (the buyer's money comes before the seller's credit).
+      if (soldOut && claim.state !== 'pending') {
+        outcome = soldOut;
+        return outcome;
       }
-      const attempt = { offer, payload, requirements, expected, lastValid: group.lastValid, body: file.text };
+      const body = servedBody(point, file.text);
+      const attempt = { offer, payload, requirements, expected, lastValid: group.lastValid, body };
       outcome =
-        claim.state === 'pending' ? await resume(attempt, notForSale) : await settleAndDeliver(attempt);
+        claim.state === 'pending'
+          ? await resume(attempt, notForSale ?? soldOut)
+          : await settleAndDeliver(attempt);
       return outcome;
     } catch (error) {
       log({

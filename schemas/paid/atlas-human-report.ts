@@ -12,7 +12,7 @@ import {
   Limitation,
   PROJECT,
 } from '../common.ts';
-import { ATLAS_SCHEMA_VERSION, PaymentStatus } from './terms.ts';
+import { ATLAS_SCHEMA_VERSION, PaymentStatus, PublisherBlock } from './terms.ts';
 
 export const ReportSection = z.strictObject({
   id: z.string().regex(/^[a-z0-9-]+$/),
@@ -51,6 +51,7 @@ export const AtlasHumanReport = z.strictObject({
   endpoint: z.literal('x402-atlas-human-report'),
   type: z.literal('atlas_human_report'),
   payment_status: PaymentStatus,
+  publisher: PublisherBlock.optional(),
   schema_version: z.literal(ATLAS_SCHEMA_VERSION),
   title: z.string(),
   headline: z.string(),

@@ -17,7 +17,7 @@ import { LiquidityContext } from '../liquidity-lite.ts';
 import { MarketMode, MarketState, RiskLevel, RiskScore } from '../market-regime.ts';
 import { Prediction } from '../reasoning.ts';
 import { Agreement } from './paid-main-brain.ts';
-import { ATLAS_SCHEMA_VERSION, PaymentStatus } from './terms.ts';
+import { ATLAS_SCHEMA_VERSION, PaymentStatus, PublisherBlock } from './terms.ts';
 
 export const AtlasAsset = z.strictObject({
   asset: AssetSymbol,
@@ -73,6 +73,7 @@ export const Atlas = z.strictObject({
   endpoint: z.literal('x402-atlas'),
   product_id: z.literal('SVC-X402-002'),
   payment_status: PaymentStatus,
+  publisher: PublisherBlock.optional(),
   schema_version: z.literal(ATLAS_SCHEMA_VERSION),
   intelligence_layer: z.strictObject({
     name: z.literal('atlas'),

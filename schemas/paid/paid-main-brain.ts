@@ -21,7 +21,7 @@ import { MainBrainResponse } from '../main-brain.ts';
 import { PublicPerformance } from '../performance.ts';
 import { RiskLevel } from '../market-regime.ts';
 import { Prediction } from '../reasoning.ts';
-import { PaymentStatus } from './terms.ts';
+import { PaymentStatus, PublisherBlock } from './terms.ts';
 
 export const Agreement = z
   .enum(['aligned', 'mixed', 'conflicting', 'insufficient'])
@@ -86,6 +86,7 @@ export const PaidMainBrain = z.strictObject({
   product_id: z.literal('SVC-X402-003'),
   schema_version: z.literal(SCHEMA_VERSION),
   payment_status: PaymentStatus,
+  publisher: PublisherBlock.optional(),
   summary: z.string(),
   market_state: MainBrainResponse.shape.market_state,
   confidence: Confidence.nullable(),

@@ -15,7 +15,7 @@ import {
 import { DerivativesState } from '../derivatives.ts';
 import { LiquidityContext } from '../liquidity-lite.ts';
 import { MarketMode, MarketState, RegimeDetail, RiskLevel, RiskScore } from '../market-regime.ts';
-import { PaymentStatus } from './terms.ts';
+import { PaymentStatus, PublisherBlock } from './terms.ts';
 
 export const RiskFactor = z.strictObject({
   factor: z.enum(['volatility', 'leverage', 'liquidity', 'breadth', 'data_quality']),
@@ -45,6 +45,7 @@ export const PaidMarketRegime = z.strictObject({
   product_id: z.literal('SVC-X402-001'),
   schema_version: z.literal(SCHEMA_VERSION),
   payment_status: PaymentStatus,
+  publisher: PublisherBlock.optional(),
   market_mode: MarketMode.nullable(),
   market_state: MarketState.nullable(),
   summary: z.string().nullable(),

@@ -22,3 +22,19 @@ export const AlgorandAddress = z.string().regex(/^[A-Z2-7]{58}$/, 'a 58-characte
 
 /** Marks every paid body: it is only ever served after a settled payment, and it says so. */
 export const PaymentStatus = z.literal(PAYMENT_SETTLED);
+
+/**
+ * Present only in a body bought through a publisher's storefront (`/p/<id>/...`): who sold it and which address
+ * was paid. The rest of the body is the same report, unchanged.
+ */
+export const PublisherBlock = z
+  .strictObject({
+    id: z.string(),
+    name: z.string(),
+    contact_url: z.string(),
+    terms_url: z.string(),
+    pay_to: AlgorandAddress,
+    price_usd: z.string(),
+    note: z.string(),
+  })
+  .describe('the publisher that sold this copy; the payment went directly to its address');

@@ -17,6 +17,8 @@ export interface BuyerConfig {
   algodUrl: string;
   /** Where the report is sold; defaults to the human report path on this origin. */
   reportUrl: string;
+  /** The exact price there in USDC atomic units, when not the base price (a publisher's storefront). */
+  reportAmount?: string;
 }
 
 export type ConfigResult = { ok: true; config: BuyerConfig } | { ok: false; reason: string };
@@ -38,7 +40,7 @@ const absolute = (url: string, base: string): string | null => {
 /** Validates the parsed config.json; `base` resolves relative URLs (the config file's own URL). */
 export function parseBuyerConfig(raw: unknown, base: string, defaultReportUrl: string): ConfigResult {
   if (!isRecord(raw)) return { ok: false, reason: 'config.json is not a JSON object.' };
-  const { merchantAddress, network, facilitatorMode, devFundUrl, algodUrl, reportUrl } = raw;
+  const { merchantAddress, network, facilitatorMode, devFundUrl, algodUrl, reportUrl, reportAmount } = raw;
   if (typeof merchantAddress !== 'string' || !algosdk.isValidAddress(merchantAddress)) {
     return { ok: false, reason: 'config.json has no valid merchant address (merchantAddress).' };
   }
@@ -55,6 +57,12 @@ export function parseBuyerConfig(raw: unknown, base: string, defaultReportUrl: s
     if (value !== undefined && (typeof value !== 'string' || absolute(value, base) === null)) {
       return { ok: false, reason: `config.json: ${name} is not a URL.` };
     }
+  }
+  if (
+    reportAmount !== undefined &&
+    (typeof reportAmount !== 'string' || !/^[1-9][0-9]{0,15}$/.test(reportAmount))
+  ) {
+    return { ok: false, reason: 'config.json: reportAmount is not an amount in atomic units.' };
   }
   const fund = typeof devFundUrl === 'string' ? (absolute(devFundUrl, base) ?? undefined) : undefined;
   // Development without an explicit algodUrl: the development facilitator answers the params call next to /dev/fund.
@@ -80,6 +88,7 @@ export function parseBuyerConfig(raw: unknown, base: string, defaultReportUrl: s
       algodUrl: algod,
       reportUrl:
         absolute(typeof reportUrl === 'string' ? reportUrl : defaultReportUrl, base) ?? defaultReportUrl,
+      ...(typeof reportAmount === 'string' ? { reportAmount } : {}),
     },
   };
 }

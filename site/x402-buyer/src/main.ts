@@ -130,7 +130,11 @@ async function whileBusy(step: () => Promise<void>): Promise<void> {
 const checkPrice = (): Promise<void> =>
   whileBusy(async () => {
     setStatus('Asking the server for the price…');
-    const result = await requestChallenge(state.reportUrl, state.config?.merchantAddress ?? '');
+    const result = await requestChallenge(
+      state.reportUrl,
+      state.config?.merchantAddress ?? '',
+      state.config?.reportAmount,
+    );
     if (result.kind === 'problem') {
       state.challenge = null;
       show('challenge', false);

@@ -142,8 +142,15 @@ async function readErrorBody(response: Response): Promise<{ code: string | null;
 
 const bodyMessage = async (response: Response): Promise<string> => (await readErrorBody(response)).message;
 
-/** Asks for the report without paying and checks the 402 challenge against the page's terms. */
-export async function requestChallenge(url: string, merchantAddress: string): Promise<ChallengeResult> {
+/**
+ * Asks for the report without paying and checks the 402 challenge against the page's terms: the configured payee,
+ * the exact amount (the base price unless config.json names a publisher's) and the path the page asked for.
+ */
+export async function requestChallenge(
+  url: string,
+  merchantAddress: string,
+  amount: string = HUMAN_REPORT_AMOUNT,
+): Promise<ChallengeResult> {
   const response = await fetchWithTimeout(
     url,
     { headers: { Accept: 'application/json' } },
@@ -164,10 +171,10 @@ export async function requestChallenge(url: string, merchantAddress: string): Pr
   if ('error' in read)
     return { kind: 'problem', problem: { kind: 'bad-challenge', message: read.error, retrySafe: true } };
   const check = checkChallenge(read.paymentRequired, {
-    amount: HUMAN_REPORT_AMOUNT,
+    amount,
     asset: USDC_ASSET_ID,
     payTo: merchantAddress,
-    resourcePath: HUMAN_REPORT_PATH,
+    resourcePath: URL.canParse(url) ? new URL(url).pathname : HUMAN_REPORT_PATH,
   });
   return { kind: 'challenge', source: read.source, paymentRequired: read.paymentRequired, check };
 }

@@ -1,0 +1,185 @@
+// `emi publisher list | add | credit ID N | statement ID [--since] [--csv]`: the operator's side of the programme.
+// Publishers live in the config file (`--config` / EMI_CONFIG); credits and sales in the ledger of the state folder,
+// the same file the running worker uses, so a credit added here counts at the next sale.
+import { rename, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+
+interface CommonFlags {
+  config?: string;
+  state?: string;
+}
+
+const configFile = (flags: CommonFlags): string | undefined => flags.config ?? process.env.EMI_CONFIG;
+
+async function openLedger(flags: CommonFlags) {
+  const { SqliteCreditLedger, DEFAULT_LEDGER_FILE } = await import('./credit-ledger-sqlite.ts');
+  const state = flags.state ?? process.env.EMI_STATE_DIR ?? 'var';
+  return new SqliteCreditLedger(resolve(state, DEFAULT_LEDGER_FILE));
+}
+
+async function configuredPublishers(flags: CommonFlags) {
+  const file = configFile(flags);
+  if (!file) return [];
+  const { readConfigJson } = await import('./node.ts');
+  const { parsePublishers } = await import('./config.ts');
+  return parsePublishers((await readConfigJson(file)).publishers);
+}
+
+const parseCredits = (value: string): number => {
+  if (!/^-?[1-9][0-9]{0,8}$/.test(value)) throw new Error(`not a whole number of credits: ${value}`);
+  return Number(value);
+};
+
+const parseSince = (value: string): string => {
+  const time = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time)) {
+    throw new Error(`--since wants an ISO date or time (e.g. 2026-11-01): ${value}`);
+  }
+  return new Date(time).toISOString();
+};
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+function withCommon(command: Command): Command {
+  return command
+    .option('--config <file>', 'JSON configuration file holding `publishers` (default: EMI_CONFIG)')
+    .option('--state <dir>', 'folder holding the credit ledger (default: EMI_STATE_DIR or var)');
+}
+
+async function list(flags: CommonFlags): Promise<void> {
+  const publishers = await configuredPublishers(flags);
+  const ledger = await openLedger(flags);
+  try {
+    const ids = new Set([...publishers.map((p) => p.id), ...(await ledger.list()).map((b) => b.publisherId)]);
+    if (ids.size === 0) console.log('no publishers (add one with: emi publisher add --config FILE ...)');
+    for (const id of [...ids].sort()) {
+      const publisher = publishers.find((p) => p.id === id);
+      const b = await ledger.balance(id);
+      const products = publisher
+        ? publisher.products.map((p) => `${p.slug} ${p.priceUsd}`).join(', ')
+        : 'not in the configuration';
+      console.log(
+        `${id}  ${publisher ? `"${publisher.brand.name}" pays ${publisher.payTo}` : ''}  ` +
+          `credits ${b.balance} (${b.reserved} held, ${b.available} available)  sales ${b.sales}  [${products}]`,
+      );
+    }
+  } finally {
+    ledger.close();
+  }
+}
+
+interface AddFlags extends CommonFlags {
+  id: string;
+  name: string;
+  payTo: string;
+  contact: string;
+  terms: string;
+  logo?: string;
+  accent?: string;
+  product: string[];
+  credits?: number;
+}
+
+async function add(flags: AddFlags): Promise<void> {
+  const file = configFile(flags);
+  if (!file) throw new Error('emi publisher add needs the configuration file: --config FILE (or EMI_CONFIG)');
+  const { readConfigJson } = await import('./node.ts');
+  const { parsePublishers } = await import('./config.ts');
+  const config = existsSync(file) ? await readConfigJson(file) : {};
+  const products = Object.fromEntries(
+    flags.product.map((entry) => {
+      const [slug, priceUsd] = entry.split('=');
+      if (!slug || !priceUsd)
+        throw new Error(`--product wants SLUG=PRICE (e.g. atlas-human-report=0.15): ${entry}`);
+      return [slug, { priceUsd }];
+    }),
+  );
+  const entry = {
+    id: flags.id,
+    brand: {
+      name: flags.name,
+      contactUrl: flags.contact,
+      termsUrl: flags.terms,
+      ...(flags.logo ? { logoUrl: flags.logo } : {}),
+      ...(flags.accent ? { accentColor: flags.accent } : {}),
+    },
+    payTo: flags.payTo,
+    products,
+  };
+  const existing = Array.isArray(config.publishers) ? (config.publishers as unknown[]) : [];
+  const publishers = [...existing, entry];
+  parsePublishers(publishers); // the whole list, as the worker will check it at start
+  // Written whole to a temporary file, then renamed: a failed write never leaves half a configuration.
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify({ ...config, publishers }, null, 2)}\n`);
+  await rename(temporary, file);
+  console.log(`added publisher ${flags.id} to ${file}; restart emi serve / emi up to open its storefront`);
+  if (flags.credits) await credit(flags.id, flags.credits, flags);
+}
+
+async function credit(id: string, amount: number, flags: CommonFlags & { note?: string }): Promise<void> {
+  const ledger = await openLedger(flags);
+  try {
+    const b = await ledger.credit(id, amount, flags.note);
+    console.log(`publisher ${id}: ${b.balance} credit(s) (${b.reserved} held by sales in progress)`);
+  } finally {
+    ledger.close();
+  }
+}
+
+async function statement(id: string, flags: CommonFlags & { since?: string; csv?: boolean }): Promise<void> {
+  const { statementCsv, statementText } = await import('./statement.ts');
+  const ledger = await openLedger(flags);
+  try {
+    const sales = await ledger.statement(id, flags.since);
+    if (flags.csv) process.stdout.write(statementCsv(sales));
+    else for (const line of statementText(id, sales, flags.since)) console.log(line);
+  } finally {
+    ledger.close();
+  }
+}
+
+export function registerPublisherCommands(program: Command): void {
+  const publisher = program
+    .command('publisher')
+    .description(
+      'the publisher programme: branded resale paid straight to the publisher, credits, statements',
+    );
+
+  withCommon(publisher.command('list').description('publishers, their credits and sales')).action(list);
+
+  withCommon(
+    publisher
+      .command('add')
+      .description('add a publisher to the configuration file (checked as the worker checks it at start)')
+      .requiredOption('--id <slug>', 'storefront id: /p/<slug>/')
+      .requiredOption('--name <text>', 'brand name')
+      .requiredOption('--pay-to <address>', "the publisher's Algorand address (opted in to USDC)")
+      .requiredOption('--contact <url>', 'contact link (https: or mailto:)')
+      .requiredOption('--terms <url>', "the publisher's terms (https:)")
+      .option('--logo <url>', 'logo (https:)')
+      .option('--accent <#rrggbb>', 'accent colour')
+      .option('--product <slug=price>', 'a resold product and its price in USD (repeat)', collect, [])
+      .option('--credits <n>', 'credits to start with', parseCredits),
+  ).action(add);
+
+  withCommon(
+    publisher
+      .command('credit')
+      .description('add N credits to a publisher (negative N withdraws unused ones)')
+      .argument('<id>', 'publisher id')
+      .argument('<n>', 'credits', parseCredits)
+      .option('--note <text>', 'kept with the grant'),
+  ).action(credit);
+
+  withCommon(
+    publisher
+      .command('statement')
+      .description("a publisher's sales, to reconcile with the chain")
+      .argument('<id>', 'publisher id')
+      .option('--since <iso>', 'only sales at or after this time', parseSince)
+      .option('--csv', 'CSV (RFC 4180) instead of text'),
+  ).action(statement);
+}

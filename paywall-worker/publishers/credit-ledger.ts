@@ -1,0 +1,56 @@
+// The publishers' shared-intelligence credits and their sales: the contract every home of the books keeps (SQLite
+// on Node; a Durable Object at the edge). A credit is reserved before the facilitator is asked to settle, consumed
+// only when the paid body was handed over (in the same step that records the sale), and released on any other
+// outcome. A reservation that was never resolved (the process died mid-sale) stops counting after a while.
+
+/** One sale through a publisher, as its statement shows it. */
+export interface SaleRecord {
+  /** ISO time the body was delivered. */
+  at: string;
+  publisherId: string;
+  /** Product slug, e.g. `atlas-human-report`. */
+  product: string;
+  path: string;
+  priceUsd: string;
+  amountAtomic: string;
+  /** The publisher's address the payment went to. */
+  payTo: string;
+  payer: string;
+  /** The payment transaction id: look it up on chain to reconcile. */
+  transaction: string;
+  network: string;
+  /** Credits consumed by this sale (always 1). */
+  credits: number;
+}
+
+export interface CreditBalance {
+  publisherId: string;
+  /** Credits not yet consumed. */
+  balance: number;
+  /** Held by sales in progress. */
+  reserved: number;
+  /** Credits a new sale can reserve now. */
+  available: number;
+  sales: number;
+}
+
+export interface CreditLedger {
+  balance(publisherId: string): Promise<CreditBalance>;
+  /** Holds one credit for the sale paid by `txid`; false when none is available. */
+  reserve(publisherId: string, txid: string): Promise<boolean>;
+  /** Consumes the held credit and records the sale, once per transaction (a second call changes nothing). */
+  consume(sale: SaleRecord): Promise<void>;
+  /** Gives the held credit back. */
+  release(publisherId: string, txid: string): Promise<void>;
+  /** Adds (or, negative, withdraws) credits; never below what is held or zero. Returns the new balance. */
+  credit(publisherId: string, amount: number, note?: string): Promise<CreditBalance>;
+  statement(publisherId: string, since?: string): Promise<SaleRecord[]>;
+  list(): Promise<CreditBalance[]>;
+}
+
+export class CreditError extends Error {
+  override name = 'CreditError';
+}
+
+/** Longer than any settle attempt (facilitator timeouts are seconds); shorter than an operator would notice. */
+export const RESERVATION_TTL_MS = 10 * 60 * 1000;

@@ -1,0 +1,112 @@
+// A publisher's storefront as the paywall core sees it: one sale point per resold product, at
+// `/p/<id>/api/x402-<product>.php`, paying the publisher's address the publisher's price, and the sale hooks that
+// hold, consume and give back the publisher's credits. The operator's own paths have no seller and pass through.
+import type { SettleResponse } from '@x402/core/types';
+import type { PaywallLogEntry, SaleHooks } from '../core/decide.ts';
+import type { SalePoint } from '../offers.ts';
+import type { Publisher, PublisherProduct } from './config.ts';
+import type { CreditLedger } from './credit-ledger.ts';
+
+export const storefrontPrefix = (publisherId: string): string => `/p/${publisherId}`;
+
+export const publisherPath = (publisherId: string, product: Pick<PublisherProduct, 'slug'>): string =>
+  `${storefrontPrefix(publisherId)}/api/x402-${product.slug}.php`;
+
+/** The `publisher` block of a paid body bought through a publisher: who sold it and where the money went. */
+export function publisherBlock(publisher: Publisher, product: PublisherProduct): Record<string, unknown> {
+  return {
+    id: publisher.id,
+    name: publisher.brand.name,
+    contact_url: publisher.brand.contactUrl,
+    terms_url: publisher.brand.termsUrl,
+    pay_to: publisher.payTo,
+    price_usd: product.priceUsd,
+    note:
+      `Sold by ${publisher.brand.name}, an independent publisher; the payment went directly to its address. ` +
+      'The content is the same educational report the service publishes, unchanged.',
+  };
+}
+
+export function publisherSalePoints(publishers: readonly Publisher[]): SalePoint[] {
+  return publishers.flatMap((publisher) =>
+    publisher.products.map((product) => ({
+      path: publisherPath(publisher.id, product),
+      resource: product.resource,
+      payTo: publisher.payTo,
+      amountAtomic: product.amountAtomic,
+      priceUsd: product.priceUsd,
+      seller: { id: publisher.id, name: publisher.brand.name },
+      bodyFields: { publisher: publisherBlock(publisher, product) },
+    })),
+  );
+}
+
+interface SaleFacts {
+  publisher: Publisher;
+  product: PublisherProduct;
+}
+
+/**
+ * Sale hooks backed by a credit ledger. `delivered` never throws: the buyer has paid and the body is on its way,
+ * so a ledger failure is logged (with the transaction, for the statement to be corrected) and the body served.
+ */
+export function creditHooks(
+  publishers: readonly Publisher[],
+  ledger: CreditLedger,
+  log: (entry: PaywallLogEntry) => void,
+  now: () => number = Date.now,
+): SaleHooks {
+  const byPath = new Map<string, SaleFacts>();
+  for (const publisher of publishers) {
+    for (const product of publisher.products) {
+      byPath.set(publisherPath(publisher.id, product), { publisher, product });
+    }
+  }
+  return {
+    async unavailable(point) {
+      const sale = byPath.get(point.path);
+      if (!sale) return null;
+      const { available } = await ledger.balance(sale.publisher.id);
+      return available > 0
+        ? null
+        : `${sale.publisher.brand.name} has no shared-intelligence credit left, so this report cannot be sold ` +
+            'here right now. No payment was requested. Try again later, or buy it from the service itself at ' +
+            `${sale.product.resource.path}.`;
+    },
+    async reserve(point, txid) {
+      const sale = byPath.get(point.path);
+      return sale ? ledger.reserve(sale.publisher.id, txid) : true;
+    },
+    async delivered(point, txid, settlement: SettleResponse) {
+      const sale = byPath.get(point.path);
+      if (!sale) return;
+      try {
+        await ledger.consume({
+          at: new Date(now()).toISOString(),
+          publisherId: sale.publisher.id,
+          product: sale.product.slug,
+          path: point.path,
+          priceUsd: sale.product.priceUsd,
+          amountAtomic: sale.product.amountAtomic,
+          payTo: sale.publisher.payTo,
+          payer: settlement.payer ?? '',
+          transaction: txid,
+          network: settlement.network,
+          credits: 1,
+        });
+      } catch (error) {
+        log({
+          level: 'error',
+          event: 'publisher_sale_not_recorded',
+          path: point.path,
+          txid,
+          detail: (error as Error).message,
+        });
+      }
+    },
+    async release(point, txid) {
+      const sale = byPath.get(point.path);
+      if (sale) await ledger.release(sale.publisher.id, txid);
+    },
+  };
+}

@@ -1,0 +1,82 @@
+// A publisher's statement: every sale made through its storefront, with what it needs to reconcile with the chain
+// (the transaction id, the address paid, the payer, the exact amount in USDC atomic units). Pure formatting.
+import { USDC_ASA_ID, USDC_DECIMALS } from '../../schemas/paid/terms.ts';
+import type { SaleRecord } from './credit-ledger.ts';
+
+export const STATEMENT_COLUMNS = [
+  'time',
+  'publisher',
+  'product',
+  'path',
+  'price_usd',
+  'amount_atomic',
+  'asset',
+  'network',
+  'pay_to',
+  'payer',
+  'transaction',
+  'credits',
+] as const;
+
+const row = (sale: SaleRecord): string[] => [
+  sale.at,
+  sale.publisherId,
+  sale.product,
+  sale.path,
+  sale.priceUsd,
+  sale.amountAtomic,
+  USDC_ASA_ID,
+  sale.network,
+  sale.payTo,
+  sale.payer,
+  sale.transaction,
+  String(sale.credits),
+];
+
+/** RFC 4180 quoting; a leading formula character is defused so a spreadsheet shows the text, not a formula. */
+function csvField(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export function statementCsv(sales: readonly SaleRecord[]): string {
+  return [STATEMENT_COLUMNS.join(','), ...sales.map((sale) => row(sale).map(csvField).join(','))]
+    .map((line) => `${line}\r\n`)
+    .join('');
+}
+
+export function formatUsdc(atomic: bigint): string {
+  const unit = 10n ** BigInt(USDC_DECIMALS);
+  return `${atomic / unit}.${(atomic % unit).toString().padStart(USDC_DECIMALS, '0')}`;
+}
+
+export interface StatementTotals {
+  sales: number;
+  credits: number;
+  amountAtomic: bigint;
+}
+
+export function statementTotals(sales: readonly SaleRecord[]): StatementTotals {
+  return sales.reduce(
+    (totals, sale) => ({
+      sales: totals.sales + 1,
+      credits: totals.credits + sale.credits,
+      amountAtomic: totals.amountAtomic + BigInt(sale.amountAtomic),
+    }),
+    { sales: 0, credits: 0, amountAtomic: 0n },
+  );
+}
+
+/** Human-readable lines: one per sale, then the totals. */
+export function statementText(publisherId: string, sales: readonly SaleRecord[], since?: string): string[] {
+  const totals = statementTotals(sales);
+  return [
+    `statement of publisher ${publisherId}${since ? ` since ${since}` : ''}`,
+    ...sales.map(
+      (s) =>
+        `${s.at}  ${s.product}  ${s.priceUsd} USDC  payer ${s.payer}  tx ${s.transaction}  credits ${s.credits}`,
+    ),
+    `${totals.sales} sale(s), ${formatUsdc(totals.amountAtomic)} USDC paid directly to the publisher, ` +
+      `${totals.credits} credit(s) consumed`,
+  ];
+}

@@ -1,0 +1,105 @@
+// The branded buyer page of each publisher at `/p/<id>/x402-buyer/`: the site's own buyer page (same checks, same
+// code) with the publisher's brand written into it and a `config.json` that names the publisher's address as the
+// only one the page will pay and the publisher's path as the one it buys from. Brand text is HTML-escaped where it
+// is written; links and the logo are https (checked at start) and escaped as attributes; the colour is `#rrggbb`.
+import { Hono } from 'hono';
+import { errorResponse } from '../app.ts';
+import { PRODUCTS } from './config.ts';
+import type { Publisher } from './config.ts';
+import { publisherPath, storefrontPrefix } from './sale-points.ts';
+
+const HUMAN_REPORT = 'atlas-human-report';
+/** How the buyer page states the base price in its text. */
+const BASE_PRICE_TEXT = `${PRODUCTS.get(HUMAN_REPORT)?.priceUsd ?? '0.10'} USDC`;
+
+export interface StorefrontOptions {
+  publishers: readonly Publisher[];
+  /** The operator's buyer config.json (network, facilitator mode, dev faucet); the payee is replaced. */
+  buyerConfig: Readonly<Record<string, unknown>>;
+  /** Reads one file of the built buyer page (`index.html`, `app.js`, `buyer.css`); null when absent. */
+  readBuyerFile(name: string): Promise<Uint8Array | null>;
+}
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Escapes text for HTML content and quoted attribute values alike. */
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+
+function brandBanner(publisher: Publisher): string {
+  const { brand } = publisher;
+  const name = escapeHtml(brand.name);
+  const logo = brand.logoUrl
+    ? `<img class="publisher-logo" src="${escapeHtml(brand.logoUrl)}" alt="${name} logo" height="40" />`
+    : '';
+  return `<aside class="publisher-brand" aria-label="Publisher">
+      ${logo}<p><strong>Sold by ${name}</strong>, an independent publisher. Your payment goes directly to its
+      Algorand address <code class="break">${escapeHtml(publisher.payTo)}</code>; the service never holds it.
+      <a href="${escapeHtml(brand.contactUrl)}" rel="noopener">Contact ${name}</a> ·
+      <a href="${escapeHtml(brand.termsUrl)}" rel="noopener">${name}'s terms</a></p>
+    </aside>`;
+}
+
+/** The buyer page in the publisher's brand: title, banner, accent colour, and the publisher's price in its text. */
+export function brandPage(html: string, publisher: Publisher): string {
+  const name = escapeHtml(publisher.brand.name);
+  const price = publisher.products.find((p) => p.slug === HUMAN_REPORT)?.priceUsd;
+  const style = `<style>:root{--accent:${publisher.brand.accentColor}}.publisher-brand{border-left:6px solid var(--accent);padding:.5rem 1rem;margin:0 0 1rem}.publisher-logo{float:right;max-height:40px}</style>`;
+  return html
+    .replace(/<title>([^<]*)<\/title>/, (_m, title: string) => `<title>${name}: ${title}</title>`)
+    .replace('</head>', `    ${style}\n  </head>`)
+    .replace(/<body([^>]*)>/, (tag) => `${tag}\n    ${brandBanner(publisher)}`)
+    .replaceAll(BASE_PRICE_TEXT, price ? `${price} USDC` : BASE_PRICE_TEXT);
+}
+
+const ASSET_TYPES: Readonly<Record<string, string>> = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  map: 'application/json; charset=utf-8',
+  svg: 'image/svg+xml',
+  png: 'image/png',
+};
+
+export function createStorefront(options: StorefrontOptions): Hono {
+  const byId = new Map(options.publishers.map((publisher) => [publisher.id, publisher]));
+  const app = new Hono();
+  const notFound = () => errorResponse(404, 'not_found', 'No such publisher storefront.');
+  const sellsReport = (publisher: Publisher) => publisher.products.some((p) => p.slug === HUMAN_REPORT);
+
+  app.get('/p/:id/x402-buyer', (c) => c.redirect(`${storefrontPrefix(c.req.param('id'))}/x402-buyer/`, 301));
+
+  app.get('/p/:id/x402-buyer/:file{[a-z0-9.-]*}', async (c) => {
+    const publisher = byId.get(c.req.param('id'));
+    if (!publisher || !sellsReport(publisher)) return notFound();
+    const file = c.req.param('file') || 'index.html';
+    c.header('Cache-Control', 'no-store');
+    if (file === 'config.json') {
+      const product = publisher.products.find((p) => p.slug === HUMAN_REPORT);
+      return c.json({
+        ...options.buyerConfig,
+        merchantAddress: publisher.payTo,
+        reportUrl: product ? publisherPath(publisher.id, product) : undefined,
+        reportAmount: product?.amountAtomic,
+        publisher: { id: publisher.id, ...publisher.brand },
+      });
+    }
+    if (file === 'index.html') {
+      const page = await options.readBuyerFile('index.html');
+      if (!page) return notFound();
+      c.header('Content-Type', 'text/html; charset=utf-8');
+      return c.body(brandPage(new TextDecoder().decode(page), publisher));
+    }
+    const type = ASSET_TYPES[file.split('.').pop() ?? ''];
+    const asset = type && !file.startsWith('.') ? await options.readBuyerFile(file) : null;
+    if (!asset || !type) return notFound();
+    c.header('Content-Type', type);
+    return c.body(asset as Uint8Array<ArrayBuffer>);
+  });
+
+  return app;
+}

@@ -1,0 +1,196 @@
+// The SQLite credit ledger (reservations, consumption once per transaction, grants, statements), the statement's
+// CSV, and the `emi publisher` commands run as the operator runs them.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createProgram } from '../generator/cli.ts';
+import { CreditError, RESERVATION_TTL_MS } from '../paywall-worker/publishers/credit-ledger.ts';
+import type { SaleRecord } from '../paywall-worker/publishers/credit-ledger.ts';
+import { SqliteCreditLedger } from '../paywall-worker/publishers/credit-ledger-sqlite.ts';
+import { statementCsv, statementText } from '../paywall-worker/publishers/statement.ts';
+import { account } from './publishers-harness.ts';
+
+let dir: string;
+let clock: number;
+let ledger: SqliteCreditLedger;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'emi-ledger-'));
+  clock = Date.parse('2026-11-01T10:00:00Z');
+  ledger = new SqliteCreditLedger(join(dir, 'publishers.sqlite'), () => clock);
+});
+afterEach(async () => {
+  ledger.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const sale = (transaction: string, at = '2026-11-01T10:00:00.000Z'): SaleRecord => ({
+  at,
+  publisherId: 'acme',
+  product: 'atlas',
+  path: '/p/acme/api/x402-atlas.php',
+  priceUsd: '0.05',
+  amountAtomic: '50000',
+  payTo: 'PAYTO',
+  payer: 'PAYER',
+  transaction,
+  network: 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k',
+  credits: 1,
+});
+
+describe('SqliteCreditLedger', () => {
+  it('holds a credit per sale in progress and refuses when none is available', async () => {
+    await ledger.credit('acme', 2);
+    expect(await ledger.reserve('acme', 'T1')).toBe(true);
+    expect(await ledger.reserve('acme', 'T1')).toBe(true); // the same sale holds one credit, not two
+    expect(await ledger.reserve('acme', 'T2')).toBe(true);
+    expect(await ledger.reserve('acme', 'T3')).toBe(false);
+    expect(await ledger.balance('acme')).toMatchObject({ balance: 2, reserved: 2, available: 0 });
+    await ledger.release('acme', 'T2');
+    expect(await ledger.balance('acme')).toMatchObject({ balance: 2, reserved: 1, available: 1 });
+  });
+
+  it('consumes a credit once per transaction and records the sale', async () => {
+    await ledger.credit('acme', 3);
+    await ledger.reserve('acme', 'T1');
+    await ledger.consume(sale('T1'));
+    await ledger.consume(sale('T1')); // a second report of the same delivery changes nothing
+    expect(await ledger.balance('acme')).toMatchObject({ balance: 2, reserved: 0, available: 2, sales: 1 });
+    expect(await ledger.statement('acme')).toEqual([sale('T1')]);
+  });
+
+  it('forgets a reservation never resolved (the process died mid-sale) after its time', async () => {
+    await ledger.credit('acme', 1);
+    expect(await ledger.reserve('acme', 'T1')).toBe(true);
+    expect(await ledger.reserve('acme', 'T2')).toBe(false);
+    clock += RESERVATION_TTL_MS + 1;
+    expect(await ledger.reserve('acme', 'T2')).toBe(true);
+  });
+
+  it('withdraws only unused credits and keeps the grants', async () => {
+    await ledger.credit('acme', 2, 'first batch');
+    await ledger.reserve('acme', 'T1');
+    await expect(ledger.credit('acme', -2)).rejects.toThrow(CreditError);
+    expect((await ledger.credit('acme', -1)).balance).toBe(1);
+    await expect(ledger.credit('acme', 0)).rejects.toThrow(/non-zero whole number/);
+    await expect(ledger.credit('acme', 1.5)).rejects.toThrow(CreditError);
+  });
+
+  it('keeps the books across a reopen, and gives statements since a time', async () => {
+    await ledger.credit('acme', 5);
+    await ledger.consume(sale('T1', '2026-11-01T09:00:00.000Z'));
+    await ledger.consume(sale('T2', '2026-11-02T09:00:00.000Z'));
+    ledger.close();
+    ledger = new SqliteCreditLedger(join(dir, 'publishers.sqlite'), () => clock);
+    expect(await ledger.balance('acme')).toMatchObject({ balance: 3, sales: 2 });
+    expect((await ledger.statement('acme', '2026-11-02T00:00:00.000Z')).map((s) => s.transaction)).toEqual([
+      'T2',
+    ]);
+    expect(await ledger.list()).toEqual([expect.objectContaining({ publisherId: 'acme', balance: 3 })]);
+  });
+});
+
+describe('statements', () => {
+  it('writes RFC 4180 CSV with the columns needed to reconcile on chain, formulas defused', () => {
+    const csv = statementCsv([sale('T1'), { ...sale('T2'), payer: '=HYPERLINK("x")', product: 'a,b' }]);
+    const lines = csv.split('\r\n');
+    expect(lines[0]).toBe(
+      'time,publisher,product,path,price_usd,amount_atomic,asset,network,pay_to,payer,transaction,credits',
+    );
+    expect(lines[1]).toBe(
+      '2026-11-01T10:00:00.000Z,acme,atlas,/p/acme/api/x402-atlas.php,0.05,50000,31566704,' +
+        'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k,PAYTO,PAYER,T1,1',
+    );
+    expect(lines[2]).toContain(`"a,b"`);
+    expect(lines[2]).toContain(`"'=HYPERLINK(""x"")"`);
+    expect(lines[3]).toBe('');
+  });
+
+  it('sums the sales in the text form', () => {
+    const lines = statementText('acme', [sale('T1'), sale('T2')]);
+    expect(lines.at(-1)).toBe(
+      '2 sale(s), 0.100000 USDC paid directly to the publisher, 2 credit(s) consumed',
+    );
+  });
+});
+
+describe('emi publisher', () => {
+  /** Runs `emi publisher ...` in this process (as bin/emi.js would) and returns what it printed. */
+  async function emi(...args: string[]): Promise<string> {
+    const printed: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => {
+      printed.push(`${parts.join(' ')}\n`);
+    });
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      printed.push(String(chunk));
+      return true;
+    });
+    try {
+      await createProgram().parseAsync(['publisher', ...args, '--state', dir], { from: 'user' });
+    } finally {
+      log.mockRestore();
+      write.mockRestore();
+    }
+    return printed.join('');
+  }
+
+  it('adds a publisher, credits it, lists it and prints an empty statement', async () => {
+    const config = join(dir, 'emi.config.json');
+    const payTo = account();
+    const added = await emi(
+      'add',
+      '--config',
+      config,
+      '--id',
+      'acme',
+      '--name',
+      'Acme Research',
+      '--pay-to',
+      payTo,
+      '--contact',
+      'mailto:desk@acme.example',
+      '--terms',
+      'https://acme.example/terms',
+      '--product',
+      'atlas-human-report=0.15',
+      '--credits',
+      '3',
+    );
+    expect(added).toContain('publisher acme: 3 credit(s)');
+    const written = JSON.parse(await readFile(config, 'utf8')) as { publishers: { payTo: string }[] };
+    expect(written.publishers[0]?.payTo).toBe(payTo);
+
+    expect(await emi('credit', 'acme', '2')).toContain('publisher acme: 5 credit(s)');
+    const listed = await emi('list', '--config', config);
+    expect(listed).toContain(`acme  "Acme Research" pays ${payTo}  credits 5 (0 held, 5 available)`);
+    const csv = await emi('statement', 'acme', '--csv', '--since', '2026-01-01');
+    expect(csv).toBe(
+      'time,publisher,product,path,price_usd,amount_atomic,asset,network,pay_to,payer,transaction,credits\r\n',
+    );
+
+    // A bad entry is refused with one line, and the file is left as it was.
+    const before = await readFile(config, 'utf8');
+    const refused = emi(
+      'add',
+      '--config',
+      config,
+      '--id',
+      'cheap',
+      '--name',
+      'Cheap',
+      '--pay-to',
+      payTo,
+      '--contact',
+      'https://cheap.example',
+      '--terms',
+      'https://cheap.example/t',
+      '--product',
+      'atlas=0.001',
+    );
+    await expect(refused).rejects.toThrow(
+      /^publisher "cheap": products\.atlas\.priceUsd: 0\.001 is below the base price 0\.02$/,
+    );
+    expect(await readFile(config, 'utf8')).toBe(before);
+  }, 60_000);
+});

@@ -1,0 +1,166 @@
+// The branded storefront on the whole local stack (`emi serve`: preview origin, paywall worker, development
+// facilitator): `/p/<id>/x402-buyer/` is the buyer page in the publisher's brand, its config.json names only the
+// publisher's address, brand text cannot inject markup, and unknown storefronts are JSON 404s.
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalStack } from '../generator/local-stack.ts';
+import type { LocalStack } from '../generator/local-stack.ts';
+import { brandPage, escapeHtml } from '../paywall-worker/publishers/storefront.ts';
+import { parsePublishers } from '../paywall-worker/publishers/config.ts';
+import { SqliteCreditLedger } from '../paywall-worker/publishers/credit-ledger-sqlite.ts';
+import { parseBuyerConfig } from '../site/x402-buyer/src/config.ts';
+import { checkChallenge } from '../generator/buyer/challenge.ts';
+import { USDC_ASA_ID } from '../schemas/paid/terms.ts';
+import { fetchChallenge, writePaidFixtures } from './paywall-harness.ts';
+import { account, publisherEntry } from './publishers-harness.ts';
+
+const EVIL_NAME = `Evil </title><script>alert("x")</script> & 'Co'`;
+const evilPayTo = account();
+const evilEntry = {
+  ...publisherEntry('evil', evilPayTo),
+  brand: {
+    name: EVIL_NAME,
+    logoUrl: 'https://evil.example/logo.png?a="><script>alert(2)</script>',
+    accentColor: '#123abc',
+    contactUrl: 'mailto:desk@evil.example',
+    termsUrl: 'https://evil.example/terms?x=<b>',
+  },
+};
+
+let dir: string;
+let stack: LocalStack;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'emi-storefront-'));
+  const dist = join(dir, 'dist');
+  await mkdir(join(dist, 'x402-buyer'), { recursive: true });
+  for (const file of ['index.html', 'buyer.css']) {
+    await copyFile(join('site/x402-buyer', file), join(dist, 'x402-buyer', file));
+  }
+  await writeFile(join(dist, 'x402-buyer', 'app.js'), 'console.log("buyer page");\n');
+  const paid = join(dir, 'paid');
+  await mkdir(paid);
+  await writePaidFixtures(paid);
+  const config = join(dir, 'emi.config.json');
+  await writeFile(config, JSON.stringify({ publishers: [evilEntry, publisherEntry('plain', account())] }));
+  const ledgerFile = join(dir, 'publishers.sqlite');
+  const ledger = new SqliteCreditLedger(ledgerFile);
+  await ledger.credit('evil', 2);
+  ledger.close();
+  stack = await startLocalStack({
+    port: 0,
+    host: '127.0.0.1',
+    dir: dist,
+    paid,
+    devFacilitatorPort: 0,
+    config,
+    ledgerFile,
+    log: () => {},
+  });
+}, 60_000);
+afterAll(async () => {
+  await stack?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('branded storefront', () => {
+  it('serves the buyer page in the brand, with every brand text escaped', async () => {
+    const response = await fetch(`${stack.url}/p/evil/x402-buyer/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await response.text();
+    expect(html).not.toContain('<script>alert');
+    expect(html).not.toContain('</title><script>');
+    expect(html).toContain(`<title>${escapeHtml(EVIL_NAME)}: Buy the atlas human report`);
+    expect(html).toContain(`Sold by ${escapeHtml(EVIL_NAME)}</strong>`);
+    expect(html).toContain('src="https://evil.example/logo.png?a=&quot;&gt;&lt;script&gt;');
+    expect(html).toContain('href="https://evil.example/terms?x=&lt;b&gt;"');
+    expect(html).toContain('--accent:#123abc');
+    expect(html).toContain(evilPayTo);
+    expect(html).toContain('<strong>0.15 USDC</strong>'); // the publisher's price, not the base price
+    expect(html).not.toContain('0.10 USDC');
+    // Exactly the page's own script tags remain: brand text added none.
+    const source = (await import('node:fs')).readFileSync('site/x402-buyer/index.html', 'utf8');
+    expect(html.match(/<script/g)?.length).toBe(source.match(/<script/g)?.length);
+  });
+
+  it("serves a config.json naming only the publisher's address and path", async () => {
+    const response = await fetch(`${stack.url}/p/evil/x402-buyer/config.json`);
+    expect(response.status).toBe(200);
+    const config = (await response.json()) as Record<string, unknown>;
+    expect(config).toMatchObject({
+      merchantAddress: evilPayTo,
+      reportUrl: '/p/evil/api/x402-atlas-human-report.php',
+      reportAmount: '150000',
+      facilitatorMode: 'development',
+      publisher: { id: 'evil', name: EVIL_NAME, accentColor: '#123abc' },
+    });
+  });
+
+  it("passes the buyer page's own challenge check with the storefront's config, and only with it", async () => {
+    const config = (await (await fetch(`${stack.url}/p/evil/x402-buyer/config.json`)).json()) as Record<
+      string,
+      unknown
+    >;
+    const parsed = parseBuyerConfig(config, `${stack.url}/p/evil/x402-buyer/config.json`, `${stack.url}/x`);
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    const { reportUrl, merchantAddress, reportAmount } = parsed.config;
+    expect(reportUrl).toBe(`${stack.url}/p/evil/api/x402-atlas-human-report.php`);
+    // The page's own check (generator/buyer/challenge.ts) with the terms the page derives from its config.
+    const { paymentRequired } = await fetchChallenge(reportUrl);
+    const terms = { asset: USDC_ASA_ID, payTo: merchantAddress, resourcePath: new URL(reportUrl).pathname };
+    expect(checkChallenge(paymentRequired, { ...terms, amount: reportAmount! })).toMatchObject({ ok: true });
+    // The base price does not match a publisher's challenge.
+    expect(checkChallenge(paymentRequired, { ...terms, amount: '100000' })).toMatchObject({ ok: false });
+    expect(parseBuyerConfig({ ...config, reportAmount: '0.15' }, stack.url, stack.url).ok).toBe(false);
+  });
+
+  it('serves the page assets from the built buyer page', async () => {
+    const script = await fetch(`${stack.url}/p/evil/x402-buyer/app.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(await script.text()).toContain('buyer page');
+    const css = await fetch(`${stack.url}/p/evil/x402-buyer/buyer.css`);
+    expect(css.status).toBe(200);
+  });
+
+  it('sells at the publisher path on the same origin, and refuses when credits are gone', async () => {
+    const challenge = await fetch(`${stack.url}/p/evil/api/x402-atlas-human-report.php`);
+    expect(challenge.status).toBe(402);
+    const body = (await challenge.json()) as { accepts: { payTo: string; amount: string }[] };
+    expect(body.accepts[0]).toMatchObject({ payTo: evilPayTo, amount: '150000' });
+    const none = await fetch(`${stack.url}/p/plain/api/x402-atlas-human-report.php`);
+    expect(none.status).toBe(503); // "plain" was never credited
+  });
+
+  it.each([
+    '/p/nobody/x402-buyer/',
+    '/p/nobody/x402-buyer/config.json',
+    '/p/evil/x402-buyer/secret.txt',
+    '/p/evil/x402-buyer/..%2F..%2Fpaid%2Fx402-atlas.json',
+    '/p/evil/api/x402-unknown.php',
+    '/p/evil/',
+  ])('%s is a JSON 404', async (path) => {
+    const response = await fetch(`${stack.url}${path}`);
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(((await response.json()) as { error: string }).error).toBe('not_found');
+  });
+});
+
+describe('brandPage', () => {
+  it('escapes the brand in title, banner and links of any page', () => {
+    const [publisher] = parsePublishers([evilEntry]);
+    const html = brandPage(
+      '<html><head><title>T</title></head><body class="x"><p>page</p></body></html>',
+      publisher!,
+    );
+    expect(html).toMatch(/^<html><head><title>Evil &lt;\/title&gt;&lt;script&gt;alert\(&quot;x&quot;\)/);
+    expect(html).toContain('&amp; &#39;Co&#39;');
+    expect(html).toContain('<body class="x">\n    <aside class="publisher-brand"');
+    expect(html).not.toMatch(/<script>/);
+  });
+});
