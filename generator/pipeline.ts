@@ -180,7 +180,8 @@ export async function runPipeline(options: PipelineOptions): Promise<RunReport> 
   }
   await writeFileAtomic(join(options.stateDir, 'last-run.json'), `${JSON.stringify(report, null, 2)}\n`);
   await writeRunStatus(options.outDir, report, snapshot?.provider ?? null, clock).catch((error: unknown) => {
-    console.error(`status.json was not written: ${(error as Error).message}`); // the run's own outcome stands
+    // A failed run has said why already (often this very folder); otherwise say that the status is behind.
+    if (report.status !== 'failed') console.error(`status.json was not written: ${(error as Error).message}`);
   });
   return report;
 
