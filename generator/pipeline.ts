@@ -15,6 +15,8 @@ import { publishAll } from './publish/publish.ts';
 import type { PublishItem } from './publish/publish.ts';
 import { writeFileAtomic } from './publish/atomic-write.ts';
 import { assertWritableFolder } from './publish/writable.ts';
+import { roundAt } from './engines/arena/rounds.ts';
+import { referencePricesAt } from './engines/arena/reference-price.ts';
 import { openArenaStore, publicPerformance, runArenaStep, runOwner, withRunLock } from './state/index.ts';
 import type { ArenaBodies, BrainCall } from './state/index.ts';
 import { appendRunHistory } from './run-history.ts';
@@ -132,6 +134,7 @@ async function computeAndPublish(
           (TRACKED_ASSETS as readonly string[]).includes(call.asset),
         ),
         prices,
+        referencePrices: referencePricesAt(snapshot, roundAt(clock.asOf).start),
         clock,
       });
       const written = await publishAll([
