@@ -191,3 +191,51 @@ export const importVotesJsonl = (store: ArenaStore, text: string, now: number): 
   if (votes.length === 0) throw new VoteValidationError(['the file holds no votes']);
   return addHumanVotes(store, votes, now).length;
 };
+
+/** A vote accepted by the vote endpoint (paywall-worker/arena-vote), as its store exports it. */
+export interface SignedVoteRecord {
+  seq: number;
+  address: string;
+  asset: string;
+  prediction: string;
+  roundId: string;
+  receivedAt: number;
+}
+
+const CURSOR_KEY = 'signed_votes_imported_seq';
+
+export const signedVotesCursor = (store: ArenaStore): number =>
+  Number(
+    (
+      store.db.prepare('SELECT value FROM meta WHERE key = ?').get(CURSOR_KEY) as
+        { value: string } | undefined
+    )?.value ?? 0,
+  );
+
+/**
+ * Imports the endpoint's votes newer than the stored cursor with the same all-or-nothing checks as a file
+ * import, the endpoint's receipt time standing as the server clock. The cursor moves in the same transaction.
+ */
+export const importSignedVotes = (store: ArenaStore, votes: SignedVoteRecord[], now: number): number => {
+  const cursor = signedVotesCursor(store);
+  const fresh = votes.filter((v) => v.seq > cursor).sort((a, b) => a.seq - b.seq);
+  if (fresh.length === 0) return 0;
+  const run = store.db.transaction(() => {
+    const written = addHumanVotes(
+      store,
+      fresh.map((v) => ({
+        label: `signed vote ${v.seq}`,
+        raw: { asset: v.asset, prediction: v.prediction, voter: v.address, round_id: v.roundId },
+        receivedAt: v.receivedAt,
+      })),
+      now,
+    );
+    store.db
+      .prepare(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      )
+      .run(CURSOR_KEY, String(fresh.at(-1)!.seq));
+    return written.length;
+  });
+  return run.immediate();
+};
