@@ -3,6 +3,8 @@
 import algosdk from 'algosdk';
 import type { Hono } from 'hono';
 import { createPaywallApp } from './app.ts';
+import { createArenaVoteApp } from './arena-vote/app.ts';
+import { openSqliteVoteStore } from './arena-vote/store-sqlite.ts';
 import { PaywallConfigError } from './config.ts';
 import { DEV_FACILITATOR_PORT, startDevFacilitator } from './dev-facilitator/server.ts';
 import type { DevFacilitator } from './dev-facilitator/server.ts';
@@ -21,6 +23,8 @@ export interface LocalPaywallOptions {
   maxDataAgeSeconds?: number;
   /** Indexer API for reconciling lost settle answers; default the development facilitator, or a public one. */
   indexerUrl?: string;
+  /** SQLite file of POST /arena/vote (the generator imports it from its state folder); no vote route without it. */
+  voteStorePath?: string;
 }
 
 export interface LocalPaywall {
@@ -87,6 +91,8 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
       allowSimulated,
       maxDataAgeSeconds: options.maxDataAgeSeconds,
     });
+    const votes = options.voteStorePath ? openSqliteVoteStore(options.voteStorePath) : null;
+    if (votes) app.route('/', createArenaVoteApp({ store: votes, site: new URL(options.baseUrl).origin }));
     return {
       app,
       payTo,
@@ -101,6 +107,7 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
         `x402 sells: ${allowSimulated ? 'simulated, replayed or live data (each 402 says which)' : 'live data only'}, at most ${options.maxDataAgeSeconds ?? 180} s old`,
       ],
       close: async () => {
+        votes?.close();
         await devFacilitator?.close();
       },
     };
