@@ -156,7 +156,12 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
         config?: string;
       }) => {
         const { startLocalStack } = await import('./local-stack.ts');
-        const stack = await startLocalStack({ ...o, dir: resolve(o.dir), paid: resolve(o.paid) });
+        const stack = await startLocalStack({
+          ...o,
+          dir: resolve(o.dir),
+          paid: resolve(o.paid),
+          voteStorePath: resolve(process.env.EMI_STATE_DIR ?? 'var', 'arena-votes.sqlite'),
+        });
         onShutdown(stack.close);
       },
     );
@@ -209,6 +214,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
         devFacilitatorPort: o.devFacilitatorPort,
         config: o.config,
         ledgerFile: resolve(o.state, 'publishers.sqlite'),
+        voteStorePath: resolve(o.state, 'arena-votes.sqlite'),
       });
       const schedule = await scheduleRuns({ ...o, baseUrl });
       onShutdown(async () => {

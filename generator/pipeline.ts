@@ -16,6 +16,9 @@ import type { PublishItem } from './publish/publish.ts';
 import { writeFileAtomic } from './publish/atomic-write.ts';
 import { writeRunStatus } from './publish/status.ts';
 import { assertWritableFolder } from './publish/writable.ts';
+import { roundAt } from './engines/arena/rounds.ts';
+import { referencePricesAt } from './engines/arena/reference-price.ts';
+import { importEndpointVotes } from './state/endpoint-votes.ts';
 import { openArenaStore, publicPerformance, runArenaStep, runOwner, withRunLock } from './state/index.ts';
 import type { ArenaBodies, BrainCall } from './state/index.ts';
 import { appendRunHistory } from './run-history.ts';
@@ -120,6 +123,7 @@ async function computeAndPublish(
   const store = openArenaStore(join(options.stateDir, 'arena.sqlite'));
   try {
     return await withRunLock(store, runOwner(), async () => {
+      await importEndpointVotes(store, join(options.stateDir, 'arena-votes.sqlite'), clock.asOf);
       const free = buildFreeSnapshots(snapshot, clock, publicPerformance(store, clock.asOf));
       const prices = Object.fromEntries(
         Object.values(free.mainBrain.coins).map((coin) => [coin.asset, coin.price]),
@@ -133,6 +137,7 @@ async function computeAndPublish(
           (TRACKED_ASSETS as readonly string[]).includes(call.asset),
         ),
         prices,
+        referencePrices: referencePricesAt(snapshot, roundAt(clock.asOf).start),
         clock,
       });
       const written = await publishAll([

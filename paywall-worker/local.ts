@@ -4,6 +4,8 @@ import algosdk from 'algosdk';
 import { Hono } from 'hono';
 import { ALGORAND_MAINNET } from '../schemas/paid/terms.ts';
 import { createPaywallApp } from './app.ts';
+import { createArenaVoteApp } from './arena-vote/app.ts';
+import { openSqliteVoteStore } from './arena-vote/store-sqlite.ts';
 import { PaywallConfigError, settingsFromEnv } from './config.ts';
 import type { EnvSettings } from './config.ts';
 import type { PaywallLogEntry } from './core/decide.ts';
@@ -37,6 +39,8 @@ export interface LocalPaywallOptions {
   ledgerFile?: string;
   /** The built buyer page (`dist/x402-buyer`) and its faucet URL, for the publishers' branded storefronts. */
   buyerPage?: { dir: string; devFundUrl?: string };
+  /** SQLite file of POST /arena/vote (the generator imports it from its state folder); no vote route without it. */
+  voteStorePath?: string;
 }
 
 export interface LocalPaywall {
@@ -135,6 +139,8 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
       },
       { salePoints: publishers?.salePoints, hooks: publishers?.hooks },
     );
+    const votes = options.voteStorePath ? openSqliteVoteStore(options.voteStorePath) : null;
+    if (votes) app.route('/', createArenaVoteApp({ store: votes, site: new URL(options.baseUrl).origin }));
     return {
       app:
         publishers && options.buyerPage
@@ -157,6 +163,7 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
         ) ?? []),
       ],
       close: async () => {
+        votes?.close();
         await devFacilitator?.close();
         publishers?.close();
       },

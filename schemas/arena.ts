@@ -28,24 +28,47 @@ export const RoundInfo = z.strictObject({
 });
 export type RoundInfo = z.infer<typeof RoundInfo>;
 
+/** Where every published arena figure points for its rules (the docs page quotes the same rules). */
+export const RulesUrl = z
+  .string()
+  .describe('link to the arena rules: vote window, reference price, tie rule, rounding (site-relative)');
+
+export const CrowdCallStatus = z
+  .enum(['called', 'tie', 'no_votes'])
+  .describe(
+    'called: one class has the most votes; tie: two or three classes share the most votes, so the crowd makes ' +
+      'no call (consensus NONE), left out of crowd accuracy and counted separately; no_votes: nobody voted',
+  );
+
 export const HumanConsensus = z.strictObject({
-  total: Count,
+  total: Count.describe('votes from people only; synthetic (simulated) votes are never counted here'),
   bullish: Count,
   bearish: Count,
   neutral: Count,
   bullish_percent: Percent,
   bearish_percent: Percent,
   neutral_percent: Percent.describe(
-    'percentages use largest remainders at 0.1 and add up to exactly 100 (0 when no votes)',
+    'percentages in tenths by the largest-remainder method made fair: equal counts always get equal shares, ' +
+      'the total is exactly 100 whenever equal shares allow it (0 when no votes)',
   ),
+  rounding_residual_percent: z
+    .number()
+    .min(0)
+    .max(0.2)
+    .describe(
+      '100 minus the sum of the three percentages: 0 except when equal counts make an exact 100.0 impossible ' +
+        '(1/1/1 votes publish 33.3 each and 0.1 here; 1/1/14 publishes 6.2, 6.2, 87.5)',
+    ),
   consensus: ArenaReading.describe(
-    'the class with most votes; a tie at the top reads NEUTRAL; NONE without votes',
+    'the class with most votes; NONE when there are no votes or the top is tied (see call_status)',
   ),
+  call_status: CrowdCallStatus,
   disagreement_score: z
     .number()
     .min(0)
     .max(1)
     .describe('normalised Shannon entropy of the vote shares: 0 unanimous, 1 evenly split; 0 without votes'),
+  rules_url: RulesUrl,
 });
 export type HumanConsensus = z.infer<typeof HumanConsensus>;
 
@@ -59,6 +82,17 @@ export const VoteSources = z.strictObject({
   synthetic_label: z.string().describe('plain-language reading of the counts above'),
 });
 export type VoteSources = z.infer<typeof VoteSources>;
+
+/** The seeded synthetic crowd of simulated mode, shown beside (never inside) the human consensus. */
+export const SimulatedCrowd = z
+  .strictObject({
+    label: z.literal('simulated').describe('these votes come from the seeded simulator, not from people'),
+    consensus: HumanConsensus.describe('the same reading as human_consensus, over synthetic votes only'),
+    note: z.string(),
+  })
+  .nullable()
+  .describe('null when no synthetic vote was cast in the round (always null outside simulated mode)');
+export type SimulatedCrowd = z.infer<typeof SimulatedCrowd>;
 
 const ArenaEnvelope = {
   success: z.literal(true),
@@ -74,8 +108,15 @@ export const HumanConsensusResponse = z.strictObject({
   ...ArenaEnvelope,
   type: z.literal('human_consensus'),
   round: RoundInfo,
-  human_consensus: HumanConsensus,
+  human_consensus: HumanConsensus.describe(
+    'consensus of human votes only; "no human votes yet" shows as total 0',
+  ),
+  human_status: z
+    .string()
+    .describe('plain reading of human_consensus, e.g. "No human votes yet in this round."'),
+  simulated_crowd: SimulatedCrowd,
   vote_sources: VoteSources,
+  rules_url: RulesUrl,
   developer_note: z.string(),
   educational_notice: z.string(),
   updated_utc: IsoTimestamp,
@@ -115,10 +156,12 @@ const ClassProbabilities = z.strictObject({
 
 export const CombinedIntelligence = z.strictObject({
   brain_prediction: ArenaReading,
-  crowd_consensus: ArenaReading,
-  agreement: z.enum(['agree', 'disagree', 'no_crowd', 'no_brain_call']),
+  crowd_consensus: ArenaReading.describe('human consensus only; NONE with no votes or a tie'),
+  agreement: z
+    .enum(['agree', 'disagree', 'no_crowd', 'no_brain_call'])
+    .describe('no_crowd when the human crowd has no call (no votes or a tie)'),
   brain_probabilities: ClassProbabilities.describe('brain call shrunk towards uniform by its confidence'),
-  crowd_probabilities: ClassProbabilities.describe('smoothed vote shares (n_i + 1) / (N + 3)'),
+  crowd_probabilities: ClassProbabilities.describe('smoothed human vote shares (n_i + 1) / (N + 3)'),
   combined_probabilities: ClassProbabilities.describe(
     'equal-weight average of brain and crowd probabilities',
   ),
@@ -145,7 +188,13 @@ export const ArenaEvents = z.strictObject({
 export const PriceContext = z.strictObject({
   asset: TrackedAsset,
   current: z.number().nullable().describe('price seen by this run; null when unavailable'),
-  at_round_start: z.number().nullable().describe('price recorded with the brain call for this round'),
+  at_round_start: z
+    .number()
+    .nullable()
+    .describe(
+      'reference price: the first price seen at or after the round start, recorded with the brain call; null ' +
+        'when the first run of the round came after the entry window',
+    ),
   change_since_round_start_percent: z.number().nullable(),
   neutral_band_percent: z.number().describe('|move| below this resolves NEUTRAL'),
   data_mode: DataMode,
@@ -174,8 +223,10 @@ export const SharedIntelligenceResponse = z.strictObject({
     .nullable()
     .describe('always null: a static file is the same for every caller, so it cannot know who is asking'),
   brain_snapshot: BrainSnapshot,
-  human_layer: HumanConsensus,
+  human_layer: HumanConsensus.describe('human votes only'),
+  simulated_crowd: SimulatedCrowd,
   vote_sources: VoteSources,
+  rules_url: RulesUrl,
   combined_intelligence: CombinedIntelligence,
   teacher_brain: TeacherBrain,
   events: ArenaEvents,

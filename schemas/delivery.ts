@@ -11,10 +11,12 @@ export const FREE_PATHS: readonly string[] = FREE_RESOURCES.map((r) => r.path);
 export const REASONING_PATH = '/api/reasoning.php';
 /** The paywall worker's health check (paid files for sale? facilitator answers?), routed to the worker. */
 export const HEALTH_PATH = '/x402/health';
+/** Wallet-signed arena votes (POST), answered by the worker where a vote store is configured. */
+export const VOTE_PATH = '/arena/vote';
 /** The last run's status (status, data mode, age, sources), written by the generator with the site. */
 export const STATUS_PATH = '/status.json';
 /** Paths every host hands to the paywall worker. */
-export const WORKER_PATHS: readonly string[] = [...PAID_PATHS, HEALTH_PATH];
+export const WORKER_PATHS: readonly string[] = [...PAID_PATHS, HEALTH_PATH, VOTE_PATH];
 /** Publishers' storefronts and paid paths (`/p/<id>/...`): the worker answers them too. */
 export const PUBLISHER_PREFIX = '/p/';
 /** Folders whose missing files answer the JSON 404 (the docs pages keep the HTML 404 page). */

@@ -24,7 +24,7 @@ export const TeacherLesson = z.strictObject({
     'the call recorded at the round start; NONE when the brain had none',
   ),
   human_consensus: ArenaReading.describe(
-    'crowd consensus over the votes cast in the round; NONE without votes',
+    'consensus of the human votes that counted in the round (synthetic votes never); NONE without votes or on a tie',
   ),
   actual_outcome: ArenaPrediction.describe('class of the price move over the round, with the neutral band'),
   pattern_type: z.enum(PATTERN_TYPES),
@@ -86,6 +86,9 @@ export const TeacherMetrics = z.strictObject({
   combined: ForecasterMetrics,
   agreement_rate: RateWithInterval.nullable(),
   agreement_n: Count,
+  crowd_no_call_rounds: Count.describe(
+    'resolved rounds whose human crowd tied at the top: no call, left out of crowd accuracy and agreement',
+  ),
   calibration: z.array(CalibrationBucket).describe('brain calls grouped by their confidence'),
   outcome_base_rate: z.strictObject({
     n: Count,

@@ -38,4 +38,5 @@ export const step = (
     brainCalls: opts.brainCalls ?? callsFor('bullish', 60, opts.price ?? 100),
     prices: opts.prices ?? pricesAll(opts.price === undefined ? 100 : opts.price),
     ...(opts.onBeforeCommit ? { onBeforeCommit: opts.onBeforeCommit } : {}),
+    ...(opts.referencePrices ? { referencePrices: opts.referencePrices } : {}),
   });

@@ -85,16 +85,16 @@ export function registerArenaCommands(program: Command, deps: ArenaCommandDeps):
 
   arena
     .command('vote')
-    .description('add one vote to the round open at its time')
+    .description("add one vote, received now, to the asset's next round (or --round)")
     .requiredOption('--asset <symbol>', 'BTC, ETH, XRP, SOL, ALGO, XLM or HBAR')
     .requiredOption('--prediction <value>', 'BULLISH, BEARISH or NEUTRAL')
     .requiredOption('--voter <id>', 'voter id (stored only as a salted hash)')
-    .option('--at <iso>', 'vote time (ISO 8601); default now')
+    .option('--round <id>', "round id, e.g. BTC-20250101T10Z; default the asset's round open to votes now")
     .action(
-      guarded(deps, (o: { asset: string; prediction: string; voter: string; at?: string }) => {
-        withStore(deps, (store) => addHumanVotes(store, [{ label: null, raw: o }], now()));
-        const round = roundAt(o.at ? Date.parse(o.at) : now());
-        out(`vote recorded for ${round.id}`);
+      guarded(deps, (o: { asset: string; prediction: string; voter: string; round?: string }) => {
+        const raw = { asset: o.asset, prediction: o.prediction, voter: o.voter, round_id: o.round };
+        const [written] = withStore(deps, (store) => addHumanVotes(store, [{ label: null, raw }], now()));
+        out(`vote recorded for ${written!.roundId}`);
       }),
     );
 

@@ -38,13 +38,20 @@ export const hasVoted = (db: Db, roundId: string, voterHash: string): boolean =>
   db.prepare('SELECT 1 FROM votes WHERE round_id = ? AND voter_hash = ?').get(roundId, voterHash) !==
   undefined;
 
+// Human and synthetic votes are tallied apart: human consensus never includes a synthetic vote.
 const TALLY_SQL = `SELECT
-  COALESCE(SUM(prediction = 'BULLISH'), 0) AS bullish, COALESCE(SUM(prediction = 'BEARISH'), 0) AS bearish,
-  COALESCE(SUM(prediction = 'NEUTRAL'), 0) AS neutral, COALESCE(SUM(source = 'human'), 0) AS human,
+  COALESCE(SUM(source = 'human' AND prediction = 'BULLISH'), 0) AS bullish,
+  COALESCE(SUM(source = 'human' AND prediction = 'BEARISH'), 0) AS bearish,
+  COALESCE(SUM(source = 'human' AND prediction = 'NEUTRAL'), 0) AS neutral,
+  COALESCE(SUM(source = 'synthetic' AND prediction = 'BULLISH'), 0) AS s_bullish,
+  COALESCE(SUM(source = 'synthetic' AND prediction = 'BEARISH'), 0) AS s_bearish,
+  COALESCE(SUM(source = 'synthetic' AND prediction = 'NEUTRAL'), 0) AS s_neutral,
+  COALESCE(SUM(source = 'human'), 0) AS human,
   COALESCE(SUM(source = 'synthetic'), 0) AS synthetic, COALESCE(SUM(replayed), 0) AS replayed FROM votes`;
 
 const toTally = (r: Record<string, number>): VoteTally => ({
   counts: { bullish: r.bullish!, bearish: r.bearish!, neutral: r.neutral! },
+  simulated: { bullish: r.s_bullish!, bearish: r.s_bearish!, neutral: r.s_neutral! },
   human: r.human!,
   synthetic: r.synthetic!,
   replayed: r.replayed!,
@@ -194,7 +201,9 @@ export const resolvedRounds = (db: Db, sinceMs: number, untilMs: number): Resolv
     asset: r.asset,
     brainCall: r.prediction,
     brainConfidence: r.confidence,
-    counts: { bullish: r.crowd_bullish, bearish: r.crowd_bearish, neutral: r.crowd_neutral },
+    // Recounted from the votes (never changed after resolution): the crowd columns of older stores mixed human
+    // and synthetic votes, and human consensus must hold people only.
+    counts: roundTally(db, r.round_id).counts,
     humanVotes: r.human_votes,
     syntheticVotes: r.synthetic_votes,
     outcome: r.outcome,

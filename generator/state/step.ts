@@ -32,6 +32,11 @@ export interface ArenaStepInput {
   brainCalls: BrainCall[];
   /** Price per asset seen by this run. */
   prices: Record<string, number | null>;
+  /**
+   * Per asset, the first candle open at or after the open round's start (see REFERENCE_PRICE_RULE); the
+   * round's reference price. Missing: the run's own price stands in (the first price this generator saw).
+   */
+  referencePrices?: Record<string, number | null>;
   clock: RunClock;
   /** Written to the run log. */
   owner?: string;
@@ -61,7 +66,8 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
   const step = db.transaction((): ArenaBodies => {
     const round = roundAt(asOf);
     if (asOf - round.start <= ENTRY_WINDOW_MINUTES * MINUTE_MS) {
-      recordRoundCall(db, round, callFor(round.asset), priceOf(round.asset), asOf, false);
+      const reference = input.referencePrices?.[round.asset] ?? priceOf(round.asset);
+      recordRoundCall(db, round, callFor(round.asset), reference, asOf, false);
     }
     if (simulated) addSyntheticCrowd(db, salt, seed, round, asOf, false);
 

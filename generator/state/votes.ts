@@ -1,87 +1,143 @@
-// Human votes: validated one by one, written all together or not at all. Voter ids are hashed with the store's
-// salt before they touch the database and are never echoed back.
+// Human votes: validated one by one against the round rules (rules.ts), written all together or not at all.
+// Voter ids are normalised (NFKC, case-folded) and hashed with the store's salt before they touch the database,
+// and are never echoed back.
 import { ARENA_PREDICTIONS, TRACKED_ASSETS, type ArenaPrediction } from '../../schemas/common.ts';
-import { openRoundFor, roundAt, type Round } from '../engines/arena/rounds.ts';
+import { roundFromId, voteWindowProblem, votingRoundFor } from '../engines/arena/rules.ts';
+import type { Round } from '../engines/arena/rounds.ts';
 import { iso } from '../engines/clock.ts';
 import { ensureRound, hasVoted, insertVote } from './repo.ts';
 import { hashVoter, voterSalt, type ArenaStore } from './store.ts';
 
+/** At most this many problems are listed; the rest are counted. */
+export const MAX_LISTED_PROBLEMS = 20;
+
 export class VoteValidationError extends Error {
   constructor(readonly problems: string[]) {
-    super(problems.length === 1 ? problems[0]! : `${problems.length} invalid votes: ${problems.join('; ')}`);
+    const listed = problems.slice(0, MAX_LISTED_PROBLEMS);
+    const more = problems.length - listed.length;
+    super(
+      problems.length === 1
+        ? problems[0]!
+        : `${problems.length} invalid votes: ${listed.join('; ')}${more > 0 ? `; and ${more} more` : ''}`,
+    );
     this.name = 'VoteValidationError';
+  }
+  /** The problems as shown: the first MAX_LISTED_PROBLEMS, then one line counting the rest. */
+  get shown(): string[] {
+    const more = this.problems.length - MAX_LISTED_PROBLEMS;
+    return more > 0
+      ? [...this.problems.slice(0, MAX_LISTED_PROBLEMS), `and ${more} more problems`]
+      : this.problems;
   }
 }
 
-/** One vote as it arrives: from a JSON Lines record or from the vote command's options. */
+/** One vote as it arrives: from a JSON Lines record, the vote command's options or the vote endpoint's export. */
 export interface RawVote {
   asset?: unknown;
   prediction?: unknown;
   voter?: unknown;
-  at?: unknown; // ISO 8601; defaults to now
-  round_id?: unknown; // optional cross-check
+  at?: unknown; // RFC 3339, the voter's own claim: checked for form, never used to count the vote
+  round_id?: unknown; // the round voted for; default the asset's round open to votes at arrival
 }
 
 interface ValidVote {
   round: Round;
   voterHash: string;
   prediction: ArenaPrediction;
-  at: number;
+  receivedAt: number;
 }
 
 const MAX_VOTER_LENGTH = 200;
+/** RFC 3339 date-time: full date, 'T', full time with optional fraction, 'Z' or a numeric offset. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
-const describeRound = (r: Round) => `${r.id} (${iso(r.start)} to ${iso(r.end)})`;
+/** Look-alike voter ids are one voter: NFKC folds compatibility forms (full-width letters), then case folding. */
+export const normaliseVoter = (voter: string): string =>
+  voter.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC').trim();
 
-/** Checks one vote against the schedule and the store; returns the problem as one sentence, or the vote. */
-const checkVote = (store: ArenaStore, salt: string, raw: RawVote, now: number): ValidVote | string => {
+/** A value quoted for an error line, cut short so that one bad line can never make a huge message. */
+const quote = (value: unknown): string => {
+  const text = JSON.stringify(value ?? null) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+};
+
+export const parseRfc3339 = (value: string): number => (RFC3339.test(value) ? Date.parse(value) : NaN);
+
+/** Checks one vote against the rules and the store; returns the problem as one sentence, or the vote. */
+const checkVote = (
+  store: ArenaStore,
+  salt: string,
+  raw: RawVote,
+  receivedAt: number,
+  now: number,
+): ValidVote | string => {
   const asset = typeof raw.asset === 'string' ? raw.asset.trim().toUpperCase() : '';
   if (!(TRACKED_ASSETS as readonly string[]).includes(asset)) {
-    return `unknown asset ${JSON.stringify(raw.asset ?? null)}; expected one of ${TRACKED_ASSETS.join(', ')}`;
+    return `unknown asset ${quote(raw.asset ?? null)}; expected one of ${TRACKED_ASSETS.join(', ')}`;
   }
   const prediction = typeof raw.prediction === 'string' ? raw.prediction.trim().toUpperCase() : '';
   if (!(ARENA_PREDICTIONS as readonly string[]).includes(prediction)) {
-    return `prediction ${JSON.stringify(raw.prediction ?? null)} is not one of ${ARENA_PREDICTIONS.join(', ')}`;
+    return `prediction ${quote(raw.prediction ?? null)} is not one of ${ARENA_PREDICTIONS.join(', ')}`;
   }
-  if (typeof raw.voter !== 'string' || raw.voter.trim() === '' || raw.voter.length > MAX_VOTER_LENGTH) {
+  const voter = typeof raw.voter === 'string' ? normaliseVoter(raw.voter) : '';
+  if (voter === '' || voter.length > MAX_VOTER_LENGTH) {
     return `voter must be a non-empty string of at most ${MAX_VOTER_LENGTH} characters`;
   }
-  const at =
-    raw.at === undefined || raw.at === null ? now : typeof raw.at === 'string' ? Date.parse(raw.at) : NaN;
-  if (!Number.isFinite(at)) return `time ${JSON.stringify(raw.at)} is not an ISO 8601 timestamp`;
-  if (at > now) return `vote time ${iso(at)} is in the future`;
-  const round = openRoundFor(asset, at);
-  if (!round) {
-    return `vote at ${iso(at)} is outside every ${asset} round window; the round open then is ${describeRound(roundAt(at))}`;
+  if (raw.at !== undefined && raw.at !== null) {
+    const at = typeof raw.at === 'string' ? parseRfc3339(raw.at) : NaN;
+    if (!Number.isFinite(at)) {
+      return `time ${quote(raw.at)} is not an RFC 3339 timestamp (e.g. 2025-01-01T09:55:00Z)`;
+    }
+    if (at > now) return `vote time ${iso(at)} is in the future`;
   }
-  if (raw.round_id !== undefined && raw.round_id !== round.id) {
-    return `vote at ${iso(at)} is outside the window of round ${JSON.stringify(raw.round_id)}; it falls in ${describeRound(round)}`;
+  let round: Round | null;
+  if (raw.round_id !== undefined && raw.round_id !== null) {
+    round = typeof raw.round_id === 'string' ? roundFromId(raw.round_id) : null;
+    if (!round) return `round_id ${quote(raw.round_id)} is not a round of the schedule`;
+    if (round.asset !== asset) return `round ${round.id} plays ${round.asset}, not ${asset}`;
+  } else {
+    round = votingRoundFor(asset, receivedAt);
+    if (!round) return `no ${asset} round takes votes at ${iso(receivedAt)}`;
   }
+  const closed = voteWindowProblem(round, receivedAt);
+  if (closed) return `vote received at ${iso(receivedAt)} does not count: ${closed}`;
   if (store.db.prepare('SELECT 1 FROM outcomes WHERE round_id = ?').get(round.id)) {
     return `round ${round.id} is already resolved and takes no more votes`;
   }
-  const voterHash = hashVoter(salt, raw.voter.trim());
+  const voterHash = hashVoter(salt, voter);
   if (hasVoted(store.db, round.id, voterHash)) return `this voter has already voted in round ${round.id}`;
-  return { round, voterHash, prediction: prediction as ArenaPrediction, at };
+  return { round, voterHash, prediction: prediction as ArenaPrediction, receivedAt };
 };
+
+export interface IncomingVote {
+  label: string | null;
+  raw: RawVote;
+  /** When the server received it, by the server's clock; default the import time. */
+  receivedAt?: number;
+}
 
 /**
  * Validates every vote and writes them in one transaction; any problem rejects the whole batch with every
- * problem listed (prefixed with its label, e.g. "line 3"). Returns the number of votes written.
+ * problem listed (prefixed with its label, e.g. "line 3"). Returns the votes written, each with its round.
  */
 export const addHumanVotes = (
   store: ArenaStore,
-  votes: Array<{ label: string | null; raw: RawVote }>,
+  votes: IncomingVote[],
   now: number,
-): number => {
+): Array<{ roundId: string }> => {
   const salt = voterSalt(store);
   const write = store.db.transaction(() => {
     const problems: string[] = [];
     const valid: ValidVote[] = [];
     const seen = new Map<string, string>(); // round + voter hash -> label of the first vote in this batch
-    for (const { label, raw } of votes) {
+    for (const { label, raw, receivedAt } of votes) {
       const prefix = label ? `${label}: ` : '';
-      const checked = checkVote(store, salt, raw, now);
+      const arrival = receivedAt ?? now;
+      if (arrival > now) {
+        problems.push(`${prefix}received time ${iso(arrival)} is in the future`);
+        continue;
+      }
+      const checked = checkVote(store, salt, raw, arrival, now);
       if (typeof checked === 'string') {
         problems.push(prefix + checked);
         continue;
@@ -102,33 +158,84 @@ export const addHumanVotes = (
         roundId: v.round.id,
         voterHash: v.voterHash,
         prediction: v.prediction,
-        at: v.at,
+        at: v.receivedAt,
         source: 'human',
         replayed: false,
       });
     }
-    return valid.length;
+    return valid.map((v) => ({ roundId: v.round.id }));
   });
   return write.immediate();
 };
 
-/** Parses JSON Lines (blank lines skipped) and imports every vote, or none. */
+/** Parses JSON Lines (UTF-8 BOM accepted, blank lines skipped) and imports every vote, or none. */
 export const importVotesJsonl = (store: ArenaStore, text: string, now: number): number => {
-  const votes: Array<{ label: string; raw: RawVote }> = [];
+  const votes: IncomingVote[] = [];
   const problems: string[] = [];
-  text.split(/\r?\n/).forEach((line, i) => {
-    if (line.trim() === '') return;
-    const label = `line ${i + 1}`;
-    try {
-      const raw: unknown = JSON.parse(line);
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-        problems.push(`${label}: expected a JSON object`);
-      else votes.push({ label, raw: raw as RawVote });
-    } catch {
-      problems.push(`${label}: not valid JSON`);
-    }
-  });
+  text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .forEach((line, i) => {
+      if (line.trim() === '') return;
+      const label = `line ${i + 1}`;
+      try {
+        const raw: unknown = JSON.parse(line);
+        if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+          problems.push(`${label}: expected a JSON object`);
+        else votes.push({ label, raw: raw as RawVote });
+      } catch {
+        problems.push(`${label}: not valid JSON`);
+      }
+    });
   if (problems.length > 0) throw new VoteValidationError(problems);
   if (votes.length === 0) throw new VoteValidationError(['the file holds no votes']);
-  return addHumanVotes(store, votes, now);
+  return addHumanVotes(store, votes, now).length;
+};
+
+/** A vote accepted by the vote endpoint (paywall-worker/arena-vote), as its store exports it. */
+export interface SignedVoteRecord {
+  seq: number;
+  address: string;
+  asset: string;
+  prediction: string;
+  roundId: string;
+  receivedAt: number;
+}
+
+const CURSOR_KEY = 'signed_votes_imported_seq';
+
+export const signedVotesCursor = (store: ArenaStore): number =>
+  Number(
+    (
+      store.db.prepare('SELECT value FROM meta WHERE key = ?').get(CURSOR_KEY) as
+        { value: string } | undefined
+    )?.value ?? 0,
+  );
+
+/**
+ * Imports the endpoint's votes newer than the stored cursor with the same all-or-nothing checks as a file
+ * import, the endpoint's receipt time standing as the server clock. The cursor moves in the same transaction.
+ */
+export const importSignedVotes = (store: ArenaStore, votes: SignedVoteRecord[], now: number): number => {
+  const cursor = signedVotesCursor(store);
+  const fresh = votes.filter((v) => v.seq > cursor).sort((a, b) => a.seq - b.seq);
+  if (fresh.length === 0) return 0;
+  const run = store.db.transaction(() => {
+    const written = addHumanVotes(
+      store,
+      fresh.map((v) => ({
+        label: `signed vote ${v.seq}`,
+        raw: { asset: v.asset, prediction: v.prediction, voter: v.address, round_id: v.roundId },
+        receivedAt: v.receivedAt,
+      })),
+      now,
+    );
+    store.db
+      .prepare(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      )
+      .run(CURSOR_KEY, String(fresh.at(-1)!.seq));
+    return written.length;
+  });
+  return run.immediate();
 };

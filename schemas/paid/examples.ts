@@ -155,6 +155,7 @@ export const paidMainBrainExample: PaidMainBrain = {
       confidence: 9,
       summary: 'BTC: the evidence leans bearish (confidence 9/100, low); the signals are mixed.',
       agreement: 'mixed',
+      agreement_readings: { brain: 'bearish', derivatives: 'bearish', order_book: 'neutral' },
       risk_level: 'low',
       market: {
         price: 14.027445,

@@ -23,12 +23,28 @@ import { RiskLevel } from '../market-regime.ts';
 import { Prediction } from '../reasoning.ts';
 import { PaymentStatus, PublisherBlock } from './terms.ts';
 
-export const Agreement = z
-  .enum(['aligned', 'mixed', 'conflicting', 'insufficient'])
-  .describe(
-    'aligned: the sections lean the same way; conflicting: some bullish, some bearish; insufficient: fewer than two readings',
-  );
+/** |book_imbalance| above this leans the order book one way (about 20 % more depth on one side within 1 % of mid). */
+export const BOOK_LEAN_THRESHOLD = 0.2;
+
+export const AGREEMENT_RULE =
+  'Computed only from the three readings in agreement_readings (nulls left out): insufficient with fewer than two; ' +
+  'conflicting when one is bullish and another bearish; aligned when all are the same; otherwise mixed (neutral ' +
+  'beside one direction).';
+
+export const Agreement = z.enum(['aligned', 'mixed', 'conflicting', 'insufficient']).describe(AGREEMENT_RULE);
 export type Agreement = z.infer<typeof Agreement>;
+
+export const AgreementReadings = z
+  .strictObject({
+    brain: Bias.nullable().describe('the brain bias of the coin (the reasoning shares this reading)'),
+    derivatives: Bias.nullable().describe('derivatives.vote; null when positioning was unavailable'),
+    order_book: Bias.nullable().describe(
+      `lean of liquidity.book_imbalance: bullish above ${BOOK_LEAN_THRESHOLD}, bearish below -${BOOK_LEAN_THRESHOLD}, ` +
+        'neutral between; null without a book',
+    ),
+  })
+  .describe('every input of agreement, disclosed so that a reader can recompute it');
+export type AgreementReadings = z.infer<typeof AgreementReadings>;
 
 export const CoinMarket = z.strictObject({
   price: z.number().positive().nullable().describe('last price in USD'),
@@ -68,6 +84,7 @@ export const CoinPicture = z.strictObject({
   confidence: Confidence.nullable(),
   summary: z.string().nullable(),
   agreement: Agreement,
+  agreement_readings: AgreementReadings,
   risk_level: RiskLevel.nullable(),
   market: CoinMarket,
   liquidity: CoinLiquidity.nullable(),

@@ -2,6 +2,7 @@
 import type {
   HumanConsensusResponse,
   SharedIntelligenceResponse,
+  SimulatedCrowd,
   VoteSources,
 } from '../../../schemas/arena.ts';
 import { EDUCATIONAL_NOTICE, PROJECT, TRACKED_ASSETS, type ArenaReading } from '../../../schemas/common.ts';
@@ -9,7 +10,8 @@ import { FREE_CATALOG } from '../../../schemas/catalog.ts';
 import type { StatisticsResponse } from '../../../schemas/statistics.ts';
 import type { TeacherLessonsResponse } from '../../../schemas/teacher-lessons.ts';
 import { iso, isoOrNull } from '../clock.ts';
-import { humanConsensus } from './consensus.ts';
+import { crowdCallStatus, humanConsensus } from './consensus.ts';
+import { REFERENCE_PRICE_RULE, RULES_URL, TIE_RULE, VOTE_RULE } from './rules.ts';
 import { leanOf, publicPerformanceFrom, teacherBrain } from './metrics.ts';
 import { ENTRY_WINDOW_MINUTES, ROUND_MINUTES, roundInfo, SCHEDULE_ALIGNMENT } from './rounds.ts';
 import {
@@ -55,6 +57,25 @@ export const voteSources = (t: VoteTally): VoteSources => {
     replayed_votes: t.replayed,
     synthetic_label: label,
   };
+};
+
+/** The synthetic crowd beside the human one, or null when it cast no vote in the round. */
+export const simulatedCrowd = (t: VoteTally): SimulatedCrowd =>
+  t.synthetic === 0
+    ? null
+    : {
+        label: 'simulated',
+        consensus: humanConsensus(t.simulated),
+        note:
+          'Votes of the seeded simulated crowd that fills the arena in simulated mode. They are not people and are ' +
+          'never counted in human_consensus.',
+      };
+
+export const humanStatus = (t: VoteTally): string => {
+  const status = crowdCallStatus(t.counts);
+  if (status === 'no_votes') return 'No human votes yet in this round.';
+  if (status === 'tie') return `${t.human} human votes, tied at the top: the crowd makes no call.`;
+  return `${t.human} human votes.`;
 };
 
 const probsObject = (p: ClassProbs) => ({
@@ -118,12 +139,15 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
     asset: v.round.asset,
     round: info,
     human_consensus: consensus,
+    human_status: humanStatus(v.roundTally),
+    simulated_crowd: simulatedCrowd(v.roundTally),
     vote_sources: sources,
+    rules_url: RULES_URL,
     developer_note:
-      `Consensus of the votes cast in the open round. ${SCHEDULE_ALIGNMENT} Percentages use largest remainders and ` +
-      'add up to 100; a tie at the top reads NEUTRAL; NONE means no votes; disagreement_score is normalised entropy ' +
-      '(0 unanimous, 1 evenly split). Consensus can be sparse and carries no guarantee of correctness. ' +
-      'vote_sources separates people from the seeded synthetic crowd of simulated mode.',
+      `Consensus of the human votes that count in the open round. ${SCHEDULE_ALIGNMENT} ${VOTE_RULE} ${TIE_RULE} ` +
+      'Percentages use fair largest remainders (equal counts, equal shares). disagreement_score is normalised ' +
+      'entropy (0 unanimous, 1 evenly split). Consensus can be sparse and carries no guarantee of correctness. ' +
+      `Synthetic votes of the simulated market appear only under simulated_crowd. Rules: ${RULES_URL}`,
     educational_notice: EDUCATIONAL_NOTICE,
     updated_utc: updatedUtc,
     next_update_due: nextUpdateDue,
@@ -231,12 +255,14 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       status: 'open',
       brain_call_recorded: v.recordedCall !== null,
       entry_window_minutes: ENTRY_WINDOW_MINUTES,
-      resolution_rule: OUTCOME_RULE,
+      resolution_rule: `${OUTCOME_RULE} ${REFERENCE_PRICE_RULE}`,
     },
     my_prediction: null,
     brain_snapshot: snapshot,
     human_layer: consensus,
+    simulated_crowd: simulatedCrowd(v.roundTally),
     vote_sources: sources,
+    rules_url: RULES_URL,
     combined_intelligence: {
       brain_prediction: snapshot.prediction,
       crowd_consensus: consensus.consensus,

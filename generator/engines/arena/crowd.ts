@@ -6,7 +6,7 @@ import { ROUND_MS, type Round } from './rounds.ts';
 export interface SyntheticVote {
   voterKey: string; // stable per round; hashed like any voter id before it is stored
   prediction: ArenaPrediction;
-  at: number; // ms inside the round
+  at: number; // ms, in the hour before the round starts
 }
 
 /** FNV-1a, 32 bit: turns the seed and round id into a PRNG seed. */
@@ -30,7 +30,10 @@ const mulberry32 = (seed: number): (() => number) => {
   };
 };
 
-/** 8-24 voters who all vote within the first 90% of the round, leaning one way by a round-specific amount. */
+/**
+ * 8-24 voters who all vote during the hour before the round starts (the rules count no vote cast later than the
+ * grace period), leaning one way by a round-specific amount.
+ */
 export const syntheticCrowd = (seed: number, round: Round): SyntheticVote[] => {
   const rand = mulberry32(fnv1a(`${seed}:${round.id}`));
   const size = 8 + Math.floor(rand() * 17);
@@ -38,7 +41,7 @@ export const syntheticCrowd = (seed: number, round: Round): SyntheticVote[] => {
   const pBull = 0.4 + lean;
   const pBear = 0.4 - lean;
   return Array.from({ length: size }, (_, i) => {
-    const at = round.start + Math.floor(rand() * ROUND_MS * 0.9);
+    const at = round.start - ROUND_MS + Math.floor(rand() * ROUND_MS);
     const u = rand();
     const prediction: ArenaPrediction = u < pBull ? 'BULLISH' : u < pBull + pBear ? 'BEARISH' : 'NEUTRAL';
     return { voterKey: `synthetic:${round.id}:${i}`, prediction, at };

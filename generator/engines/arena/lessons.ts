@@ -2,7 +2,7 @@
 import type { ArenaPrediction, ArenaReading, TrackedAsset } from '../../../schemas/common.ts';
 import type { TeacherLesson } from '../../../schemas/teacher-lessons.ts';
 import { iso } from '../clock.ts';
-import { consensusOf, type VoteCounts } from './consensus.ts';
+import { consensusOf, crowdCallStatus, type VoteCounts } from './consensus.ts';
 import {
   averageProbs,
   brainProbs,
@@ -17,7 +17,7 @@ export interface ResolvedRound {
   asset: TrackedAsset;
   brainCall: ArenaReading;
   brainConfidence: number | null;
-  counts: VoteCounts; // every vote cast inside the round window, human and synthetic
+  counts: VoteCounts; // human votes that counted in the round; synthetic votes never enter the crowd
   humanVotes: number;
   syntheticVotes: number;
   outcome: ArenaPrediction;
@@ -28,8 +28,13 @@ export interface ResolvedRound {
 
 type Pattern = TeacherLesson['pattern_type'];
 
-const patternOf = (brainCorrect: boolean, crowdCorrect: boolean, agree: boolean, votes: number): Pattern => {
-  if (votes === 0) return 'brain_only_no_crowd';
+const patternOf = (
+  brainCorrect: boolean,
+  crowdCorrect: boolean,
+  agree: boolean,
+  crowdCalled: boolean,
+): Pattern => {
+  if (!crowdCalled) return 'brain_only_no_crowd'; // no human votes, or a tie: the crowd made no call
   if (agree) return brainCorrect ? 'aligned_correct' : 'aligned_wrong';
   if (brainCorrect) return 'brain_beat_crowd';
   return crowdCorrect ? 'crowd_beat_brain' : 'split_both_wrong';
@@ -46,11 +51,15 @@ export const buildLesson = (r: ResolvedRound): TeacherLesson => {
   const agree = r.brainCall !== 'NONE' && r.brainCall === crowd;
   const pBrain = brainProbs(r.brainCall, r.brainConfidence);
   const pCrowd = crowdProbs(r.counts);
+  const status = crowdCallStatus(r.counts);
+  const synthetic = r.syntheticVotes > 0 ? ` (${r.syntheticVotes} synthetic votes kept apart)` : '';
   const crowdText =
-    votes === 0
-      ? 'no crowd votes'
-      : `crowd ${crowd} (${votes} votes: ${r.humanVotes} human, ${r.syntheticVotes} synthetic)`;
-  const verdict = `Brain ${brainCorrect ? 'right' : 'wrong'}, crowd ${votes === 0 ? 'absent' : crowdCorrect ? 'right' : 'wrong'}.`;
+    status === 'no_votes'
+      ? `no human votes${synthetic}`
+      : `human crowd ${status === 'tie' ? 'tied: no call' : crowd} (${votes} votes)${synthetic}`;
+  const crowdVerdict =
+    status === 'no_votes' ? 'absent' : status === 'tie' ? 'made no call' : crowdCorrect ? 'right' : 'wrong';
+  const verdict = `Brain ${brainCorrect ? 'right' : 'wrong'}, crowd ${crowdVerdict}.`;
   return {
     lesson_id: `L-${r.roundId}`,
     round_id: r.roundId,
@@ -58,7 +67,7 @@ export const buildLesson = (r: ResolvedRound): TeacherLesson => {
     brain_prediction: r.brainCall,
     human_consensus: crowd,
     actual_outcome: r.outcome,
-    pattern_type: patternOf(brainCorrect, crowdCorrect, agree, votes),
+    pattern_type: patternOf(brainCorrect, crowdCorrect, agree, status === 'called'),
     summary:
       `${r.replayed ? '[replayed] ' : ''}${r.asset} round ${r.roundId}: brain called ${r.brainCall}, ${crowdText}; ` +
       `price moved ${signedPercent(r.returnFraction)} (neutral band ±${NEUTRAL_BAND * 100}%) so the outcome was ` +

@@ -4,7 +4,7 @@ import type { ArenaPrediction } from '../../../schemas/common.ts';
 import type { ForecasterMetrics, TeacherBrain, TeacherMetrics } from '../../../schemas/teacher-lessons.ts';
 import type { PublicPerformance } from '../../../schemas/performance.ts';
 import type { ResolvedRound } from './lessons.ts';
-import { consensusOf } from './consensus.ts';
+import { consensusOf, crowdCallStatus } from './consensus.ts';
 import {
   averageProbs,
   brainProbs,
@@ -71,7 +71,6 @@ export const forecasterMetrics = (items: Scored[], base: ClassProbs): Forecaster
   };
 };
 
-const votesIn = (r: ResolvedRound) => r.counts.bullish + r.counts.bearish + r.counts.neutral;
 const brainScored = (r: ResolvedRound): Scored => ({
   probs: brainProbs(r.brainCall, r.brainConfidence),
   hit: r.brainCall === r.outcome,
@@ -103,8 +102,10 @@ const calibration = (rounds: ResolvedRound[]): TeacherMetrics['calibration'] =>
 export const teacherBrain = (rounds: ResolvedRound[], voided: number): TeacherBrain => {
   const base = baseRate(rounds.map((r) => r.outcome));
   const withCall = rounds.filter((r) => r.brainCall !== 'NONE');
-  const withCrowd = rounds.filter((r) => votesIn(r) > 0);
-  const both = withCall.filter((r) => votesIn(r) > 0);
+  // A tied crowd makes no call: it is out of crowd accuracy and agreement, and counted on its own.
+  const withCrowd = rounds.filter((r) => crowdCallStatus(r.counts) === 'called');
+  const crowdTies = rounds.filter((r) => crowdCallStatus(r.counts) === 'tie').length;
+  const both = withCall.filter((r) => crowdCallStatus(r.counts) === 'called');
   const agreeing = both.filter((r) => r.brainCall === consensusOf(r.counts)).length;
   const combined = rounds.map((r) => {
     const probs = averageProbs(brainProbs(r.brainCall, r.brainConfidence), crowdProbs(r.counts));
@@ -128,6 +129,7 @@ export const teacherBrain = (rounds: ResolvedRound[], voided: number): TeacherBr
     combined: forecasterMetrics(combined, base),
     agreement_rate: both.length >= MIN_SAMPLE ? rate(agreeing, both.length) : null,
     agreement_n: both.length,
+    crowd_no_call_rounds: crowdTies,
     calibration: calibration(withCall),
     outcome_base_rate: {
       n: rounds.length,

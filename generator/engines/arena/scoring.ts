@@ -15,7 +15,8 @@ export const NEUTRAL_BAND = 0.0025;
 export const BRAIN_SHRINK = 0.7;
 
 export const OUTCOME_RULE =
-  `Return r = end price / start price - 1, start price recorded with the brain call at the round start and end ` +
+  `Return r = end price / start price - 1, start price = the first price at or after the round start (the open of ` +
+  `the first candle opening at or after it; without candles the price of the first run of the round), end ` +
   `price seen by the first run at or after the round end (within ${RESOLVE_WINDOW_MINUTES} minutes, else the round is voided). ` +
   `|r| < ${NEUTRAL_BAND * 100}% is NEUTRAL, r >= ${NEUTRAL_BAND * 100}% BULLISH, r <= -${NEUTRAL_BAND * 100}% BEARISH; ` +
   `one fixed band for all assets.`;
@@ -27,7 +28,8 @@ export const SCORE_DEFINITIONS =
   'errors over the three classes (0-2). RPS = half the sum of squared differences of cumulative probabilities ' +
   '(0-1). shared_intelligence_score = 1 - RPS(combined). learning_score = RPS(brain) - RPS(crowd). Hit rate = ' +
   'share of exact class hits with a 95% Wilson interval. Skill = 1 - RPS / RPS(base rate), base rate = smoothed ' +
-  'outcome frequencies in the same window. Agreement: brain call equals crowd consensus.';
+  'outcome frequencies in the same window. Agreement: brain call equals human crowd consensus; a tied crowd ' +
+  'makes no call and is left out of crowd hit rate and agreement (crowd_no_call_rounds).';
 
 export const classIndex = (c: ArenaPrediction): number => CLASS_ORDER.indexOf(c);
 

@@ -34,7 +34,8 @@ export interface RecordedCall {
 }
 
 export interface VoteTally {
-  counts: VoteCounts;
+  counts: VoteCounts; // human votes only
+  simulated: VoteCounts; // the seeded synthetic crowd, kept apart
   human: number;
   synthetic: number;
   replayed: number;

@@ -6,7 +6,11 @@ import type { LiquidityLiteAsset } from '../../../schemas/liquidity-lite.ts';
 import type { CoinSnapshot } from '../../../schemas/main-brain.ts';
 import type { RiskLevel } from '../../../schemas/market-regime.ts';
 import type { ReasoningResponse } from '../../../schemas/reasoning.ts';
-import type { Agreement } from '../../../schemas/paid/paid-main-brain.ts';
+import {
+  BOOK_LEAN_THRESHOLD,
+  type Agreement,
+  type AgreementReadings,
+} from '../../../schemas/paid/paid-main-brain.ts';
 import type { FreeSnapshots } from '../index.ts';
 
 export interface AssetView {
@@ -17,6 +21,8 @@ export interface AssetView {
   reasoning: ReasoningResponse['reasoning'] | null;
   sectionsAvailable: number;
   agreement: Agreement;
+  /** Every reading the agreement is computed from, published beside it so a reader can recompute it. */
+  agreementReadings: AgreementReadings;
   riskLevel: RiskLevel | null;
   evidence: string[];
   limitations: string[];
@@ -78,6 +84,12 @@ export function joinAssets(free: FreeSnapshots): AssetView[] {
       hasDerivatives ? null : 'No derivatives positioning was available for this asset.',
       hasReasoning ? null : 'The reasoning had no evidence to read for this asset.',
     ].filter((line): line is string => line !== null);
+    // The brain's bias and the reasoning share one reading; positioning and book balance are the other voices.
+    const agreementReadings: AgreementReadings = {
+      brain: coin.bias,
+      derivatives: hasDerivatives ? (derivatives?.vote ?? null) : null,
+      order_book: bookLean(liquidity),
+    };
     return {
       asset: coin.asset,
       coin,
@@ -85,12 +97,8 @@ export function joinAssets(free: FreeSnapshots): AssetView[] {
       derivatives,
       reasoning,
       sectionsAvailable,
-      // The brain's bias and the reasoning share one reading; positioning and book balance are the other voices.
-      agreement: agreementOf([
-        coin.bias,
-        hasDerivatives ? (derivatives?.vote ?? null) : null,
-        bookLean(liquidity),
-      ]),
+      agreement: agreementOf(Object.values(agreementReadings)),
+      agreementReadings,
       riskLevel: riskLevelOf(coin, hasLiquidity ? liquidity : null, hasDerivatives ? derivatives : null),
       evidence: unique([
         ...(reasoning?.reason_points ?? []),
@@ -106,11 +114,15 @@ export function joinAssets(free: FreeSnapshots): AssetView[] {
   });
 }
 
-/** The order book's lean, when it leans clearly (more than 20 % more depth on one side within 1 % of mid). */
-function bookLean(liquidity: LiquidityLiteAsset | null): Bias | null {
+/** The order book's lean (see BOOK_LEAN_THRESHOLD); published as agreement_readings.order_book. */
+export function bookLean(liquidity: LiquidityLiteAsset | null): Bias | null {
   const imbalance = liquidity?.metrics?.book_imbalance;
   if (imbalance === null || imbalance === undefined) return null;
-  return imbalance > 0.2 ? 'bullish' : imbalance < -0.2 ? 'bearish' : 'neutral';
+  return imbalance > BOOK_LEAN_THRESHOLD
+    ? 'bullish'
+    : imbalance < -BOOK_LEAN_THRESHOLD
+      ? 'bearish'
+      : 'neutral';
 }
 
 /** "crowded_longs" -> "crowded longs". */

@@ -16,6 +16,7 @@ function coinPicture(view: AssetView): CoinPicture {
     confidence: coin.confidence,
     summary: coin.summary,
     agreement: view.agreement,
+    agreement_readings: view.agreementReadings,
     risk_level: view.riskLevel,
     market: { price: coin.price, change_24h: coin.change_24h, price_source: coin.price_source },
     liquidity: liquidity && {

@@ -1,0 +1,181 @@
+// POST /arena/vote: a vote signed by the voter's Algorand wallet, checked in order of cost (size, rate per IP,
+// shape, signature, rate per address, content, round rules) and stored once. Every refusal is a 4xx JSON error
+// and never touches the store. GET /arena/votes/export hands accepted votes to the generator (bearer token).
+import { Hono, type Context } from 'hono';
+import { roundFromId, voteWindowProblem } from '../../generator/engines/arena/rules.ts';
+import { parseVoteMessage } from './message.ts';
+import { createRateLimiter, type RateLimit } from './rate-limit.ts';
+import type { VoteStore } from './store.ts';
+import { verifySignedVote, type SignedVote } from './verify.ts';
+
+export const MAX_VOTE_BODY_BYTES = 4096;
+export const DEFAULT_LIMITS = {
+  perIp: { max: 30, windowMs: 60_000 },
+  perAddress: { max: 5, windowMs: 60_000 },
+} satisfies Record<string, RateLimit>;
+
+export interface ArenaVoteOptions {
+  store: VoteStore;
+  /** The site's origin as voters sign it, e.g. "https://example.org"; a vote for another site is refused. */
+  site: string;
+  now?: () => number;
+  limits?: { perIp: RateLimit; perAddress: RateLimit };
+  /** Bearer token of the export route; without one the route does not exist. */
+  exportToken?: string;
+  /** Client IP of a request; default CF-Connecting-IP, then the socket address Node's adapter gives. */
+  clientIp?: (c: Context) => string;
+}
+
+type ErrorCode =
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'malformed_body'
+  | 'bad_signature'
+  | 'bad_message'
+  | 'wrong_site'
+  | 'unknown_round'
+  | 'round_closed'
+  | 'already_voted'
+  | 'replayed_signature';
+
+const refuse = (c: Context, status: 400 | 401 | 409 | 413 | 415 | 429, error: ErrorCode, message: string) =>
+  c.json({ success: false, error, message }, status);
+
+const base64ToBytes = (text: unknown): Uint8Array | null => {
+  if (typeof text !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return null;
+  try {
+    return Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
+  } catch {
+    return null;
+  }
+};
+const bytesToBase64 = (bytes: Uint8Array): string => btoa(String.fromCharCode(...bytes));
+
+/** The body forms: {form:"data", address, message, signature} or {form:"transaction", signed_transaction}. */
+const signedVoteOf = (body: unknown): SignedVote | string => {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return 'the body must be a JSON object';
+  const b = body as Record<string, unknown>;
+  if (b.form === 'data') {
+    const signature = base64ToBytes(b.signature);
+    if (typeof b.address !== 'string' || typeof b.message !== 'string' || !signature) {
+      return 'form "data" needs address, message and a base64 signature';
+    }
+    return { kind: 'data', address: b.address, message: b.message, signature };
+  }
+  if (b.form === 'transaction') {
+    const signedTransaction = base64ToBytes(b.signed_transaction);
+    if (!signedTransaction) return 'form "transaction" needs signed_transaction in base64';
+    return { kind: 'transaction', signedTransaction };
+  }
+  return 'form must be "data" or "transaction"';
+};
+
+const defaultIp = (c: Context): string =>
+  c.req.header('cf-connecting-ip') ??
+  (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket
+    ?.remoteAddress ??
+  'unknown';
+
+export const createArenaVoteApp = (options: ArenaVoteOptions): Hono => {
+  const now = options.now ?? Date.now;
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  const perIp = createRateLimiter(limits.perIp);
+  const perAddress = createRateLimiter(limits.perAddress);
+  const clientIp = options.clientIp ?? defaultIp;
+  const app = new Hono();
+
+  app.post('/arena/vote', async (c) => {
+    const declared = Number(c.req.header('content-length') ?? 0);
+    if (declared > MAX_VOTE_BODY_BYTES) {
+      return refuse(c, 413, 'payload_too_large', `a vote is at most ${MAX_VOTE_BODY_BYTES} bytes`);
+    }
+    if (!(c.req.header('content-type') ?? '').startsWith('application/json')) {
+      return refuse(c, 415, 'unsupported_media_type', 'send the vote as application/json');
+    }
+    const wait = perIp(clientIp(c), now());
+    if (wait > 0) {
+      c.header('Retry-After', String(wait));
+      return refuse(c, 429, 'rate_limited', `too many votes from this address; retry in ${wait} s`);
+    }
+    const raw = new Uint8Array(await c.req.arrayBuffer());
+    if (raw.length > MAX_VOTE_BODY_BYTES) {
+      return refuse(c, 413, 'payload_too_large', `a vote is at most ${MAX_VOTE_BODY_BYTES} bytes`);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+    } catch {
+      return refuse(c, 400, 'malformed_body', 'the body is not valid UTF-8 JSON');
+    }
+    const signed = signedVoteOf(body);
+    if (typeof signed === 'string') return refuse(c, 400, 'malformed_body', signed);
+    const verified = await verifySignedVote(signed);
+    if (typeof verified === 'string') return refuse(c, 401, 'bad_signature', verified);
+    const addressWait = perAddress(verified.address, now());
+    if (addressWait > 0) {
+      c.header('Retry-After', String(addressWait));
+      return refuse(c, 429, 'rate_limited', `too many votes from this wallet; retry in ${addressWait} s`);
+    }
+    const message = parseVoteMessage(verified.message);
+    if (typeof message === 'string') return refuse(c, 400, 'bad_message', message);
+    if (message.site !== options.site) {
+      return refuse(c, 400, 'wrong_site', `this vote was signed for ${JSON.stringify(message.site)}`);
+    }
+    const round = roundFromId(message.roundId);
+    if (!round || round.asset !== message.asset) {
+      return refuse(
+        c,
+        400,
+        'unknown_round',
+        `${message.roundId} is not a ${message.asset} round of the schedule`,
+      );
+    }
+    const receivedAt = now();
+    const closed = voteWindowProblem(round, receivedAt);
+    if (closed) return refuse(c, 409, 'round_closed', closed);
+    const result = await options.store.add({
+      address: verified.address,
+      asset: message.asset,
+      prediction: message.prediction,
+      roundId: round.id,
+      nonce: message.nonce,
+      receivedAt,
+      form: signed.kind,
+      signature: bytesToBase64(verified.signature),
+    });
+    if (result === 'already_voted') {
+      return refuse(c, 409, 'already_voted', `this wallet has already voted in round ${round.id}`);
+    }
+    if (result === 'signature_used') {
+      return refuse(c, 409, 'replayed_signature', 'this signed vote has already been received');
+    }
+    return c.json(
+      {
+        success: true,
+        round_id: round.id,
+        address: verified.address,
+        prediction: message.prediction,
+        received_at: new Date(receivedAt).toISOString(),
+        note: 'Counted in the round once the next generator run imports it; one vote per wallet per round.',
+      },
+      201,
+    );
+  });
+
+  if (options.exportToken) {
+    const token = options.exportToken;
+    app.get('/arena/votes/export', async (c) => {
+      if (c.req.header('authorization') !== `Bearer ${token}`) {
+        return c.json({ success: false, error: 'unauthorized' }, 401);
+      }
+      const after = Number(c.req.query('after') ?? 0);
+      if (!Number.isSafeInteger(after) || after < 0) {
+        return c.json({ success: false, error: 'after must be a whole number' }, 400);
+      }
+      return c.json({ success: true, votes: await options.store.since(after, 1000) });
+    });
+  }
+  return app;
+};

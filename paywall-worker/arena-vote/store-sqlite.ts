@@ -1,0 +1,62 @@
+// The vote store on Node: one SQLite file (better-sqlite3), unique keys doing the refusing.
+import Database from 'better-sqlite3';
+import type { AddResult, NewVote, StoredVote, VoteStore } from './store.ts';
+
+export const DEFAULT_VOTE_STORE_PATH = 'var/arena-votes.sqlite';
+
+export interface SqliteVoteStore extends VoteStore {
+  close(): void;
+}
+
+interface Row {
+  seq: number;
+  address: string;
+  asset: string;
+  prediction: string;
+  round_id: string;
+  nonce: string;
+  received_at_ms: number;
+  form: 'data' | 'transaction';
+  signature: string;
+}
+
+export const openSqliteVoteStore = (file: string = DEFAULT_VOTE_STORE_PATH): SqliteVoteStore => {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.exec(`CREATE TABLE IF NOT EXISTS signed_votes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    address TEXT NOT NULL, asset TEXT NOT NULL, prediction TEXT NOT NULL, round_id TEXT NOT NULL,
+    nonce TEXT NOT NULL, received_at_ms INTEGER NOT NULL, form TEXT NOT NULL, signature TEXT NOT NULL UNIQUE,
+    UNIQUE (address, round_id))`);
+  const insert = db.prepare(
+    `INSERT INTO signed_votes (address, asset, prediction, round_id, nonce, received_at_ms, form, signature)
+     VALUES (@address, @asset, @prediction, @roundId, @nonce, @receivedAt, @form, @signature)`,
+  );
+  const usedSignature = db.prepare('SELECT 1 FROM signed_votes WHERE signature = ?');
+  const since = db.prepare('SELECT * FROM signed_votes WHERE seq > ? ORDER BY seq LIMIT ?');
+  return {
+    add: async (vote: NewVote): Promise<AddResult> => {
+      try {
+        insert.run(vote);
+        return 'added';
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw error;
+        return usedSignature.get(vote.signature) ? 'signature_used' : 'already_voted';
+      }
+    },
+    since: async (after: number, limit: number): Promise<StoredVote[]> =>
+      (since.all(after, limit) as Row[]).map((r) => ({
+        seq: r.seq,
+        address: r.address,
+        asset: r.asset,
+        prediction: r.prediction,
+        roundId: r.round_id,
+        nonce: r.nonce,
+        receivedAt: r.received_at_ms,
+        form: r.form,
+        signature: r.signature,
+      })),
+    close: () => db.close(),
+  };
+};
