@@ -1,4 +1,6 @@
 // The vote store on Node: one SQLite file (better-sqlite3), unique keys doing the refusing.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AddResult, NewVote, StoredVote, VoteStore } from './store.ts';
 
@@ -21,6 +23,7 @@ interface Row {
 }
 
 export const openSqliteVoteStore = (file: string = DEFAULT_VOTE_STORE_PATH): SqliteVoteStore => {
+  mkdirSync(dirname(file), { recursive: true }); // `emi serve` on a fresh clone has no state folder yet
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
