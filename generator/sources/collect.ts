@@ -11,6 +11,7 @@ import { inBatches, SECTION_NAMES } from './adapters/source.ts';
 import type {
   FetchContext,
   SectionName,
+  SectionAnswer,
   SectionSource,
   SectionValues,
   SourcePlan,
@@ -163,7 +164,10 @@ async function collectSection<S extends SectionName>(
         const value = outcome?.values?.get(symbol);
         if (value) values.set(symbol, value);
         else {
-          const message = outcome?.error ?? 'the venue returned no data for this symbol';
+          const message =
+            outcome?.error ??
+            outcome?.values?.reasons?.get(symbol) ??
+            'the venue returned no data for this symbol';
           failures.get(symbol)?.push({ venue: source.venue, symbol, section, message });
         }
       }
@@ -183,7 +187,7 @@ async function attempt<S extends SectionName>(
   source: SectionSource<S>,
   batch: readonly string[],
   { context, gate }: RunState,
-): Promise<{ values: Map<string, Sourced<SectionValues[S]>> | null; error: string | null }> {
+): Promise<{ values: SectionAnswer<S> | null; error: string | null }> {
   // Checked when the call's turn comes, so calls queued before a refusal are skipped too.
   if (gate.isUnavailable(source.venue)) return { values: null, error: gate.skipMessage(source.venue) };
   try {
