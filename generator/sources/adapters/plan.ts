@@ -49,13 +49,16 @@ export const DEFAULT_LIVE_ORDER: SourceOrder = {
   liquidations: ['okx'],
 };
 
-/** The venues the embedded simulator imitates. */
+/**
+ * The venues the embedded simulator imitates, in the live order: the simulated venues leave some assets out
+ * (simulator/listings.ts), so every derivatives adapter and the fallback chain run in the default run.
+ */
 export const SIMULATOR_ORDER: SourceOrder = {
   candles: ['binance-spot'],
   ticker: ['binance-spot'],
   book: ['binance-spot'],
-  funding: ['binance-usdm'],
-  openInterest: ['binance-usdm'],
+  funding: ['binance-usdm', 'bybit', 'okx', 'hyperliquid'],
+  openInterest: ['binance-usdm', 'bybit', 'okx', 'hyperliquid'],
   liquidations: ['okx'],
 };
 

@@ -12,7 +12,8 @@ export interface SimReply {
   body: unknown; // serialised with JSON.stringify
 }
 
-export type SimHandler = (query: URLSearchParams, context: SimContext) => SimReply;
+/** `body` is the parsed JSON of a POST (Hyperliquid); undefined for GET. */
+export type SimHandler = (query: URLSearchParams, context: SimContext, body?: unknown) => SimReply;
 
 export const ok = (body: unknown): SimReply => ({ status: 200, body });
 
