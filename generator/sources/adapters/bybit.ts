@@ -12,6 +12,7 @@ import {
   MsTime,
   OptionalDecimal,
   parseEntries,
+  parseRaw,
   positiveOrNull,
   SourceError,
 } from './request.ts';
@@ -26,9 +27,8 @@ const HISTORY_ROWS = 200;
 
 // ---- raw shapes -------------------------------------------------------------------------------------------------
 
-/** Bybit's envelope; `list` entries are parsed one by one (a dated future's empty fields must not fail the rest). */
-const envelope = <T extends z.ZodType>(result: T) =>
-  z.object({ retCode: z.number().int(), retMsg: z.string(), result: result.optional() });
+/** Bybit's envelope: the result is read only once retCode says it is one (an error sends `result: {}`). */
+const BybitEnvelope = z.object({ retCode: z.number().int(), retMsg: z.string(), result: z.unknown() });
 
 /**
  * One row of the linear tickers list. Dated futures (BTC-26DEC25) share the list and send `fundingRate: ""` and
@@ -47,7 +47,8 @@ export const BybitLinearTicker = z.object({
   fundingIntervalHour: OptionalDecimal, // newer answers state the interval
 });
 export type BybitLinearTicker = z.infer<typeof BybitLinearTicker>;
-export const BybitTickers = envelope(z.object({ category: z.string(), list: z.array(z.unknown()) }));
+/** `list` entries are parsed one by one (a dated future's empty fields must not fail the rest). */
+export const BybitTickers = z.object({ category: z.string(), list: z.array(z.unknown()) });
 
 export const BybitFundingRow = z.object({
   symbol: z.string(),
@@ -55,7 +56,7 @@ export const BybitFundingRow = z.object({
   fundingRateTimestamp: MsTime,
 });
 export type BybitFundingRow = z.infer<typeof BybitFundingRow>;
-export const BybitFundingHistory = envelope(z.object({ list: z.array(BybitFundingRow) }));
+export const BybitFundingHistory = z.object({ list: z.array(BybitFundingRow) });
 
 /**
  * Since June 2026 Bybit documents `openInterest` of this endpoint as both sides added and sends the one-sided
@@ -67,15 +68,14 @@ export const BybitOpenInterestRow = z.object({
   timestamp: MsTime,
 });
 export type BybitOpenInterestRow = z.infer<typeof BybitOpenInterestRow>;
-export const BybitOpenInterest = envelope(z.object({ list: z.array(BybitOpenInterestRow) }));
+export const BybitOpenInterest = z.object({ list: z.array(BybitOpenInterestRow) });
 
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
 /** Bybit reports failures inside its envelope: a non-zero retCode (often with HTTP 200), message kept. */
-function unwrap<T>(raw: { retCode: number; retMsg: string; result?: T | undefined }): T {
+function unwrap<T>(raw: z.infer<typeof BybitEnvelope>, result: z.ZodType<T>): T {
   if (raw.retCode !== 0) throw envelopeFailure('Bybit', String(raw.retCode), raw.retMsg);
-  if (raw.result === undefined) throw new SourceError('Bybit answer without a result');
-  return raw.result;
+  return parseRaw(result, raw.result);
 }
 
 /**
@@ -136,8 +136,14 @@ export function normaliseOpenInterest(
 async function tickersBySymbol(
   context: FetchContext,
 ): Promise<ReturnType<typeof parseEntries<BybitLinearTicker>>> {
-  const raw = await fetchShared(context.shared, context.transport, TICKERS_URL, BybitTickers, context.signal);
-  const entries = unwrap(raw).list.map((row): [string, unknown] => [
+  const raw = await fetchShared(
+    context.shared,
+    context.transport,
+    TICKERS_URL,
+    BybitEnvelope,
+    context.signal,
+  );
+  const entries = unwrap(raw, BybitTickers).list.map((row): [string, unknown] => [
     typeof (row as { symbol?: unknown })?.symbol === 'string' ? (row as { symbol: string }).symbol : '?',
     row,
   ]);
@@ -165,12 +171,18 @@ function bybitSource<S extends 'funding' | 'openInterest'>(
 
 export const bybitFunding = bybitSource<'funding'>(async (symbol, ticker, context) => {
   const url = `${BASE_URL}/v5/market/funding/history?category=linear&symbol=${binanceSymbol(symbol)}&limit=${HISTORY_ROWS}`;
-  const history = unwrap(await fetchParsed(context.transport, url, BybitFundingHistory, context.signal)).list;
+  const history = unwrap(
+    await fetchParsed(context.transport, url, BybitEnvelope, context.signal),
+    BybitFundingHistory,
+  ).list;
   return sourced(normaliseFunding(ticker, history), VENUE, context.asOf, context);
 });
 
 export const bybitOpenInterest = bybitSource<'openInterest'>(async (symbol, ticker, context) => {
   const url = `${BASE_URL}/v5/market/open-interest?category=linear&symbol=${binanceSymbol(symbol)}&intervalTime=1h&limit=${HISTORY_ROWS}`;
-  const rows = unwrap(await fetchParsed(context.transport, url, BybitOpenInterest, context.signal)).list;
+  const rows = unwrap(
+    await fetchParsed(context.transport, url, BybitEnvelope, context.signal),
+    BybitOpenInterest,
+  ).list;
   return sourced(normaliseOpenInterest(ticker, rows, context.asOf), VENUE, context.asOf, context);
 });

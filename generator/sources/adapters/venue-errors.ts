@@ -44,6 +44,8 @@ export function envelopeError(body: unknown): { code: string | null; message: st
   if (status && typeof status === 'object' && status.error_code !== undefined)
     return { code: String(status.error_code), message: String(status.error_message ?? '') };
   if (typeof o.error === 'string') return { code: null, message: o.error };
+  // Coinbase {message: "NotFound"}
+  if (typeof o.message === 'string') return { code: null, message: o.message };
   return null;
 }
 
