@@ -5,7 +5,7 @@
 import pLimit from 'p-limit';
 import type { LimitFunction } from 'p-limit';
 import type { AssetMarket, MarketSnapshot, SourceIssue, Sourced } from '../market/types.ts';
-import { DEFAULT_SOURCE_PLAN, planVenues } from './adapters/plan.ts';
+import { DEFAULT_SOURCE_PLAN, planVenues, SIMULATED_RUN_PLAN } from './adapters/plan.ts';
 import type { SharedResponses } from './adapters/request.ts';
 import { inBatches, SECTION_NAMES } from './adapters/source.ts';
 import type {
@@ -125,8 +125,8 @@ export function collectSimulatedMarket(options: {
   concurrency?: number;
 }): Promise<MarketSnapshot> {
   const { seed, asOf, symbols } = options;
-  const transport = createSimulatedTransport({ seed, asOf, symbols });
-  return collectMarket({ ...options, transport, seed });
+  const transport = createSimulatedTransport({ seed, asOf, symbols, listings: 'with-gaps' });
+  return collectMarket({ ...options, transport, seed, plan: SIMULATED_RUN_PLAN });
 }
 
 function describeProvider(mode: Transport['mode'], plan: SourcePlan): string {

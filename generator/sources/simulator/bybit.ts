@@ -14,8 +14,8 @@ const envelope = (result: object, time: number): SimReply =>
 const bybitError = (retCode: number, retMsg: string): SimReply =>
   ok({ retCode, retMsg, result: {}, retExtInfo: {}, time: 0 });
 
-const listed = (symbol: string, { universe }: SimContext): boolean =>
-  universe.has(symbol) && !BYBIT_UNLISTED.has(symbol);
+const listed = (symbol: string, { universe, gaps }: SimContext): boolean =>
+  universe.has(symbol) && !(gaps && BYBIT_UNLISTED.has(symbol));
 
 /** BTCUSDT -> BTC when Bybit (simulated) lists a perpetual for it. */
 function symbolParam(query: URLSearchParams, context: SimContext): string | SimReply {
@@ -99,7 +99,7 @@ const tickers: SimHandler = (query, context) => {
   const list = [...universe]
     .filter((symbol) => listed(symbol, context))
     .flatMap((symbol) => [
-      BYBIT_HALTED.has(symbol) ? haltedRow(symbol) : perpetualRow(market, symbol),
+      context.gaps && BYBIT_HALTED.has(symbol) ? haltedRow(symbol) : perpetualRow(market, symbol),
       ...(BYBIT_DATED_FUTURES.includes(symbol) ? [datedFutureRow(market, symbol)] : []),
     ]);
   return envelope({ category: 'linear', list }, market.asOf);

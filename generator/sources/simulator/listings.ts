@@ -9,7 +9,7 @@ export const BINANCE_USDM_UNLISTED: ReadonlySet<string> = new Set(['ALGO', 'XLM'
 export const BYBIT_UNLISTED: ReadonlySet<string> = new Set(['XLM']);
 export const BYBIT_HALTED: ReadonlySet<string> = new Set(['HBAR']);
 
-/** OKX (simulated) has no XLM swap either: XLM ends on Hyperliquid. */
+/** OKX (simulated) answers 51001 for XLM's funding and open interest (its liquidations stay): XLM ends on Hyperliquid. */
 export const OKX_UNLISTED: ReadonlySet<string> = new Set(['XLM']);
 
 /** A coin Hyperliquid keeps in its universe after delisting it (`isDelisted: true`, zeros in its context). */

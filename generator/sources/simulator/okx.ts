@@ -20,7 +20,7 @@ const liquidationOrders: SimHandler = (query, { market, universe }) => {
   if (query.get('instType') !== 'SWAP') return okxError('51000', 'Parameter instType error');
   const underlying = query.get('uly') ?? query.get('instFamily') ?? '';
   const base = underlying.endsWith('-USDT') ? underlying.slice(0, -'-USDT'.length) : '';
-  if (!universe.has(base) || OKX_UNLISTED.has(base)) return okxError('51000', 'Parameter uly error');
+  if (!universe.has(base)) return okxError('51000', 'Parameter uly error');
   if (query.get('state') !== 'filled') return okxError('51000', 'Parameter state error');
   const limit = Math.min(MAX_LIMIT, Number(query.get('limit') ?? MAX_LIMIT));
   const after = query.get('after'); // pagination: records earlier than this ts
@@ -59,8 +59,8 @@ const liquidationOrders: SimHandler = (query, { market, universe }) => {
   });
 };
 
-const listed = (symbol: string, { universe }: SimContext): boolean =>
-  universe.has(symbol) && !OKX_UNLISTED.has(symbol);
+const listed = (symbol: string, { universe, gaps }: SimContext): boolean =>
+  universe.has(symbol) && !(gaps && OKX_UNLISTED.has(symbol));
 
 /** BTC-USDT-SWAP -> BTC when OKX (simulated) lists the swap. */
 function swapParam(query: URLSearchParams, context: SimContext): string | SimReply {
@@ -141,8 +141,8 @@ const openInterest: SimHandler = (query, context) => {
 /** `/api/v5/public/instruments?instType=SWAP`: every swap with its contract value; one suspended swap among them. */
 const instruments: SimHandler = (query, context) => {
   if (query.get('instType') !== 'SWAP') return okxError('51000', 'Parameter instType error');
+  // Every swap is listed (liquidations need its ctVal); the gaps are in funding and open interest only.
   const swaps = [...context.universe]
-    .filter((symbol) => listed(symbol, context))
     .map((symbol) => ({ symbol, state: 'live' }))
     .concat([{ symbol: 'LUNA', state: 'suspend' }]);
   return envelope(

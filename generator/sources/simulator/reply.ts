@@ -5,6 +5,8 @@ export interface SimContext {
   market: SimulatedMarket;
   /** Symbols the simulated venues list; anything else is an unknown instrument. */
   universe: ReadonlySet<string>;
+  /** Whether venues leave out the assets of listings.ts (the default simulated run) or list every one. */
+  gaps: boolean;
 }
 
 export interface SimReply {

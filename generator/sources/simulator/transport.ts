@@ -18,6 +18,11 @@ export interface SimulatedTransportOptions {
   asOf: number;
   /** Symbols the simulated venues list (default: the seven tracked assets); others are unknown instruments. */
   symbols?: readonly string[];
+  /**
+   * 'complete' (default): every simulated venue lists every symbol. 'with-gaps': venues leave out the assets of
+   * listings.ts (as real venues do), so a run walks the fallback chain.
+   */
+  listings?: 'complete' | 'with-gaps';
 }
 
 /** The venues the simulator imitates; the others (fallbacks of live runs) answer 404 here. */
@@ -62,6 +67,7 @@ export function createSimulatedTransport(options: SimulatedTransportOptions): Tr
   const context: SimContext = {
     market: new SimulatedMarket(options.seed, options.asOf),
     universe: new Set(options.symbols ?? TRACKED_ASSETS),
+    gaps: options.listings === 'with-gaps',
   };
   return {
     mode: 'simulated',
