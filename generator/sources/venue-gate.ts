@@ -4,8 +4,6 @@
 import type { SourceIssue } from '../market/types.ts';
 import { SourceError } from './adapters/request.ts';
 
-export const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([403, 418, 451]);
-
 export class VenueGate {
   private readonly refused = new Map<string, number>();
 
