@@ -149,7 +149,7 @@ describe('a live run degrades one section per fault', () => {
 
     expect(calls(venues, '/fapi/v1/premiumIndex?symbol=BTCUSDT')).toHaveLength(3);
     expect(asset(snapshot, 'BTC').funding).toBeNull();
-    expect(issue(snapshot, 'BTC', 'funding')?.message).toBe('HTTP 429');
+    expect(issue(snapshot, 'BTC', 'funding')?.message).toBe('HTTP 429 (rate limited)');
   });
 
   it('does not wait longer than the configured ceiling for Retry-After', async () => {

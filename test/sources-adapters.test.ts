@@ -170,8 +170,10 @@ describe('OKX adapter', () => {
       ['/api/v5/public/liquidation-orders', 'okx/liquidation-orders.json'],
     ]);
     const values = await okxLiquidations.fetch(['BTC'], context(transport, asOf));
+    // The instruments list (ctVal) is not answered here: the contract values OKX lists stand in.
     expect(transport.urls).toEqual([
       'https://www.okx.com/api/v5/public/liquidation-orders?instType=SWAP&uly=BTC-USDT&state=filled&limit=100',
+      'https://www.okx.com/api/v5/public/instruments?instType=SWAP',
     ]);
     expect(values.get('BTC')?.value.shortUsd24h).toBeCloseTo(7800, 9);
   });

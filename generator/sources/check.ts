@@ -5,7 +5,6 @@ import type { SourceOrder } from './adapters/plan.ts';
 import { inBatches } from './adapters/source.ts';
 import type { FetchContext, SectionName, SectionSource } from './adapters/source.ts';
 import type { Transport } from './transport.ts';
-import { UNAVAILABLE_STATUSES } from './venue-gate.ts';
 import { SourceError } from './adapters/request.ts';
 import type { VenueId } from './venues.ts';
 
@@ -67,9 +66,7 @@ export async function checkVenue(
     }),
   );
   const latencyMs = Math.round(now() - started);
-  const refused = errors.find(
-    (e) => e instanceof SourceError && e.status !== null && UNAVAILABLE_STATUSES.has(e.status),
-  );
+  const refused = errors.find((e) => e instanceof SourceError && e.kind === 'unavailable');
   const first = errors[0];
   const note =
     first === undefined ? '' : first instanceof Error ? first.message.split('\n')[0]! : String(first);

@@ -5,6 +5,7 @@ import { Option } from 'commander';
 import { TRACKED_ASSETS } from '../../schemas/common.ts';
 import { SIMULATOR_ORDER } from './adapters/plan.ts';
 import { checkVenues, formatChecks } from './check.ts';
+import { formatLiveProbes, probeVenuesLive } from './check-live.ts';
 import { loadSourcesConfig } from './config.ts';
 import { createConfiguredLiveTransport } from './live.ts';
 import { createReplayTransport, recordedAsOf } from './recording/replay-transport.ts';
@@ -39,6 +40,8 @@ interface CheckFlags {
   config?: string;
   replay?: string;
   json?: boolean;
+  /** Probe every kind of data of every venue: parse, value ranges, units. */
+  live?: boolean;
 }
 
 async function runCheck(flags: CheckFlags): Promise<void> {
@@ -63,6 +66,13 @@ async function runCheck(flags: CheckFlags): Promise<void> {
   } else {
     transport = createConfiguredLiveTransport(config);
   }
+  if (flags.live) {
+    const context = { transport, asOf, candleLimit: 24, shared: new Map() };
+    const probes = await probeVenuesLive({ venues, symbols: TRACKED_ASSETS, context });
+    console.log(flags.json ? JSON.stringify(probes, null, 2) : formatLiveProbes(probes));
+    if (probes.every((p) => p.parsed.length === 0)) process.exitCode = 1;
+    return;
+  }
   const checks = await checkVenues({ venues, baseUrls, symbols: TRACKED_ASSETS, transport, asOf, order });
   console.log(flags.json ? JSON.stringify(checks, null, 2) : formatChecks(checks));
   const usable = checks.filter((c) => c.status === 'ok' || c.status === 'partial').length;
@@ -83,5 +93,9 @@ export function registerSourcesCommands(program: Command): void {
     .option('--config <file>', 'JSON configuration file (default: EMI_CONFIG)')
     .option('--replay <dir>', 'recording folder, with --source replay')
     .option('--json', 'print the result as JSON')
+    .option(
+      '--live',
+      'probe every venue once per kind of data: whether the answer parses, value ranges and units (with --source live: needs internet)',
+    )
     .action(runCheck);
 }

@@ -5,12 +5,13 @@
 import pLimit from 'p-limit';
 import type { LimitFunction } from 'p-limit';
 import type { AssetMarket, MarketSnapshot, SourceIssue, Sourced } from '../market/types.ts';
-import { DEFAULT_SOURCE_PLAN, planVenues } from './adapters/plan.ts';
+import { DEFAULT_SOURCE_PLAN, planVenues, SIMULATED_RUN_PLAN } from './adapters/plan.ts';
 import type { SharedResponses } from './adapters/request.ts';
 import { inBatches, SECTION_NAMES } from './adapters/source.ts';
 import type {
   FetchContext,
   SectionName,
+  SectionAnswer,
   SectionSource,
   SectionValues,
   SourcePlan,
@@ -124,8 +125,8 @@ export function collectSimulatedMarket(options: {
   concurrency?: number;
 }): Promise<MarketSnapshot> {
   const { seed, asOf, symbols } = options;
-  const transport = createSimulatedTransport({ seed, asOf, symbols });
-  return collectMarket({ ...options, transport, seed });
+  const transport = createSimulatedTransport({ seed, asOf, symbols, listings: 'with-gaps' });
+  return collectMarket({ ...options, transport, seed, plan: SIMULATED_RUN_PLAN });
 }
 
 function describeProvider(mode: Transport['mode'], plan: SourcePlan): string {
@@ -163,7 +164,10 @@ async function collectSection<S extends SectionName>(
         const value = outcome?.values?.get(symbol);
         if (value) values.set(symbol, value);
         else {
-          const message = outcome?.error ?? 'the venue returned no data for this symbol';
+          const message =
+            outcome?.error ??
+            outcome?.values?.reasons?.get(symbol) ??
+            'the venue returned no data for this symbol';
           failures.get(symbol)?.push({ venue: source.venue, symbol, section, message });
         }
       }
@@ -183,7 +187,7 @@ async function attempt<S extends SectionName>(
   source: SectionSource<S>,
   batch: readonly string[],
   { context, gate }: RunState,
-): Promise<{ values: Map<string, Sourced<SectionValues[S]>> | null; error: string | null }> {
+): Promise<{ values: SectionAnswer<S> | null; error: string | null }> {
   // Checked when the call's turn comes, so calls queued before a refusal are skipped too.
   if (gate.isUnavailable(source.venue)) return { values: null, error: gate.skipMessage(source.venue) };
   try {

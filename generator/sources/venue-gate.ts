@@ -1,9 +1,8 @@
-// Venues that refused this run: a 451 (legal restriction, Binance) or 403 (Bybit, CloudFront) or 418 (Binance IP
-// ban) means the venue will not serve this host today, so it is skipped for the rest of the run and named once.
+// Venues that refused this run: a 451 (legal restriction, Binance) or 403 (Bybit's country block, CloudFront) or 418
+// (Binance IP ban) means the venue will not serve this host today, so it is skipped for the rest of the run and named
+// once. A rate limit is never a refusal, whatever its status (Bybit sends its IP rate limit as a 403 with 10006/10018).
 import type { SourceIssue } from '../market/types.ts';
 import { SourceError } from './adapters/request.ts';
-
-export const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([403, 418, 451]);
 
 export class VenueGate {
   private readonly refused = new Map<string, number>();
@@ -19,9 +18,8 @@ export class VenueGate {
 
   /** Records a refusal; true when `error` is one. */
   observe(venue: string, error: unknown): boolean {
-    if (!(error instanceof SourceError) || error.status === null || !UNAVAILABLE_STATUSES.has(error.status)) {
+    if (!(error instanceof SourceError) || error.kind !== 'unavailable' || error.status === null)
       return false;
-    }
     if (!this.refused.has(venue)) this.refused.set(venue, error.status);
     return true;
   }

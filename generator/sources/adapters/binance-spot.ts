@@ -3,9 +3,9 @@
 import { z } from 'zod';
 import type { Candle, OrderBook, Sourced, Ticker24h } from '../../market/types.ts';
 import { binanceSymbol, VENUE_BASE_URLS } from '../venues.ts';
-import { DecimalString, fetchParsed, positiveOrNull, SourceError } from './request.ts';
-import { perSymbolSource, sourced } from './source.ts';
-import type { SectionSource } from './source.ts';
+import { DecimalString, fetchParsed, parseEntries, positiveOrNull, SourceError } from './request.ts';
+import { perSymbolSource, sourced, withReasons } from './source.ts';
+import type { FetchContext, SectionSource } from './source.ts';
 
 const VENUE = 'binance-spot';
 const BASE_URL = VENUE_BASE_URLS[VENUE];
@@ -13,6 +13,8 @@ const HOUR_MS = 3_600_000;
 /** Up to 20 symbols cost the least request weight per call. */
 const TICKER_BATCH = 20;
 const KLINES_MAX = 1000;
+/** Binance's code for an unknown symbol. */
+const INVALID_SYMBOL = '-1121';
 
 // ---- raw shapes -------------------------------------------------------------------------------------------------
 
@@ -93,20 +95,42 @@ export function normaliseDepth(raw: BinanceDepth): OrderBook {
 
 // ---- sources ------------------------------------------------------------------------------------------------------
 
+/**
+ * Binance refuses the whole `symbols=[...]` call when one symbol is unknown (-1121, a delisted pair), so that answer
+ * is split into one call per symbol. Rows are parsed one by one: an odd row costs its own asset only.
+ */
+async function tickerRows(symbols: readonly string[], context: FetchContext): Promise<Map<string, unknown>> {
+  const list = encodeURIComponent(JSON.stringify(symbols.map(binanceSymbol)));
+  const url = `${BASE_URL}/api/v3/ticker/24hr?symbols=${list}`;
+  try {
+    const rows = await fetchParsed(context.transport, url, z.array(z.unknown()), context.signal);
+    const bySymbol = new Map(rows.map((row) => [(row as { symbol?: unknown } | null)?.symbol, row]));
+    return new Map(symbols.map((symbol) => [symbol, bySymbol.get(binanceSymbol(symbol))]));
+  } catch (error) {
+    if (!(error instanceof SourceError && error.code === INVALID_SYMBOL && symbols.length > 1)) throw error;
+    const alone = await Promise.all(
+      symbols.map((symbol) => tickerRows([symbol], context).catch((e: unknown) => new Map([[symbol, e]]))),
+    );
+    return new Map(alone.flatMap((rows) => [...rows]));
+  }
+}
+
 export const binanceSpotTicker: SectionSource<'ticker'> = {
   venue: VENUE,
   batchSize: TICKER_BATCH,
   async fetch(symbols, context) {
-    const list = encodeURIComponent(JSON.stringify(symbols.map(binanceSymbol)));
-    const url = `${BASE_URL}/api/v3/ticker/24hr?symbols=${list}`;
-    const rows = await fetchParsed(context.transport, url, z.array(BinanceTicker24h), context.signal);
-    const byInstrument = new Map(rows.map((row) => [row.symbol, row]));
-    const values = new Map<string, Sourced<Ticker24h>>();
-    for (const symbol of symbols) {
-      const row = byInstrument.get(binanceSymbol(symbol));
-      if (row) values.set(symbol, sourced(normaliseTicker(row), VENUE, row.closeTime, context));
+    const rows = await tickerRows(symbols, context);
+    const failed = new Map<string, string>();
+    const present: Array<readonly [string, unknown]> = [];
+    for (const [symbol, row] of rows) {
+      if (row instanceof Error) failed.set(symbol, row.message);
+      else if (row !== undefined) present.push([symbol, row]);
     }
-    return values;
+    const { good, bad } = parseEntries(BinanceTicker24h, present);
+    const values = new Map<string, Sourced<Ticker24h>>();
+    for (const [symbol, row] of good)
+      values.set(symbol, sourced(normaliseTicker(row), VENUE, row.closeTime, context));
+    return withReasons(values, new Map([...failed, ...bad]));
   },
 };
 

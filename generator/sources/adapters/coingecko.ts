@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import type { Sourced, Ticker24h } from '../../market/types.ts';
 import { COINGECKO_IDS, VENUE_BASE_URLS } from '../venues.ts';
-import { fetchParsed } from './request.ts';
-import { sourced } from './source.ts';
+import { fetchParsed, parseEntries } from './request.ts';
+import { sourced, withReasons } from './source.ts';
 import type { SectionSource } from './source.ts';
 
 const VENUE = 'coingecko';
@@ -12,7 +12,11 @@ const BASE_URL = VENUE_BASE_URLS[VENUE];
 
 // ---- raw shapes -------------------------------------------------------------------------------------------------
 
-/** `{id: {usd, usd_24h_vol, usd_24h_change (percent), last_updated_at (s)}}`, numbers as JSON numbers. */
+/**
+ * `{id: {usd, usd_24h_vol, usd_24h_change (percent), last_updated_at (s)}}`, numbers as JSON numbers. A coin with
+ * no recent trades answers `{}` or nulls; an unknown id is left out. The volume may be missing (then 0 is not
+ * assumed: the entry fails); the price and the change are required.
+ */
 export const CoinGeckoCoin = z.object({
   usd: z.number().positive(),
   usd_24h_vol: z.number().nonnegative(),
@@ -20,7 +24,8 @@ export const CoinGeckoCoin = z.object({
   last_updated_at: z.number().int().positive(),
 });
 export type CoinGeckoCoin = z.infer<typeof CoinGeckoCoin>;
-export const CoinGeckoSimplePrice = z.record(z.string(), CoinGeckoCoin);
+/** Coins are parsed one by one: one odd coin costs its own asset only. */
+export const CoinGeckoSimplePrice = z.record(z.string(), z.unknown());
 
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
@@ -48,10 +53,18 @@ export const coingeckoTicker: SectionSource<'ticker'> = {
       `${BASE_URL}/api/v3/simple/price?ids=${ids}&vs_currencies=usd` +
       '&include_24hr_change=true&include_24hr_vol=true&include_last_updated_at=true';
     const raw = await fetchParsed(context.transport, url, CoinGeckoSimplePrice, context.signal);
-    for (const symbol of known) {
-      const coin = raw[COINGECKO_IDS[symbol] ?? ''];
-      if (coin) values.set(symbol, sourced(normaliseCoin(coin), VENUE, coin.last_updated_at * 1000, context));
-    }
-    return values;
+    const { good, bad } = parseEntries(
+      CoinGeckoCoin,
+      known.flatMap((symbol) => {
+        const coin = raw[COINGECKO_IDS[symbol] ?? ''];
+        return coin === undefined ? [] : [[symbol, coin] as const];
+      }),
+    );
+    for (const [symbol, coin] of good)
+      values.set(symbol, sourced(normaliseCoin(coin), VENUE, coin.last_updated_at * 1000, context));
+    for (const symbol of known)
+      if (!good.has(symbol) && !bad.has(symbol))
+        bad.set(symbol, `${COINGECKO_IDS[symbol]} is not in the answer`);
+    return withReasons(values, bad);
   },
 };

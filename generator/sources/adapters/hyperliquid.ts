@@ -5,7 +5,16 @@ import type { Funding, OpenInterest, Sourced } from '../../market/types.ts';
 import type { TransportRequest } from '../transport.ts';
 import { VENUE_BASE_URLS } from '../venues.ts';
 import { per8h } from './funding.ts';
-import { DecimalString, fetchParsed, fetchShared, positiveOrNull, SourceError } from './request.ts';
+import {
+  Decimal,
+  DecimalString,
+  fetchParsed,
+  fetchShared,
+  OptionalDecimal,
+  parseEntries,
+  positiveOrNull,
+  SourceError,
+} from './request.ts';
 import type { FetchContext, SectionSource, SectionValues } from './source.ts';
 import { perSymbolSource, sourced } from './source.ts';
 
@@ -26,20 +35,24 @@ export const META_AND_ASSET_CTXS = info({ type: 'metaAndAssetCtxs' });
 
 // ---- raw shapes -------------------------------------------------------------------------------------------------
 
+/** One coin's context; `premium`, `midPx` and `impactPxs` may be null (documented), so they are not read. */
 export const HyperliquidAssetCtx = z.object({
-  funding: DecimalString, // per hour
-  openInterest: DecimalString, // coins
-  markPx: DecimalString,
-  oraclePx: DecimalString,
-  prevDayPx: DecimalString,
-  dayNtlVlm: DecimalString,
+  funding: Decimal, // per hour, the running hour's predicted rate
+  openInterest: Decimal, // coins, one side
+  markPx: Decimal,
+  oraclePx: Decimal,
+  prevDayPx: OptionalDecimal,
+  dayNtlVlm: OptionalDecimal,
 });
 export type HyperliquidAssetCtx = z.infer<typeof HyperliquidAssetCtx>;
 
-/** [meta, contexts]: the i-th context belongs to the i-th coin of `meta.universe`. */
+/** A coin of the universe; a delisted coin stays listed with `isDelisted: true` and zeros in its context. */
+export const HyperliquidCoin = z.object({ name: z.string(), isDelisted: z.boolean().nullish() });
+
+/** [meta, contexts]: the i-th context belongs to the i-th coin of `meta.universe`; contexts are parsed one by one. */
 export const HyperliquidMetaAndAssetCtxs = z.tuple([
-  z.object({ universe: z.array(z.object({ name: z.string() })) }),
-  z.array(HyperliquidAssetCtx),
+  z.looseObject({ universe: z.array(HyperliquidCoin) }),
+  z.array(z.unknown()),
 ]);
 
 export const HyperliquidFundingRow = z.object({
@@ -70,12 +83,13 @@ export function normaliseFunding(
 /** Coins x mark price; the public API has no open-interest history, so one point. */
 export function normaliseOpenInterest(ctx: HyperliquidAssetCtx, asOf: number): OpenInterest {
   const valueUsd = Number(ctx.openInterest) * Number(ctx.markPx);
+  if (!(Number(ctx.markPx) > 0)) throw new SourceError('no mark price (halted): not available');
   return { valueUsd, history: [{ time: asOf, valueUsd }] };
 }
 
 // ---- sources ------------------------------------------------------------------------------------------------------
 
-async function contextsByCoin(context: FetchContext): Promise<Map<string, HyperliquidAssetCtx>> {
+async function contextsByCoin(context: FetchContext): Promise<Map<string, HyperliquidAssetCtx | string>> {
   const [meta, ctxs] = await fetchShared(
     context.shared,
     context.transport,
@@ -85,7 +99,17 @@ async function contextsByCoin(context: FetchContext): Promise<Map<string, Hyperl
   );
   if (meta.universe.length !== ctxs.length)
     throw new SourceError('universe and asset contexts differ in length');
-  return new Map(meta.universe.map((coin, i) => [coin.name, ctxs[i] as HyperliquidAssetCtx]));
+  // A delisted coin's zeros are "not available", never zero open interest; a bad context costs its coin only.
+  const { good, bad } = parseEntries(
+    HyperliquidAssetCtx,
+    meta.universe
+      .filter((coin) => !coin.isDelisted)
+      .map((coin) => [coin.name, ctxs[meta.universe.indexOf(coin)]] as const),
+  );
+  const delisted = meta.universe
+    .filter((coin) => coin.isDelisted)
+    .map((coin): [string, string] => [coin.name, `${coin.name} is delisted: not available`]);
+  return new Map<string, HyperliquidAssetCtx | string>([...good, ...bad, ...delisted]);
 }
 
 function hyperliquidSource<S extends 'funding' | 'openInterest'>(
@@ -97,7 +121,8 @@ function hyperliquidSource<S extends 'funding' | 'openInterest'>(
 ): SectionSource<S> {
   return perSymbolSource<S>(VENUE, async (symbol, context) => {
     const ctx = (await contextsByCoin(context)).get(symbol);
-    if (!ctx) throw new SourceError(`no perpetual ${symbol} in the universe`);
+    if (ctx === undefined) throw new SourceError(`no perpetual ${symbol} in the universe`);
+    if (typeof ctx === 'string') throw new SourceError(ctx);
     return load(symbol, ctx, context);
   });
 }

@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import type { Candle, Sourced, Ticker24h } from '../../market/types.ts';
 import { krakenPair, krakenResultKeys, VENUE_BASE_URLS } from '../venues.ts';
-import { DecimalString, fetchParsed, positiveOrNull, SourceError } from './request.ts';
-import { perSymbolSource, sourced } from './source.ts';
+import { DecimalString, envelopeFailure, fetchParsed, positiveOrNull, SourceError } from './request.ts';
+import { perSymbolSource, sourced, withReasons } from './source.ts';
 import type { FetchContext, SectionSource } from './source.ts';
 
 const VENUE = 'kraken';
@@ -29,7 +29,8 @@ export const KrakenTickerPair = z.object({
   o: DecimalString, // today's open (since 00:00 UTC), not 24 h ago
 });
 export type KrakenTickerPair = z.infer<typeof KrakenTickerPair>;
-export const KrakenTicker = envelope(z.record(z.string(), KrakenTickerPair));
+/** Pairs are parsed one by one: one odd pair costs its own asset only. */
+export const KrakenTicker = envelope(z.record(z.string(), z.unknown()));
 
 /** [time (s), open, high, low, close, vwap, volume, count]. */
 export const KrakenOhlcRow = z.tuple([
@@ -48,13 +49,15 @@ export const KrakenOhlc = envelope(z.record(z.string(), z.union([z.array(KrakenO
 
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
-/** Kraken reports failures inside its envelope ("EQuery:Unknown asset pair"). */
+/** Kraken reports failures inside its envelope ("EQuery:Unknown asset pair"), over HTTP 200. */
 function unwrap<T>(raw: { error: string[]; result?: T }): T {
-  if (raw.error.length > 0 || raw.result === undefined) {
-    throw new SourceError(`Kraken error: ${raw.error.join('; ') || 'no result'}`);
-  }
+  const [first] = raw.error;
+  if (first !== undefined) throw envelopeFailure('Kraken', first, raw.error.join('; '));
+  if (raw.result === undefined) throw new SourceError('Kraken answer without a result');
   return raw.result;
 }
+
+const UNKNOWN_PAIR = 'EQuery:Unknown asset pair';
 
 /** The entry of a symbol's pair under whichever name Kraken answered with. */
 export function pairEntry<T>(result: Readonly<Record<string, T>>, symbol: string): T | undefined {
@@ -110,24 +113,60 @@ async function fetchOhlc(
   return rows;
 }
 
+/**
+ * One Ticker call for the batch. Kraken fails the whole call when one pair is unknown (a delisted or renamed
+ * symbol), so that answer is split into one call per pair: the unknown one fails alone.
+ */
+async function tickerEntries(
+  symbols: readonly string[],
+  context: FetchContext,
+): Promise<Map<string, unknown>> {
+  const url = `${BASE_URL}/0/public/Ticker?pair=${symbols.map(krakenPair).join(',')}`;
+  try {
+    const result = unwrap(await fetchParsed(context.transport, url, KrakenTicker, context.signal));
+    return new Map(symbols.map((symbol) => [symbol, pairEntry(result, symbol)]));
+  } catch (error) {
+    if (!(error instanceof SourceError && error.code === UNKNOWN_PAIR && symbols.length > 1)) throw error;
+    const alone = await Promise.all(
+      symbols.map((symbol) => tickerEntries([symbol], context).catch((e: unknown) => new Map([[symbol, e]]))),
+    );
+    return new Map(alone.flatMap((entries) => [...entries]));
+  }
+}
+
 export const krakenTicker: SectionSource<'ticker'> = {
   venue: VENUE,
   batchSize: 20,
   async fetch(symbols, context) {
-    const url = `${BASE_URL}/0/public/Ticker?pair=${symbols.map(krakenPair).join(',')}`;
-    const result = unwrap(await fetchParsed(context.transport, url, KrakenTicker, context.signal));
+    const entries = await tickerEntries(symbols, context);
     const values = new Map<string, Sourced<Ticker24h>>();
+    const reasons = new Map<string, string>();
     for (const symbol of symbols) {
-      const entry = pairEntry(result, symbol);
-      if (!entry) continue;
+      const raw = entries.get(symbol);
+      if (raw instanceof Error) {
+        reasons.set(symbol, raw.message);
+        continue;
+      }
+      if (raw === undefined) continue;
+      const parsed = KrakenTickerPair.safeParse(raw);
+      if (!parsed.success) {
+        reasons.set(symbol, `unexpected entry shape: ${z.prettifyError(parsed.error).replace(/\s+/g, ' ')}`);
+        continue;
+      }
       // The bar that opened 24 h before the current hour began: its open is the price a day ago.
       const dayAgo = Math.floor(context.asOf / HOUR_MS) * HOUR_MS - DAY_MS;
       const bars = await fetchOhlc(symbol, dayAgo - HOUR_MS, context).catch(() => []);
       const open24h = bars.find((row) => row[0] * 1000 === dayAgo)?.[1];
-      if (open24h === undefined) continue; // no 24 h reference: recorded as missing by the collector
-      values.set(symbol, sourced(normaliseTicker(entry, Number(open24h)), VENUE, context.asOf, context));
+      if (open24h === undefined) {
+        reasons.set(symbol, 'no hourly bar from 24 h ago to read the change against');
+        continue;
+      }
+      values.set(
+        symbol,
+        sourced(normaliseTicker(parsed.data, Number(open24h)), VENUE, context.asOf, context),
+      );
     }
-    return values;
+    return withReasons(values, reasons);
   },
 };
 

@@ -4,7 +4,18 @@ import { z } from 'zod';
 import type { Funding, Liquidations, OpenInterest } from '../../market/types.ts';
 import { okxContractValue, okxSwap, okxUnderlying, VENUE_BASE_URLS } from '../venues.ts';
 import { per8h, settledHistory } from './funding.ts';
-import { DecimalString, fetchParsed, MsTime, SourceError } from './request.ts';
+import {
+  Decimal,
+  DecimalString,
+  envelopeFailure,
+  fetchParsed,
+  fetchShared,
+  MsTime,
+  OptionalDecimal,
+  parseRaw,
+  SourceError,
+} from './request.ts';
+import type { FetchContext } from './source.ts';
 import { perSymbolSource, sourced } from './source.ts';
 
 const VENUE = 'okx';
@@ -12,6 +23,7 @@ const BASE_URL = VENUE_BASE_URLS[VENUE];
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const PAGE_SIZE = 100;
+const INSTRUMENTS_URL = `${BASE_URL}/api/v5/public/instruments?instType=SWAP`;
 /** Enough for a busy day; a day with more forced closes than this is counted from its latest orders only. */
 const MAX_PAGES = 5;
 
@@ -53,8 +65,15 @@ export const OkxFundingRateRow = z.object({
 export type OkxFundingRateRow = z.infer<typeof OkxFundingRateRow>;
 export const OkxFundingRate = envelope(OkxFundingRateRow);
 
-/** `/api/v5/public/funding-rate-history`: settled rates, newest first. */
-export const OkxFundingHistoryRow = z.object({ fundingRate: DecimalString, fundingTime: MsTime });
+/**
+ * `/api/v5/public/funding-rate-history`, newest first. `realizedRate` is the rate actually settled; `fundingRate`
+ * is the rate predicted before the settlement (they differ: 0.0001515032 predicted, 0.00015 realised).
+ */
+export const OkxFundingHistoryRow = z.object({
+  fundingRate: DecimalString,
+  realizedRate: OptionalDecimal,
+  fundingTime: MsTime,
+});
 export type OkxFundingHistoryRow = z.infer<typeof OkxFundingHistoryRow>;
 export const OkxFundingHistory = envelope(OkxFundingHistoryRow);
 
@@ -97,10 +116,29 @@ export function normaliseLiquidations(
   return totals;
 }
 
-/** OKX reports failures inside its envelope: a non-zero code. */
+/** OKX reports failures inside its envelope: a non-zero code (50011 is its rate limit), message kept. */
 function unwrap<T>(raw: { code: string; msg: string; data: T[] }): T[] {
-  if (raw.code !== '0') throw new SourceError(`OKX error ${raw.code}: ${raw.msg}`);
+  if (raw.code !== '0') throw envelopeFailure('OKX', raw.code, raw.msg);
   return raw.data;
+}
+
+/** `/api/v5/public/instruments?instType=SWAP`: coins per contract (`ctVal`) and the trading state. */
+export const OkxInstrument = z.object({
+  instId: z.string(),
+  ctVal: Decimal,
+  ctValCcy: z.string().optional(),
+  state: z.string(), // "live", "suspend", "preopen", "test"
+});
+export type OkxInstrument = z.infer<typeof OkxInstrument>;
+export const OkxInstruments = envelope(z.unknown());
+
+/** Coins per contract of a swap, read from the venue; a suspended swap is unavailable (its sizes mean nothing now). */
+export function contractValueOf(instrument: OkxInstrument): number {
+  if (instrument.state !== 'live')
+    throw new SourceError(`${instrument.instId} is ${instrument.state}: not available`);
+  const value = Number(instrument.ctVal);
+  if (!(value > 0)) throw new SourceError(`${instrument.instId} has no contract value`);
+  return value;
 }
 
 /** The current rate per its own period (`nextFundingTime - fundingTime`), normalised to 8 h like the history. */
@@ -109,7 +147,11 @@ export function normaliseFunding(
   history: readonly OkxFundingHistoryRow[],
 ): Funding {
   const { history8h, latestIntervalHours } = settledHistory(
-    history.map((row) => ({ time: Number(row.fundingTime), rate: Number(row.fundingRate) })),
+    // The settled rate where OKX states it; older rows without `realizedRate` settled at their `fundingRate`.
+    history.map((row) => ({
+      time: Number(row.fundingTime),
+      rate: Number(row.realizedRate ?? row.fundingRate),
+    })),
   );
   const period = Math.round((Number(current.nextFundingTime) - Number(current.fundingTime)) / HOUR_MS);
   const intervalHours = period >= 1 && period <= 8 ? period : (latestIntervalHours ?? 8);
@@ -145,9 +187,29 @@ export const okxLiquidations = perSymbolSource<'liquidations'>(VENUE, async (sym
     if (pageDetails.length < PAGE_SIZE || oldest <= context.asOf - DAY_MS) break;
     after = oldest;
   }
-  const value = normaliseLiquidations(details, okxContractValue(symbol), context.asOf);
+  const value = normaliseLiquidations(details, await contractValue(symbol, context), context.asOf);
   return sourced(value, VENUE, context.asOf, context);
 });
+
+/**
+ * The swap's `ctVal` from the instruments list (one shared call per run, entries parsed one by one). When the list
+ * cannot be had at all, the values OKX listed for these swaps (venues.ts) stand in; a swap the list shows suspended or
+ * lacks is unavailable.
+ */
+async function contractValue(symbol: string, context: FetchContext): Promise<number> {
+  let data: unknown[];
+  try {
+    data = unwrap(
+      await fetchShared(context.shared, context.transport, INSTRUMENTS_URL, OkxInstruments, context.signal),
+    );
+  } catch {
+    return okxContractValue(symbol);
+  }
+  const instId = okxSwap(symbol);
+  const raw = data.find((row) => (row as { instId?: unknown } | null)?.instId === instId);
+  if (raw === undefined) throw new SourceError(`${instId} is not listed (delisted?): not available`);
+  return contractValueOf(parseRaw(OkxInstrument, raw));
+}
 
 const firstRow = <T>(rows: T[], what: string): T => {
   const row = rows[0];

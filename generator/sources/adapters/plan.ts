@@ -49,7 +49,7 @@ export const DEFAULT_LIVE_ORDER: SourceOrder = {
   liquidations: ['okx'],
 };
 
-/** The venues the embedded simulator imitates. */
+/** One simulated venue per kind of data, every asset listed: the plan of tests that sabotage one venue. */
 export const SIMULATOR_ORDER: SourceOrder = {
   candles: ['binance-spot'],
   ticker: ['binance-spot'],
@@ -57,6 +57,16 @@ export const SIMULATOR_ORDER: SourceOrder = {
   funding: ['binance-usdm'],
   openInterest: ['binance-usdm'],
   liquidations: ['okx'],
+};
+
+/**
+ * The default simulated run (`emi generate --source sim`): the derivatives in the live fallback order, over simulated
+ * venues that leave some assets out (simulator/listings.ts), so every derivatives adapter and the chain run.
+ */
+export const SIMULATED_RUN_ORDER: SourceOrder = {
+  ...SIMULATOR_ORDER,
+  funding: ['binance-usdm', 'bybit', 'okx', 'hyperliquid'],
+  openInterest: ['binance-usdm', 'bybit', 'okx', 'hyperliquid'],
 };
 
 /** Venues that can serve a kind of data (for configuration errors and `emi sources check`). */
@@ -80,6 +90,7 @@ export function buildPlan(order: SourceOrder): SourcePlan {
 }
 
 export const DEFAULT_SOURCE_PLAN: SourcePlan = buildPlan(SIMULATOR_ORDER);
+export const SIMULATED_RUN_PLAN: SourcePlan = buildPlan(SIMULATED_RUN_ORDER);
 
 /** Venues named in a plan, in first-use order (for a snapshot's provider line). */
 export function planVenues(plan: SourcePlan): string[] {

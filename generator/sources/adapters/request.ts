@@ -1,19 +1,37 @@
 // One venue call: transport -> status check -> JSON -> zod. Every failure becomes a SourceError with a short reason.
 import { z } from 'zod';
 import type { Transport, TransportRequest } from '../transport.ts';
+import { classifyEnvelope, classifyHttpError } from './venue-errors.ts';
+import type { VenueErrorKind } from './venue-errors.ts';
 
 export class SourceError extends Error {
   override readonly name = 'SourceError';
-  /** The HTTP status when the venue answered with an error status (403 and 451 mark a venue unavailable). */
+  /** The HTTP status when the venue answered with an error status. */
   readonly status: number | null;
+  /** 'unavailable' drops the venue for the run (451, Bybit's country block); 'rate-limited' never does. */
+  readonly kind: VenueErrorKind;
+  /** The venue's own error code, when it sent one. */
+  readonly code: string | null;
 
-  constructor(message: string, status: number | null = null) {
+  constructor(
+    message: string,
+    status: number | null = null,
+    kind: VenueErrorKind = 'error',
+    code: string | null = null,
+  ) {
     super(message);
     this.status = status;
+    this.kind = kind;
+    this.code = code;
   }
 }
 
-const DETAIL_CHARS = 200;
+/** An error inside a venue's envelope (HTTP 200 with a non-zero code): its code and message kept. */
+export function envelopeFailure(venueName: string, code: string, message: string): SourceError {
+  const kind = classifyEnvelope(code, message);
+  const what = kind === 'rate-limited' ? 'rate limit' : 'error';
+  return new SourceError(`${venueName} ${what} ${code}: ${message}`, null, kind, code);
+}
 
 export type RequestLike = string | TransportRequest;
 
@@ -27,8 +45,15 @@ export async function fetchJson(
 ): Promise<unknown> {
   const response = await transport.fetch(asRequest(request), signal);
   if (response.status < 200 || response.status > 299) {
-    const detail = response.body.trim().slice(0, DETAIL_CHARS);
-    throw new SourceError(`HTTP ${response.status}${detail ? `: ${detail}` : ''}`, response.status);
+    const { kind, code, message } = classifyHttpError(response.status, response.body);
+    const label = kind === 'rate-limited' ? ' (rate limited)' : '';
+    const detail = code === null ? message : `${code} ${message}`;
+    throw new SourceError(
+      `HTTP ${response.status}${label}${detail ? `: ${detail}` : ''}`,
+      response.status,
+      kind,
+      code,
+    );
   }
   try {
     return JSON.parse(response.body) as unknown;
@@ -79,8 +104,38 @@ export const DecimalString = z
   .string()
   .regex(/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/, 'a decimal number as a string');
 
+/** A decimal sent as a string or as a JSON number (venues change between the two without notice). */
+export const Decimal = z.union([DecimalString, z.number().finite().transform(String)]);
+
+/**
+ * A field the venue documents as possibly empty: Bybit sends `fundingRate: ""` for dated futures, Hyperliquid
+ * `null` for a missing premium. Read as null, never as zero.
+ */
+export const OptionalDecimal = z
+  .union([Decimal, z.literal(''), z.null()])
+  .optional()
+  .transform((value) => (value === '' || value === null || value === undefined ? null : value));
+
 /** Milliseconds since the epoch, sent as a number or as a string of digits. */
 export const MsTime = z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)]);
+
+/**
+ * Parses the entries of a batch answer one by one: a bad entry costs its own key only. Returns the good entries and,
+ * per bad key, the reason (the collector turns it into a source issue for that asset only).
+ */
+export function parseEntries<T>(
+  schema: z.ZodType<T>,
+  entries: Iterable<readonly [string, unknown]>,
+): { good: Map<string, T>; bad: Map<string, string> } {
+  const good = new Map<string, T>();
+  const bad = new Map<string, string>();
+  for (const [key, raw] of entries) {
+    const result = schema.safeParse(raw);
+    if (result.success) good.set(key, result.data);
+    else bad.set(key, `unexpected entry shape: ${z.prettifyError(result.error).replace(/\s+/g, ' ')}`);
+  }
+  return { good, bad };
+}
 
 /** Venues send "0" (or "0.00000000") for a price they do not have, e.g. an empty side of the book. */
 export const positiveOrNull = (value: string): number | null => (Number(value) > 0 ? Number(value) : null);

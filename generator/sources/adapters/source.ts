@@ -47,6 +47,19 @@ export interface FetchContext {
   shared?: SharedResponses;
 }
 
+/** A batch answer: values per symbol, and why each symbol left out of it was (a bad or delisted entry). */
+export type SectionAnswer<S extends SectionName> = Map<string, Sourced<SectionValues[S]>> & {
+  reasons?: ReadonlyMap<string, string>;
+};
+
+/** Attaches per-symbol reasons to a batch answer (read by the collector for the source issues). */
+export function withReasons<T>(
+  values: Map<string, T>,
+  reasons: ReadonlyMap<string, string>,
+): Map<string, T> & { reasons: ReadonlyMap<string, string> } {
+  return Object.assign(values, { reasons });
+}
+
 export interface SectionSource<S extends SectionName> {
   /** Provenance name of the venue, e.g. "binance-spot". */
   readonly venue: string;
@@ -56,7 +69,7 @@ export interface SectionSource<S extends SectionName> {
    * Values for the symbols the venue answered; a symbol left out of the map failed (the collector records it).
    * Throws when the whole call failed (HTTP error, bad JSON, unexpected shape).
    */
-  fetch(symbols: readonly string[], context: FetchContext): Promise<Map<string, Sourced<SectionValues[S]>>>;
+  fetch(symbols: readonly string[], context: FetchContext): Promise<SectionAnswer<S>>;
 }
 
 /** For each kind of data, the sources to try in order: the first one that answers a symbol wins. */

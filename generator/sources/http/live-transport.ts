@@ -5,6 +5,7 @@ import { HostBudget, sleep as realSleep } from './host-budget.ts';
 import type { HostLimits, Sleep } from './host-budget.ts';
 import { backoffDelay, isRetryableStatus, parseRetryAfter } from './retry-policy.ts';
 import type { RetryPolicy } from './retry-policy.ts';
+import { isRateLimitedAnswer } from '../adapters/venue-errors.ts';
 
 export interface LiveTransportOptions {
   retry: RetryPolicy;
@@ -87,7 +88,11 @@ export function createLiveTransport(options: LiveTransportOptions): Transport {
           if (signal?.aborted) throw error;
           outcome = error as Error;
         }
-        const failed = outcome instanceof Error || isRetryableStatus(outcome.status);
+        // Bybit's IP rate limit comes as a 403 and OKX's 50011 may come in a 200 envelope: both are waited out.
+        const failed =
+          outcome instanceof Error ||
+          isRetryableStatus(outcome.status) ||
+          isRateLimitedAnswer(outcome.status, outcome.body);
         // The venue may ask for a longer pause than a run can give: then this call fails now.
         const asked =
           outcome instanceof Error ? null : parseRetryAfter(outcome.headers['retry-after'], now());

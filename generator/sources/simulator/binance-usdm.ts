@@ -1,7 +1,9 @@
 // The simulated market in Binance USDⓈ-M futures' JSON: premium index, funding history and open-interest history.
 import { HOUR_MS } from './market-model.ts';
 import type { SimulatedMarket } from './market-model.ts';
-import { binanceError, binanceSymbolParam, fixed8, intParam, ok } from './reply.ts';
+import { BINANCE_USDM_UNLISTED } from './listings.ts';
+import { binanceError, binanceInvalidSymbol, binanceSymbolParam, fixed8, intParam, ok } from './reply.ts';
+import type { SimContext, SimReply } from './reply.ts';
 import type { SimHandler } from './reply.ts';
 
 /** The rate charged at one settlement, per the contract's own interval (not per 8 h). */
@@ -14,8 +16,9 @@ const markPriceAt = (market: SimulatedMarket, symbol: string, time: number): num
   market.priceAt(symbol, time) * (1 + market.basis(symbol, Math.floor(time / HOUR_MS)));
 
 /** `/fapi/v1/premiumIndex?symbol=X`. */
-const premiumIndex: SimHandler = (query, { market, universe }) => {
-  const base = binanceSymbolParam(query, universe);
+const premiumIndex: SimHandler = (query, context) => {
+  const { market } = context;
+  const base = usdmSymbol(query, context);
   if (typeof base !== 'string') return base;
   const intervalMs = market.params(base).fundingIntervalHours * HOUR_MS;
   const index = market.priceAt(base, market.asOf);
@@ -33,8 +36,9 @@ const premiumIndex: SimHandler = (query, { market, universe }) => {
 };
 
 /** `/fapi/v1/fundingRate?symbol=X&limit=N[&startTime=T][&endTime=T]`: settlements, oldest first. */
-const fundingRate: SimHandler = (query, { market, universe }) => {
-  const base = binanceSymbolParam(query, universe);
+const fundingRate: SimHandler = (query, context) => {
+  const { market } = context;
+  const base = usdmSymbol(query, context);
   if (typeof base !== 'string') return base;
   const limit = intParam(query, 'limit', 100, 1000);
   const start = optionalTime(query.get('startTime'));
@@ -59,8 +63,9 @@ const fundingRate: SimHandler = (query, { market, universe }) => {
 };
 
 /** `/futures/data/openInterestHist?symbol=X&period=1h&limit=N`: hourly, oldest first (only 1h is simulated). */
-const openInterestHist: SimHandler = (query, { market, universe }) => {
-  const base = binanceSymbolParam(query, universe);
+const openInterestHist: SimHandler = (query, context) => {
+  const { market } = context;
+  const base = usdmSymbol(query, context);
   if (typeof base !== 'string') return base;
   if (query.get('period') !== '1h')
     return binanceError(-1130, "Data sent for parameter 'period' is not valid.");
@@ -78,6 +83,12 @@ const openInterestHist: SimHandler = (query, { market, universe }) => {
   }
   return ok(rows);
 };
+
+/** The tracked symbol behind `?symbol=` when this venue (simulated) lists its perpetual, or Binance's error. */
+function usdmSymbol(query: URLSearchParams, { universe, gaps }: SimContext): string | SimReply {
+  const base = binanceSymbolParam(query, universe);
+  return gaps && typeof base === 'string' && BINANCE_USDM_UNLISTED.has(base) ? binanceInvalidSymbol() : base;
+}
 
 /** null when absent, NaN when malformed. */
 function optionalTime(raw: string | null): number | null {

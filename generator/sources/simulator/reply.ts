@@ -5,6 +5,8 @@ export interface SimContext {
   market: SimulatedMarket;
   /** Symbols the simulated venues list; anything else is an unknown instrument. */
   universe: ReadonlySet<string>;
+  /** Whether venues leave out the assets of listings.ts (the default simulated run) or list every one. */
+  gaps: boolean;
 }
 
 export interface SimReply {
@@ -12,7 +14,8 @@ export interface SimReply {
   body: unknown; // serialised with JSON.stringify
 }
 
-export type SimHandler = (query: URLSearchParams, context: SimContext) => SimReply;
+/** `body` is the parsed JSON of a POST (Hyperliquid); undefined for GET. */
+export type SimHandler = (query: URLSearchParams, context: SimContext, body?: unknown) => SimReply;
 
 export const ok = (body: unknown): SimReply => ({ status: 200, body });
 

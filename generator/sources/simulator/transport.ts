@@ -6,6 +6,8 @@ import { VENUE_BASE_URLS } from '../venues.ts';
 import type { VenueId } from '../venues.ts';
 import { BINANCE_SPOT_ROUTES } from './binance-spot.ts';
 import { BINANCE_USDM_ROUTES } from './binance-usdm.ts';
+import { BYBIT_ROUTES } from './bybit.ts';
+import { HYPERLIQUID_ROUTES } from './hyperliquid.ts';
 import { SimulatedMarket } from './market-model.ts';
 import { OKX_ROUTES } from './okx.ts';
 import type { SimContext, SimHandler } from './reply.ts';
@@ -16,15 +18,31 @@ export interface SimulatedTransportOptions {
   asOf: number;
   /** Symbols the simulated venues list (default: the seven tracked assets); others are unknown instruments. */
   symbols?: readonly string[];
+  /**
+   * 'complete' (default): every simulated venue lists every symbol. 'with-gaps': venues leave out the assets of
+   * listings.ts (as real venues do), so a run walks the fallback chain.
+   */
+  listings?: 'complete' | 'with-gaps';
 }
 
 /** The venues the simulator imitates; the others (fallbacks of live runs) answer 404 here. */
-export const SIMULATED_VENUES = ['binance-spot', 'binance-usdm', 'okx'] as const satisfies readonly VenueId[];
+export const SIMULATED_VENUES = [
+  'binance-spot',
+  'binance-usdm',
+  'okx',
+  'bybit',
+  'hyperliquid',
+] as const satisfies readonly VenueId[];
+
+/** Venues whose API is POST with a JSON body (the request type is in the body). */
+const POST_VENUES: ReadonlySet<string> = new Set([VENUE_BASE_URLS.hyperliquid]);
 
 const ROUTES: Readonly<Record<(typeof SIMULATED_VENUES)[number], Readonly<Record<string, SimHandler>>>> = {
   'binance-spot': BINANCE_SPOT_ROUTES,
   'binance-usdm': BINANCE_USDM_ROUTES,
   okx: OKX_ROUTES,
+  bybit: BYBIT_ROUTES,
+  hyperliquid: HYPERLIQUID_ROUTES,
 };
 
 const HANDLERS = new Map<string, SimHandler>(
@@ -37,21 +55,36 @@ const HANDLERS = new Map<string, SimHandler>(
 
 const JSON_HEADERS = { 'content-type': 'application/json;charset=UTF-8' };
 
+const parseBody = (body: string | undefined): unknown => {
+  try {
+    return JSON.parse(body ?? 'null') as unknown;
+  } catch {
+    return null;
+  }
+};
+
 export function createSimulatedTransport(options: SimulatedTransportOptions): Transport {
   const context: SimContext = {
     market: new SimulatedMarket(options.seed, options.asOf),
     universe: new Set(options.symbols ?? TRACKED_ASSETS),
+    gaps: options.listings === 'with-gaps',
   };
   return {
     mode: 'simulated',
     async fetch(request: TransportRequest, signal?: AbortSignal): Promise<TransportResponse> {
       signal?.throwIfAborted();
       const url = new URL(request.url);
-      const handler =
-        (request.method ?? 'GET') === 'GET' ? HANDLERS.get(url.origin + url.pathname) : undefined;
+      const method = request.method ?? 'GET';
+      const expected = POST_VENUES.has(url.origin) ? 'POST' : 'GET';
+      const handler = method === expected ? HANDLERS.get(url.origin + url.pathname) : undefined;
       if (!handler) return { status: 404, headers: { 'content-type': 'text/plain' }, body: 'Not Found' };
-      const reply = handler(url.searchParams, context);
-      return { status: reply.status, headers: { ...JSON_HEADERS }, body: JSON.stringify(reply.body) };
+      const reply = handler(
+        url.searchParams,
+        context,
+        method === 'POST' ? parseBody(request.body) : undefined,
+      );
+      const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+      return { status: reply.status, headers: { ...JSON_HEADERS }, body };
     },
   };
 }
