@@ -18,6 +18,7 @@ import { assertWritableFolder } from './publish/writable.ts';
 import { openArenaStore, publicPerformance, runArenaStep, runOwner, withRunLock } from './state/index.ts';
 import type { ArenaBodies, BrainCall } from './state/index.ts';
 import { appendRunHistory } from './run-history.ts';
+import { recordRunHistory } from './history/index.ts';
 import { collectFor } from './market-source.ts';
 import type { CollectRequest, SourceName } from './market-source.ts';
 
@@ -139,6 +140,7 @@ async function computeAndPublish(
         ...paidItems(options.paidDir, free, clock),
       ]);
       await appendRunHistory(join(options.stateDir, 'run-history.json'), free);
+      await recordRunHistory(options.outDir, { ...free, ...arena }, { now: (options.now ?? Date.now)() });
       return written.length;
     });
   } finally {
