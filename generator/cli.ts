@@ -273,6 +273,17 @@ export function createProgram(): Command {
       if (failed > 0) process.exitCode = 1;
     });
 
+  program
+    .command('mcp')
+    .description('the MCP server over stdio (free tools, history, x402 paid tools) for local agents')
+    .option('--dir <dir>', 'built site folder', 'dist')
+    .option('--paid <dir>', 'paid bodies, for the in-process paywall', 'paid')
+    .option('--paywall-url <url>', 'send paid tools to this running paywall (e.g. emi serve) instead')
+    .option('--base-url <url>', 'base URL of the discovery documents', defaultBaseUrl())
+    .action(async (o: { dir: string; paid: string; paywallUrl?: string; baseUrl: string }) => {
+      await (await import('../mcp/stdio.ts')).runMcpStdio(o);
+    });
+
   registerArenaCommands(program, {
     storePath: () => resolve(process.env.EMI_STATE_DIR ?? 'var', 'arena.sqlite'),
   });
