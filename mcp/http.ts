@@ -9,7 +9,7 @@ export const MCP_PATH = '/mcp';
 
 const CORS = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
+  'Access-Control-Allow-Methods': 'POST, OPTIONS',
   'Access-Control-Allow-Headers': 'Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
   'Access-Control-Expose-Headers': 'Mcp-Session-Id, Mcp-Protocol-Version',
 };
@@ -25,7 +25,22 @@ function withCors(response: Response): Response {
 export function createMcpRoute(makeServer: () => McpServer): Hono {
   const app = new Hono();
   app.options(MCP_PATH, () => new Response(null, { status: 204, headers: CORS }));
-  app.all(MCP_PATH, async (c) => {
+  // Stateless: no server-initiated stream to open (GET) and no session to end (DELETE); the spec allows 405.
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.on(method, MCP_PATH, () =>
+      withCors(
+        Response.json(
+          {
+            jsonrpc: '2.0',
+            error: { code: -32000, message: `${method} is not supported: this endpoint is stateless` },
+            id: null,
+          },
+          { status: 405, headers: { Allow: 'POST, OPTIONS' } },
+        ),
+      ),
+    );
+  }
+  app.post(MCP_PATH, async (c) => {
     const server = makeServer();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -33,9 +48,11 @@ export function createMcpRoute(makeServer: () => McpServer): Hono {
     });
     await server.connect(transport);
     try {
-      return withCors(await transport.handleRequest(c.req.raw));
+      const response = await transport.handleRequest(c.req.raw);
+      // Read the whole JSON answer before the server closes: closing first would cut a large body mid-stream.
+      const body = response.status === 202 ? null : await response.arrayBuffer();
+      return withCors(new Response(body, { status: response.status, headers: response.headers }));
     } finally {
-      // The JSON answer is complete once returned: nothing is left to stream.
       await server.close();
     }
   });

@@ -14,7 +14,8 @@ import type { PaymentPayload } from '@x402/core/types';
 import { noteFor } from '../generator/discovery/endpoint-notes.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import type { PaidResource } from '../schemas/resources.ts';
-import { bodyEnvelope, factsOfBody } from './facts.ts';
+import { DataFacts, factsOfBody } from './facts.ts';
+import { z } from 'zod';
 import { toolNameOf } from './free-tools.ts';
 import { structuredResult, toolError } from './results.ts';
 
@@ -93,6 +94,26 @@ export async function toolResultOf(
   );
 }
 
+/**
+ * One object schema for both answers of a paid tool: a delivery (the data facts and the body) and, in an
+ * `isError` result, the x402 `PaymentRequired` (x402Version, error, resource, accepts, extensions). MCP clients
+ * check any structured content against the declared schema, error results included, so both must fit it.
+ */
+export function paidToolOutput(body: z.ZodType) {
+  const facts = Object.fromEntries(
+    Object.entries(DataFacts).map(([key, schema]) => [key, schema.optional()]),
+  );
+  return z.object({
+    ...facts,
+    body: body.optional().describe('the paid body, after payment and settlement'),
+    x402Version: z.literal(2).optional().describe('payment required: the x402 version'),
+    error: z.string().optional().describe('payment required: why the payment is needed or was refused'),
+    resource: z.looseObject({ url: z.string() }).optional().describe('payment required: what is sold'),
+    accepts: z.array(z.looseObject({})).optional().describe('payment required: the payment requirements'),
+    extensions: z.looseObject({}).optional(),
+  });
+}
+
 export function registerPaidTools(server: McpServer, fetchPaid: FetchPaid, now: () => number): string[] {
   return PAID_RESOURCES.map((resource) => {
     const name = toolNameOf(resource.id);
@@ -104,7 +125,7 @@ export function registerPaidTools(server: McpServer, fetchPaid: FetchPaid, now: 
           `${noteFor(resource).purpose} Paid: ${resource.priceUsd} USDC on Algorand per call over x402 v2 ` +
           `(call without payment to get the PaymentRequired, then again with _meta["${PAYMENT_META}"]).`,
         inputSchema: {},
-        outputSchema: bodyEnvelope(resource.schema),
+        outputSchema: paidToolOutput(resource.schema),
         annotations: { readOnlyHint: true, openWorldHint: true },
         _meta: {
           'x402/price': { amount: resource.amountAtomic, usd: resource.priceUsd },
