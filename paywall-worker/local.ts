@@ -7,6 +7,9 @@ import { PaywallConfigError } from './config.ts';
 import { DEV_FACILITATOR_PORT, startDevFacilitator } from './dev-facilitator/server.ts';
 import type { DevFacilitator } from './dev-facilitator/server.ts';
 import { createFsStorage } from './storage-fs.ts';
+import { createMcpRoute } from '../mcp/http.ts';
+import { readTextFrom } from '../mcp/published.ts';
+import { createMcpServer, fetchPaidThrough } from '../mcp/server.ts';
 
 export interface LocalPaywallOptions {
   paidDir: string;
@@ -21,6 +24,8 @@ export interface LocalPaywallOptions {
   maxDataAgeSeconds?: number;
   /** Indexer API for reconciling lost settle answers; default the development facilitator, or a public one. */
   indexerUrl?: string;
+  /** Built site folder: when set, `mcp` answers the MCP endpoint over this site and this paywall. */
+  siteDir?: string;
 }
 
 export interface LocalPaywall {
@@ -29,6 +34,8 @@ export interface LocalPaywall {
   facilitatorUrl: string;
   /** The development facilitator, when one was started. */
   devFacilitator: DevFacilitator | null;
+  /** The `/mcp` streamable HTTP route (when `siteDir` was given): paid tools go through `app` itself. */
+  mcp: Hono | null;
   /** One line per fact worth printing at start. */
   describe(): string[];
   close(): Promise<void>;
@@ -87,8 +94,19 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
       allowSimulated,
       maxDataAgeSeconds: options.maxDataAgeSeconds,
     });
+    const siteDir = options.siteDir;
+    const mcp = siteDir
+      ? createMcpRoute(() =>
+          createMcpServer({
+            readText: readTextFrom(siteDir),
+            fetchPaid: fetchPaidThrough((path, init) => app.request(path, init)),
+            baseUrl: options.baseUrl,
+          }),
+        )
+      : null;
     return {
       app,
+      mcp,
       payTo,
       facilitatorUrl,
       devFacilitator,

@@ -23,6 +23,8 @@ export interface PreviewOptions {
    * page can use them from its own origin.
    */
   devFacilitatorUrl?: string;
+  /** Answers the MCP streamable HTTP endpoint (`/mcp`, mcp/http.ts); without it `/mcp` is a 404. */
+  mcp?: { fetch(request: Request): Response | Promise<Response> };
 }
 
 export const DEV_FACILITATOR_PREFIX = '/x402-dev-facilitator';
@@ -68,6 +70,10 @@ export function createPreviewApp(options: PreviewOptions): Hono {
     }
   });
 
+  if (options.mcp) {
+    const mcp = options.mcp;
+    app.all('/mcp', (c) => mcp.fetch(c.req.raw));
+  }
   for (const resource of PAID_RESOURCES) {
     app.all(resource.path, (c) =>
       options.paywall
