@@ -231,6 +231,7 @@ export function createProgram(): Command {
         // Rounds already on record are skipped, so only a fresh store pays for the replay.
         await backfillAndReport({
           stateDir: resolve(o.state),
+          outDir: resolve(o.out),
           days: o.backfillDays,
           seed: o.seed,
           asOf: o.asOf,

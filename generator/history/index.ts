@@ -6,8 +6,8 @@ import type { AppendResult } from './store.ts';
 
 export { appendHistory, buildIndex, columnsOf, listDays, readDayRows, retentionFromEnv } from './store.ts';
 export type { AppendResult, HistoryStoreOptions } from './store.ts';
-export { rowsOfRun } from './rows.ts';
-export type { HistoryBodies, RunRows } from './rows.ts';
+export { marketRowsOf, rowsOfRun } from './rows.ts';
+export type { HistoryBodies, MarketBodies, MarketRows, RunRows } from './rows.ts';
 
 /**
  * Appends this run's rows. The history is a by-product: a failure here is reported on stderr and never fails

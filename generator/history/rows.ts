@@ -27,16 +27,65 @@ const perAsset = (values: (asset: string, lower: string) => Record<string, Histo
     HistoryValue
   >;
 
-/** One row per resource, all with the run's time, data mode and source status. */
-export function rowsOfRun(bodies: HistoryBodies): RunRows {
-  const { marketRegime, mainBrain, liquidityLite, derivatives, humanConsensus, statistics } = bodies;
+export type MarketBodies = Pick<
+  HistoryBodies,
+  'marketRegime' | 'mainBrain' | 'liquidityLite' | 'derivatives'
+>;
+export type MarketRows = Pick<RunRows, 'market-regime' | 'main-brain' | 'liquidity-lite' | 'derivatives'>;
+
+/** The run's time, data mode and source status, as the market regime's source block states them. */
+function baseOf(marketRegime: MarketRegimeResponse) {
   const source = marketRegime.source;
-  const base = {
+  return {
     run_at: source.generated_at,
     data_mode: source.mode as DataMode,
     source_status: source.degraded ? ('degraded' as const) : ('ok' as const),
   };
+}
+
+/** One row per resource, all with the run's time, data mode and source status. */
+export function rowsOfRun(bodies: HistoryBodies): RunRows {
+  const { marketRegime, humanConsensus, statistics } = bodies;
+  const base = baseOf(marketRegime);
   const metrics = statistics.teacher_brain.metrics;
+  return {
+    ...marketRowsOf(bodies),
+    'human-consensus': {
+      ...base,
+      round_id: humanConsensus.round.round_id,
+      asset: humanConsensus.asset,
+      consensus: humanConsensus.human_consensus.consensus,
+      votes_total: humanConsensus.human_consensus.total,
+      human_votes: humanConsensus.vote_sources.human_votes,
+      synthetic_votes: humanConsensus.vote_sources.synthetic_votes,
+      bullish_percent: humanConsensus.human_consensus.bullish_percent,
+      bearish_percent: humanConsensus.human_consensus.bearish_percent,
+      neutral_percent: humanConsensus.human_consensus.neutral_percent,
+    },
+    statistics: {
+      ...base,
+      teacher_status: statistics.teacher_brain.status,
+      resolved_rounds: metrics.resolved_rounds,
+      brain_n: metrics.brain.n,
+      brain_hit_rate: metrics.brain.hit_rate?.value ?? null,
+      brain_hit_rate_low: metrics.brain.hit_rate?.wilson_low ?? null,
+      brain_hit_rate_high: metrics.brain.hit_rate?.wilson_high ?? null,
+      brain_brier_score: metrics.brain.brier_score,
+      crowd_n: metrics.crowd.n,
+      crowd_hit_rate: metrics.crowd.hit_rate?.value ?? null,
+      crowd_hit_rate_low: metrics.crowd.hit_rate?.wilson_low ?? null,
+      crowd_hit_rate_high: metrics.crowd.hit_rate?.wilson_high ?? null,
+      crowd_brier_score: metrics.crowd.brier_score,
+      agreement_rate: metrics.agreement_rate?.value ?? null,
+      agreement_n: metrics.agreement_n,
+    },
+  };
+}
+
+/** The rows of the market resources alone (a backfill has no arena bodies for past runs). */
+export function marketRowsOf(bodies: MarketBodies): MarketRows {
+  const { marketRegime, mainBrain, liquidityLite, derivatives } = bodies;
+  const base = baseOf(marketRegime);
   return {
     'market-regime': {
       ...base,
@@ -82,35 +131,6 @@ export function rowsOfRun(bodies: HistoryBodies): RunRows {
           [`${a}_open_interest_change_24h_pct`]: entry?.open_interest?.change_24h_pct ?? null,
         };
       }),
-    },
-    'human-consensus': {
-      ...base,
-      round_id: humanConsensus.round.round_id,
-      asset: humanConsensus.asset,
-      consensus: humanConsensus.human_consensus.consensus,
-      votes_total: humanConsensus.human_consensus.total,
-      human_votes: humanConsensus.vote_sources.human_votes,
-      synthetic_votes: humanConsensus.vote_sources.synthetic_votes,
-      bullish_percent: humanConsensus.human_consensus.bullish_percent,
-      bearish_percent: humanConsensus.human_consensus.bearish_percent,
-      neutral_percent: humanConsensus.human_consensus.neutral_percent,
-    },
-    statistics: {
-      ...base,
-      teacher_status: statistics.teacher_brain.status,
-      resolved_rounds: metrics.resolved_rounds,
-      brain_n: metrics.brain.n,
-      brain_hit_rate: metrics.brain.hit_rate?.value ?? null,
-      brain_hit_rate_low: metrics.brain.hit_rate?.wilson_low ?? null,
-      brain_hit_rate_high: metrics.brain.hit_rate?.wilson_high ?? null,
-      brain_brier_score: metrics.brain.brier_score,
-      crowd_n: metrics.crowd.n,
-      crowd_hit_rate: metrics.crowd.hit_rate?.value ?? null,
-      crowd_hit_rate_low: metrics.crowd.hit_rate?.wilson_low ?? null,
-      crowd_hit_rate_high: metrics.crowd.hit_rate?.wilson_high ?? null,
-      crowd_brier_score: metrics.crowd.brier_score,
-      agreement_rate: metrics.agreement_rate?.value ?? null,
-      agreement_n: metrics.agreement_n,
     },
   };
 }

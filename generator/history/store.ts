@@ -1,7 +1,8 @@
 // Appends run rows to the published history: `api/history/<resource>/<YYYY-MM-DD>.json` (one UTC day, with a CSV
-// twin), `latest.json`/`latest.csv` (the last rows across days) and `api/history/index.json`. A day file is only
-// written while its day lasts (or created when it never existed, as a backfill does), so a host may cache a
-// finished day for a long time. Every file is replaced atomically.
+// twin), `latest.json`/`latest.csv` (the last rows across days) and `api/history/index.json`. A day is over once a
+// later day has a file: its file never changes again (a backfill may still create a day that has none), so a host
+// may cache a finished day for a long time. The history's own newest day, not the wall clock, closes days and
+// counts retention, so replaying a past period behaves as it did live. Every file is replaced atomically.
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EDUCATIONAL_NOTICE } from '../../schemas/common.ts';
@@ -30,7 +31,7 @@ export interface HistoryStoreOptions {
   root: string;
   /** Days of day files kept; older ones are deleted. Default 400. */
   retentionDays?: number;
-  /** Wall clock (ms): which day is still open, and what retention counts from. */
+  /** Wall clock (ms): rows for a day that has not begun are refused. */
   now?: number;
 }
 
@@ -125,12 +126,12 @@ async function appendDay(
   id: HistoryResourceId,
   day: string,
   rows: readonly HistoryRow[],
-  open: boolean,
+  closed: boolean,
 ): Promise<RefusedRow[]> {
   const refuse = (reason: string) => rows.map((row) => ({ resource: id, run_at: row.run_at, reason }));
   const existing = await readDayRows(root, id, day);
   if (existing === null) return refuse(`the day file ${day}.json is damaged; left as it is`);
-  if (!open && existing.length > 0) return refuse(`the day ${day} is over and its file is final`);
+  if (closed && existing.length > 0) return refuse(`the day ${day} is over and its file is final`);
   const fresh = new Set(rows.map((row) => row.run_at));
   const merged = [...existing.filter((row) => !fresh.has(row.run_at)), ...rows].sort((a, b) =>
     a.run_at.localeCompare(b.run_at),
@@ -158,16 +159,17 @@ async function writeLatest(root: string, id: HistoryResourceId): Promise<void> {
   await writePair(root, id, 'latest', body);
 }
 
-async function applyRetention(
-  root: string,
-  id: HistoryResourceId,
-  now: number,
-  days: number,
-): Promise<string[]> {
-  const oldestKept = utcDay(now - days * DAY_MS);
+const oldestKeptAfter = (newestDay: string, retentionDays: number) =>
+  utcDay(Date.parse(`${newestDay}T00:00:00.000Z`) - retentionDays * DAY_MS);
+
+/** Deletes the day files older than `retentionDays` before the newest day file. */
+async function applyRetention(root: string, id: HistoryResourceId, retentionDays: number): Promise<string[]> {
+  const days = await listDays(root, id);
+  const newest = days.at(-1);
+  if (!newest) return [];
+  const oldestKept = oldestKeptAfter(newest, retentionDays);
   const removed: string[] = [];
-  for (const day of await listDays(root, id)) {
-    if (day >= oldestKept) continue;
+  for (const day of days.filter((d) => d < oldestKept)) {
     const dir = join(root, historyDir(id));
     await rm(join(dir, `${day}.json`), { force: true });
     await rm(join(dir, `${day}.csv`), { force: true });
@@ -224,11 +226,15 @@ export async function appendHistory(
   const now = options.now ?? Date.now();
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
   const today = utcDay(now);
-  const oldestKept = utcDay(now - retentionDays * DAY_MS);
   const result: AppendResult = { appended: 0, refused: [], removed: [] };
   for (const id of HISTORY_RESOURCE_IDS) {
     const rows = rowsByResource[id] ?? [];
     const schema = historyRowSchema(HISTORY_RESOURCES[id]);
+    const existingDays = await listDays(options.root, id);
+    const lastExisting = existingDays.at(-1) ?? '';
+    const incoming = rows.map((row) => dayOf(row.run_at)).filter((day) => day <= today);
+    const newest = [lastExisting, ...incoming].filter(Boolean).sort().at(-1) ?? today;
+    const oldestKept = oldestKeptAfter(newest, retentionDays);
     const byDay = new Map<string, HistoryRow[]>();
     for (const row of rows) {
       const checked = schema.safeParse(row);
@@ -248,11 +254,12 @@ export async function appendHistory(
       }
     }
     for (const [day, dayRows] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
-      const refused = await appendDay(options.root, id, day, dayRows, day === today);
+      const closed = day < lastExisting && existingDays.includes(day);
+      const refused = await appendDay(options.root, id, day, dayRows, closed);
       result.refused.push(...refused);
       result.appended += dayRows.length - refused.length;
     }
-    result.removed.push(...(await applyRetention(options.root, id, now, retentionDays)));
+    result.removed.push(...(await applyRetention(options.root, id, retentionDays)));
     await writeLatest(options.root, id);
   }
   await writeFileAtomic(

@@ -26,7 +26,7 @@ import { buildOpenApiDocument } from '../discovery/openapi.ts';
 import { examplesOf, latestRunTime, readPublishedFiles } from '../discovery/run-files.ts';
 import type { PublishedFile } from '../discovery/run-files.ts';
 import { absoluteUrl, normaliseBaseUrl } from '../discovery/urls.ts';
-import { readRunHistory } from './history.ts';
+import { readPublishedHistory } from './history.ts';
 import { buildHomeView } from './home-view.ts';
 import { fieldRows } from './schema-fields.ts';
 
@@ -35,6 +35,7 @@ export interface SiteDataOptions {
   /** Folder holding the published `api/` and `arena/` files; defaults to `siteDir`. */
   publishedDir?: string;
   baseUrl: string;
+  /** No longer read: the charts read the published history (`api/history/`). Kept so callers still compile. */
   historyFile?: string;
 }
 
@@ -112,7 +113,7 @@ const exists = (path: string) =>
 export async function loadSiteData(options: SiteDataOptions) {
   const baseUrl = normaliseBaseUrl(options.baseUrl);
   const files = await readPublishedFiles(options.publishedDir ?? options.siteDir);
-  const runs = await readRunHistory(options.historyFile);
+  const runs = await readPublishedHistory(options.publishedDir ?? options.siteDir);
   // The buyer is published only once its page exists (its folder may hold sources alone while in progress).
   const hasBuyer = await exists(join(options.siteDir, 'x402-buyer', 'index.html'));
   const runTime = latestRunTime(files);
