@@ -152,8 +152,9 @@ describe('built site', () => {
     const rows = [...home.matchAll(/<td><a href="\/api\/reasoning\.php\?asset=([A-Z]+)">/g)].map((m) => m[1]);
     expect(rows).toEqual([...TRACKED_ASSETS]);
     expect(home.match(/<svg class="spark"/g)?.length).toBe(TRACKED_ASSETS.length * 2);
-    expect(home.match(/<svg class="chart"/g)).toHaveLength(3);
-    expect(home).toContain(`The last ${RUNS} runs`);
+    // Three runs are under the charts' minimum: the page says it is collecting instead of drawing near-empty axes.
+    expect(home.match(/<svg class="chart"/g)).toBeNull();
+    expect(home).toContain(`Collecting, ${RUNS} of 12 runs`);
     expect(home).toContain('name="viewport"');
   });
 
@@ -202,9 +203,8 @@ describe('built site', () => {
         historyFile: join(site.root, 'nope.json'),
       });
       expect(await readFile(join(out, 'x402-buyer', 'index.html'), 'utf8')).toBe(buyerPage);
-      expect(await readFile(join(out, 'index.html'), 'utf8')).toContain(
-        'The charts appear once the generator has run',
-      );
+      // The charts read the published history (api/history/), not the run-history file named here.
+      expect(await readFile(join(out, 'index.html'), 'utf8')).toContain(`Collecting, ${RUNS} of 12 runs`);
       expect(await readFile(join(out, 'llms.txt'), 'utf8')).toContain(`(${BASE}/x402-buyer/)`);
       expect(await readFile(join(out, 'sitemap.xml'), 'utf8')).toContain(`<loc>${BASE}/x402-buyer/</loc>`);
     } finally {
