@@ -1,5 +1,6 @@
 // The built site: generated files copied through untouched, no paid body published, llms.txt, sitemap and robots
 // that point only at files that exist, and docs pages that show the run.
+import { HISTORY_RESOURCE_IDS } from '../schemas/history.ts';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -44,7 +45,10 @@ describe('built site', () => {
       ...(await filesUnder(join(site.siteDir, 'api'))),
       ...(await filesUnder(join(site.siteDir, 'arena'))),
     ];
-    expect(generated.length).toBe(FREE_RESOURCES.length + TRACKED_ASSETS.length);
+    const history = generated.filter((file) => relative(site.siteDir, file).startsWith('api/history/'));
+    expect(generated.length - history.length).toBe(FREE_RESOURCES.length + TRACKED_ASSETS.length);
+    // The published history: per resource one day file and latest.json, each with a CSV twin, and the index.
+    expect(history).toHaveLength(HISTORY_RESOURCE_IDS.length * 4 + 1);
     for (const file of generated) {
       const path = relative(site.siteDir, file);
       expect(await readFile(dist(path)), path).toEqual(await readFile(file));

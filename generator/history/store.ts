@@ -200,7 +200,7 @@ export async function buildIndex(
         latest_csv: `${dir}/latest.csv`,
         day_json: `${dir}/{date}.json`,
         day_csv: `${dir}/{date}.csv`,
-        row_schema: `/schemas/history-${id}-row.schema.json`,
+        row_schema: `/schemas/history-${id}-row.json`,
       };
     }),
   );
