@@ -28,6 +28,8 @@ import type { PublishedFile } from '../discovery/run-files.ts';
 import { absoluteUrl, normaliseBaseUrl } from '../discovery/urls.ts';
 import { readPublishedHistory } from './history.ts';
 import { buildHomeView } from './home-view.ts';
+import { buildTrackRecordView } from './track-record.ts';
+import { listMcpTools } from '../../mcp/tool-list.ts';
 import { fieldRows } from './schema-fields.ts';
 
 export interface SiteDataOptions {
@@ -150,6 +152,8 @@ export async function loadSiteData(options: SiteDataOptions) {
       docs: DOCS_PATHS,
     },
     home: buildHomeView(body('/api/market-regime.php'), body('/api/main-brain.php'), runs),
+    mcpTools: await listMcpTools(baseUrl),
+    trackRecord: await buildTrackRecordView(options.publishedDir ?? options.siteDir),
     endpoints,
     freeEndpoints: endpoints.filter((e) => e.access === 'free'),
     paidEndpoints: endpoints.filter((e) => e.access === 'paid'),
