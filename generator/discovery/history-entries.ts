@@ -17,6 +17,7 @@ const pascal = (id: string) => id.replace(/(^|-)([a-z])/g, (_m, _d, c: string) =
 /** Schema file of one resource's history row, under /schemas/. */
 export const historyRowSchemaFile = (id: string) => `history-${id}-row.json`;
 
+/** The history files' schemas: OpenAPI components and files under /schemas/. */
 export function historySchemaEntries(): SchemaEntry[] {
   return [
     {

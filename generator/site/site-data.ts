@@ -22,6 +22,7 @@ import { DOCS_PATHS, endpointDocsPath } from '../discovery/docs-paths.ts';
 import { freeResourcesInIntegrationOrder, noteFor, paidResources } from '../discovery/endpoint-notes.ts';
 import { componentNameOf, schemaEntries, schemaFileOf, standaloneSchema } from '../discovery/json-schema.ts';
 import { buildLlmsTxt } from '../discovery/llms-txt.ts';
+import { historyRowSchemaEntries } from '../discovery/history-entries.ts';
 import { buildOpenApiDocument } from '../discovery/openapi.ts';
 import { examplesOf, latestRunTime, readPublishedFiles } from '../discovery/run-files.ts';
 import type { PublishedFile } from '../discovery/run-files.ts';
@@ -166,7 +167,7 @@ export async function loadSiteData(options: SiteDataOptions) {
     discovery: {
       openapiJson: `${pretty(openapi)}\n`,
       openapiYaml: YAML.stringify(openapi, { aliasDuplicateObjects: false, lineWidth: 0 }),
-      schemaFiles: schemaEntries().map((entry) => ({
+      schemaFiles: [...schemaEntries(), ...historyRowSchemaEntries()].map((entry) => ({
         fileName: entry.fileName,
         json: `${pretty(standaloneSchema(entry, baseUrl))}\n`,
       })),
