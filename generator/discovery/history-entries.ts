@@ -33,6 +33,12 @@ export function historySchemaEntries(): SchemaEntry[] {
       title: 'History latest rows',
       schema: HistoryLatestFile,
     },
+  ];
+}
+
+/** One row schema per resource: published as files under /schemas/ (no OpenAPI path answers a single row). */
+export function historyRowSchemaEntries(): SchemaEntry[] {
+  return [
     ...HISTORY_RESOURCE_IDS.map((id) => ({
       name: `History${pascal(id)}Row`,
       fileName: historyRowSchemaFile(id),
