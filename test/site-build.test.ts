@@ -140,7 +140,10 @@ describe('built site', () => {
     expect(YAML.parse(await text('openapi.yaml'))).toEqual(json);
     expect(json.servers[0].url).toBe(BASE);
     const schemaFiles = await readdir(dist('schemas'));
-    expect(schemaFiles.length).toBe(FREE_RESOURCES.length + PAID_RESOURCES.length + 2);
+    // Plus the history: index, day and latest files, and one row schema per history resource.
+    expect(schemaFiles.length).toBe(
+      FREE_RESOURCES.length + PAID_RESOURCES.length + 2 + 3 + HISTORY_RESOURCE_IDS.length,
+    );
     for (const file of schemaFiles) {
       const schema = JSON.parse(await text(`schemas/${file}`));
       expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
