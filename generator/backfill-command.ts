@@ -1,5 +1,7 @@
 // `emi backfill`: replays the simulated market over past rounds so a fresh install shows lessons and a track
-// record at once. Everything it writes is marked replayed wherever it shows.
+// record at once. Everything it writes is marked replayed wherever it shows. With a public folder it also fills
+// the published history (api/history/) with one simulated row per hour, labelled simulated in every row, so the
+// charts have a past on the first start.
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
 import { join, resolve } from 'node:path';
@@ -12,16 +14,48 @@ import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED, brainCallsOf, runClock } from '.
 import { collectSimulatedMarket } from './sources/collect.ts';
 import { MAX_BACKFILL_DAYS, backfill, openArenaStore, runOwner, withRunLock } from './state/index.ts';
 import type { BackfillResult } from './state/index.ts';
+import { appendHistory, marketRowsOf, retentionFromEnv } from './history/index.ts';
+import type { AppendResult, MarketRows } from './history/index.ts';
 
 export { DEFAULT_BACKFILL_DAYS };
 
-/** Replays `days` of rounds ending at `asOf` into the store under `stateDir`. */
+const HOUR_MS = 3_600_000;
+
+/**
+ * Simulated market rows, one per hour over `days` ending at `asOf`, appended to the published history. Days that
+ * already have a file are final and keep it; only missing days and today are written.
+ */
+async function backfillHistory(
+  outDir: string,
+  options: { days: number; asOf: number },
+  snapshotAt: (ms: number) => Promise<MarketSnapshot>,
+): Promise<AppendResult> {
+  const rows: { [K in keyof MarketRows]: MarketRows[K][] } = {
+    'market-regime': [],
+    'main-brain': [],
+    'liquidity-lite': [],
+    derivatives: [],
+  };
+  const last = Math.floor(options.asOf / HOUR_MS) * HOUR_MS;
+  for (let ms = last - options.days * 24 * HOUR_MS + HOUR_MS; ms <= last; ms += HOUR_MS) {
+    const free = buildFreeSnapshots(
+      await snapshotAt(ms),
+      runClock(ms, 'simulated', ms, DEFAULT_CADENCE_SECONDS),
+    );
+    const run = marketRowsOf(free);
+    for (const id of Object.keys(rows) as (keyof MarketRows)[]) rows[id].push(run[id]);
+  }
+  return appendHistory(rows, { root: outDir, now: Date.now(), retentionDays: retentionFromEnv() });
+}
+
+/** Replays `days` of rounds ending at `asOf` into the store under `stateDir` (and the history under `outDir`). */
 export async function backfillSimulated(options: {
   stateDir: string;
+  outDir?: string;
   days: number;
   seed: number;
   asOf: number;
-}): Promise<BackfillResult> {
+}): Promise<BackfillResult & { history: AppendResult | null }> {
   // Round ends are the next round's starts: cache snapshots so each hour is simulated once.
   const snapshots = new Map<number, Promise<MarketSnapshot>>();
   const snapshotAt = (ms: number): Promise<MarketSnapshot> => {
@@ -43,9 +77,17 @@ export async function backfillSimulated(options: {
 
   const store = openArenaStore(join(options.stateDir, 'arena.sqlite'));
   try {
-    return await withRunLock(store, runOwner(), () =>
-      backfill(store, { days: options.days, asOf: options.asOf, seed: options.seed, brainCallAt, priceAt }),
-    );
+    return await withRunLock(store, runOwner(), async () => {
+      const rounds = await backfill(store, {
+        days: options.days,
+        asOf: options.asOf,
+        seed: options.seed,
+        brainCallAt,
+        priceAt,
+      });
+      const history = options.outDir ? await backfillHistory(options.outDir, options, snapshotAt) : null;
+      return { ...rounds, history };
+    });
   } finally {
     store.close();
   }
@@ -54,6 +96,7 @@ export async function backfillSimulated(options: {
 /** Backfills up to now (or `asOf`) and prints one line of what happened. */
 export async function backfillAndReport(options: {
   stateDir: string;
+  outDir?: string;
   days: number;
   seed: number;
   asOf?: number;
@@ -63,6 +106,12 @@ export async function backfillAndReport(options: {
     `backfill: ${result.rounds} rounds in the window (${result.resolved} replayed and resolved, ` +
       `${result.voided} voided, ${result.skipped} already on record)`,
   );
+  if (result.history) {
+    console.log(
+      `backfill: ${result.history.appended} simulated history rows published ` +
+        `(${result.history.refused.length} kept out: days already final or outside retention)`,
+    );
+  }
 }
 
 function parseDays(value: string): number {
@@ -85,7 +134,19 @@ export function registerBackfillCommand(program: Command): void {
     .option('--seed <n>', 'simulator seed', parseSeed, DEFAULT_SEED)
     .option('--as-of <iso>', 'replay rounds that ended by this time; defaults to now', parseAsOf)
     .option('--state <dir>', 'folder holding the arena store', process.env.EMI_STATE_DIR ?? 'var')
-    .action(async (o: { days: number; seed: number; asOf?: number; state: string }) => {
-      await backfillAndReport({ stateDir: resolve(o.state), days: o.days, seed: o.seed, asOf: o.asOf });
+    .option(
+      '--out <dir>',
+      'public site folder whose api/history/ gets simulated rows (--no-out: none)',
+      'site',
+    )
+    .option('--no-out', 'fill the arena store only, not the published history')
+    .action(async (o: { days: number; seed: number; asOf?: number; state: string; out: string | false }) => {
+      await backfillAndReport({
+        stateDir: resolve(o.state),
+        outDir: o.out ? resolve(o.out) : undefined,
+        days: o.days,
+        seed: o.seed,
+        asOf: o.asOf,
+      });
     });
 }

@@ -198,6 +198,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
         // Rounds already on record are skipped, so only a fresh store pays for the replay.
         await backfillAndReport({
           stateDir: resolve(o.state),
+          outDir: resolve(o.out),
           days: o.backfillDays,
           seed: o.seed,
           asOf: o.asOf,
@@ -242,6 +243,17 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
       const failed = checks.filter((c) => !c.ok).length;
       console.log(`${checks.length - failed} passed, ${failed} failed`);
       if (failed > 0) process.exitCode = 1;
+    });
+
+  program
+    .command('mcp')
+    .description('the MCP server over stdio (free tools, history, x402 paid tools) for local agents')
+    .option('--dir <dir>', 'built site folder', 'dist')
+    .option('--paid <dir>', 'paid bodies, for the in-process paywall', 'paid')
+    .option('--paywall-url <url>', 'send paid tools to this running paywall (e.g. emi serve) instead')
+    .option('--base-url <url>', 'base URL of the discovery documents', defaultBaseUrl())
+    .action(async (o: { dir: string; paid: string; paywallUrl?: string; baseUrl: string }) => {
+      await (await import('../mcp/stdio.ts')).runMcpStdio(o);
     });
 
   for (const group of COMMAND_GROUPS) {

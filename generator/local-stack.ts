@@ -41,6 +41,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     ledgerFile: options.ledgerFile,
     voteStorePath: options.voteStorePath,
     buyerPage: { dir: join(options.dir, 'x402-buyer'), devFundUrl: `${DEV_FACILITATOR_PREFIX}/dev/fund` },
+    siteDir: options.dir,
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'EADDRINUSE') throw error;
     throw new Error(
@@ -58,11 +59,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         ...(paywall.devFacilitator ? { devFundUrl: `${DEV_FACILITATOR_PREFIX}/dev/fund` } : {}),
       },
       devFacilitatorUrl: paywall.devFacilitator ? paywall.facilitatorUrl : undefined,
+      mcp: paywall.mcp ?? undefined,
     });
     const server = await listen(app, options.port, options.host);
     log(`site: ${server.url}/ (free API under ${server.url}/api/, docs, llms.txt, openapi.json)`);
     for (const line of paywall.describe()) log(line);
     log(`buyer page: ${server.url}/x402-buyer/`);
+    log(`MCP (streamable HTTP): ${server.url}/mcp`);
     return {
       url: server.url,
       close: async () => {

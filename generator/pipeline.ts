@@ -23,6 +23,7 @@ import { openArenaStore, publicPerformance, runArenaStep, runOwner, withRunLock 
 import type { ArenaBodies, BrainCall } from './state/index.ts';
 import { appendRunHistory } from './run-history.ts';
 import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED } from './defaults.ts';
+import { recordRunHistory } from './history/index.ts';
 import { collectFor } from './market-source.ts';
 import type { CollectRequest, SourceName } from './market-source.ts';
 
@@ -145,6 +146,7 @@ async function computeAndPublish(
         ...paidItems(options.paidDir, free, clock),
       ]);
       await appendRunHistory(join(options.stateDir, 'run-history.json'), free);
+      await recordRunHistory(options.outDir, { ...free, ...arena }, { now: (options.now ?? Date.now)() });
       return written.length;
     });
   } finally {

@@ -15,6 +15,9 @@ import { createStorefront } from './publishers/storefront.ts';
 import { DEV_FACILITATOR_PORT, startDevFacilitator } from './dev-facilitator/server.ts';
 import type { DevFacilitator } from './dev-facilitator/server.ts';
 import { createFsStorage } from './storage-fs.ts';
+import { createMcpRoute } from '../mcp/http.ts';
+import { readTextFrom } from '../mcp/published.ts';
+import { createMcpServer, fetchPaidThrough } from '../mcp/server.ts';
 
 export interface LocalPaywallOptions {
   paidDir: string;
@@ -41,6 +44,8 @@ export interface LocalPaywallOptions {
   buyerPage?: { dir: string; devFundUrl?: string };
   /** SQLite file of POST /arena/vote (the generator imports it from its state folder); no vote route without it. */
   voteStorePath?: string;
+  /** Built site folder: when set, `mcp` answers the MCP endpoint over this site and this paywall. */
+  siteDir?: string;
 }
 
 export interface LocalPaywall {
@@ -51,6 +56,8 @@ export interface LocalPaywall {
   devFacilitator: DevFacilitator | null;
   /** The publisher programme, when the config file names publishers. */
   publishers: PublisherProgramme | null;
+  /** The `/mcp` streamable HTTP route (when `siteDir` was given): paid tools go through `app` itself. */
+  mcp: Hono | null;
   /** One line per fact worth printing at start. */
   describe(): string[];
   close(): Promise<void>;
@@ -141,11 +148,22 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
     );
     const votes = options.voteStorePath ? openSqliteVoteStore(options.voteStorePath) : null;
     if (votes) app.route('/', createArenaVoteApp({ store: votes, site: new URL(options.baseUrl).origin }));
+    const siteDir = options.siteDir;
+    const mcp = siteDir
+      ? createMcpRoute(() =>
+          createMcpServer({
+            readText: readTextFrom(siteDir),
+            fetchPaid: fetchPaidThrough((path, init) => app.request(path, init)),
+            baseUrl: options.baseUrl,
+          }),
+        )
+      : null;
     return {
       app:
         publishers && options.buyerPage
           ? withStorefronts(app, publishers, options.buyerPage, devFacilitator !== null)
           : app,
+      mcp,
       payTo,
       facilitatorUrl,
       devFacilitator,

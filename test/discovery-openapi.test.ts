@@ -70,7 +70,15 @@ describe('OpenAPI document', () => {
   });
 
   it('describes exactly the paths of spec section 4, each a GET with a JSON 200 schema', () => {
-    expect(Object.keys(doc.paths).sort()).toEqual([...SPEC_PATHS].sort());
+    // Plus the published history (issue 19): index, latest and day files with their CSV twins.
+    const history = [
+      '/api/history/index.json',
+      '/api/history/{resource}/latest.json',
+      '/api/history/{resource}/latest.csv',
+      '/api/history/{resource}/{date}.json',
+      '/api/history/{resource}/{date}.csv',
+    ];
+    expect(Object.keys(doc.paths).sort()).toEqual([...SPEC_PATHS, ...history].sort());
     for (const path of SPEC_PATHS) {
       const schema = doc.paths[path].get.responses['200'].content['application/json'].schema;
       expect(pointer(schema.$ref), path).toBeTruthy();

@@ -7,6 +7,7 @@ import type { PublishedResource } from '../../schemas/resources.ts';
 import { PaymentRequiredBody } from '../../schemas/paid/payment-required.ts';
 import { resourceSlug } from './docs-paths.ts';
 import { absoluteUrl } from './urls.ts';
+import { historySchemaEntries } from './history-entries.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -41,6 +42,7 @@ export function schemaEntries(): SchemaEntry[] {
       schema: PaymentRequiredBody,
     },
     { name: 'ErrorResponse', fileName: 'error.json', title: 'Error (HTTP 400, 404)', schema: ErrorResponse },
+    ...historySchemaEntries(),
   ];
 }
 

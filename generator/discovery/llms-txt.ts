@@ -1,5 +1,6 @@
 // /llms.txt in the llmstxt.org format: an H1, a blockquote summary, a few paragraphs, then H2 sections of
 // links with notes. "Optional" holds what an agent with a short context can skip.
+import { historyLlmsLines } from './history-entries.ts';
 import { PROJECT, TRACKED_ASSETS } from '../../schemas/common.ts';
 import { USDC_ASA_ID } from '../../schemas/paid/terms.ts';
 import { DOCS_PATHS, endpointDocsPath } from './docs-paths.ts';
@@ -57,6 +58,8 @@ export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
         `network, asset ${USDC_ASA_ID}, exact amounts, headers`,
       ),
     ].join('\n'),
+    '## History (past values, static files)',
+    historyLlmsLines(url),
     '## Docs',
     [
       link('OpenAPI 3.1 (JSON)', url('/openapi.json'), 'every path, schema, example and payment term'),

@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 description of the whole catalogue, built from the registry and its zod schemas (pure: the
 // caller passes the base URL and, optionally, example bodies from a real run).
+import { historyPaths } from './history-entries.ts';
 import {
   CACHE_SECONDS,
   CATALOG_VERSION,
@@ -199,6 +200,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   for (const resource of freeResourcesInIntegrationOrder())
     paths[resource.path] = { get: freeOperation(resource, examples) };
   for (const resource of paidResources()) paths[resource.path] = { get: paidOperation(resource) };
+  Object.assign(paths, historyPaths());
 
   return {
     openapi: '3.1.0',
@@ -228,6 +230,10 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       {
         name: 'Arena',
         description: 'The hourly arena: crowd votes, the brain’s calls and the lessons from both.',
+      },
+      {
+        name: 'History',
+        description: 'Past values of the free resources: one row per run, day files and CSV twins.',
       },
       {
         name: 'Paid (x402)',

@@ -29,6 +29,8 @@ export interface PreviewOptions {
    * page can use them from its own origin.
    */
   devFacilitatorUrl?: string;
+  /** Answers the MCP streamable HTTP endpoint (`/mcp`, mcp/http.ts); without it `/mcp` is a 404. */
+  mcp?: { fetch(request: Request): Response | Promise<Response> };
 }
 
 export const DEV_FACILITATOR_PREFIX = '/x402-dev-facilitator';
@@ -70,6 +72,9 @@ export function createPreviewApp(options: PreviewOptions): Hono {
       forwardToFacilitator('/v2/transactions/params'),
     );
   }
+
+  const { mcp } = options;
+  if (mcp) app.all('/mcp', (c) => mcp.fetch(c.req.raw));
 
   // Everything else follows the delivery policy, as every deploy recipe does. The development facilitator's
   // routes above carry no CORS headers on purpose: no other origin may reach its faucet.

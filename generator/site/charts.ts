@@ -16,6 +16,8 @@ export interface LineChartOptions {
   /** Fixed y range (e.g. 0-100 for confidence); otherwise taken from the data. */
   yDomain?: readonly [number, number];
   formatY?: (value: number) => string;
+  /** Title of the y axis with its unit, e.g. "change, %" or "score, 0-100". */
+  yLabel?: string;
 }
 
 export interface Band {
@@ -93,6 +95,12 @@ export function lineChartSvg(options: LineChartOptions): string | null {
   const xLabels =
     `<text x="${PAD.left}" y="${HEIGHT - 8}">${escapeXml(shortUtc(times[0] ?? ''))}</text>` +
     `<text x="${WIDTH - PAD.right}" y="${HEIGHT - 8}" text-anchor="end">${escapeXml(shortUtc(times.at(-1) ?? ''))} UTC</text>`;
+  // Axis titles: the unit on the y axis, the time zone on the x axis (first and last run times are marked).
+  const axisTitles =
+    (options.yLabel
+      ? `<text x="4" y="${PAD.top + plotH / 2}" transform="rotate(-90 12 ${PAD.top + plotH / 2})" text-anchor="middle" class="axis-title">${escapeXml(options.yLabel)}</text>`
+      : '') +
+    `<text x="${PAD.left + plotW / 2}" y="${HEIGHT - 8}" text-anchor="middle" class="axis-title">run time (UTC)</text>`;
   const lines = series
     .map(
       (s) =>
@@ -100,10 +108,11 @@ export function lineChartSvg(options: LineChartOptions): string | null {
         `<title>${escapeXml(s.label)}</title></path>`,
     )
     .join('');
-  const label = `${options.title}, ${times.length} runs from ${shortUtc(times[0] ?? '')} to ${shortUtc(times.at(-1) ?? '')} UTC`;
+  const unit = options.yLabel ? ` (${options.yLabel})` : '';
+  const label = `${options.title}${unit}, ${times.length} runs from ${shortUtc(times[0] ?? '')} to ${shortUtc(times.at(-1) ?? '')} UTC`;
   return (
     `<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${escapeXml(label)}" ` +
-    `xmlns="http://www.w3.org/2000/svg"><title>${escapeXml(label)}</title>${grid}${xLabels}${lines}</svg>`
+    `xmlns="http://www.w3.org/2000/svg"><title>${escapeXml(label)}</title>${grid}${xLabels}${axisTitles}${lines}</svg>`
   );
 }
 

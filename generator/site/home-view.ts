@@ -3,6 +3,7 @@
 import { MainBrainResponse } from '../../schemas/main-brain.ts';
 import { MarketRegimeResponse } from '../../schemas/market-regime.ts';
 import { bandChartSvg, lineChartSvg, PALETTE, sparklineSvg } from './charts.ts';
+import { MIN_CHART_RUNS } from './history.ts';
 import type { HistoryRun } from './history.ts';
 
 export interface CoinRow {
@@ -40,6 +41,9 @@ export interface HomeView {
   coins: CoinRow[];
   charts: {
     runs: number;
+    /** Runs a trend needs; under it the charts are not drawn and the page says "collecting, N of M runs". */
+    minRuns: number;
+    collecting: boolean;
     prices: string | null;
     priceLegend: LegendItem[];
     confidence: string | null;
@@ -149,11 +153,14 @@ export function buildHomeView(
     coins,
     charts: {
       runs: runs.length,
+      minRuns: MIN_CHART_RUNS,
+      collecting: runs.length < MIN_CHART_RUNS,
       simulatedRuns: runs.filter((run) => run.mode === 'simulated').length,
       prices: lineChartSvg({
-        title: 'Price change since the first run shown, percent',
+        title: 'Price change since the first run shown',
         times,
         series: priceSeries,
+        yLabel: 'change, %',
         formatY: (v) => `${v > 0 ? '+' : ''}${v.toFixed(1)}%`,
       }),
       priceLegend: priceSeries.map(({ label, color }) => ({ label, color })),
@@ -161,6 +168,7 @@ export function buildHomeView(
         title: 'Market confidence and risk score',
         times,
         series: confidenceSeries,
+        yLabel: 'score, 0-100',
         yDomain: [0, 100],
       }),
       confidenceLegend: confidenceSeries.map(({ label, color }) => ({ label, color })),

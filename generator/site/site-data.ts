@@ -22,12 +22,15 @@ import { DOCS_PATHS, endpointDocsPath } from '../discovery/docs-paths.ts';
 import { freeResourcesInIntegrationOrder, noteFor, paidResources } from '../discovery/endpoint-notes.ts';
 import { componentNameOf, schemaEntries, schemaFileOf, standaloneSchema } from '../discovery/json-schema.ts';
 import { buildLlmsTxt } from '../discovery/llms-txt.ts';
+import { historyRowSchemaEntries } from '../discovery/history-entries.ts';
 import { buildOpenApiDocument } from '../discovery/openapi.ts';
 import { examplesOf, latestRunTime, readPublishedFiles } from '../discovery/run-files.ts';
 import type { PublishedFile } from '../discovery/run-files.ts';
 import { absoluteUrl, normaliseBaseUrl } from '../discovery/urls.ts';
-import { readRunHistory } from './history.ts';
+import { readPublishedHistory } from './history.ts';
 import { buildHomeView } from './home-view.ts';
+import { buildTrackRecordView } from './track-record.ts';
+import { listMcpTools } from '../../mcp/tool-list.ts';
 import { fieldRows } from './schema-fields.ts';
 
 export interface SiteDataOptions {
@@ -35,6 +38,7 @@ export interface SiteDataOptions {
   /** Folder holding the published `api/` and `arena/` files; defaults to `siteDir`. */
   publishedDir?: string;
   baseUrl: string;
+  /** No longer read: the charts read the published history (`api/history/`). Kept so callers still compile. */
   historyFile?: string;
 }
 
@@ -112,7 +116,7 @@ const exists = (path: string) =>
 export async function loadSiteData(options: SiteDataOptions) {
   const baseUrl = normaliseBaseUrl(options.baseUrl);
   const files = await readPublishedFiles(options.publishedDir ?? options.siteDir);
-  const runs = await readRunHistory(options.historyFile);
+  const runs = await readPublishedHistory(options.publishedDir ?? options.siteDir);
   // The buyer is published only once its page exists (its folder may hold sources alone while in progress).
   const hasBuyer = await exists(join(options.siteDir, 'x402-buyer', 'index.html'));
   const runTime = latestRunTime(files);
@@ -149,6 +153,8 @@ export async function loadSiteData(options: SiteDataOptions) {
       docs: DOCS_PATHS,
     },
     home: buildHomeView(body('/api/market-regime.php'), body('/api/main-brain.php'), runs),
+    mcpTools: await listMcpTools(baseUrl),
+    trackRecord: await buildTrackRecordView(options.publishedDir ?? options.siteDir),
     endpoints,
     freeEndpoints: endpoints.filter((e) => e.access === 'free'),
     paidEndpoints: endpoints.filter((e) => e.access === 'paid'),
@@ -161,7 +167,7 @@ export async function loadSiteData(options: SiteDataOptions) {
     discovery: {
       openapiJson: `${pretty(openapi)}\n`,
       openapiYaml: YAML.stringify(openapi, { aliasDuplicateObjects: false, lineWidth: 0 }),
-      schemaFiles: schemaEntries().map((entry) => ({
+      schemaFiles: [...schemaEntries(), ...historyRowSchemaEntries()].map((entry) => ({
         fileName: entry.fileName,
         json: `${pretty(standaloneSchema(entry, baseUrl))}\n`,
       })),

@@ -1,0 +1,270 @@
+// Appends run rows to the published history: `api/history/<resource>/<YYYY-MM-DD>.json` (one UTC day, with a CSV
+// twin), `latest.json`/`latest.csv` (the last rows across days) and `api/history/index.json`. A day is over once a
+// later day has a file: its file never changes again (a backfill may still create a day that has none), so a host
+// may cache a finished day for a long time. The history's own newest day, not the wall clock, closes days and
+// counts retention, so replaying a past period behaves as it did live. Every file is replaced atomically.
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { EDUCATIONAL_NOTICE } from '../../schemas/common.ts';
+import {
+  BASE_COLUMNS,
+  DEFAULT_RETENTION_DAYS,
+  HISTORY_INDEX_FILE,
+  HISTORY_RESOURCE_IDS,
+  HISTORY_RESOURCES,
+  HistoryDayFile,
+  LATEST_ROWS,
+  historyDir,
+  historyRowSchema,
+} from '../../schemas/history.ts';
+import type {
+  HistoryIndexFile,
+  HistoryLatestFile,
+  HistoryResourceId,
+  HistoryRow,
+} from '../../schemas/history.ts';
+import { writeFileAtomic } from '../publish/atomic-write.ts';
+import { toCsv } from './csv.ts';
+
+export interface HistoryStoreOptions {
+  /** Public site root (the generator's `--out`): files land in `api/history/` below it. */
+  root: string;
+  /** Days of day files kept; older ones are deleted. Default 400. */
+  retentionDays?: number;
+  /** Wall clock (ms): rows for a day that has not begun are refused. */
+  now?: number;
+}
+
+export interface RefusedRow {
+  resource: HistoryResourceId;
+  run_at: string;
+  reason: string;
+}
+
+export interface AppendResult {
+  appended: number;
+  refused: RefusedRow[];
+  /** Day files deleted by retention, as `<resource>/<date>`. */
+  removed: string[];
+}
+
+const DAY_MS = 86_400_000;
+const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.json$/;
+const dayOf = (iso: string): string => iso.slice(0, 10);
+const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+export const columnsOf = (id: HistoryResourceId): string[] => [
+  ...BASE_COLUMNS.map((c) => c.name),
+  ...HISTORY_RESOURCES[id].columns.map((c) => c.name),
+];
+
+/** Reads `EMI_HISTORY_RETENTION_DAYS` (a positive integer of days), or the default. */
+export function retentionFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.EMI_HISTORY_RETENTION_DAYS;
+  if (raw === undefined || raw === '') return DEFAULT_RETENTION_DAYS;
+  if (!/^[1-9][0-9]*$/.test(raw)) {
+    throw new Error(`EMI_HISTORY_RETENTION_DAYS must be a positive integer of days: ${JSON.stringify(raw)}`);
+  }
+  return Number(raw);
+}
+
+/** The dates of the day files of one resource, oldest first. */
+export async function listDays(root: string, id: HistoryResourceId): Promise<string[]> {
+  const names = await readdir(join(root, historyDir(id))).catch(() => [] as string[]);
+  return names
+    .map((name) => DAY_FILE.exec(name)?.[1])
+    .filter((day): day is string => day !== undefined)
+    .sort();
+}
+
+/** A day file's rows; `null` when the file exists but is damaged (it is then left untouched). */
+export async function readDayRows(
+  root: string,
+  id: HistoryResourceId,
+  day: string,
+): Promise<HistoryRow[] | null> {
+  let text: string;
+  try {
+    text = await readFile(join(root, historyDir(id), `${day}.json`), 'utf8');
+  } catch {
+    return [];
+  }
+  try {
+    const parsed = HistoryDayFile.safeParse(JSON.parse(text));
+    return parsed.success ? (parsed.data.rows as HistoryRow[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+function dayBody(id: HistoryResourceId, date: string, rows: readonly HistoryRow[]): HistoryDayFile {
+  return {
+    resource: id,
+    source_path: HISTORY_RESOURCES[id].sourcePath,
+    educational_notice: EDUCATIONAL_NOTICE,
+    columns: columnsOf(id),
+    date,
+    rows: rows.map((row) => ({ ...row })),
+  };
+}
+
+async function writePair(
+  root: string,
+  id: HistoryResourceId,
+  name: string,
+  body: { rows: HistoryRow[] | object[] },
+) {
+  const dir = join(root, historyDir(id));
+  await writeFileAtomic(join(dir, `${name}.json`), pretty(body));
+  await writeFileAtomic(join(dir, `${name}.csv`), toCsv(columnsOf(id), body.rows as HistoryRow[]));
+}
+
+/** Appends rows to one day (replacing a row of the same run time: re-running an as-of does not duplicate it). */
+async function appendDay(
+  root: string,
+  id: HistoryResourceId,
+  day: string,
+  rows: readonly HistoryRow[],
+  closed: boolean,
+): Promise<RefusedRow[]> {
+  const refuse = (reason: string) => rows.map((row) => ({ resource: id, run_at: row.run_at, reason }));
+  const existing = await readDayRows(root, id, day);
+  if (existing === null) return refuse(`the day file ${day}.json is damaged; left as it is`);
+  if (closed && existing.length > 0) return refuse(`the day ${day} is over and its file is final`);
+  const fresh = new Set(rows.map((row) => row.run_at));
+  const merged = [...existing.filter((row) => !fresh.has(row.run_at)), ...rows].sort((a, b) =>
+    a.run_at.localeCompare(b.run_at),
+  );
+  await writePair(root, id, day, dayBody(id, day, merged));
+  return [];
+}
+
+/** The last `LATEST_ROWS` rows, read from the newest day files backwards. */
+async function writeLatest(root: string, id: HistoryResourceId): Promise<void> {
+  const rows: HistoryRow[] = [];
+  const days = await listDays(root, id);
+  for (const day of days.reverse()) {
+    if (rows.length >= LATEST_ROWS) break;
+    rows.unshift(...((await readDayRows(root, id, day)) ?? []));
+  }
+  const body: HistoryLatestFile = {
+    resource: id,
+    source_path: HISTORY_RESOURCES[id].sourcePath,
+    educational_notice: EDUCATIONAL_NOTICE,
+    columns: columnsOf(id),
+    max_rows: LATEST_ROWS,
+    rows: rows.slice(-LATEST_ROWS),
+  };
+  await writePair(root, id, 'latest', body);
+}
+
+const oldestKeptAfter = (newestDay: string, retentionDays: number) =>
+  utcDay(Date.parse(`${newestDay}T00:00:00.000Z`) - retentionDays * DAY_MS);
+
+/** Deletes the day files older than `retentionDays` before the newest day file. */
+async function applyRetention(root: string, id: HistoryResourceId, retentionDays: number): Promise<string[]> {
+  const days = await listDays(root, id);
+  const newest = days.at(-1);
+  if (!newest) return [];
+  const oldestKept = oldestKeptAfter(newest, retentionDays);
+  const removed: string[] = [];
+  for (const day of days.filter((d) => d < oldestKept)) {
+    const dir = join(root, historyDir(id));
+    await rm(join(dir, `${day}.json`), { force: true });
+    await rm(join(dir, `${day}.csv`), { force: true });
+    removed.push(`${id}/${day}`);
+  }
+  return removed;
+}
+
+export async function buildIndex(
+  root: string,
+  retentionDays: number,
+  now: number,
+): Promise<HistoryIndexFile> {
+  const resources = await Promise.all(
+    HISTORY_RESOURCE_IDS.map(async (id) => {
+      const spec = HISTORY_RESOURCES[id];
+      const days = await listDays(root, id);
+      const dir = `/${historyDir(id)}`;
+      return {
+        resource: id,
+        title: spec.title,
+        source_path: spec.sourcePath,
+        columns: [...BASE_COLUMNS, ...spec.columns].map((c) => ({ ...c })),
+        first_date: days[0] ?? null,
+        last_date: days.at(-1) ?? null,
+        days,
+        latest_json: `${dir}/latest.json`,
+        latest_csv: `${dir}/latest.csv`,
+        day_json: `${dir}/{date}.json`,
+        day_csv: `${dir}/{date}.csv`,
+        row_schema: `/schemas/history-${id}-row.json`,
+      };
+    }),
+  );
+  return {
+    educational_notice: EDUCATIONAL_NOTICE,
+    updated_utc: new Date(now).toISOString().replace(/\.\d{3}Z$/, '.000Z'),
+    retention_days: retentionDays,
+    latest_rows: LATEST_ROWS,
+    cache_note:
+      'A day file is final once its UTC day is over (cache it for long); latest.* and index.json change every run.',
+    resources,
+  };
+}
+
+/**
+ * Appends each resource's rows (a run gives one per resource; a backfill many), then refreshes `latest.*`,
+ * applies retention and rewrites the index. Rows failing their schema are refused, never written.
+ */
+export async function appendHistory(
+  rowsByResource: Partial<Record<HistoryResourceId, readonly HistoryRow[]>>,
+  options: HistoryStoreOptions,
+): Promise<AppendResult> {
+  const now = options.now ?? Date.now();
+  const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
+  const today = utcDay(now);
+  const result: AppendResult = { appended: 0, refused: [], removed: [] };
+  for (const id of HISTORY_RESOURCE_IDS) {
+    const rows = rowsByResource[id] ?? [];
+    const schema = historyRowSchema(HISTORY_RESOURCES[id]);
+    const existingDays = await listDays(options.root, id);
+    const lastExisting = existingDays.at(-1) ?? '';
+    const incoming = rows.map((row) => dayOf(row.run_at)).filter((day) => day <= today);
+    const newest = [lastExisting, ...incoming].filter(Boolean).sort().at(-1) ?? today;
+    const oldestKept = oldestKeptAfter(newest, retentionDays);
+    const byDay = new Map<string, HistoryRow[]>();
+    for (const row of rows) {
+      const checked = schema.safeParse(row);
+      const day = dayOf(row.run_at);
+      if (!checked.success) {
+        result.refused.push({
+          resource: id,
+          run_at: row.run_at,
+          reason: checked.error.issues[0]?.message ?? '',
+        });
+      } else if (day > today) {
+        result.refused.push({ resource: id, run_at: row.run_at, reason: `the day ${day} has not begun` });
+      } else if (day < oldestKept) {
+        result.refused.push({ resource: id, run_at: row.run_at, reason: 'older than the retention window' });
+      } else {
+        byDay.set(day, [...(byDay.get(day) ?? []), row]);
+      }
+    }
+    for (const [day, dayRows] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
+      const closed = day < lastExisting && existingDays.includes(day);
+      const refused = await appendDay(options.root, id, day, dayRows, closed);
+      result.refused.push(...refused);
+      result.appended += dayRows.length - refused.length;
+    }
+    result.removed.push(...(await applyRetention(options.root, id, retentionDays)));
+    await writeLatest(options.root, id);
+  }
+  await writeFileAtomic(
+    join(options.root, HISTORY_INDEX_FILE),
+    pretty(await buildIndex(options.root, retentionDays, now)),
+  );
+  return result;
+}

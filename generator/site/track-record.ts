@@ -1,0 +1,94 @@
+// The arena's track record page: brain versus crowd over time, read from the published statistics history
+// (api/history/statistics/latest.json), with the sample size and the 95 % Wilson interval of every hit rate.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HistoryLatestFile } from '../../schemas/history.ts';
+import type { HistoryValue } from '../../schemas/history.ts';
+import { lineChartSvg } from './charts.ts';
+import { MIN_CHART_RUNS } from './history.ts';
+
+export interface TrackRecordSide {
+  label: string;
+  n: number | null;
+  hitRate: string;
+  interval: string;
+  brier: string;
+}
+
+export interface TrackRecordView {
+  runs: number;
+  minRuns: number;
+  collecting: boolean;
+  simulatedRuns: number;
+  latestAt: string | null;
+  teacherStatus: string | null;
+  sides: TrackRecordSide[];
+  agreement: string;
+  chart: string | null;
+}
+
+const num = (value: HistoryValue | undefined): number | null => (typeof value === 'number' ? value : null);
+const percent = (value: number | null) => (value === null ? 'n/a' : `${(value * 100).toFixed(1)} %`);
+
+async function statisticsRows(publishedDir: string): Promise<Array<Record<string, HistoryValue>>> {
+  try {
+    const file = HistoryLatestFile.safeParse(
+      JSON.parse(await readFile(join(publishedDir, 'api/history/statistics/latest.json'), 'utf8')),
+    );
+    return file.success ? file.data.rows : [];
+  } catch {
+    return [];
+  }
+}
+
+function side(
+  row: Record<string, HistoryValue> | undefined,
+  prefix: 'brain' | 'crowd',
+  label: string,
+): TrackRecordSide {
+  const low = num(row?.[`${prefix}_hit_rate_low`]);
+  const high = num(row?.[`${prefix}_hit_rate_high`]);
+  const brier = num(row?.[`${prefix}_brier_score`]);
+  return {
+    label,
+    n: num(row?.[`${prefix}_n`]),
+    hitRate: percent(num(row?.[`${prefix}_hit_rate`])),
+    interval: low === null || high === null ? 'n/a' : `${percent(low)} to ${percent(high)}`,
+    brier: brier === null ? 'n/a' : brier.toFixed(3),
+  };
+}
+
+export async function buildTrackRecordView(publishedDir: string): Promise<TrackRecordView> {
+  const rows = await statisticsRows(publishedDir);
+  const latest = rows.at(-1);
+  const times = rows.map((row) => String(row.run_at));
+  const asPercent = (key: string) =>
+    rows.map((row) => (num(row[key]) === null ? null : (num(row[key]) ?? 0) * 100));
+  const agreement = num(latest?.agreement_rate);
+  return {
+    runs: rows.length,
+    minRuns: MIN_CHART_RUNS,
+    collecting: rows.length < MIN_CHART_RUNS,
+    simulatedRuns: rows.filter((row) => row.data_mode === 'simulated').length,
+    latestAt: typeof latest?.run_at === 'string' ? latest.run_at : null,
+    teacherStatus: typeof latest?.teacher_status === 'string' ? latest.teacher_status : null,
+    sides: [side(latest, 'brain', 'Main brain'), side(latest, 'crowd', 'Crowd consensus')],
+    agreement:
+      agreement === null ? 'n/a' : `${percent(agreement)} of ${num(latest?.agreement_n) ?? 0} rounds`,
+    chart:
+      rows.length < MIN_CHART_RUNS
+        ? null
+        : lineChartSvg({
+            title: 'Hit rate of the brain and of the crowd over the scoring window',
+            times,
+            yDomain: [0, 100],
+            yLabel: 'hit rate, %',
+            series: [
+              { label: 'Main brain', color: '#0072B2', values: asPercent('brain_hit_rate') },
+              { label: 'Brain, 95 % low', color: '#56B4E9', values: asPercent('brain_hit_rate_low') },
+              { label: 'Crowd', color: '#E69F00', values: asPercent('crowd_hit_rate') },
+              { label: 'Crowd, 95 % low', color: '#F0C080', values: asPercent('crowd_hit_rate_low') },
+            ],
+          }),
+  };
+}

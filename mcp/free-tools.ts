@@ -1,0 +1,83 @@
+// One tool per free resource (the reasoning tool takes an asset), answering the published file with its facts.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { TRACKED_ASSETS } from '../schemas/common.ts';
+import { ReasoningResponse } from '../schemas/reasoning.ts';
+import { FREE_RESOURCES, reasoningFileFor } from '../schemas/resources.ts';
+import type { FreeResource } from '../schemas/resources.ts';
+import { noteFor } from '../generator/discovery/endpoint-notes.ts';
+import { bodyEnvelope, factsOfBody } from './facts.ts';
+import type { ReadPublished } from './published.ts';
+import { structuredResult, toolError } from './results.ts';
+
+/** `marketRegime` → `market_regime`: tool names in the style MCP clients show. */
+export const toolNameOf = (id: string): string => id.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+async function answerFile(read: ReadPublished, file: string, path: string, schema: z.ZodType, now: number) {
+  const body = await read(file);
+  if (body === null) {
+    return toolError(`${path} has not been published yet: run the generator (emi generate) first.`);
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    return toolError(
+      `${path} failed its schema on the server; it is not served until a valid run replaces it.`,
+    );
+  }
+  return structuredResult({ ...factsOfBody(parsed.data, now), body: parsed.data });
+}
+
+function registerFileTool(server: McpServer, resource: FreeResource, read: ReadPublished, now: () => number) {
+  server.registerTool(
+    toolNameOf(resource.id),
+    {
+      title: resource.title,
+      description: `${noteFor(resource).purpose} Free; the body of ${resource.path}. Educational only, not advice.`,
+      inputSchema: {},
+      outputSchema: bodyEnvelope(resource.schema),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () => answerFile(read, resource.file, resource.path, resource.schema, now()),
+  );
+}
+
+function registerReasoningTool(
+  server: McpServer,
+  resource: FreeResource,
+  read: ReadPublished,
+  now: () => number,
+) {
+  server.registerTool(
+    'reasoning',
+    {
+      title: resource.title,
+      description: `${noteFor(resource).purpose} Free; the body of ${resource.path}?asset=X. Educational only, not advice.`,
+      inputSchema: {
+        asset: z.string().describe(`one of ${TRACKED_ASSETS.join(', ')} (case-insensitive: eth is ETH)`),
+      },
+      outputSchema: bodyEnvelope(ReasoningResponse),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ asset }) => {
+      const symbol = asset.trim().toUpperCase();
+      if (!(TRACKED_ASSETS as readonly string[]).includes(symbol)) {
+        return toolError(`unknown asset ${JSON.stringify(asset)}: use one of ${TRACKED_ASSETS.join(', ')}.`);
+      }
+      return answerFile(
+        read,
+        reasoningFileFor(symbol),
+        `${resource.path}?asset=${symbol}`,
+        ReasoningResponse,
+        now(),
+      );
+    },
+  );
+}
+
+export function registerFreeTools(server: McpServer, read: ReadPublished, now: () => number): string[] {
+  for (const resource of FREE_RESOURCES) {
+    if (resource.id === 'reasoning') registerReasoningTool(server, resource, read, now);
+    else registerFileTool(server, resource, read, now);
+  }
+  return FREE_RESOURCES.map((r) => (r.id === 'reasoning' ? 'reasoning' : toolNameOf(r.id)));
+}

@@ -1,0 +1,127 @@
+// The `history` tool: rows of the published history of one resource, for a range of UTC days or the latest rows.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { DataMode } from '../schemas/common.ts';
+import {
+  BASE_COLUMNS,
+  HISTORY_INDEX_FILE,
+  HISTORY_RESOURCES,
+  HistoryDayFile,
+  HistoryIndexFile,
+  HistoryLatestFile,
+  HistoryResourceId,
+  historyDir,
+} from '../schemas/history.ts';
+import type { HistoryValue } from '../schemas/history.ts';
+import { DataFacts, factsOf } from './facts.ts';
+import type { ReadPublished } from './published.ts';
+import { structuredResult, toolError } from './results.ts';
+
+/** The longest range one call reads (a month of one-minute runs is about 45 000 rows). */
+export const MAX_HISTORY_DAYS = 31;
+
+const Row = z.record(z.string(), z.union([z.number(), z.string(), z.null()]));
+
+export const HistoryToolOutput = z.object({
+  ...DataFacts,
+  resource: HistoryResourceId,
+  from: z.iso.date().nullable().describe('first day read; null when the latest rows were read'),
+  to: z.iso.date().nullable(),
+  data_modes: z
+    .array(DataMode)
+    .describe('every data mode among the rows (simulated rows are not market data)'),
+  columns: z.array(z.string()),
+  rows: z.array(Row),
+});
+
+const HistoryInput = {
+  resource: HistoryResourceId.describe('which resource: market-regime, main-brain, liquidity-lite, ...'),
+  from: z.iso
+    .date()
+    .optional()
+    .describe('first UTC day (YYYY-MM-DD); without from and to: the latest 500 rows'),
+  to: z.iso.date().optional().describe('last UTC day (YYYY-MM-DD); default: from plus nothing (one day)'),
+  fields: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'columns to keep besides run_at, data_mode and source_status; default all (see /api/history/index.json)',
+    ),
+};
+
+type Rows = Array<Record<string, HistoryValue>>;
+
+async function rowsInRange(
+  read: ReadPublished,
+  id: HistoryResourceId,
+  from: string,
+  to: string,
+): Promise<Rows> {
+  const index = HistoryIndexFile.safeParse(await read(HISTORY_INDEX_FILE));
+  const days = index.success ? (index.data.resources.find((r) => r.resource === id)?.days ?? []) : [];
+  const rows: Rows = [];
+  for (const day of days.filter((d) => d >= from && d <= to)) {
+    const file = HistoryDayFile.safeParse(await read(`${historyDir(id)}/${day}.json`));
+    if (file.success) rows.push(...file.data.rows);
+  }
+  return rows;
+}
+
+const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
+
+export function registerHistoryTool(server: McpServer, read: ReadPublished, now: () => number): void {
+  server.registerTool(
+    'history',
+    {
+      title: 'History of published values',
+      description:
+        'Past values of a free resource, one row per generator run (run time, data mode, source status and ' +
+        `the resource's key values), from the static files under /api/history/. At most ${MAX_HISTORY_DAYS} days per call.`,
+      inputSchema: HistoryInput,
+      outputSchema: HistoryToolOutput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ resource, from, to, fields }) => {
+      const columns = [...BASE_COLUMNS, ...HISTORY_RESOURCES[resource].columns].map((c) => c.name);
+      const unknown = (fields ?? []).filter((f) => !columns.includes(f));
+      if (unknown.length > 0) {
+        return toolError(
+          `unknown field(s) for ${resource}: ${unknown.join(', ')}. Known: ${columns.join(', ')}.`,
+        );
+      }
+      const first = from ?? to ?? null;
+      const last = to ?? from ?? null;
+      if (first && last && first > last) return toolError(`from (${first}) is after to (${last}).`);
+      if (first && last && dayNumber(last) - dayNumber(first) + 1 > MAX_HISTORY_DAYS) {
+        return toolError(`at most ${MAX_HISTORY_DAYS} days per call: narrow from/to.`);
+      }
+      let rows: Rows;
+      if (first && last) rows = await rowsInRange(read, resource, first, last);
+      else {
+        const latest = HistoryLatestFile.safeParse(await read(`${historyDir(resource)}/latest.json`));
+        if (!latest.success) return toolError('no history has been published yet: run the generator first.');
+        rows = latest.data.rows;
+      }
+      const kept = fields
+        ? columns.filter((c) => fields.includes(c) || BASE_COLUMNS.some((b) => b.name === c))
+        : columns;
+      const lastRow = rows.at(-1);
+      const modes = [...new Set(rows.map((row) => DataMode.safeParse(row.data_mode)))].flatMap((p) =>
+        p.success ? [p.data] : [],
+      );
+      return structuredResult({
+        ...factsOf(
+          DataMode.safeParse(lastRow?.data_mode).data ?? null,
+          typeof lastRow?.run_at === 'string' ? lastRow.run_at : null,
+          now(),
+        ),
+        resource,
+        from: first,
+        to: last,
+        data_modes: [...new Set(modes)],
+        columns: kept,
+        rows: rows.map((row) => Object.fromEntries(kept.map((c) => [c, row[c] ?? null]))),
+      });
+    },
+  );
+}

@@ -1,0 +1,60 @@
+// The streamable HTTP endpoint (`/mcp`) as a Hono app on web-standard Request/Response, so the same route runs
+// on Node (emi serve, emi paywall) and in workerd. Stateless: every request gets a fresh server and transport
+// (no session to lose between isolates), JSON responses instead of an SSE stream.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { Hono } from 'hono';
+
+export const MCP_PATH = '/mcp';
+
+const CORS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'POST, OPTIONS',
+  'Access-Control-Allow-Headers': 'Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+  'Access-Control-Expose-Headers': 'Mcp-Session-Id, Mcp-Protocol-Version',
+};
+
+function withCors(response: Response): Response {
+  const headers = new Headers(response.headers);
+  for (const [name, value] of Object.entries(CORS)) headers.set(name, value);
+  headers.set('Cache-Control', 'no-store');
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/** A Hono app answering `/mcp`; mount it (`app.route('/', createMcpRoute(...))`) or forward `/mcp` to its fetch. */
+export function createMcpRoute(makeServer: () => McpServer): Hono {
+  const app = new Hono();
+  app.options(MCP_PATH, () => new Response(null, { status: 204, headers: CORS }));
+  // Stateless: no server-initiated stream to open (GET) and no session to end (DELETE); the spec allows 405.
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.on(method, MCP_PATH, () =>
+      withCors(
+        Response.json(
+          {
+            jsonrpc: '2.0',
+            error: { code: -32000, message: `${method} is not supported: this endpoint is stateless` },
+            id: null,
+          },
+          { status: 405, headers: { Allow: 'POST, OPTIONS' } },
+        ),
+      ),
+    );
+  }
+  app.post(MCP_PATH, async (c) => {
+    const server = makeServer();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    try {
+      const response = await transport.handleRequest(c.req.raw);
+      // Read the whole JSON answer before the server closes: closing first would cut a large body mid-stream.
+      const body = response.status === 202 ? null : await response.arrayBuffer();
+      return withCors(new Response(body, { status: response.status, headers: response.headers }));
+    } finally {
+      await server.close();
+    }
+  });
+  return app;
+}

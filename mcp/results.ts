@@ -1,0 +1,22 @@
+// Tool results: structured content with the same JSON as text (for clients that read text only), and errors.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+export function structuredResult(
+  content: Record<string, unknown>,
+  meta?: Record<string, unknown>,
+): CallToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(content) }],
+    structuredContent: content,
+    ...(meta ? { _meta: meta } : {}),
+  };
+}
+
+/** A tool error a person or an agent can act on: what went wrong and what to do. */
+export function toolError(message: string, details?: Record<string, unknown>): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: message }],
+    ...(details ? { structuredContent: details } : {}),
+  };
+}

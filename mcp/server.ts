@@ -1,0 +1,122 @@
+// The MCP server: a tool per free resource, `reasoning` per asset, `history`, the four paid products, and the
+// discovery documents and methodology pages as resources. Transports (stdio, streamable HTTP) wrap this factory.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CATALOG_VERSION, EDUCATIONAL_NOTICE, PROJECT } from '../schemas/common.ts';
+import { DOCS_PATHS } from '../generator/discovery/docs-paths.ts';
+import { buildLlmsTxt } from '../generator/discovery/llms-txt.ts';
+import { buildOpenApiDocument } from '../generator/discovery/openapi.ts';
+import { registerFreeTools } from './free-tools.ts';
+import { registerHistoryTool } from './history-tool.ts';
+import { registerPaidTools } from './paid-tools.ts';
+import type { FetchPaid } from './paid-tools.ts';
+import { jsonReader } from './published.ts';
+import type { ReadText } from './published.ts';
+
+export interface McpServerOptions {
+  /** Reads the published (built) site: the free files, history, openapi.json, llms.txt, docs pages. */
+  readText: ReadText;
+  /** The paywall: in production `(path, sig) => app.request(path, { headers })` of the paywall app. */
+  fetchPaid: FetchPaid;
+  /** Base URL for the discovery documents built when the site has none yet. */
+  baseUrl: string;
+  now?: () => number;
+}
+
+interface DocResource {
+  name: string;
+  uri: string;
+  file: string;
+  mimeType: string;
+  description: string;
+  /** Built in-process when the site folder has no such file (not built yet). */
+  fallback?: () => string;
+}
+
+const pageFile = (path: string) => `${path.replace(/^\//, '')}index.html`;
+
+function docResources(baseUrl: string): DocResource[] {
+  return [
+    {
+      name: 'openapi',
+      uri: 'emi://openapi.json',
+      file: 'openapi.json',
+      mimeType: 'application/json',
+      description: 'OpenAPI 3.1 document of every free and paid path',
+      fallback: () => `${JSON.stringify(buildOpenApiDocument({ baseUrl }), null, 2)}\n`,
+    },
+    {
+      name: 'llms-txt',
+      uri: 'emi://llms.txt',
+      file: 'llms.txt',
+      mimeType: 'text/plain',
+      description: 'llms.txt: the service in one page for language models',
+      fallback: () => buildLlmsTxt({ baseUrl, hasBuyer: false }),
+    },
+    {
+      name: 'history-index',
+      uri: 'emi://api/history/index.json',
+      file: 'api/history/index.json',
+      mimeType: 'application/json',
+      description: 'what history exists: resources, columns, first and last days',
+    },
+    ...(
+      [
+        [
+          'methodology-freshness',
+          DOCS_PATHS.freshness,
+          'freshness: how old each value may be and how to tell',
+        ],
+        ['methodology-educational-notice', DOCS_PATHS.educationalNotice, 'what this service is and is not'],
+        [
+          'methodology-payment-terms',
+          DOCS_PATHS.paymentTerms,
+          'payment terms of the paid products (x402 v2)',
+        ],
+      ] as const
+    ).map(([name, path, description]) => ({
+      name,
+      uri: `emi://docs${path.slice('/docs'.length)}`,
+      file: pageFile(path),
+      mimeType: 'text/html',
+      description,
+    })),
+  ];
+}
+
+export function createMcpServer(options: McpServerOptions): McpServer {
+  const now = options.now ?? Date.now;
+  const server = new McpServer(
+    { name: 'educational-market-intelligence', title: PROJECT, version: CATALOG_VERSION },
+    { instructions: `${EDUCATIONAL_NOTICE} Paid tools follow the x402 v2 MCP transport (USDC on Algorand).` },
+  );
+  const read = jsonReader(options.readText);
+  registerFreeTools(server, read, now);
+  registerHistoryTool(server, read, now);
+  registerPaidTools(server, options.fetchPaid, now);
+  for (const doc of docResources(options.baseUrl)) {
+    server.registerResource(
+      doc.name,
+      doc.uri,
+      { description: doc.description, mimeType: doc.mimeType },
+      async (uri) => {
+        const text = (await options.readText(doc.file)) ?? doc.fallback?.() ?? null;
+        if (text === null)
+          throw new Error(`${doc.file} is not in the published site yet: run emi build first.`);
+        return { contents: [{ uri: uri.href, mimeType: doc.mimeType, text }] };
+      },
+    );
+  }
+  return server;
+}
+
+/** A `fetchPaid` over the paywall app's own `request` (Hono's `app.request`): no network, the same decisions. */
+export const fetchPaidThrough =
+  (request: (path: string, init: RequestInit) => Response | Promise<Response>): FetchPaid =>
+  (path, signature) =>
+    Promise.resolve(request(path, { headers: signature ? { 'PAYMENT-SIGNATURE': signature } : {} }));
+
+/** A `fetchPaid` to a paywall running elsewhere (e.g. `emi serve` or a deployed worker). */
+export const fetchPaidAt =
+  (baseUrl: string): FetchPaid =>
+  (path, signature) =>
+    fetch(new URL(path, baseUrl), { headers: signature ? { 'PAYMENT-SIGNATURE': signature } : {} });

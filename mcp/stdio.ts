@@ -1,0 +1,52 @@
+// `emi mcp`: the MCP server over stdio for local agents. stdout carries the protocol only; everything a person
+// should read goes to stderr. Paid tools go to a running paywall (--paywall-url, e.g. emi serve) or, without one,
+// to a paywall started in this process (the development facilitator when no facilitator URL is configured).
+import { resolve } from 'node:path';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createLocalPaywall, paywallEnv } from '../paywall-worker/local.ts';
+import { readTextFrom } from './published.ts';
+import { createMcpServer, fetchPaidAt, fetchPaidThrough } from './server.ts';
+import type { FetchPaid } from './paid-tools.ts';
+
+export interface McpStdioOptions {
+  /** Built site folder (dist/): free files, history, openapi.json, llms.txt, docs pages. */
+  dir: string;
+  /** Paid bodies folder, for the in-process paywall. */
+  paid: string;
+  /** A running paywall (e.g. http://127.0.0.1:8080): paid tools are forwarded there. */
+  paywallUrl?: string;
+  baseUrl: string;
+}
+
+export async function runMcpStdio(options: McpStdioOptions): Promise<{ close(): Promise<void> }> {
+  let fetchPaid: FetchPaid;
+  let closePaywall = async () => {};
+  if (options.paywallUrl) {
+    fetchPaid = fetchPaidAt(options.paywallUrl);
+    console.error(`emi mcp: paid tools go to ${options.paywallUrl}`);
+  } else {
+    const paywall = await createLocalPaywall({
+      paidDir: resolve(options.paid),
+      baseUrl: options.baseUrl,
+      devFacilitatorPort: 0,
+      ...paywallEnv(),
+    });
+    fetchPaid = fetchPaidThrough((path, init) => paywall.app.request(path, init));
+    closePaywall = () => paywall.close();
+    for (const line of paywall.describe()) console.error(`emi mcp: ${line}`);
+  }
+  const server = createMcpServer({
+    readText: readTextFrom(resolve(options.dir)),
+    fetchPaid,
+    baseUrl: options.baseUrl,
+  });
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  console.error(`emi mcp: serving ${resolve(options.dir)} over stdio (educational only, not advice)`);
+  const close = async () => {
+    await server.close();
+    await closePaywall();
+  };
+  transport.onclose = () => void closePaywall();
+  return { close };
+}
