@@ -5,7 +5,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
 
-export const MCP_PATH = '/mcp';
+import { MCP_PATH } from '../schemas/delivery.ts';
+
+export { MCP_PATH };
 
 const CORS = {
   'Access-Control-Allow-Origin': '*',

@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createLocalPaywall, paywallEnv } from '../paywall-worker/local.ts';
-import { readTextFrom } from './published.ts';
+import { readTextFrom } from './published-fs.ts';
 import { createMcpServer, fetchPaidAt, fetchPaidThrough } from './server.ts';
 import type { FetchPaid } from './paid-tools.ts';
 

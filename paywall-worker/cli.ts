@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createLocalPaywall, paywallEnv } from './local.ts';
+import { MCP_PATH } from '../mcp/http.ts';
 import { listen } from './node-listen.ts';
 import { buyWithDevWallet } from './buy.ts';
 import { DEV_FACILITATOR_PORT } from './dev-facilitator/server.ts';
@@ -36,6 +37,7 @@ export function registerPaywallCommands(program: Command): void {
       process.env.EMI_PAID_DIR ?? 'paid',
     )
     .option('--base-url <url>', 'public base URL (env EMI_BASE_URL)')
+    .option('--site <dir>', 'the built site (dist/): also answer the MCP endpoint /mcp over it')
     .action(
       async (o: {
         port: number;
@@ -44,6 +46,7 @@ export function registerPaywallCommands(program: Command): void {
         facilitatorUrl?: string;
         paid: string;
         baseUrl?: string;
+        site?: string;
       }) => {
         const env = paywallEnv();
         const baseUrl = o.baseUrl ?? process.env.EMI_BASE_URL ?? `http://${o.host}:${o.port}`;
@@ -53,8 +56,17 @@ export function registerPaywallCommands(program: Command): void {
           baseUrl,
           payTo: o.payTo ?? env.payTo,
           facilitatorUrl: o.facilitatorUrl ?? env.facilitatorUrl,
+          ...(o.site ? { siteDir: resolve(o.site) } : {}),
         });
-        const server = await listen(paywall.app, o.port, o.host);
+        const { app, mcp } = paywall;
+        const server = await listen(
+          {
+            fetch: (request) =>
+              (mcp && new URL(request.url).pathname === MCP_PATH ? mcp : app).fetch(request),
+          },
+          o.port,
+          o.host,
+        );
         console.log(`x402 paywall listening on http://${o.host}:${server.port}`);
         for (const line of paywall.describe()) console.log(line);
         waitForShutdown(async () => {

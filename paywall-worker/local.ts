@@ -16,7 +16,7 @@ import { DEV_FACILITATOR_PORT, startDevFacilitator } from './dev-facilitator/ser
 import type { DevFacilitator } from './dev-facilitator/server.ts';
 import { createFsStorage } from './storage-fs.ts';
 import { createMcpRoute } from '../mcp/http.ts';
-import { readTextFrom } from '../mcp/published.ts';
+import { readTextFrom } from '../mcp/published-fs.ts';
 import { createMcpServer, fetchPaidThrough } from '../mcp/server.ts';
 
 export interface LocalPaywallOptions {

@@ -9,6 +9,9 @@ import { dirname, join } from 'node:path';
 import algosdk from 'algosdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodePaymentResponseHeader } from '@x402/core/http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { FREE_CACHE, SITE_HEADERS } from '../schemas/delivery.ts';
 import { ErrorResponse } from '../schemas/error.ts';
@@ -169,5 +172,19 @@ describe('Cloudflare recipe in workerd (wrangler dev)', { timeout: 120_000 }, ()
     const page = await fetch(`${worker.url}/docs/nothing/`);
     expect(page.status).toBe(404);
     expect(await page.text()).toContain('not found page');
+  });
+
+  it('answers MCP at /mcp in workerd: the official SDK client lists the tools and gets the paid tool’s x402 challenge', async () => {
+    const client = new Client({ name: 'emi-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${worker.url}/mcp`)));
+    try {
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual(expect.arrayContaining(['reasoning', 'history', 'atlas', 'paid_main_brain']));
+      const result = (await client.callTool({ name: 'atlas', arguments: {} })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.structuredContent)).toContain('"x402Version":2');
+    } finally {
+      await client.close();
+    }
   });
 });

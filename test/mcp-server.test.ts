@@ -24,7 +24,7 @@ import { HistoryToolOutput } from '../mcp/history-tool.ts';
 import { createMcpRoute } from '../mcp/http.ts';
 import { PAYMENT_META, PAYMENT_RESPONSE_META } from '../mcp/paid-tools.ts';
 import { createMcpServer, fetchPaidThrough } from '../mcp/server.ts';
-import { readTextFrom } from '../mcp/published.ts';
+import { readTextFrom } from '../mcp/published-fs.ts';
 import { newBuyer } from './paywall-harness.ts';
 
 const BASE_URL = 'http://127.0.0.1:8080';

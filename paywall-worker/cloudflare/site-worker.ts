@@ -3,12 +3,16 @@
 // paid files in R2 (or KV) and the payment book in a Durable Object. Importable in Node: nothing here needs
 // `cloudflare:workers` (the entry module adds the Durable Object class).
 import {
+  MCP_PATH,
   errorAnswer,
   fileHeaders,
   notFoundFor,
   preflightAnswer,
   routeRequest,
 } from '../../schemas/delivery.ts';
+import { createMcpRoute } from '../../mcp/http.ts';
+import { createMcpServer, fetchPaidThrough } from '../../mcp/server.ts';
+import type { ReadText } from '../../mcp/published.ts';
 import { createPaywallApp, errorResponse } from '../app.ts';
 import type { PaywallApp } from '../app.ts';
 import { settingsFromEnv } from '../config.ts';
@@ -66,6 +70,25 @@ async function serveAsset(request: Request, env: SiteWorkerEnv, path: string): P
   return new Response(asset.body, { headers: fileHeaders(path, asset.headers.get('content-type')) });
 }
 
+/** The built site as the MCP server reads it: through the static assets binding. */
+const assetsReader =
+  (env: SiteWorkerEnv, origin: string): ReadText =>
+  async (file) => {
+    const response = await env.ASSETS.fetch(new Request(new URL(file, `${origin}/`)));
+    return response.ok ? response.text() : null;
+  };
+
+/** The MCP endpoint: free tools read the assets, paid tools go through the paywall app's own rules. */
+function mcpAnswer(request: Request, env: SiteWorkerEnv, paywall: PaywallApp, origin: string) {
+  const server = () =>
+    createMcpServer({
+      readText: assetsReader(env, origin),
+      fetchPaid: fetchPaidThrough((path, init) => paywall.request(path, init)),
+      baseUrl: origin,
+    });
+  return createMcpRoute(server).fetch(request);
+}
+
 /** The Worker's fetch handler; `bookFor` gives the payment book (a Durable Object in production). */
 export function createSiteWorker(bookFor: (env: SiteWorkerEnv) => PaymentBook) {
   let paywall: PaywallApp | null = null; // built once per isolate
@@ -88,7 +111,9 @@ export function createSiteWorker(bookFor: (env: SiteWorkerEnv) => PaymentBook) {
             const message = error instanceof Error ? error.message : 'invalid configuration';
             return errorResponse(500, 'paywall_misconfigured', message);
           }
-          return paywall.fetch(request);
+          return route.path === MCP_PATH
+            ? mcpAnswer(request, env, paywall, url.origin)
+            : paywall.fetch(request);
       }
     },
   };
