@@ -5,7 +5,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { TRACKED_ASSETS } from '../../schemas/common.ts';
-import { invalidAssetError, notFoundError } from '../../schemas/error.ts';
+import { errorResponse, invalidAssetError, notFoundError } from '../../schemas/error.ts';
 import type { ErrorResponse } from '../../schemas/error.ts';
 import { PAID_RESOURCES, reasoningFileFor } from '../../schemas/resources.ts';
 import { contentTypeFor, resolveStaticFile } from './static-files.ts';
@@ -48,7 +48,7 @@ function jsonError(c: Context, status: 400 | 404 | 405 | 503, body: ErrorRespons
   return c.json(body, status);
 }
 
-const simpleError = (error: string, message: string): ErrorResponse => ({ success: false, error, message });
+const simpleError = errorResponse;
 
 /** `reasoning.php` without a query is the default asset (BTC); with `?asset=X` it is X's own file. */
 export function reasoningTarget(asset: string | undefined): { file: string } | { invalid: string } {
