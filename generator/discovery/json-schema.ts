@@ -2,6 +2,7 @@
 // the generator's output: once as standalone files under /schemas/, once as OpenAPI components.
 import { z } from 'zod';
 import { ErrorResponse } from '../../schemas/error.ts';
+import { meaningOf, valuesSentence } from '../../schemas/field-meanings.ts';
 import { FREE_RESOURCES, PAID_RESOURCES } from '../../schemas/resources.ts';
 import type { PublishedResource } from '../../schemas/resources.ts';
 import { PaymentRequiredBody, PaywallErrorBody } from '../../schemas/paid/payment-required.ts';
@@ -52,9 +53,43 @@ export function schemaEntries(): SchemaEntry[] {
 
 /** The raw zod emission: the response as published (output side), with nested ids kept in `$defs`. */
 export const toJsonSchema = (schema: z.ZodType): JsonSchema =>
-  forClients(
-    z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' }),
+  withMeanings(
+    forClients(z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' })),
+    '',
   ) as JsonSchema;
+
+/**
+ * Gives every property without a `.describe()` of its own its meaning from `schemas/field-meanings.ts`, so that
+ * every published field says what it is (a test lists any that does not).
+ */
+/** The enum of a field, also when it is nullable (`anyOf: [{ enum }, { type: null }]`). */
+function enumOf(schema: Record<string, unknown>): unknown[] {
+  if (Array.isArray(schema.enum)) return schema.enum;
+  const branches = Array.isArray(schema.anyOf) ? (schema.anyOf as Record<string, unknown>[]) : [];
+  return branches.flatMap((b) => (Array.isArray(b.enum) ? b.enum : []));
+}
+
+function withMeanings(node: unknown, parent: string): unknown {
+  if (Array.isArray(node)) return node.map((item) => withMeanings(item, parent));
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'properties' && value !== null && typeof value === 'object') {
+      out[key] = Object.fromEntries(
+        Object.entries(value).map(([field, child]) => {
+          const described = withMeanings(child, field) as Record<string, unknown>;
+          const description = (described.description as string | undefined) ?? meaningOf(parent, field);
+          if (description === undefined) return [field, described];
+          return [
+            field,
+            { ...described, description: description + valuesSentence(description, enumOf(described)) },
+          ];
+        }),
+      );
+    } else out[key] = withMeanings(value, key === '$defs' ? '' : parent);
+  }
+  return out;
+}
 
 /** JSON Schema formats every validator knows; zod also emits its own (e.g. "starts_with"), which ajv rejects. */
 const STANDARD_FORMATS = new Set([
