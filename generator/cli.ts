@@ -37,7 +37,20 @@ type UpFlags = GenerateFlags & {
 /** The Eleventy templates ship with the project, wherever `emi` is run from. */
 const SITE_TEMPLATES = fileURLToPath(new URL('../site/', import.meta.url));
 
-const defaultBaseUrl = (): string => process.env.EMI_BASE_URL ?? 'http://127.0.0.1:8080';
+/**
+ * The published files carry absolute URLs (sitemap, OpenAPI servers, schema ids, llms.txt), so a build that will be
+ * deployed must say where: `emi build` and `emi schedule` refuse to run without `--base-url` or EMI_BASE_URL
+ * rather than publish a development address. `emi up` and `emi serve` build for their own local origin.
+ */
+const defaultBaseUrl = (): string | undefined => process.env.EMI_BASE_URL;
+
+function requireBaseUrl(baseUrl: string | undefined): string {
+  if (baseUrl) return baseUrl;
+  throw new Error(
+    'refusing to build without a base URL: pass --base-url https://your.site (or set EMI_BASE_URL); ' +
+      'for a local preview use --base-url http://127.0.0.1:8080',
+  );
+}
 
 function addGenerateOptions(command: Command): Command {
   return command
@@ -178,9 +191,13 @@ export function createProgram(): Command {
     .option('--published <dir>', 'folder `emi generate --out` wrote to', 'site')
     .option('--out <dir>', 'output folder', 'dist')
     .option('--state <dir>', 'folder holding the run history', process.env.EMI_STATE_DIR ?? 'var')
-    .option('--base-url <url>', 'absolute base URL for discovery files', defaultBaseUrl())
-    .action(async (o: { site: string; published: string; out: string; baseUrl: string; state: string }) => {
-      await build(o.site, o.published, o.out, o.baseUrl, o.state);
+    .option(
+      '--base-url <url>',
+      'absolute base URL of the deployed site, required (env EMI_BASE_URL)',
+      defaultBaseUrl(),
+    )
+    .action(async (o: { site: string; published: string; out: string; baseUrl?: string; state: string }) => {
+      await build(o.site, o.published, o.out, requireBaseUrl(o.baseUrl), o.state);
       console.log(`built ${resolve(o.out)}`);
     });
 
@@ -203,9 +220,13 @@ export function createProgram(): Command {
   addGenerateOptions(program.command('schedule').description('regenerate and rebuild on a schedule'))
     .option('--cron <expr>', 'cron expression', DEFAULT_CRON)
     .option('--dist <dir>', 'build output folder', 'dist')
-    .option('--base-url <url>', 'absolute base URL for discovery files', defaultBaseUrl())
-    .action(async (o: GenerateFlags & { cron: string; dist: string; baseUrl: string }) => {
-      const schedule = await scheduleRuns(o);
+    .option(
+      '--base-url <url>',
+      'absolute base URL of the deployed site, required (env EMI_BASE_URL)',
+      defaultBaseUrl(),
+    )
+    .action(async (o: GenerateFlags & { cron: string; dist: string; baseUrl?: string }) => {
+      const schedule = await scheduleRuns({ ...o, baseUrl: requireBaseUrl(o.baseUrl) });
       onShutdown(schedule.stop);
     });
 
