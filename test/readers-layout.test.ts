@@ -85,6 +85,7 @@ describe.skipIf(!hasChromium)('no horizontal overflow on a phone or a tablet', (
   it('builds the pages it checks', () => {
     expect(pages).toContain('/');
     expect(pages.some((p) => p.startsWith('/docs/'))).toBe(true);
+    expect(pages).toContain('/docs/pay-from-code/');
   });
 
   it.each(WIDTHS)(

@@ -63,6 +63,7 @@ export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
       link('OpenAPI 3.1 (JSON)', url('/openapi.json'), 'every path, schema, example and payment term'),
       link('How to read freshness', url(DOCS_PATHS.freshness), 'generated_at, next_update_due and staleness'),
       link('Educational notice', url(DOCS_PATHS.educationalNotice), 'what these responses are and are not'),
+      link('Pay from code', url(DOCS_PATHS.payFromCode), 'runnable curl and Node (@x402/fetch) examples'),
       link(
         'API overview',
         url(DOCS_PATHS.overview),
