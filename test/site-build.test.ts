@@ -136,7 +136,7 @@ describe('built site', () => {
     expect(YAML.parse(await text('openapi.yaml'))).toEqual(json);
     expect(json.servers[0].url).toBe(BASE);
     const schemaFiles = await readdir(dist('schemas'));
-    expect(schemaFiles.length).toBe(FREE_RESOURCES.length + PAID_RESOURCES.length + 2);
+    expect(schemaFiles.length).toBe(FREE_RESOURCES.length + PAID_RESOURCES.length + 3); // + 402 body, error body, paywall error body
     for (const file of schemaFiles) {
       const schema = JSON.parse(await text(`schemas/${file}`));
       expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
