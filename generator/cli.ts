@@ -26,7 +26,20 @@ type UpFlags = GenerateFlags & {
   config?: string;
 };
 
-const defaultBaseUrl = (): string => process.env.EMI_BASE_URL ?? 'http://127.0.0.1:8080';
+/**
+ * The published files carry absolute URLs (sitemap, OpenAPI servers, schema ids, llms.txt), so a build that will be
+ * deployed must say where: `emi build` and `emi schedule` refuse to run without `--base-url` or EMI_BASE_URL
+ * rather than publish a development address. `emi up` and `emi serve` build for their own local origin.
+ */
+const defaultBaseUrl = (): string | undefined => process.env.EMI_BASE_URL;
+
+function requireBaseUrl(baseUrl: string | undefined): string {
+  if (baseUrl) return baseUrl;
+  throw new Error(
+    'refusing to build without a base URL: pass --base-url https://your.site (or set EMI_BASE_URL); ' +
+      'for a local preview use --base-url http://127.0.0.1:8080',
+  );
+}
 
 function addGenerateOptions(command: Command): Command {
   return command
@@ -131,9 +144,13 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     .option('--published <dir>', 'folder `emi generate --out` wrote to', 'site')
     .option('--out <dir>', 'output folder', 'dist')
     .option('--state <dir>', 'folder holding the run history', process.env.EMI_STATE_DIR ?? 'var')
-    .option('--base-url <url>', 'absolute base URL for discovery files', defaultBaseUrl())
-    .action(async (o: { site: string; published: string; out: string; baseUrl: string; state: string }) => {
-      await build(o);
+    .option(
+      '--base-url <url>',
+      'absolute base URL of the deployed site, required (env EMI_BASE_URL)',
+      defaultBaseUrl(),
+    )
+    .action(async (o: { site: string; published: string; out: string; baseUrl?: string; state: string }) => {
+      await build({ ...o, baseUrl: requireBaseUrl(o.baseUrl) });
       console.log(`built ${resolve(o.out)}`);
     });
 
@@ -169,9 +186,13 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
   addGenerateOptions(program.command('schedule').description('regenerate and rebuild on a schedule'))
     .option('--cron <expr>', 'cron expression', DEFAULT_CRON)
     .option('--dist <dir>', 'build output folder', 'dist')
-    .option('--base-url <url>', 'absolute base URL for discovery files', defaultBaseUrl())
-    .action(async (o: GenerateFlags & { cron: string; dist: string; baseUrl: string }) => {
-      const schedule = await scheduleRuns(o);
+    .option(
+      '--base-url <url>',
+      'absolute base URL of the deployed site, required (env EMI_BASE_URL)',
+      defaultBaseUrl(),
+    )
+    .action(async (o: GenerateFlags & { cron: string; dist: string; baseUrl?: string }) => {
+      const schedule = await scheduleRuns({ ...o, baseUrl: requireBaseUrl(o.baseUrl) });
       onShutdown(schedule.stop);
     });
 
@@ -251,7 +272,11 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     .option('--dir <dir>', 'built site folder', 'dist')
     .option('--paid <dir>', 'paid bodies, for the in-process paywall', 'paid')
     .option('--paywall-url <url>', 'send paid tools to this running paywall (e.g. emi serve) instead')
-    .option('--base-url <url>', 'base URL of the discovery documents', defaultBaseUrl())
+    .option(
+      '--base-url <url>',
+      'base URL of the discovery documents',
+      defaultBaseUrl() ?? 'http://127.0.0.1:8080',
+    )
     .action(async (o: { dir: string; paid: string; paywallUrl?: string; baseUrl: string }) => {
       await (await import('../mcp/stdio.ts')).runMcpStdio(o);
     });

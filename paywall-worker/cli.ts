@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { createLocalPaywall, paywallEnv } from './local.ts';
 import { MCP_PATH } from '../mcp/http.ts';
 import { listen } from './node-listen.ts';
-import { buyWithDevWallet } from './buy.ts';
+import { BUY_EXIT_HELP, runBuy } from './buy-command.ts';
 import { DEV_FACILITATOR_PORT } from './dev-facilitator/server.ts';
 
 const parsePortOption = (value: string): number => {
@@ -78,7 +78,9 @@ export function registerPaywallCommands(program: Command): void {
 
   program
     .command('buy')
-    .description('pay for a paid path with a development wallet funded through the development facilitator')
+    .description(
+      'pay for a paid path with test money: a development wallet funded by the development facilitator',
+    )
     .argument('<path>', 'paid path (e.g. /api/x402-atlas.php) or full URL')
     .option(
       '--base-url <url>',
@@ -90,20 +92,11 @@ export function registerPaywallCommands(program: Command): void {
       'development facilitator (env EMI_FACILITATOR_URL)',
       process.env.EMI_FACILITATOR_URL ?? `http://127.0.0.1:${DEV_FACILITATOR_PORT}`,
     )
+    .addHelpText('after', `\nStatus lines go to stderr, only the body to stdout.\n${BUY_EXIT_HELP}`)
     .action(async (path: string, o: { baseUrl: string; facilitatorUrl: string }) => {
-      const url = /^https?:\/\//.test(path)
-        ? path
-        : `${o.baseUrl.replace(/\/+$/, '')}${path.startsWith('/') ? '' : '/'}${path}`;
-      const result = await buyWithDevWallet({ url, facilitatorUrl: o.facilitatorUrl });
-      console.log(typeof result.body === 'string' ? result.body : JSON.stringify(result.body, null, 2));
-      console.log(`status: ${result.status}`);
-      console.log(`payer: ${result.payer}`);
-      if (result.transaction) console.log(`transaction: ${result.transaction}`);
-      else {
-        console.log(
-          `not settled${result.settlement?.errorReason ? `: ${result.settlement.errorReason}` : ''}`,
-        );
-        process.exitCode = 1;
-      }
+      process.exitCode = await runBuy(
+        { path, baseUrl: o.baseUrl, facilitatorUrl: o.facilitatorUrl },
+        { stdout: (text) => process.stdout.write(text), stderr: (line) => console.error(line) },
+      );
     });
 }

@@ -2,7 +2,7 @@
 // and the Cloudflare worker route with `routeRequest`; the nginx, Netlify and Cloudflare rule files are rendered
 // from the same constants (scripts/render-deploy.ts), and the tests check each rendered file against them.
 import { CACHE_SECONDS, TRACKED_ASSETS } from './common.ts';
-import { invalidAssetError, notFoundError } from './error.ts';
+import { errorResponse, invalidAssetError, notFoundError } from './error.ts';
 import type { ErrorResponse } from './error.ts';
 import { FREE_RESOURCES, PAID_RESOURCES, reasoningFileFor } from './resources.ts';
 
@@ -50,16 +50,13 @@ export const FREE_CACHE = `public, max-age=${CACHE_SECONDS}`;
 /** Errors, 402 challenges and paid bodies: never stored by any cache. */
 export const NO_STORE = 'no-store';
 
-export const paywallDownError = (): ErrorResponse => ({
-  success: false,
-  error: 'paywall_unavailable',
-  message: 'The payment service is not reachable right now. Nothing was charged; try again shortly.',
-});
-export const methodNotAllowedError = (): ErrorResponse => ({
-  success: false,
-  error: 'method_not_allowed',
-  message: `Only ${ALLOWED_METHODS} are supported.`,
-});
+export const paywallDownError = (): ErrorResponse =>
+  errorResponse(
+    'paywall_unavailable',
+    'The payment service is not reachable right now. Nothing was charged; try again shortly.',
+  );
+export const methodNotAllowedError = (): ErrorResponse =>
+  errorResponse('method_not_allowed', `Only ${ALLOWED_METHODS} are supported.`);
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   php: JSON_TYPE, // the spec's endpoints are static JSON at .php paths, never executed

@@ -169,6 +169,24 @@ describe.skipIf(!hasChromium)('x402 buyer page in chromium', () => {
     expect(download.suggestedFilename()).toMatch(/^atlas-human-report-.*\.json$/);
   });
 
+  it('keeps the paid report for the tab across a reload, without paying again, and links back', async () => {
+    await open();
+    await useDevelopmentWallet();
+    await page.click('#pay');
+    await page.waitForSelector('#result:not([hidden])');
+    const txId = (await page.textContent('#tx-id')) ?? '';
+    expect(stack.signatures).toHaveLength(1);
+
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector('#result:not([hidden])');
+    expect(await page.textContent('#tx-id')).toBe(txId);
+    expect(await page.locator('.asset-table tbody tr').count()).toBe(3);
+    expect(await page.textContent('#status')).toContain('paid for earlier in this tab');
+    expect(stack.signatures).toHaveLength(1); // shown again, not bought again
+    expect(await page.getAttribute('nav.back a >> nth=0', 'href')).toBe('../');
+  });
+
   it('resends the same signed payment after the facilitator was unavailable, even across a reload', async () => {
     let failures = 1;
     stack.hook = async (request, real) =>
@@ -251,6 +269,9 @@ describe.skipIf(!hasChromium)('x402 buyer page in chromium', () => {
   it('is keyboard operable: the controls are focusable buttons with visible focus', async () => {
     await open();
     await page.keyboard.press('Tab'); // skip link
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toContain('Back to the site');
+    for (let link = 0; link < 2; link += 1) await page.keyboard.press('Tab'); // API docs, payment terms
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('connect-pera');
     const outline = await page.evaluate(

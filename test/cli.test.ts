@@ -89,7 +89,15 @@ describe('emi command line', () => {
 
   it('refuses to build a site from a folder without valid published files, and writes no output', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'emi-cli-'));
-    const result = await emi(['build', '--published', join(dir, 'empty'), '--out', join(dir, 'dist')]);
+    const result = await emi([
+      'build',
+      '--published',
+      join(dir, 'empty'),
+      '--out',
+      join(dir, 'dist'),
+      '--base-url',
+      'https://emi.test',
+    ]);
     expectOneLineError(result, /refusing to build: 16 published file\(s\) missing or invalid/);
     expect(existsSync(join(dir, 'dist'))).toBe(false);
   });

@@ -7,6 +7,7 @@ export const DOCS_PATHS = {
   paymentTerms: '/docs/payment-terms/',
   freshness: '/docs/freshness/',
   educationalNotice: '/docs/educational-notice/',
+  payFromCode: '/docs/pay-from-code/',
 } as const;
 
 /** A resource's name in URLs (docs page, schema file): `paidMarketRegime` -> `paid-market-regime`. */

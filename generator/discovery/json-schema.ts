@@ -2,9 +2,10 @@
 // the generator's output: once as standalone files under /schemas/, once as OpenAPI components.
 import { z } from 'zod';
 import { ErrorResponse } from '../../schemas/error.ts';
+import { meaningOf, valuesSentence } from '../../schemas/field-meanings.ts';
 import { FREE_RESOURCES, PAID_RESOURCES } from '../../schemas/resources.ts';
 import type { PublishedResource } from '../../schemas/resources.ts';
-import { PaymentRequiredBody } from '../../schemas/paid/payment-required.ts';
+import { PaymentRequiredBody, PaywallErrorBody } from '../../schemas/paid/payment-required.ts';
 import { resourceSlug } from './docs-paths.ts';
 import { absoluteUrl } from './urls.ts';
 import { historySchemaEntries } from './history-entries.ts';
@@ -43,12 +44,89 @@ export function schemaEntries(): SchemaEntry[] {
     },
     { name: 'ErrorResponse', fileName: 'error.json', title: 'Error (HTTP 400, 404)', schema: ErrorResponse },
     ...historySchemaEntries(),
+    {
+      name: 'PaywallErrorBody',
+      fileName: 'paywall-error.json',
+      title: 'Paid-path error (HTTP 404, 405, 502, 503, 504)',
+      schema: PaywallErrorBody,
+    },
   ];
 }
 
 /** The raw zod emission: the response as published (output side), with nested ids kept in `$defs`. */
 export const toJsonSchema = (schema: z.ZodType): JsonSchema =>
-  z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' }) as JsonSchema;
+  withMeanings(
+    forClients(z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' })),
+    '',
+  ) as JsonSchema;
+
+/**
+ * Gives every property without a `.describe()` of its own its meaning from `schemas/field-meanings.ts`, so that
+ * every published field says what it is (a test lists any that does not).
+ */
+/** The enum of a field, also when it is nullable (`anyOf: [{ enum }, { type: null }]`). */
+function enumOf(schema: Record<string, unknown>): unknown[] {
+  if (Array.isArray(schema.enum)) return schema.enum;
+  const branches = Array.isArray(schema.anyOf) ? (schema.anyOf as Record<string, unknown>[]) : [];
+  return branches.flatMap((b) => (Array.isArray(b.enum) ? b.enum : []));
+}
+
+function withMeanings(node: unknown, parent: string): unknown {
+  if (Array.isArray(node)) return node.map((item) => withMeanings(item, parent));
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'properties' && value !== null && typeof value === 'object') {
+      out[key] = Object.fromEntries(
+        Object.entries(value).map(([field, child]) => {
+          const described = withMeanings(child, field) as Record<string, unknown>;
+          const description = (described.description as string | undefined) ?? meaningOf(parent, field);
+          if (description === undefined) return [field, described];
+          return [
+            field,
+            { ...described, description: description + valuesSentence(description, enumOf(described)) },
+          ];
+        }),
+      );
+    } else out[key] = withMeanings(value, key === '$defs' ? '' : parent);
+  }
+  return out;
+}
+
+/** JSON Schema formats every validator knows; zod also emits its own (e.g. "starts_with"), which ajv rejects. */
+const STANDARD_FORMATS = new Set([
+  'date-time',
+  'date',
+  'time',
+  'duration',
+  'email',
+  'uri',
+  'uri-reference',
+  'uuid',
+]);
+
+/**
+ * The published contract, not the generator's own check: objects stay open (`additionalProperties: false`
+ * dropped) because the docs promise that new fields may appear, and non-standard formats are dropped (a
+ * `pattern` zod emits beside them keeps the rule). The generator still validates with the strict zod schemas.
+ */
+export function forClients(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(forClients);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'additionalProperties' && value === false) continue;
+    if (key === 'format' && typeof value === 'string' && !STANDARD_FORMATS.has(value)) continue;
+    // Inside `properties` the keys are field names, not keywords: a field may be called "format".
+    out[key] = key === 'properties' ? mapValues(value, forClients) : forClients(value);
+  }
+  return out;
+}
+
+const mapValues = (value: unknown, fn: (v: unknown) => unknown): unknown =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fn(v)]))
+    : fn(value);
 
 /** A standalone schema file, identified by the URL it is published at. */
 export function standaloneSchema(entry: SchemaEntry, baseUrl: string): JsonSchema {

@@ -4,6 +4,7 @@ import { historyLlmsLines } from './history-entries.ts';
 import { PROJECT, TRACKED_ASSETS } from '../../schemas/common.ts';
 import { USDC_ASA_ID } from '../../schemas/paid/terms.ts';
 import { DOCS_PATHS, endpointDocsPath } from './docs-paths.ts';
+import { freshnessSentence } from './freshness-fields.ts';
 import { freeResourcesInIntegrationOrder, noteFor, paidResources } from './endpoint-notes.ts';
 import { absoluteUrl } from './urls.ts';
 
@@ -27,8 +28,8 @@ export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
       'snapshots regenerated on a schedule, and premium resources sold per request over x402 v2. ' +
       'Educational only, never financial advice.',
     'Every endpoint is an HTTP GET that returns JSON; free endpoints need no account or key. Every free ' +
-      'response says when it was generated and when the next update is due (`generated_at` and ' +
-      '`next_update_due` in its source object); treat a response past its next update as stale. Confidence is ' +
+      'response says when the next update is due; the fields that say so differ per endpoint and are named ' +
+      'after each link below. Treat a response past its `next_update_due` as stale. Confidence is ' +
       'the strength and agreement of the evidence, not certainty. When a response says `simulated`, its ' +
       'numbers are not market observations.',
     'Recommended integration order: market regime, main brain, liquidity, derivatives, reasoning, statistics, ' +
@@ -39,7 +40,7 @@ export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
         link(
           r.title,
           url(r.path),
-          `${noteFor(r).useWhen}${r.id === 'reasoning' ? ` Add ?asset= one of ${TRACKED_ASSETS.join(', ')}.` : ''}`,
+          `${noteFor(r).useWhen}${r.id === 'reasoning' ? ` Add ?asset= one of ${TRACKED_ASSETS.join(', ')} (case-insensitive).` : ''} ${freshnessSentence(r)}`,
         ),
       )
       .join('\n'),
@@ -65,6 +66,7 @@ export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
       link('OpenAPI 3.1 (JSON)', url('/openapi.json'), 'every path, schema, example and payment term'),
       link('How to read freshness', url(DOCS_PATHS.freshness), 'generated_at, next_update_due and staleness'),
       link('Educational notice', url(DOCS_PATHS.educationalNotice), 'what these responses are and are not'),
+      link('Pay from code', url(DOCS_PATHS.payFromCode), 'runnable curl and Node (@x402/fetch) examples'),
       link(
         'API overview',
         url(DOCS_PATHS.overview),
@@ -73,7 +75,7 @@ export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
     ].join('\n'),
     '## Optional',
     [
-      ...arena.map((r) => link(r.title, url(r.path), noteFor(r).useWhen)),
+      ...arena.map((r) => link(r.title, url(r.path), `${noteFor(r).useWhen} ${freshnessSentence(r)}`)),
       link('OpenAPI 3.1 (YAML)', url('/openapi.yaml'), 'the same document as YAML'),
       ...free.map((r) =>
         link(`${r.title} docs`, url(endpointDocsPath(r)), 'fields, live example, curl line'),

@@ -1,6 +1,7 @@
 // One report chart as inline SVG: bars per category, stacked when the chart has several series. Negative values
 // hang below a zero line. Each bar carries a <title>, and the figure a caption, for screen readers.
 import type { AtlasHumanReport } from '../../../schemas/paid/atlas-human-report.ts';
+import { formatNumber } from './format.ts';
 import { h, svg } from './dom.ts';
 
 type Chart = AtlasHumanReport['charts'][number];
@@ -38,8 +39,7 @@ function stack(chart: Chart): { categories: string[]; segments: Segment[][] } {
   return { categories, segments };
 }
 
-const format = (value: number, unit: string): string =>
-  `${Number.isInteger(value) ? value : value.toFixed(2)}${unit ? ` ${unit}` : ''}`;
+const format = (value: number, unit: string): string => `${formatNumber(value)}${unit ? ` ${unit}` : ''}`;
 
 export function renderChart(chart: Chart): HTMLElement {
   const { categories, segments } = stack(chart);

@@ -6,6 +6,8 @@ import type { BuyerConfig } from './config.ts';
 import { loadBuyerConfig } from './config.ts';
 import { byId, h } from './dom.ts';
 import { renderProof, renderReport } from './report.ts';
+import { keepReport, keptReport } from './kept-report.ts';
+import type { KeptReport } from './kept-report.ts';
 import type { ChallengeResult, PaidResult, PendingPayment, Problem } from './x402-flow.ts';
 import {
   fetchLedgerParams,
@@ -154,25 +156,35 @@ const checkPrice = (): Promise<void> =>
 function showPaid(result: Extract<PaidResult, { kind: 'paid' }>): void {
   const settlement = result.settlement;
   const txId = settlement?.transaction || result.payment.txId;
-  byId('proof-container').replaceChildren(
-    renderProof({
+  const kept: KeptReport = {
+    reportUrl: state.reportUrl,
+    proof: {
       txId,
       network: settlement?.network ?? result.payment.requirement.network,
       amountAtomic: result.payment.requirement.amount,
       payer: settlement?.payer ?? state.wallet?.address,
       payTo: result.payment.requirement.payTo,
       development: state.config?.facilitatorMode === 'development',
-    }),
-  );
-  byId('report-container').replaceChildren(renderReport(result.report));
-  byId('raw-json').textContent = JSON.stringify(result.report, null, 2);
-  const save = byId<HTMLButtonElement>('save');
-  save.onclick = () => downloadJson(result.rawText, `atlas-human-report-${txId.slice(0, 12)}.json`);
-  show('result', true);
-  show('confirm', false);
+    },
+    report: result.report,
+    rawText: result.rawText,
+  };
+  keepReport(sessionStorage, kept);
+  showReport(kept);
   setStatus(`Paid. Transaction ${txId}.`);
   byId('proof-title').setAttribute('tabindex', '-1');
   byId('proof-title').focus();
+}
+
+/** Shows a paid report and its proof: just after paying, or again after a reload of the same tab. */
+function showReport(kept: KeptReport): void {
+  byId('proof-container').replaceChildren(renderProof(kept.proof));
+  byId('report-container').replaceChildren(renderReport(kept.report));
+  byId('raw-json').textContent = JSON.stringify(kept.report, null, 2);
+  const save = byId<HTMLButtonElement>('save');
+  save.onclick = () => downloadJson(kept.rawText, `atlas-human-report-${kept.proof.txId.slice(0, 12)}.json`);
+  show('result', true);
+  show('confirm', false);
 }
 
 function downloadJson(text: string, fileName: string): void {
@@ -297,6 +309,15 @@ async function start(): Promise<void> {
   byId('print').addEventListener('click', () => window.print());
   document.body.dataset.ready = 'true';
   await checkPrice();
+  // A report paid for earlier in this tab is shown again: a reload never loses what was paid for.
+  const paidEarlier = keptReport(sessionStorage, state.reportUrl);
+  if (paidEarlier) {
+    showReport(paidEarlier);
+    setStatus(
+      `This report was paid for earlier in this tab (transaction ${paidEarlier.proof.txId}); ` +
+        'it is kept until the tab is closed.',
+    );
+  }
   // A payment signed on this tab before a reload and never answered: offer to resend it, not to sign again.
   const kept = pendingPayments.load(state.reportUrl);
   if (kept) {

@@ -5,6 +5,7 @@ import { formatUsdc } from '../../../generator/buyer/challenge.ts';
 import { isAlgorandMainnet } from '../../../generator/buyer/human-report-terms.ts';
 import { renderChart } from './chart.ts';
 import { h } from './dom.ts';
+import { formatNumber, toneOf } from './format.ts';
 
 type Report = Partial<AtlasHumanReport>;
 
@@ -13,10 +14,15 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '—';
-  if (typeof value === 'number')
-    return Number.isInteger(value) ? value.toLocaleString('en') : value.toFixed(2);
+  if (typeof value === 'number') return formatNumber(value);
   return String(value);
 }
+
+/** A reading's cell carries its tone as a class; the word itself stays, so colour is never the only label. */
+const toneClass = (value: unknown): Record<string, string> => {
+  const tone = toneOf(value);
+  return tone ? { class: `tone-${tone}` } : {};
+};
 
 function assetTable(table: Report['asset_table']): HTMLElement | null {
   if (!table || !Array.isArray(table.rows) || table.rows.length === 0) return null;
@@ -40,7 +46,9 @@ function assetTable(table: Report['asset_table']): HTMLElement | null {
             'tr',
             {},
             ...columns.map((c, i) =>
-              i === 0 ? h('th', { scope: 'row' }, cell(row[c.key])) : h('td', {}, cell(row[c.key])),
+              i === 0
+                ? h('th', { scope: 'row' }, cell(row[c.key]))
+                : h('td', toneClass(row[c.key]), cell(row[c.key])),
             ),
           ),
         ),
