@@ -146,7 +146,8 @@ async function computeAndPublish(
         ...paidItems(options.paidDir, free, clock),
       ]);
       await appendRunHistory(join(options.stateDir, 'run-history.json'), free);
-      await recordRunHistory(options.outDir, { ...free, ...arena }, { now: (options.now ?? Date.now)() });
+      // The run's own clock: a simulated or replayed run writes the same history bytes for the same as-of.
+      await recordRunHistory(options.outDir, { ...free, ...arena }, { now: clock.generatedAt });
       return written.length;
     });
   } finally {

@@ -74,6 +74,7 @@ describe('one generator run on the simulated market', () => {
   it('tells in every free body when the next update is due', async () => {
     const { options } = await freshRun();
     for (const [file, text] of Object.entries(await readAll(options.outDir))) {
+      if (file.startsWith('api/history/')) continue; // the history's rows, not snapshot bodies (issue 19)
       expect(text, file).toContain('"next_update_due": "2026-11-21T12:01:00.000Z"');
     }
   });

@@ -141,6 +141,6 @@ export function historyLlmsLines(url: (path: string) => string): string {
   return [
     `- [History index](${url('/api/history/index.json')}): which past values exist (one row per run, per resource), columns and days`,
     `- [Latest history rows](${url('/api/history/market-regime/latest.json')}): the last 500 rows; replace market-regime with ${HISTORY_RESOURCE_IDS.filter((id) => id !== 'market-regime').join(', ')}; .csv twins beside each file`,
-    `- History of one day: ${url('/api/history/market-regime/')}YYYY-MM-DD.json (one UTC day, listed in the index; final once the day is over)`,
+    `- [History of one day](${url('/api/history/index.json')}): /api/history/<resource>/YYYY-MM-DD.json, one UTC day, listed in the index; final once the day is over`,
   ].join('\n');
 }
