@@ -37,7 +37,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     summaries: {
       paywall:
         'run the x402 v2 paywall worker on Node (the development facilitator when no facilitator URL is set)',
-      buy: 'pay for a paid path with a development wallet funded through the development facilitator',
+      buy: 'pay for a paid path with test money: a development wallet funded by the development facilitator',
     },
     load: async () => (await import('../paywall-worker/cli.ts')).registerPaywallCommands,
   },

@@ -159,7 +159,10 @@ export const CombinedIntelligence = z.strictObject({
   crowd_consensus: ArenaReading.describe('human consensus only; NONE with no votes or a tie'),
   agreement: z
     .enum(['agree', 'disagree', 'no_crowd', 'no_brain_call'])
-    .describe('no_crowd when the human crowd has no call (no votes or a tie)'),
+    .describe(
+      'agree: the brain and the human crowd call the same side; disagree: opposite or different calls; no_crowd: ' +
+        'the human crowd has no call (no votes or a tie); no_brain_call: the brain made no call this round',
+    ),
   brain_probabilities: ClassProbabilities.describe('brain call shrunk towards uniform by its confidence'),
   crowd_probabilities: ClassProbabilities.describe('smoothed human vote shares (n_i + 1) / (N + 3)'),
   combined_probabilities: ClassProbabilities.describe(

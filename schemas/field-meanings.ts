@@ -24,10 +24,27 @@ export const FIELD_MEANINGS_IN: Readonly<Record<string, string>> = {
   'generator_runs.failed': 'runs that failed and left the previous files in place',
   'endpoints.path': 'URL path of the endpoint on this site',
   'arena_resources.path': 'URL path of the arena endpoint on this site',
+  'publisher.contact_url': 'how to reach the publisher who resold this report (https or mailto)',
+  'publisher.terms_url': 'the publisher’s own terms for this resale',
+  'publisher.pay_to': 'the Algorand address the buyer paid: the publisher’s own, never the operator’s',
+  'publisher.price_usd': 'the price the buyer paid the publisher, in USD (USDC)',
+  'resources.source_path': 'the free endpoint whose values this history keeps',
+  'resources.first_date': 'the first UTC day with a history file (YYYY-MM-DD); null when none yet',
+  'resources.last_date': 'the last UTC day with a history file (YYYY-MM-DD); null when none yet',
+  'resources.latest_json': 'URL path of the latest rows as JSON',
+  'resources.latest_csv': 'URL path of the latest rows as CSV',
+  'resources.day_csv': 'URL path pattern of one day’s rows as CSV',
 };
 
 /** Meanings by field name. */
 export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
+  // History (api/history/)
+  retention_days: 'how many days of history files are kept; older day files are removed',
+  latest_rows: 'how many rows each latest file holds at most',
+  max_rows: 'the most rows this file holds; older rows are in the day files',
+  cache_note: 'how long hosts may cache each kind of history file, and why',
+  resources: 'one entry per resource whose values are kept in history',
+  date: 'the UTC day (YYYY-MM-DD) this file covers; final once the day is over',
   // Envelope
   success: 'true when the body carries the resource; error bodies say false',
   ok: 'legacy alias of `success`: true when the body carries the resource',
@@ -358,6 +375,14 @@ export const VALUE_MEANINGS: Readonly<Record<string, string>> = {
   bar: 'bar chart',
   'stacked-bar': 'stacked bar chart',
   line: 'line chart',
+  'market-regime': 'the market regime endpoint',
+  'main-brain': 'the main brain endpoint',
+  'liquidity-lite': 'the liquidity lite endpoint',
+  derivatives: 'the derivatives endpoint',
+  'human-consensus': 'the human consensus endpoint',
+  statistics: 'the statistics endpoint',
+  number: 'a numeric column',
+  string: 'a text column',
 };
 
 /** "Values: `a` (meaning); `b` (meaning)." for the values a description does not name yet; "" when none. */
