@@ -131,7 +131,11 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     )
     .version(packageVersion(), '-v, --version', 'print the version of emi')
     .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') });
+    .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') })
+    .hook('preAction', async (program, command) => {
+      // Bad configuration: one line, exit 2, before anything is written (loaded only when a command runs).
+      await (await import('./config-file.ts')).configurationHook(program, command);
+    });
 
   addGenerateOptions(
     program.command('generate').description('compute every snapshot once and publish it atomically'),
@@ -172,6 +176,8 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
         devFacilitatorPort: number;
         config?: string;
       }) => {
+        const { claimInstance } = await import('./state/instance-lock.ts');
+        const instance = await claimInstance({ folder: o.dir, port: o.port, host: o.host, command: 'serve' });
         const { startLocalStack } = await import('./local-stack.ts');
         const stack = await startLocalStack({
           ...o,
@@ -179,6 +185,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
           paid: resolve(o.paid),
           voteStorePath: resolve(process.env.EMI_STATE_DIR ?? 'var', 'arena-votes.sqlite'),
         });
+        await instance.listening(stack.url);
         onShutdown(stack.close);
       },
     );
@@ -213,6 +220,9 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
       DEFAULT_BACKFILL_DAYS,
     )
     .action(async (o: UpFlags) => {
+      // Before anything is written: a second `emi up` on the same folders says what runs there and stops.
+      const { claimInstance } = await import('./state/instance-lock.ts');
+      const instance = await claimInstance({ folder: o.dist, port: o.port, host: o.host, command: 'up' });
       const baseUrl = process.env.EMI_BASE_URL ?? `http://${o.host}:${o.port}`;
       if (o.source === 'sim' && o.backfillDays > 0) {
         const { backfillAndReport } = await import('./backfill-command.ts');
@@ -238,6 +248,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
         ledgerFile: resolve(o.state, 'publishers.sqlite'),
         voteStorePath: resolve(o.state, 'arena-votes.sqlite'),
       });
+      await instance.listening(stack.url);
       const schedule = await scheduleRuns({ ...o, baseUrl });
       onShutdown(async () => {
         await schedule.stop();

@@ -72,3 +72,13 @@ export const withRunLock = async <T>(
     releaseRunLock(store, owner);
   }
 };
+
+/** Whether a process with this pid exists (EPERM: it exists but belongs to another user). */
+export function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -4,12 +4,20 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 
-// The package exports no path to its browser bundle: find its entry point, then the bundle beside it. The
-// templates may be copied elsewhere before a build, so the package is looked up from the project (the working
-// directory `emi build` runs in), not from this file.
-const require = createRequire(join(process.cwd(), 'package.json'));
-const entry = require.resolve('@scalar/api-reference');
-const bundle = join(dirname(entry), 'browser', 'standalone.js');
+// The package exports no path to its browser bundle: find its entry point, then the bundle beside it. It is
+// looked up from this template's project first (emi runs from any folder), then from the working directory (for
+// templates copied elsewhere before a build).
+function scalarEntry() {
+  for (const base of [import.meta.url, join(process.cwd(), 'package.json')]) {
+    try {
+      return createRequire(base).resolve('@scalar/api-reference');
+    } catch {
+      // try the next place
+    }
+  }
+  throw new Error('@scalar/api-reference is not installed: run npm ci in the project');
+}
+const bundle = join(dirname(scalarEntry()), 'browser', 'standalone.js');
 
 export default class {
   data() {

@@ -1,0 +1,93 @@
+// Checks an operator's configuration before a command does anything: the --config file (or EMI_CONFIG) exists, is
+// JSON, has only known keys and valid source settings; a --cron expression is valid; the folders the command
+// writes to are writable. Any problem is one line on stderr and exit code 2, before anything is written.
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { assertWritableFolder } from './publish/writable.ts';
+import { assertCronExpression } from './schedule.ts';
+import { loadSourcesConfig } from './sources/config.ts';
+
+export const CONFIG_EXIT_CODE = 2;
+
+/** Top-level keys of the configuration file, each owned by one part of the project. */
+export const CONFIG_FILE_KEYS = ['sources', 'publishers'] as const;
+
+/** Throws a one-line error unless `file` is a readable JSON object with only known keys and valid settings. */
+export async function checkConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new Error(
+      error.code === 'ENOENT'
+        ? `configuration file ${file} does not exist`
+        : `cannot read configuration file ${file}: ${error.message}`,
+      { cause: error },
+    );
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new Error(`configuration file ${file} is not valid JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new Error(`configuration file ${file} must hold a JSON object`);
+  }
+  const unknown = Object.keys(json).filter((key) => !(CONFIG_FILE_KEYS as readonly string[]).includes(key));
+  if (unknown.length > 0) {
+    throw new Error(
+      `configuration file ${file}: unknown key ${unknown.map((k) => `"${k}"`).join(', ')} ` +
+        `(known: ${CONFIG_FILE_KEYS.join(', ')})`,
+    );
+  }
+  await loadSourcesConfig({ file, env });
+  const { parsePublishers } = await import('../paywall-worker/publishers/config.ts');
+  parsePublishers((json as { publishers?: unknown }).publishers ?? []);
+}
+
+const hasOption = (command: Command, long: string): boolean =>
+  command.options.some((option) => option.long === long);
+
+/** The folders a command writes to, from its parsed options. */
+function writtenFolders(command: Command, opts: Record<string, unknown>): Array<[string, string]> {
+  const roles: Array<[string, string]> =
+    command.name() === 'build'
+      ? [['out', 'output folder']]
+      : hasOption(command, '--config')
+        ? [
+            ['out', 'output folder'],
+            ['paid', 'paid folder'],
+            ['state', 'state folder'],
+            ['dist', 'build output folder'],
+          ]
+        : [];
+  return roles.flatMap(([key, role]) =>
+    typeof opts[key] === 'string' ? [[opts[key] as string, role] as [string, string]] : [],
+  );
+}
+
+/** Every check for one command; throws the first problem as a one-line error. */
+export async function checkCommandConfiguration(
+  command: Command,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  const opts = command.opts<Record<string, unknown>>();
+  if (hasOption(command, '--config')) {
+    const file = typeof opts.config === 'string' ? opts.config : env.EMI_CONFIG;
+    if (file !== undefined) await checkConfigFile(file, env);
+  }
+  if (typeof opts.cron === 'string') assertCronExpression(opts.cron);
+  for (const [folder, role] of writtenFolders(command, opts)) await assertWritableFolder(folder, role);
+}
+
+/** A commander preAction hook: a configuration problem ends the command with exit code 2. */
+export async function configurationHook(_program: Command, command: Command): Promise<void> {
+  try {
+    await checkCommandConfiguration(command);
+  } catch (error) {
+    command.error(`emi: ${(error as Error).message.split('\n')[0]}`, {
+      exitCode: CONFIG_EXIT_CODE,
+      code: 'emi.configuration',
+    });
+  }
+}

@@ -1,0 +1,65 @@
+// Runs the real `emi` command (bin/emi.js) in a folder, for the operator tests.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export const EMI = resolve('bin/emi.js');
+
+export interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Running {
+  child: ChildProcess;
+  /** Resolves once stderr or stdout contains `text`. */
+  waitFor(text: string | RegExp): Promise<void>;
+  done: Promise<Finished>;
+}
+
+export function startEmi(cwd: string, args: string[], env: Record<string, string> = {}): Running {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  delete childEnv.EMI_CONFIG;
+  delete childEnv.EMI_STATE_DIR;
+  const child = spawn(process.execPath, [EMI, ...args], { cwd, env: childEnv });
+  let stdout = '';
+  let stderr = '';
+  const waiters: Array<{ text: string | RegExp; resolve: () => void }> = [];
+  const check = () => {
+    for (const waiter of [...waiters]) {
+      const both = stdout + stderr;
+      if (typeof waiter.text === 'string' ? both.includes(waiter.text) : waiter.text.test(both)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  };
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    check();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    check();
+  });
+  const done = new Promise<Finished>((resolvePromise) =>
+    child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr })),
+  );
+  return {
+    child,
+    done,
+    waitFor: (text) =>
+      new Promise<void>((resolvePromise, reject) => {
+        waiters.push({ text, resolve: resolvePromise });
+        check();
+        void done.then((f) =>
+          reject(new Error(`emi ended before printing ${String(text)}: ${f.stdout}${f.stderr}`)),
+        );
+      }),
+  };
+}
+
+export const runEmi = (cwd: string, args: string[], env: Record<string, string> = {}): Promise<Finished> =>
+  startEmi(cwd, args, env).done;

@@ -1,0 +1,56 @@
+// One instance per folder: a second `emi up` on the same folders says what is running and touches nothing.
+import { mkdtemp, readdir, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runEmi, startEmi } from './ops-cli.ts';
+
+/** Every entry below dir with its modification time, without following links (what "touched" means here). */
+async function snapshot(dir: string): Promise<Record<string, number>> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const out: Record<string, number> = {};
+  for (const entry of entries) {
+    const path = join(entry.parentPath, entry.name);
+    out[relative(dir, path)] = (await stat(path).catch(() => ({ mtimeMs: -1 }))).mtimeMs;
+  }
+  return out;
+}
+
+const upArgs = [
+  'up',
+  '--port',
+  '0',
+  '--dev-facilitator-port',
+  '0',
+  '--backfill-days',
+  '0',
+  '--cron',
+  '0 0 1 1 *',
+];
+
+describe('a second emi up on the same folders', () => {
+  it('says what is running (pid, address) and exits non-zero, touching nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'emi-instance-'));
+    const first = startEmi(dir, upArgs);
+    try {
+      await first.waitFor(/site: http:\/\/127\.0\.0\.1:\d+\//);
+      expect(first.child.exitCode).toBeNull(); // still running
+      const before = await snapshot(dir);
+      const second = await runEmi(dir, upArgs);
+      expect(second.code).not.toBe(0);
+      expect(second.stderr).toMatch(
+        new RegExp(
+          `^emi: emi up is already running for ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/dist ` +
+            `\\(pid ${first.child.pid} on .+, http://127\\.0\\.0\\.1:\\d+, since .+\\): stop it first`,
+          'm',
+        ),
+      );
+      expect(await snapshot(dir)).toEqual(before);
+    } finally {
+      first.child.kill('SIGTERM');
+      await first.done;
+    }
+    // The first instance released its claim on the way out: the folder is free again.
+    expect((await readdir(dir)).filter((n) => n.endsWith('.instance.json'))).toEqual([]);
+  }, 240_000);
+});
