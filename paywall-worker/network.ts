@@ -1,8 +1,7 @@
 // Algorand network ids in CAIP-2 form. Both spellings are accepted on input (`algorand:` + the first 32 characters
 // of the genesis hash, or + the full hash); the short one is the only one emitted.
-import { ALGORAND_MAINNET, ALGORAND_MAINNET_LONG } from '../schemas/paid/terms.ts';
+import { ALGORAND_MAINNET, ALGORAND_MAINNET_LONG, ALGORAND_TESTNET } from '../schemas/paid/terms.ts';
 
-const ALGORAND_TESTNET = 'algorand:SGO1GKSzyE7IEPItTxCByw9x8FmnrCDe';
 const ALGORAND_TESTNET_LONG = 'algorand:SGO1GKSzyE7IEPItTxCByw9x8FmnrCDexi9/cOUJOiI=';
 
 const SHORT_FORM: Readonly<Record<string, string>> = {

@@ -10,7 +10,7 @@ import { DISCLAIMER, PROJECT } from '../schemas/common.ts';
 import type { PaidResource } from '../schemas/resources.ts';
 import { PAID_EXAMPLES } from '../schemas/paid/examples.ts';
 import type { PaymentRequiredBody } from '../schemas/paid/payment-required.ts';
-import { ECOSYSTEM, USDC_ASA_ID } from '../schemas/paid/terms.ts';
+import { ECOSYSTEM, usdcAssetFor } from '../schemas/paid/terms.ts';
 import { bazaarExtension } from './discovery.ts';
 import { WHAT_THIS_IS_NOT, endpointName, productCopy, relatedPages } from './copy.ts';
 import type { PaidFile } from './core/paid-file.ts';
@@ -65,7 +65,7 @@ export async function buildOffer(
   const built = await server.buildPaymentRequirements({
     scheme: 'exact',
     network: settings.network,
-    price: { amount: point.amountAtomic, asset: USDC_ASA_ID },
+    price: { amount: point.amountAtomic, asset: usdcAssetFor(settings.network) },
     payTo: point.payTo,
     maxTimeoutSeconds: settings.maxTimeoutSeconds,
   });
@@ -86,9 +86,11 @@ export async function buildOffer(
   return offer;
 }
 
-function instructions(point: SalePoint): string {
+function instructions(offer: Offer): string {
+  const { point } = offer;
+  const asset = offer.accepts[0]?.asset ?? '';
   return (
-    `Pay exactly ${point.priceUsd} USDC (${point.amountAtomic} atomic units of ASA ${USDC_ASA_ID}) on ` +
+    `Pay exactly ${point.priceUsd} USDC (${point.amountAtomic} atomic units of ASA ${asset}) on ` +
     'Algorand with x402 v2 (scheme exact): sign the payment described in accepts, then repeat this ' +
     'request with the base64 payment in the PAYMENT-SIGNATURE header.'
   );
@@ -113,7 +115,7 @@ export function challenge(offer: Offer, error: string, detail?: string): { heade
       simulated: offer.data.mode !== 'live',
       generated_at: offer.data.generatedAt,
     },
-    message: detail ? `${detail} ${instructions(offer.point)}` : instructions(offer.point),
+    message: detail ? `${detail} ${instructions(offer)}` : instructions(offer),
     what_this_is: productCopy(resource).whatThisIs,
     what_this_is_not: WHAT_THIS_IS_NOT,
     related_pages: relatedPages(resource),

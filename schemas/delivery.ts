@@ -13,12 +13,20 @@ export const REASONING_PATH = '/api/reasoning.php';
 export const HEALTH_PATH = '/x402/health';
 /** Wallet-signed arena votes (POST), answered by the worker where a vote store is configured. */
 export const VOTE_PATH = '/arena/vote';
+/** Accepted votes for the generator's import (bearer token), on the worker. */
+export const VOTE_EXPORT_PATH = '/arena/votes/export';
 /** The MCP server's streamable HTTP endpoint (free tools, history, x402 paid tools), on the worker. */
 export const MCP_PATH = '/mcp';
 /** The last run's status (status, data mode, age, sources), written by the generator with the site. */
 export const STATUS_PATH = '/status.json';
 /** Paths every host hands to the paywall worker. */
-export const WORKER_PATHS: readonly string[] = [...PAID_PATHS, HEALTH_PATH, VOTE_PATH, MCP_PATH];
+export const WORKER_PATHS: readonly string[] = [
+  ...PAID_PATHS,
+  HEALTH_PATH,
+  VOTE_PATH,
+  VOTE_EXPORT_PATH,
+  MCP_PATH,
+];
 /** Publishers' storefronts and paid paths (`/p/<id>/...`): the worker answers them too. */
 export const PUBLISHER_PREFIX = '/p/';
 /** Folders whose missing files answer the JSON 404 (the docs pages keep the HTML 404 page). */

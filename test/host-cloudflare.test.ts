@@ -13,6 +13,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
+import { roundAt, roundByIndex } from '../generator/engines/arena/rounds.ts';
+import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
 import { FREE_CACHE, SITE_HEADERS } from '../schemas/delivery.ts';
 import { ErrorResponse } from '../schemas/error.ts';
 import { FREE_RESOURCES, PAID_RESOURCES } from '../schemas/resources.ts';
@@ -186,5 +188,38 @@ describe('Cloudflare recipe in workerd (wrangler dev)', { timeout: 120_000 }, ()
     } finally {
       await client.close();
     }
+  });
+
+  it('takes a wallet-signed vote for the next round once in workerd (Durable Object store); a replay and a forgery are refused', async () => {
+    const next = roundByIndex(roundAt(Date.now()).index + 1);
+    const account = algosdk.generateAccount();
+    const message = formatVoteMessage({
+      site: worker.url,
+      asset: next.asset,
+      prediction: 'BULLISH',
+      roundId: next.id,
+      nonce: crypto.randomUUID(),
+    });
+    const vote = {
+      form: 'data',
+      address: account.addr.toString(),
+      message,
+      signature: Buffer.from(algosdk.signBytes(new TextEncoder().encode(message), account.sk)).toString(
+        'base64',
+      ),
+    };
+    const post = (body: unknown) =>
+      fetch(`${worker.url}/arena/vote`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await post(vote)).status).toBe(201);
+    const replay = await post(vote);
+    expect(replay.status).toBeGreaterThanOrEqual(400);
+    expect(replay.status).toBeLessThan(500);
+    const forged = await post({ ...vote, address: algosdk.generateAccount().addr.toString() });
+    expect(forged.status).toBeGreaterThanOrEqual(400);
+    expect(forged.status).toBeLessThan(500);
   });
 });

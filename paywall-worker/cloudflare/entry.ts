@@ -7,6 +7,8 @@ import { createSiteWorker } from './site-worker.ts';
 import type { SiteWorkerEnv } from './site-worker.ts';
 import { StoragePaymentBook } from './storage-payment-book.ts';
 
+export { ArenaVoteStore } from '../arena-vote/store-durable-object.ts';
+
 export class PaymentBookObject extends DurableObject {
   private readonly book = new StoragePaymentBook(this.ctx.storage);
   claim(txid: string): Promise<ClaimResult> {

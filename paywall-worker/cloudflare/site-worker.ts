@@ -4,15 +4,21 @@
 // `cloudflare:workers` (the entry module adds the Durable Object class).
 import {
   MCP_PATH,
+  VOTE_EXPORT_PATH,
+  VOTE_PATH,
   errorAnswer,
   fileHeaders,
   notFoundFor,
   preflightAnswer,
   routeRequest,
 } from '../../schemas/delivery.ts';
+import { notFoundError } from '../../schemas/error.ts';
 import { createMcpRoute } from '../../mcp/http.ts';
 import { createMcpServer, fetchPaidThrough } from '../../mcp/server.ts';
 import type { ReadText } from '../../mcp/published.ts';
+import { createArenaVoteApp } from '../arena-vote/app.ts';
+import { durableObjectVoteStore } from '../arena-vote/store-durable-object.ts';
+import type { DoNamespace } from '../arena-vote/store-durable-object.ts';
 import { createPaywallApp, errorResponse } from '../app.ts';
 import type { PaywallApp } from '../app.ts';
 import { settingsFromEnv } from '../config.ts';
@@ -89,6 +95,18 @@ function mcpAnswer(request: Request, env: SiteWorkerEnv, paywall: PaywallApp, or
   return createMcpRoute(server).fetch(request);
 }
 
+/** POST /arena/vote (and the generator's export route) with the votes in the ARENA_VOTES Durable Object. */
+function voteAnswer(request: Request, env: SiteWorkerEnv, origin: string): Response | Promise<Response> {
+  if (!env.ARENA_VOTES) return errorAnswer(404, notFoundError());
+  const token = typeof env.EMI_VOTE_EXPORT_TOKEN === 'string' ? env.EMI_VOTE_EXPORT_TOKEN : undefined;
+  const site = typeof env.EMI_BASE_URL === 'string' ? new URL(env.EMI_BASE_URL).origin : origin;
+  return createArenaVoteApp({
+    store: durableObjectVoteStore(env.ARENA_VOTES as DoNamespace),
+    site,
+    ...(token ? { exportToken: token } : {}),
+  }).fetch(request);
+}
+
 /** The Worker's fetch handler; `bookFor` gives the payment book (a Durable Object in production). */
 export function createSiteWorker(bookFor: (env: SiteWorkerEnv) => PaymentBook) {
   let paywall: PaywallApp | null = null; // built once per isolate
@@ -104,6 +122,9 @@ export function createSiteWorker(bookFor: (env: SiteWorkerEnv) => PaymentBook) {
         case 'file':
           return serveAsset(request, env, route.path);
         case 'paid':
+          if (route.path === VOTE_PATH || route.path === VOTE_EXPORT_PATH) {
+            return voteAnswer(request, env, url.origin);
+          }
           try {
             paywall ??= buildPaywall(env, bookFor(env), url.origin);
           } catch (error) {

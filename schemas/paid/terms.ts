@@ -9,6 +9,12 @@ export const ALGORAND_MAINNET_LONG = 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73kt
 export const ALGORAND_MAINNET_GENESIS_HASH = 'wGHE2Pwdvd7S12BL5FaOP20EGYesN73ktiC1qzkkit8=';
 /** USDC on Algorand mainnet (6 decimals). */
 export const USDC_ASA_ID = '31566704';
+/** Algorand testnet (short form) and Circle's test USDC there. */
+export const ALGORAND_TESTNET = 'algorand:SGO1GKSzyE7IEPItTxCByw9x8FmnrCDe';
+export const USDC_TESTNET_ASA_ID = '10458941';
+/** The USDC asset of a network (short-form CAIP-2 id): testnet's test USDC, mainnet's USDC otherwise. */
+export const usdcAssetFor = (network: string): string =>
+  network === ALGORAND_TESTNET ? USDC_TESTNET_ASA_ID : USDC_ASA_ID;
 export const USDC_DECIMALS = 6;
 export const ECOSYSTEM = 'x402 v2 on Algorand (USDC, ASA 31566704)';
 /** Public schema version of the atlas and the human report (spec 9). */
