@@ -113,7 +113,16 @@ try {
     met: generate.wallMs < 400,
   });
 
-  const buildArgs = [EMI, 'build', '--published', join(dir, 'gb', 'site'), '--out', join(dir, 'gb', 'dist')];
+  const buildArgs = [
+    EMI,
+    'build',
+    '--published',
+    join(dir, 'gb', 'site'),
+    '--out',
+    join(dir, 'gb', 'dist'),
+    '--base-url',
+    'http://127.0.0.1:8080',
+  ];
   const both = medianProcess(() => [
     runProcess([EMI, 'generate', ...folders('gb'), ...stateOf('gb')]),
     runProcess([...buildArgs, ...stateOf('gb')]),
