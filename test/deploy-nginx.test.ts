@@ -18,17 +18,10 @@ import type { RunningNginx } from '../deploy/nginx/run.ts';
 import { buyWithDevWallet } from '../paywall-worker/buy.ts';
 import { fetchChallenge, newBuyer, paymentHeader, resourceById, startStack } from './paywall-harness.ts';
 import type { Stack } from './paywall-harness.ts';
+import { freePort } from './free-port.ts';
 
 if (!hasNginx())
   console.warn(`deploy-nginx: SKIPPED, ${NGINX} is absent (apt-get install -y nginx; CI installs it)`);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe.skipIf(!hasNginx())('nginx recipe (deploy/nginx) in front of the real worker', () => {
   let root: string;

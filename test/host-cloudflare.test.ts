@@ -2,8 +2,6 @@
 // loopback with no network (static assets, the paid files in local R2, the payment book in a Durable Object), in
 // front of the development facilitator. The official @x402/fetch client buys through it.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import algosdk from 'algosdk';
@@ -30,14 +28,7 @@ import {
   resourceById,
   writePaidFixtures,
 } from './paywall-harness.ts';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from './free-port.ts';
 
 describe('Cloudflare recipe in workerd (wrangler dev)', { timeout: 120_000 }, () => {
   let root: string;

@@ -3,8 +3,6 @@
 // official @x402/fetch client buys through Netlify's proxy. (Content-Type and Cache-Control from _headers are not
 // applied to static files by `netlify dev`: that part is listed as unverified in deploy/README.md.)
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,17 +21,10 @@ import type { NetlifyDev } from '../deploy/netlify/run.ts';
 import { buyWithDevWallet } from '../paywall-worker/buy.ts';
 import { resourceById, startStack } from './paywall-harness.ts';
 import type { Stack } from './paywall-harness.ts';
+import { freePort } from './free-port.ts';
 
 if (!hasNetlifyCli())
   console.warn(`host-netlify: SKIPPED, no ${NETLIFY_CLI} (${INSTALL_HINT}; CI installs it)`);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe.skipIf(!hasNetlifyCli())('Netlify recipe in netlify dev', { timeout: 120_000 }, () => {
   let root: string;

@@ -2,8 +2,6 @@
 // answering the site and the 402; Ctrl-C stops nginx, the worker and everything else it started.
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile, chmod } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import algosdk from 'algosdk';
@@ -12,14 +10,7 @@ import { hasNginx } from '../deploy/nginx/run.ts';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { writePaidFixtures } from './paywall-harness.ts';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from './free-port.ts';
 
 const alive = (pid: number): boolean => {
   try {

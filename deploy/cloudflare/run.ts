@@ -17,18 +17,24 @@ const WRANGLER = join(
 );
 const QUIET_ENV = { WRANGLER_SEND_METRICS: 'false', CI: 'true', CLOUDFLARE_CF_FETCH_ENABLED: 'false' };
 
+/** wrangler started with node, its stdout and stderr collected together. */
+function spawnWrangler(args: string[]) {
+  const child = spawn(process.execPath, [WRANGLER, ...args], {
+    env: { ...process.env, ...QUIET_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { child, output: () => output };
+}
+
 function runWrangler(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WRANGLER, ...args], {
-      env: { ...process.env, ...QUIET_ENV },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const { child, output } = spawnWrangler(args);
     child.once('error', reject);
     child.once('exit', (code) =>
-      code === 0 ? resolve(output) : reject(new Error(`wrangler ${args[0]} failed (${code}): ${output}`)),
+      code === 0 ? resolve(output()) : reject(new Error(`wrangler ${args[0]} failed (${code}): ${output()}`)),
     );
   });
 }
@@ -93,13 +99,7 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
     '--show-interactive-dev-session=false',
     ...Object.entries(options.vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
   ];
-  const child = spawn(process.execPath, [WRANGLER, ...args], {
-    env: { ...process.env, ...QUIET_ENV },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const { child, output } = spawnWrangler(args);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${options.port}`;
   for (let attempt = 0; attempt < 600 && child.exitCode === null; attempt += 1) {
@@ -119,7 +119,7 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
   }
   child.kill('SIGKILL');
   await exited;
-  throw new Error(`wrangler dev did not start:\n${output}`);
+  throw new Error(`wrangler dev did not start:\n${output()}`);
 }
 
 /** `wrangler deploy --dry-run`: bundles the Worker as it would ship, offline, into `outdir` (entry.js + map). */
