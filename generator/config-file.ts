@@ -72,6 +72,8 @@ export async function checkCommandConfiguration(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   const opts = command.opts<Record<string, unknown>>();
+  // `emi publisher …` reads and writes the file itself (`add` creates it) with its own one-line errors.
+  if (command.parent?.name() === 'publisher') return;
   if (hasOption(command, '--config')) {
     const file = typeof opts.config === 'string' ? opts.config : env.EMI_CONFIG;
     if (file !== undefined) await checkConfigFile(file, env);

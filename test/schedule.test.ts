@@ -63,6 +63,8 @@ describe('emi schedule', () => {
         join(dir, 'var'),
         '--dist',
         join(dir, 'dist'),
+        '--base-url', // a scheduled build must say where it will be served (issue 16)
+        'http://127.0.0.1:8080',
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
