@@ -18,7 +18,7 @@ import { writeRunStatus } from './publish/status.ts';
 import { assertWritableFolder } from './publish/writable.ts';
 import { roundAt } from './engines/arena/rounds.ts';
 import { referencePricesAt } from './engines/arena/reference-price.ts';
-import { importEndpointVotes } from './state/endpoint-votes.ts';
+import { importEndpointVotes, importWorkerVotes } from './state/endpoint-votes.ts';
 import { openArenaStore, publicPerformance, runArenaStep, runOwner, withRunLock } from './state/index.ts';
 import type { ArenaBodies, BrainCall } from './state/index.ts';
 import { appendRunHistory } from './run-history.ts';
@@ -124,7 +124,11 @@ async function computeAndPublish(
   const store = openArenaStore(join(options.stateDir, 'arena.sqlite'));
   try {
     return await withRunLock(store, runOwner(), async () => {
-      await importEndpointVotes(store, join(options.stateDir, 'arena-votes.sqlite'), clock.asOf);
+      // Votes taken by this machine's vote endpoint, or by a Cloudflare Worker's (EMI_VOTE_EXPORT_URL).
+      const { EMI_VOTE_EXPORT_URL: workerUrl, EMI_VOTE_EXPORT_TOKEN: token = '' } = process.env;
+      await (workerUrl
+        ? importWorkerVotes(store, workerUrl, token, clock.asOf)
+        : importEndpointVotes(store, join(options.stateDir, 'arena-votes.sqlite'), clock.asOf));
       const free = buildFreeSnapshots(snapshot, clock, publicPerformance(store, clock.asOf));
       const prices = Object.fromEntries(
         Object.values(free.mainBrain.coins).map((coin) => [coin.asset, coin.price]),

@@ -13,6 +13,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { roundAt, roundByIndex } from '../generator/engines/arena/rounds.ts';
 import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
+import { importWorkerVotes } from '../generator/state/endpoint-votes.ts';
+import { openArenaStore } from '../generator/state/store.ts';
 import { FREE_CACHE, SITE_HEADERS } from '../schemas/delivery.ts';
 import { ErrorResponse } from '../schemas/error.ts';
 import { FREE_RESOURCES, PAID_RESOURCES } from '../schemas/resources.ts';
@@ -29,6 +31,8 @@ import {
   writePaidFixtures,
 } from './paywall-harness.ts';
 import { freePort } from './free-port.ts';
+
+const VOTE_EXPORT_TOKEN = 'test-export-token';
 
 describe('Cloudflare recipe in workerd (wrangler dev)', { timeout: 120_000 }, () => {
   let root: string;
@@ -69,6 +73,7 @@ describe('Cloudflare recipe in workerd (wrangler dev)', { timeout: 120_000 }, ()
           EMI_INDEXER_URL: facilitator.url,
           EMI_BASE_URL: `http://127.0.0.1:${port}`,
           EMI_ALLOW_SIMULATED: '1', // the fixtures are the simulated examples
+          EMI_VOTE_EXPORT_TOKEN: VOTE_EXPORT_TOKEN,
         },
       });
     };
@@ -181,7 +186,7 @@ describe('Cloudflare recipe in workerd (wrangler dev)', { timeout: 120_000 }, ()
     }
   });
 
-  it('takes a wallet-signed vote for the next round once in workerd (Durable Object store); a replay and a forgery are refused', async () => {
+  it('takes a wallet-signed vote for the next round once in workerd (Durable Object store), refuses a replay and a forgery, and the generator imports it once', async () => {
     const next = roundByIndex(roundAt(Date.now()).index + 1);
     const account = algosdk.generateAccount();
     const message = formatVoteMessage({
@@ -212,5 +217,18 @@ describe('Cloudflare recipe in workerd (wrangler dev)', { timeout: 120_000 }, ()
     const forged = await post({ ...vote, address: algosdk.generateAccount().addr.toString() });
     expect(forged.status).toBeGreaterThanOrEqual(400);
     expect(forged.status).toBeLessThan(500);
+
+    // The generator's next run imports it from the Worker's export route, once.
+    const store = openArenaStore(join(root, 'arena.sqlite'));
+    try {
+      const warnings: string[] = [];
+      const warn = (line: string) => void warnings.push(line);
+      expect(await importWorkerVotes(store, worker.url, 'wrong-token', Date.now(), warn)).toBe(0);
+      expect(warnings.join('\n')).toMatch(/answered 401/);
+      expect(await importWorkerVotes(store, worker.url, VOTE_EXPORT_TOKEN, Date.now(), warn)).toBe(1);
+      expect(await importWorkerVotes(store, worker.url, VOTE_EXPORT_TOKEN, Date.now(), warn)).toBe(0);
+    } finally {
+      store.close();
+    }
   });
 });
