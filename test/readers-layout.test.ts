@@ -97,6 +97,10 @@ describe.skipIf(!hasChromium)('no horizontal overflow on a phone or a tablet', (
       const problems: string[] = [];
       for (const path of pages) {
         await page.goto(`${origin}${path}`);
+        // Measure pages as rendered: the API reference draws itself after load (its loading skeleton is not the page).
+        await page.waitForFunction(() => !document.querySelector('.introduction-skeleton'), null, {
+          timeout: 15_000,
+        });
         for (const problem of await overflowing(page)) problems.push(`${path} ${problem}`);
       }
       await context.close();
