@@ -71,6 +71,8 @@ interface Row {
   lowerIsBetter: boolean;
   goal: string;
   met: boolean;
+  /** false: printed but never checked in CI (a tail ratio over a short run's few samples is one request). */
+  gated?: boolean;
 }
 
 const rows: Row[] = [];
@@ -244,6 +246,7 @@ try {
     lowerIsBetter: true,
     goal: 'under 25 ms',
     met: paywall.paidP99 < 25,
+    gated: false,
   });
 
   if (!SHORT) await import('./live-sources.ts');
@@ -286,7 +289,7 @@ if (WRITE_BASELINE) {
   const { ratios } = JSON.parse(await readFile(BASELINE_FILE, 'utf8')) as { ratios: Record<string, number> };
   const regressions = rows.filter((r) => {
     const base = ratios[r.id];
-    if (base === undefined) return false;
+    if (base === undefined || r.gated === false) return false;
     const worse = r.lowerIsBetter ? r.ratio / base : base / r.ratio;
     return worse > TOLERANCE;
   });
