@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PAID_RESOURCES } from '../../schemas/resources.ts';
+import { waitUntilServing } from '../wait-until-serving.ts';
 
 export const WRANGLER_CONFIG = fileURLToPath(new URL('./wrangler.toml', import.meta.url));
 export const PAID_BUCKET = 'emi-paid';
@@ -102,20 +103,15 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
   const { child, output } = spawnWrangler(args);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${options.port}`;
-  for (let attempt = 0; attempt < 600 && child.exitCode === null; attempt += 1) {
-    try {
-      await fetch(`${url}/`);
-      return {
-        url,
-        pid: child.pid as number,
-        stop: async () => {
-          if (child.exitCode === null) child.kill('SIGTERM');
-          await exited;
-        },
-      };
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  if (await waitUntilServing(`${url}/`, () => child.exitCode === null, 60_000)) {
+    return {
+      url,
+      pid: child.pid as number,
+      stop: async () => {
+        if (child.exitCode === null) child.kill('SIGTERM');
+        await exited;
+      },
+    };
   }
   child.kill('SIGKILL');
   await exited;

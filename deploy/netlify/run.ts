@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitUntilServing } from '../wait-until-serving.ts';
 import { PAYWALL_ORIGIN_PLACEHOLDER } from './render.ts';
 
 export const NETLIFY_CLI = fileURLToPath(
@@ -69,16 +70,10 @@ export async function startNetlifyDev(dir: string, port: number): Promise<Netlif
     await exited;
   };
   const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 1800 && child.exitCode === null; attempt += 1) {
-    if (/unknown option/i.test(output)) break;
-    try {
-      await fetch(`${url}/`);
-      return { url, stop };
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  const refused = () => /unknown option/i.test(output);
+  if (await waitUntilServing(`${url}/`, () => child.exitCode === null && !refused(), 180_000))
+    return { url, stop };
   await stop().catch(() => undefined);
-  if (/unknown option/i.test(output)) throw new NetlifyFlagRefused(output);
+  if (refused()) throw new NetlifyFlagRefused(output);
   throw new Error(`netlify dev did not start:\n${output}`);
 }

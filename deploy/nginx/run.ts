@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { waitUntilServing } from '../wait-until-serving.ts';
 
 export const NGINX = process.env.EMI_NGINX ?? '/usr/sbin/nginx';
 export const hasNginx = (): boolean => existsSync(NGINX);
@@ -49,20 +50,15 @@ export async function startNginx(dir: string, site: string, probeUrl: string): P
     },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  for (let attempt = 0; attempt < 200 && child.exitCode === null; attempt += 1) {
-    try {
-      await fetch(probeUrl);
-      return {
-        pid: child.pid as number,
-        errorLog,
-        stop: async () => {
-          if (child.exitCode === null) child.kill('SIGQUIT');
-          await exited;
-        },
-      };
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+  if (await waitUntilServing(probeUrl, () => child.exitCode === null, 10_000, 50)) {
+    return {
+      pid: child.pid as number,
+      errorLog,
+      stop: async () => {
+        if (child.exitCode === null) child.kill('SIGQUIT');
+        await exited;
+      },
+    };
   }
   child.kill('SIGKILL');
   await exited;
