@@ -16,7 +16,6 @@ export default async function (eleventyConfig) {
   await configureSite(eleventyConfig, {
     siteDir: eleventyConfig.directories?.input ?? 'site',
     baseUrl: baseUrlFromEnv(),
-    historyFile: process.env.EMI_HISTORY_FILE || 'var/run-history.json',
   });
 }
 

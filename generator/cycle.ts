@@ -91,7 +91,6 @@ export async function build(flags: BuildFlags): Promise<void> {
     publishedDir: resolve(flags.published),
     outDir: resolve(flags.out),
     baseUrl: flags.baseUrl,
-    historyFile: resolve(flags.state, 'run-history.json'),
     quiet: true,
   });
 }

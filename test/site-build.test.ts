@@ -207,7 +207,6 @@ describe('built site', () => {
         siteDir: site.siteDir,
         outDir: out,
         baseUrl: TEST_BASE_URL,
-        historyFile: join(site.root, 'nope.json'),
       });
       expect(await readFile(join(out, 'x402-buyer', 'index.html'), 'utf8')).toBe(buyerPage);
       // The charts read the published history (api/history/), not the run-history file named here.

@@ -18,7 +18,6 @@ export interface BuiltSite {
   siteDir: string;
   paidDir: string;
   stateDir: string;
-  historyFile: string;
   distDir: string;
   cleanup(): Promise<void>;
 }
@@ -39,7 +38,6 @@ export async function generateAndBuild(options: { runs: number; seed?: number })
     siteDir: join(root, 'site'),
     paidDir: join(root, 'paid'),
     stateDir: join(root, 'state'),
-    historyFile: join(root, 'state', 'run-history.json'),
     distDir: join(root, 'dist'),
     cleanup: () => rm(root, { recursive: true, force: true }),
   };
@@ -60,7 +58,6 @@ export async function generateAndBuild(options: { runs: number; seed?: number })
     siteDir: site.siteDir,
     outDir: site.distDir,
     baseUrl: TEST_BASE_URL,
-    historyFile: site.historyFile,
   });
   return site;
 }

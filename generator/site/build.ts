@@ -17,8 +17,6 @@ export interface BuildSiteOptions {
   publishedDir?: string;
   /** Base of every absolute URL (OpenAPI servers, llms.txt, sitemap). */
   baseUrl: string;
-  /** The pipeline's run history (`{ runs: [...] }`) that feeds the charts; optional. */
-  historyFile?: string;
   quiet?: boolean;
 }
 
@@ -40,7 +38,6 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
           siteDir,
           publishedDir: options.publishedDir && resolve(options.publishedDir),
           baseUrl: options.baseUrl,
-          historyFile: options.historyFile,
           linkPublished: true,
         }),
     });

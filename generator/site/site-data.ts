@@ -38,8 +38,6 @@ export interface SiteDataOptions {
   /** Folder holding the published `api/` and `arena/` files; defaults to `siteDir`. */
   publishedDir?: string;
   baseUrl: string;
-  /** No longer read: the charts read the published history (`api/history/`). Kept so callers still compile. */
-  historyFile?: string;
 }
 
 export interface EndpointPage {
