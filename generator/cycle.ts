@@ -58,17 +58,16 @@ export function summarise(report: RunReport): string {
   return `generated ${report.files_written} files for ${report.as_of} [${report.mode}, ${report.status}${issues}] in ${report.duration_ms} ms`;
 }
 
-/** The buyer page's bundle depends only on its sources: a long-running process bundles it once per site folder. */
+/** The browser bundles depend only on their sources: a long-running process bundles them once per site folder. */
 const bundled = new Map<string, Promise<void>>();
 
-function bundleBuyerPageOnce(site: string): Promise<void> {
-  const outFile = resolve(site, 'x402-buyer', 'app.js');
-  let done = bundled.get(outFile);
+function bundleSiteProgramsOnce(site: string): Promise<void> {
+  let done = bundled.get(site);
   if (!done) {
-    done = import('./buyer/bundle.ts').then(({ bundleBuyerPage }) => bundleBuyerPage({ outFile }));
+    done = import('./buyer/bundle.ts').then(({ bundleSitePrograms }) => bundleSitePrograms(site));
     // A failed bundle is tried again on the next build rather than remembered.
-    done.catch(() => bundled.delete(outFile));
-    bundled.set(outFile, done);
+    done.catch(() => bundled.delete(site));
+    bundled.set(site, done);
   }
   return done;
 }
@@ -85,7 +84,7 @@ export async function build(flags: BuildFlags): Promise<void> {
     );
   }
   const { buildSite } = await import('./site/build.ts');
-  if (existsSync(resolve(flags.site, 'x402-buyer', 'index.html'))) await bundleBuyerPageOnce(flags.site);
+  if (existsSync(resolve(flags.site, 'x402-buyer', 'index.html'))) await bundleSiteProgramsOnce(resolve(flags.site));
   await buildSite({
     siteDir: resolve(flags.site),
     publishedDir: resolve(flags.published),

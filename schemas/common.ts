@@ -1,9 +1,9 @@
 // Shared building blocks of every published resource: constants, enums and small reusable shapes. Every object
 // is strict (rejects unknown keys), so that no internal value can slip into a published file by accident.
 import { z } from 'zod';
+import { ARENA_PREDICTIONS, TRACKED_ASSETS } from './constants.ts';
 
-/** The seven tracked assets, in the order the spec lists them. */
-export const TRACKED_ASSETS = ['BTC', 'ETH', 'XRP', 'SOL', 'ALGO', 'XLM', 'HBAR'] as const;
+export { ARENA_PREDICTIONS, TRACKED_ASSETS };
 export const TrackedAsset = z.enum(TRACKED_ASSETS);
 export type TrackedAsset = z.infer<typeof TrackedAsset>;
 export const DEFAULT_REASONING_ASSET: TrackedAsset = 'BTC';
@@ -84,7 +84,6 @@ export const SnapshotStatus = z.enum(['available', 'degraded']);
 export type SnapshotStatus = z.infer<typeof SnapshotStatus>;
 
 /** Arena classes, ordered bearish < neutral < bullish: a vote, a resolved outcome or the brain's call. */
-export const ARENA_PREDICTIONS = ['BULLISH', 'BEARISH', 'NEUTRAL'] as const;
 export const ArenaPrediction = z.enum(ARENA_PREDICTIONS);
 export type ArenaPrediction = z.infer<typeof ArenaPrediction>;
 /** The crowd's reading (NONE without votes) or the brain's call (NONE when it had no call). */

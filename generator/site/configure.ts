@@ -43,6 +43,8 @@ export async function configureSite(eleventyConfig: EleventyUserConfig, options:
   eleventyConfig.addPassthroughCopy({ [fromCwd(join(published, STATUS_FILE))]: STATUS_FILE });
   const buyer = fromCwd(join(options.siteDir, 'x402-buyer'));
   eleventyConfig.ignores.add(`${buyer}/**`);
+  // The arena vote form's TypeScript is bundled into assets/arena-vote.js; its sources are never published.
+  eleventyConfig.ignores.add(`${fromCwd(join(options.siteDir, 'arena-vote'))}/**`);
   for (const file of BUYER_FILES) {
     eleventyConfig.addPassthroughCopy({ [`${buyer}/${file}`]: `x402-buyer/${file}` });
   }

@@ -1,6 +1,6 @@
 // The text a voter signs. Plain lines so that a wallet shows the voter exactly what they approve; every field
 // that decides the vote is inside the signature: site, asset, prediction, round and a nonce.
-import { ARENA_PREDICTIONS, TRACKED_ASSETS, type ArenaPrediction } from '../../schemas/common.ts';
+import { ARENA_PREDICTIONS, TRACKED_ASSETS, type ArenaPrediction } from '../../schemas/constants.ts';
 
 export const VOTE_MESSAGE_HEADER = 'emi-arena-vote/v1';
 

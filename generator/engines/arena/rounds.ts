@@ -1,6 +1,6 @@
 // The arena's deterministic round schedule: 60-minute rounds aligned to the UTC hour, the asset rotating through
 // the seven tracked assets in spec order by the round's index since the Unix epoch.
-import { TRACKED_ASSETS, type TrackedAsset } from '../../../schemas/common.ts';
+import { TRACKED_ASSETS, type TrackedAsset } from '../../../schemas/constants.ts';
 import type { RoundInfo } from '../../../schemas/arena.ts';
 import { iso } from '../clock.ts';
 

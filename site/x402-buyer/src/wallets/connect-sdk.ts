@@ -16,17 +16,19 @@ export interface ConnectSdk {
   reconnectSession(): Promise<string[]>;
   disconnect(): Promise<void>;
   signTransaction(groups: SignerTransaction[][], signerAddress?: string): Promise<Uint8Array[]>;
+  /** Pera only: arbitrary data signed with the "MX" prefix (Defly's SDK has no such call). */
+  signData?(data: { data: Uint8Array; message: string }[], signer: string): Promise<Uint8Array[]>;
 }
 
 /** Algorand mainnet's chain id in the connect SDKs (416002 is testnet, 4160 "any"). */
 const MAINNET_CHAIN_ID = 416001;
 
-const LABELS: Record<Exclude<WalletKind, 'development'>, string> = {
+export const LABELS: Record<Exclude<WalletKind, 'development'>, string> = {
   pera: 'Pera Wallet',
   defly: 'Defly Wallet',
 };
 
-async function createSdk(kind: 'pera' | 'defly'): Promise<ConnectSdk> {
+export async function createSdk(kind: 'pera' | 'defly'): Promise<ConnectSdk> {
   if (kind === 'pera') {
     const { PeraWalletConnect } = await import('@perawallet/connect');
     return new PeraWalletConnect({ chainId: MAINNET_CHAIN_ID }) as unknown as ConnectSdk;
@@ -60,8 +62,8 @@ export function classifyWalletError(error: unknown, walletLabel: string): Wallet
 export const connectSdkWallet = async (kind: 'pera' | 'defly'): Promise<BuyerWallet> =>
   walletFromSdk(kind, await createSdk(kind));
 
-/** Connects through an SDK instance (a fake one in tests) and wraps it as a BuyerWallet. */
-export async function walletFromSdk(kind: 'pera' | 'defly', sdk: ConnectSdk): Promise<BuyerWallet> {
+/** The account a connect SDK shares: the session's if one is open, else a new connection's. */
+export async function connectAccount(kind: 'pera' | 'defly', sdk: ConnectSdk): Promise<string> {
   const label = LABELS[kind];
   let accounts: string[];
   try {
@@ -72,6 +74,13 @@ export async function walletFromSdk(kind: 'pera' | 'defly', sdk: ConnectSdk): Pr
   }
   const address = accounts[0];
   if (!address) throw new WalletError('rejected', `${label} shared no account.`);
+  return address;
+}
+
+/** Connects through an SDK instance (a fake one in tests) and wraps it as a BuyerWallet. */
+export async function walletFromSdk(kind: 'pera' | 'defly', sdk: ConnectSdk): Promise<BuyerWallet> {
+  const label = LABELS[kind];
+  const address = await connectAccount(kind, sdk);
   return {
     kind,
     label,
