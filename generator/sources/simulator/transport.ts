@@ -2,7 +2,7 @@
 // byte in each venue's JSON, so simulated runs go through exactly the parsing code of live runs.
 import { TRACKED_ASSETS } from '../../../schemas/common.ts';
 import type { Transport, TransportRequest, TransportResponse } from '../transport.ts';
-import { VENUE_BASE_URLS } from '../venues.ts';
+import { VENUE_BASE_URLS, VENUES } from '../venues.ts';
 import type { VenueId } from '../venues.ts';
 import { BINANCE_SPOT_ROUTES } from './binance-spot.ts';
 import { BINANCE_USDM_ROUTES } from './binance-usdm.ts';
@@ -34,8 +34,10 @@ export const SIMULATED_VENUES = [
   'hyperliquid',
 ] as const satisfies readonly VenueId[];
 
-/** Venues whose API is POST with a JSON body (the request type is in the body). */
-const POST_VENUES: ReadonlySet<string> = new Set([VENUE_BASE_URLS.hyperliquid]);
+/** Origins of venues whose API is POST with a JSON body (the request type is in the body). */
+const POST_VENUES: ReadonlySet<string> = new Set(
+  VENUES.filter((venue) => venue.method === 'POST').map((venue) => new URL(venue.baseUrl).origin),
+);
 
 const ROUTES: Readonly<Record<(typeof SIMULATED_VENUES)[number], Readonly<Record<string, SimHandler>>>> = {
   'binance-spot': BINANCE_SPOT_ROUTES,
