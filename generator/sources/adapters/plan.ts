@@ -46,14 +46,10 @@ export const SIMULATOR_ORDER: SourceOrder = {
 };
 
 /**
- * The default simulated run (`emi generate --source sim`): the derivatives in the live fallback order, over simulated
- * venues that leave some assets out (simulator/listings.ts), so every derivatives adapter and the chain run.
+ * The default simulated run (`emi generate --source sim`): the live fallback order, over simulated venues that leave
+ * some assets out (simulator/listings.ts), so every adapter and every fallback chain run.
  */
-export const SIMULATED_RUN_ORDER: SourceOrder = {
-  ...SIMULATOR_ORDER,
-  funding: ['binance-usdm', 'bybit', 'okx', 'hyperliquid'],
-  openInterest: ['binance-usdm', 'bybit', 'okx', 'hyperliquid'],
-};
+export const SIMULATED_RUN_ORDER: SourceOrder = DEFAULT_LIVE_ORDER;
 
 /** Venues that can serve a kind of data (for configuration errors and `emi sources check`). */
 export const venuesFor = (section: SectionName): VenueId[] =>
