@@ -104,6 +104,8 @@ describe('the default simulated run', () => {
         asset.openInterest!.value.valueUsd / market.openInterestUsd(asset.symbol, market.currentHour),
       ).toBeCloseTo(1, 4);
       expect(asset.funding!.provenance.mode).toBe('simulated');
+      // Every venue's current rate is its prediction for the running period; the history holds settled rates.
+      expect(funding.rateKind).toBe('predicted');
     }
     // OKX settled history comes from realizedRate (its fundingRate is the prediction, 10 % off here).
     const hbar = snapshot.assets.find((a) => a.symbol === 'HBAR')!.funding!.value;

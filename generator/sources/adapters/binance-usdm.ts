@@ -60,6 +60,7 @@ export function normaliseFunding(
   const intervalHours = latestIntervalHours ?? 8;
   return {
     rate8h: per8h(Number(premium.lastFundingRate), intervalHours),
+    rateKind: 'predicted', // the running period's rate, not yet settled
     intervalHours,
     markPrice: positiveOrNull(premium.markPrice),
     indexPrice: positiveOrNull(premium.indexPrice),

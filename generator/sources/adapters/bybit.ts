@@ -108,6 +108,7 @@ export function normaliseFunding(ticker: BybitLinearTicker, history: readonly By
   const intervalHours = stated > 0 ? stated : (latestIntervalHours ?? 8);
   return {
     rate8h: per8h(Number(ticker.fundingRate), intervalHours),
+    rateKind: 'predicted', // the running period's rate, not yet settled
     intervalHours,
     markPrice: ticker.markPrice === null ? null : positiveOrNull(ticker.markPrice),
     indexPrice: ticker.indexPrice === null ? null : positiveOrNull(ticker.indexPrice),

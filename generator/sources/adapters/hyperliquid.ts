@@ -76,6 +76,7 @@ export function normaliseFunding(
 ): Funding {
   return {
     rate8h: per8h(Number(ctx.funding), INTERVAL_HOURS),
+    rateKind: 'predicted', // the running period's rate, not yet settled
     intervalHours: INTERVAL_HOURS,
     markPrice: positiveOrNull(ctx.markPx),
     indexPrice: positiveOrNull(ctx.oraclePx),

@@ -188,6 +188,7 @@ export function normaliseFunding(
   const intervalHours = period >= 1 && period <= 8 ? period : (latestIntervalHours ?? 8);
   return {
     rate8h: per8h(Number(current.fundingRate), intervalHours),
+    rateKind: 'predicted', // the running period's rate, not yet settled
     intervalHours,
     markPrice: null,
     indexPrice: null,
