@@ -48,6 +48,12 @@ const FundingDetail = z
     rate_8h_pct: z
       .number()
       .describe('funding rate per 8 hours, in percent (normalised from the venue interval)'),
+    rate_kind: z
+      .enum(['predicted', 'settled'])
+      .describe(
+        '`predicted`: the rate the venue states for the funding period still running (it can change until the ' +
+          'period settles); `settled`: the last rate actually charged',
+      ),
     annualised_pct: z.number().describe('the 8-hour rate compounded simply over a year, in percent'),
     venue_interval_hours: z.number().positive(),
     z_score_30d: z

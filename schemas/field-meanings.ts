@@ -181,6 +181,9 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   derivatives_state: 'positioning state of the asset (see `state` in derivatives); null without data',
   funding: 'perpetual funding of the asset; null without data',
   venue_interval_hours: 'how often, in hours, the venue settles funding',
+  rate_kind:
+    '`predicted`: the funding rate the venue states for the period still running (it can change until the period ' +
+    'settles); `settled`: the last rate actually charged',
   history_points: 'funding observations used for the percentile',
   crowding: '`crowded_longs` / `crowded_shorts` when funding is at an extreme of its history, else `none`',
   open_interest: 'open interest of the perpetual contract; null without data',

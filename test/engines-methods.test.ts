@@ -109,7 +109,14 @@ describe('positioning', () => {
 
   it('annualises 8-hour funding and scores it against its history', () => {
     const history = Array.from({ length: 90 }, (_, i) => 0.0001 + (i % 3) * 0.00001);
-    const base = { rate8h: 0.0001, intervalHours: 8, markPrice: 101, indexPrice: 100, history8h: history };
+    const base = {
+      rate8h: 0.0001,
+      rateKind: 'predicted' as const,
+      intervalHours: 8,
+      markPrice: 101,
+      indexPrice: 100,
+      history8h: history,
+    };
     const calm = readFunding(base, 'v');
     expect(calm.annualised).toBeCloseTo(0.1095);
     expect(calm.level).toBe('normal');

@@ -154,6 +154,29 @@ describe('missing and mixed evidence', () => {
   });
 });
 
+describe('funding says what kind of rate it is', () => {
+  it('publishes a predicted rate as predicted, and a settled-only rate with a limitation', () => {
+    const predicted = build(fixtureSnapshot(universe(uptrend))).derivatives;
+    expect(predicted.assets.BTC!.funding!.rate_kind).toBe('predicted');
+    expect(predicted.assets.BTC!.evidence!.join(' ')).toMatch(
+      /^Funding predicted for the period now running is /,
+    );
+    expect(JSON.stringify(predicted.limitations)).not.toMatch(/settled rate/);
+
+    const snapshot = fixtureSnapshot(universe(uptrend));
+    const btc = snapshot.assets.find((asset) => asset.symbol === 'BTC')!;
+    btc.funding = { ...btc.funding!, value: { ...btc.funding!.value, rateKind: 'settled' } };
+    const settled = build(snapshot).derivatives;
+    expect(settled.assets.BTC!.funding!.rate_kind).toBe('settled');
+    expect(settled.assets.BTC!.evidence!.join(' ')).toMatch(/^The last settled funding rate is /);
+    expect(settled.assets.BTC!.limitations!.join(' ')).toMatch(
+      /last settled rate; the venue gave no prediction for the period now running/,
+    );
+    expect(settled.assets.ETH!.funding!.rate_kind).toBe('predicted');
+    expect(settled.status).toBe('degraded');
+  });
+});
+
 describe('no advice wording', () => {
   it('never tells anyone to buy or sell', () => {
     for (const path of [uptrend, crash, reversal]) {

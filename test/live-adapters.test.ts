@@ -160,6 +160,7 @@ describe('derivatives adapters over HTTP', () => {
     expect(server.requests.filter((r) => r.path.startsWith('/v5/market/tickers'))).toHaveLength(1);
     expect(funding.get('BTC')?.value).toEqual({
       rate8h: -0.000212,
+      rateKind: 'predicted', // the running period's rate (premium index, ticker, asset context)
       intervalHours: 8,
       markPrice: 17217.33,
       indexPrice: 17227.36,
@@ -214,6 +215,7 @@ describe('Hyperliquid over HTTP (POST /info)', () => {
     const funding = (await hyperliquidFunding.fetch(['BTC'], ctx)).get('BTC')!;
     expect(funding.value).toEqual({
       rate8h: 0.0001,
+      rateKind: 'predicted', // the running period's rate (premium index, ticker, asset context)
       intervalHours: 1,
       markPrice: 66010,
       indexPrice: 66020,

@@ -1,13 +1,13 @@
 // The venues' oddities end to end: a rate limit sent as Bybit's 403 is waited out over real HTTP (127.0.0.1) while
-// its country block drops the venue; and the default simulated run, whose Bybit, OKX and Hyperliquid answers carry
-// the oddities, publishes funding and open interest for every asset in the right units.
+// its country block drops the venue; and the default simulated run, whose venues' answers carry the oddities,
+// publishes funding and open interest, candles, ticker and book for every asset in the right units.
 import { afterEach, describe, expect, it } from 'vitest';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { buildPlan, DEFAULT_LIVE_ORDER } from '../generator/sources/adapters/plan.ts';
 import { collectMarket, collectSimulatedMarket } from '../generator/sources/collect.ts';
 import { startReplayServer } from '../generator/sources/replay-server.ts';
 import type { ReplayServer } from '../generator/sources/replay-server.ts';
-import { SimulatedMarket } from '../generator/sources/simulator/market-model.ts';
+import { HOUR_MS, SimulatedMarket } from '../generator/sources/simulator/market-model.ts';
 import * as F from './fixtures/venues/oddities.ts';
 import { liveTransportTo } from './live-helpers.ts';
 
@@ -104,6 +104,8 @@ describe('the default simulated run', () => {
         asset.openInterest!.value.valueUsd / market.openInterestUsd(asset.symbol, market.currentHour),
       ).toBeCloseTo(1, 4);
       expect(asset.funding!.provenance.mode).toBe('simulated');
+      // Every venue's current rate is its prediction for the running period; the history holds settled rates.
+      expect(funding.rateKind).toBe('predicted');
     }
     // OKX settled history comes from realizedRate (its fundingRate is the prediction, 10 % off here).
     const hbar = snapshot.assets.find((a) => a.symbol === 'HBAR')!.funding!.value;
@@ -111,6 +113,42 @@ describe('the default simulated run', () => {
     const latestSettlement = Math.floor(AS_OF / (hours * 3_600_000)) * hours;
     expect(hbar.history8h.at(-1)).toBeCloseTo(market.funding8h('HBAR', latestSettlement - 1), 9);
     expect(snapshot.mode).toBe('simulated');
+  });
+
+  it('walks the spot chain through Coinbase, Kraken and CoinGecko and publishes the model, no issue left', async () => {
+    const snapshot = await collectSimulatedMarket({ seed: 7, asOf: AS_OF, symbols: TRACKED_ASSETS });
+    const market = new SimulatedMarket(7, AS_OF);
+    const venues = Object.fromEntries(
+      snapshot.assets.map((a) => [
+        a.symbol,
+        [a.candles?.provenance.venue, a.ticker?.provenance.venue, a.book?.provenance.venue],
+      ]),
+    );
+    expect(venues).toEqual({
+      BTC: ['binance-spot', 'binance-spot', 'binance-spot'],
+      ETH: ['binance-spot', 'binance-spot', 'binance-spot'],
+      XRP: ['binance-spot', 'binance-spot', 'binance-spot'],
+      SOL: ['binance-spot', 'binance-spot', 'binance-spot'],
+      ALGO: ['coinbase', 'coinbase', 'coinbase'], // not on (simulated) Binance spot
+      XLM: ['kraken', 'kraken', 'coinbase'], // Coinbase rate-limits its candles and stats; Kraken's XXLMZUSD
+      HBAR: ['coinbase', 'coingecko', 'coinbase'], // its stats rate-limited, no Kraken pair: CoinGecko's price
+    });
+    expect(snapshot.issues).toEqual([]);
+    for (const asset of snapshot.assets) {
+      const ticker = asset.ticker!;
+      // Whoever served it, the price is the model's (CoinGecko's as of the minute it last updated).
+      const at = ticker.provenance.venue === 'coingecko' ? Math.floor(AS_OF / 60_000) * 60_000 : AS_OF;
+      expect(ticker.value.last / market.priceAt(asset.symbol, at)).toBeCloseTo(1, 3);
+      expect(ticker.provenance).toMatchObject({ mode: 'simulated', estimated: false });
+      expect(ticker.provenance.asOf).toBe(at);
+      expect(Math.abs(ticker.value.change24h)).toBeLessThan(0.5); // a fraction, not CoinGecko's percent
+      const candles = asset.candles!.value;
+      expect(candles).toHaveLength(500); // Coinbase in two pages of 300, Kraken from its 720 most recent
+      const last = candles.at(-1)!;
+      expect(last.openTime).toBe((market.currentHour - 1) * HOUR_MS); // the forming bar dropped
+      expect(last.close / market.candle(asset.symbol, market.currentHour - 1).close).toBeCloseTo(1, 3);
+    }
+    expect(snapshot.provider).toBe('seeded market simulator');
   });
 
   it('is byte-identical for the same seed and as-of', async () => {

@@ -106,6 +106,7 @@ describe('Binance USDⓈ-M adapter', () => {
     const history = parsed(z.array(BinanceFundingRate), 'binance-usdm/funding-rate-8h.json');
     expect(normaliseFunding(premium, history)).toEqual({
       rate8h: 0.00038246,
+      rateKind: 'predicted', // the running period's rate (premium index, ticker, asset context)
       intervalHours: 8,
       markPrice: 11793.63104562,
       indexPrice: 11781.8049597,

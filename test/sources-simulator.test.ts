@@ -8,6 +8,7 @@ const AS_OF = Date.UTC(2026, 2, 10, 14, 37, 21, 512); // inside an hour on purpo
 
 function endpointUrls(symbol: string): string[] {
   const pair = `${symbol}USDT`;
+  const krakenPair = `${symbol === 'BTC' ? 'XBT' : symbol}USD`;
   return [
     `https://api.binance.com/api/v3/ticker/24hr?symbols=${encodeURIComponent(JSON.stringify([pair, 'ETHUSDT']))}`,
     `https://api.binance.com/api/v3/ticker/24hr?symbol=${pair}`,
@@ -17,6 +18,12 @@ function endpointUrls(symbol: string): string[] {
     `https://fapi.binance.com/fapi/v1/fundingRate?symbol=${pair}&limit=50`,
     `https://fapi.binance.com/futures/data/openInterestHist?symbol=${pair}&period=1h&limit=100`,
     `https://www.okx.com/api/v5/public/liquidation-orders?instType=SWAP&uly=${symbol}-USDT&state=filled`,
+    `https://api.exchange.coinbase.com/products/${symbol}-USD/stats`,
+    `https://api.exchange.coinbase.com/products/${symbol}-USD/candles?granularity=3600`,
+    `https://api.exchange.coinbase.com/products/${symbol}-USD/book?level=2`,
+    `https://api.kraken.com/0/public/Ticker?pair=${krakenPair},ETHUSD`,
+    `https://api.kraken.com/0/public/OHLC?pair=${krakenPair}&interval=60`,
+    'https://api.coingecko.com/api/v3/simple/price?ids=bitcoin,solana&vs_currencies=usd&include_24hr_change=true',
   ];
 }
 
@@ -117,6 +124,73 @@ describe('simulated transport: one continuous market across runs', () => {
     expect(
       (await synthetic.fetch({ url: 'https://api.binance.com/api/v3/depth?symbol=S001USDT' })).status,
     ).toBe(200);
+  });
+});
+
+describe('simulated transport: the spot fallback venues speak their own dialects', () => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- venue JSON, read field by field below
+  type Json = any;
+  const json = async (transport: Transport, url: string): Promise<{ status: number; body: Json }> => {
+    const response = await transport.fetch({ url });
+    return { status: response.status, body: JSON.parse(response.body) };
+  };
+
+  it('Coinbase: numbers as strings in the stats, candles [time, low, high, open, close, volume] newest first, {message} errors', async () => {
+    const transport = createSimulatedTransport({ seed: 1, asOf: AS_OF });
+    const stats = await json(transport, 'https://api.exchange.coinbase.com/products/SOL-USD/stats');
+    expect(stats.status).toBe(200);
+    for (const field of ['open', 'high', 'low', 'last', 'volume'])
+      expect(stats.body[field]).toMatch(/^\d+\.\d{8}$/);
+    const candles = await json(
+      transport,
+      'https://api.exchange.coinbase.com/products/SOL-USD/candles?granularity=3600&start=2026-03-10T10:00:00.000Z&end=2026-03-10T13:00:00.000Z',
+    );
+    expect(candles.body.map((row: number[]) => row[0])).toEqual(
+      [13, 12, 11, 10].map((h) => Date.UTC(2026, 2, 10, h) / 1000),
+    );
+    const [, low, high, open, close] = candles.body[0] as number[];
+    expect(low).toBeLessThanOrEqual(Math.min(open!, close!));
+    expect(high).toBeGreaterThanOrEqual(Math.max(open!, close!));
+    expect(await json(transport, 'https://api.exchange.coinbase.com/products/DOGE-USD/stats')).toEqual({
+      status: 404,
+      body: { message: 'NotFound' },
+    });
+    // The default run's gaps: XLM's stats are refused with Coinbase's public rate limit.
+    const withGaps = createSimulatedTransport({ seed: 1, asOf: AS_OF, listings: 'with-gaps' });
+    expect(await json(withGaps, 'https://api.exchange.coinbase.com/products/XLM-USD/stats')).toEqual({
+      status: 429,
+      body: { message: 'Public rate limit exceeded' },
+    });
+  });
+
+  it('Kraken: legacy pair keys, the forming bar last, an unknown pair failing the whole call in a 200 envelope', async () => {
+    const transport = createSimulatedTransport({ seed: 1, asOf: AS_OF, listings: 'with-gaps' });
+    const ticker = await json(transport, 'https://api.kraken.com/0/public/Ticker?pair=XBTUSD,XLMUSD,SOLUSD');
+    expect(ticker.body.error).toEqual([]);
+    expect(Object.keys(ticker.body.result).sort()).toEqual(['SOLUSD', 'XXBTZUSD', 'XXLMZUSD']);
+    const ohlc = await json(transport, 'https://api.kraken.com/0/public/OHLC?pair=XBTUSD&interval=60');
+    const rows = ohlc.body.result.XXBTZUSD as unknown[][];
+    expect(rows).toHaveLength(720);
+    expect(rows.at(-1)![0]).toBe(Math.floor(AS_OF / HOUR_MS) * 3600); // still forming
+    expect(ohlc.body.result.last).toBe(rows.at(-2)![0]);
+    const unknown = await json(transport, 'https://api.kraken.com/0/public/Ticker?pair=XBTUSD,HBARUSD');
+    expect(unknown).toEqual({ status: 200, body: { error: ['EQuery:Unknown asset pair'] } });
+  });
+
+  it('CoinGecko: keyed by coin id, percent change, seconds; an id it does not know is left out', async () => {
+    const transport = createSimulatedTransport({ seed: 1, asOf: AS_OF });
+    const answer = await json(
+      transport,
+      'https://api.coingecko.com/api/v3/simple/price?ids=bitcoin,no-such-coin,stellar&vs_currencies=usd' +
+        '&include_24hr_change=true&include_24hr_vol=true&include_last_updated_at=true',
+    );
+    expect(Object.keys(answer.body)).toEqual(['bitcoin', 'stellar']);
+    const market = new SimulatedMarket(1, AS_OF);
+    const updated = Math.floor(AS_OF / 60_000) * 60;
+    expect(answer.body.bitcoin.last_updated_at).toBe(updated);
+    expect(answer.body.bitcoin.usd).toBeCloseTo(market.priceAt('BTC', updated * 1000), 0);
+    const dayAgo = market.priceAt('BTC', updated * 1000 - 24 * HOUR_MS);
+    expect(answer.body.bitcoin.usd_24h_change).toBeCloseTo((answer.body.bitcoin.usd / dayAgo - 1) * 100, 4);
   });
 });
 

@@ -31,6 +31,7 @@ const derivativesAsset = (a: AssetAnalysis, mode: DataMode): DerivativesAsset =>
     confidence,
     funding: f && {
       rate_8h_pct: round(f.rate8h * 100, 4),
+      rate_kind: f.rateKind,
       annualised_pct: round(f.annualised * 100, 2),
       venue_interval_hours: f.intervalHours,
       z_score_30d: roundOrNull(f.z, 2),

@@ -2,7 +2,7 @@
 // basis, the four open-interest-versus-price readings, a leverage proxy and liquidations.
 import type { Bias } from '../../schemas/common.ts';
 import type { DerivativesState, FundingLevel, OpenInterestReading } from '../../schemas/derivatives.ts';
-import type { AssetMarket, Funding, OpenInterest } from '../market/types.ts';
+import type { AssetMarket, Funding, FundingRateKind, OpenInterest } from '../market/types.ts';
 import { clamp, mad, median } from './math.ts';
 import { pct, signedPct, usd } from './format.ts';
 
@@ -19,6 +19,8 @@ const LEAN_DEAD_BAND = 0.15;
 
 export interface FundingReading {
   rate8h: number;
+  /** Whether `rate8h` is the running period's predicted rate or a settled one. */
+  rateKind: FundingRateKind;
   annualised: number;
   intervalHours: number;
   z: number | null;
@@ -88,6 +90,7 @@ export const readFunding = (funding: Funding, venue: string): FundingReading => 
       : null;
   return {
     rate8h: funding.rate8h,
+    rateKind: funding.rateKind,
     annualised: funding.rate8h * 3 * 365,
     intervalHours: funding.intervalHours,
     z,
@@ -151,8 +154,11 @@ const OI_WORDS: Record<OpenInterestReading, string> = {
 };
 
 const describeFunding = (f: FundingReading): string[] => {
+  const rate = `${pct(f.rate8h, 4)} per 8 hours (${pct(f.annualised, 1)} annualised)`;
   const lines = [
-    `Funding is ${pct(f.rate8h, 4)} per 8 hours (${pct(f.annualised, 1)} annualised)` +
+    (f.rateKind === 'predicted'
+      ? `Funding predicted for the period now running is ${rate}`
+      : `The last settled funding rate is ${rate}`) +
       (f.z === null ? '.' : `, ${f.level.replace('_', ' ')} against its recent history.`),
   ];
   if (f.crowding === 'crowded_longs')
@@ -193,6 +199,10 @@ export function readDerivatives(
   const funding = asset.funding ? readFunding(asset.funding.value, asset.funding.provenance.venue) : null;
   if (funding) {
     evidence.push(...describeFunding(funding));
+    if (funding.rateKind === 'settled')
+      limitations.push(
+        `${s}: funding is the last settled rate; the venue gave no prediction for the period now running.`,
+      );
     if (funding.z === null)
       limitations.push(
         `${s}: only ${funding.historyPoints} settled funding rates; no comparison with the last 30 days.`,

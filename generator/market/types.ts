@@ -41,12 +41,20 @@ export interface OrderBook {
   asks: Array<[price: number, quantity: number]>; // best first
 }
 
+/**
+ * What a funding rate is: `predicted`, the venue's rate for the period still running (it may change until the period
+ * settles: Binance `lastFundingRate`, Bybit and OKX `fundingRate`, Hyperliquid `funding`), or `settled`, a rate
+ * already charged (Binance and Bybit funding history, OKX `realizedRate`).
+ */
+export type FundingRateKind = 'predicted' | 'settled';
+
 export interface Funding {
   rate8h: number; // fraction per 8 hours (normalised from the venue's interval)
+  rateKind: FundingRateKind; // what rate8h is
   intervalHours: number; // the venue's own funding interval
   markPrice: number | null;
   indexPrice: number | null;
-  history8h: number[]; // past settled rates, normalised to 8 h, oldest first
+  history8h: number[]; // past settled rates only, normalised to 8 h, oldest first
 }
 
 export interface OpenInterest {

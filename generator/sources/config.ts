@@ -7,7 +7,7 @@ import type { SourceOrder } from './adapters/plan.ts';
 import { SECTION_NAMES } from './adapters/source.ts';
 import { DEFAULT_CANDLE_LIMIT, DEFAULT_CONCURRENCY } from './collect.ts';
 import type { SectionName } from './adapters/source.ts';
-import { VENUE_BASE_URLS, VENUE_IDS } from './venues.ts';
+import { VENUE_BASE_URLS, VENUE_IDS, venueDescriptor } from './venues.ts';
 import type { VenueId } from './venues.ts';
 
 const Venue = z.enum(VENUE_IDS);
@@ -88,9 +88,6 @@ export const DEFAULT_HTTP = {
   requestsPerSecond: 8,
   userAgent: 'educational-market-intelligence/1 (keyless public market data)',
 } as const;
-
-/** Conservative per-venue rates below the published keyless limits (CoinGecko's is the tightest). */
-const VENUE_RATES: Partial<Record<VenueId, number>> = { coingecko: 0.4, kraken: 1, coinbase: 8, okx: 8 };
 
 export const DEFAULT_PRICE_DISAGREEMENT_PCT = 1;
 
@@ -196,7 +193,7 @@ export function resolveConfig(...layers: SourcesConfigInput[]): SourcesConfig {
         concurrency: pick((l) => l.venues?.[venue]?.concurrency, hostConcurrency),
         requestsPerSecond: pick(
           (l) => l.venues?.[venue]?.requestsPerSecond,
-          hostRate ?? VENUE_RATES[venue] ?? DEFAULT_HTTP.requestsPerSecond,
+          hostRate ?? venueDescriptor(venue).requestsPerSecond ?? DEFAULT_HTTP.requestsPerSecond,
         ),
       },
     ]),

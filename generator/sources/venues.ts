@@ -1,84 +1,50 @@
-// Facts about each venue that both the adapters and the simulator need: where it lives and how it names things.
+// The registry of venues: one descriptor per venue, each in its own adapter module (see venue-descriptor.ts). Every
+// table about venues (names, base URLs, rates, the catalogue of sources and the default fallback order) is derived
+// from this list; a new venue is its module and one line here.
+import { BINANCE_SPOT } from './adapters/binance-spot.ts';
+import { BINANCE_USDM } from './adapters/binance-usdm.ts';
+import { BYBIT } from './adapters/bybit.ts';
+import { COINBASE } from './adapters/coinbase.ts';
+import { COINGECKO } from './adapters/coingecko.ts';
+import { HYPERLIQUID } from './adapters/hyperliquid.ts';
+import { KRAKEN } from './adapters/kraken.ts';
+import { OKX } from './adapters/okx.ts';
+import { anyVenueErrors } from './adapters/venue-errors.ts';
+import type { VenueErrors } from './adapters/venue-errors.ts';
+import type { VenueDescriptor } from './venue-descriptor.ts';
 
-export const VENUE_IDS = [
-  'binance-spot',
-  'binance-usdm',
-  'okx',
-  'coinbase',
-  'kraken',
-  'coingecko',
-  'bybit',
-  'hyperliquid',
-] as const;
-export type VenueId = (typeof VENUE_IDS)[number];
+/** In this order in listings (`emi sources check`, configuration messages); ties of rank are broken by it too. */
+export const VENUES = [
+  BINANCE_SPOT,
+  BINANCE_USDM,
+  OKX,
+  COINBASE,
+  KRAKEN,
+  COINGECKO,
+  BYBIT,
+  HYPERLIQUID,
+] as const satisfies readonly VenueDescriptor[];
 
-/**
- * Canonical base URL of each venue's public REST API. Adapters always build URLs on these origins (so recordings and
- * the simulator are keyed the same way whatever the deployment); a live transport may route an origin elsewhere.
- */
-export const VENUE_BASE_URLS: Readonly<Record<VenueId, string>> = {
-  'binance-spot': 'https://api.binance.com',
-  'binance-usdm': 'https://fapi.binance.com',
-  okx: 'https://www.okx.com',
-  coinbase: 'https://api.exchange.coinbase.com',
-  kraken: 'https://api.kraken.com',
-  coingecko: 'https://api.coingecko.com',
-  bybit: 'https://api.bybit.com',
-  hyperliquid: 'https://api.hyperliquid.xyz',
-};
+export type VenueId = (typeof VENUES)[number]['id'];
 
-/** Binance spot, Binance USDⓈ-M and Bybit linear name a USDT market by concatenation: BTC -> BTCUSDT. */
-export const binanceSymbol = (symbol: string): string => `${symbol}USDT`;
+export const VENUE_IDS = VENUES.map((venue) => venue.id) as unknown as readonly [VenueId, ...VenueId[]];
 
-/** OKX names the underlying of a USDT swap with a dash: BTC -> BTC-USDT (the instrument is BTC-USDT-SWAP). */
-export const okxUnderlying = (symbol: string): string => `${symbol}-USDT`;
-export const okxSwap = (symbol: string): string => `${okxUnderlying(symbol)}-SWAP`;
+const BY_ID = new Map<string, VenueDescriptor<VenueId>>(VENUES.map((venue) => [venue.id, venue]));
 
-/** Coinbase Exchange trades the tracked assets against USD: BTC -> BTC-USD. */
-export const coinbaseProduct = (symbol: string): string => `${symbol}-USD`;
+export function venueDescriptor(id: VenueId): VenueDescriptor<VenueId> {
+  const venue = BY_ID.get(id);
+  if (!venue) throw new Error(`unknown venue ${id}`);
+  return venue;
+}
 
-/** Kraken calls bitcoin XBT. */
-export const krakenPair = (symbol: string): string => `${symbol === 'BTC' ? 'XBT' : symbol}USD`;
+/** Canonical base URL of each venue's public REST API. */
+export const VENUE_BASE_URLS = Object.fromEntries(
+  VENUES.map((venue) => [venue.id, venue.baseUrl]),
+) as unknown as Readonly<Record<VenueId, string>>;
 
-/** Kraken answers older pairs under their legacy names (XXBTZUSD); newer ones keep the name asked for (SOLUSD). */
-const KRAKEN_LEGACY_PAIRS: Readonly<Record<string, string>> = {
-  BTC: 'XXBTZUSD',
-  ETH: 'XETHZUSD',
-  XRP: 'XXRPZUSD',
-  XLM: 'XXLMZUSD',
-};
-
-/** The keys under which Kraken may answer a symbol's USD pair, most likely first. */
-export const krakenResultKeys = (symbol: string): string[] => {
-  const pair = krakenPair(symbol);
-  const legacy = KRAKEN_LEGACY_PAIRS[symbol];
-  return legacy ? [legacy, pair] : [pair];
-};
-
-/** CoinGecko's coin ids; a symbol without one is not served by CoinGecko. */
-export const COINGECKO_IDS: Readonly<Record<string, string>> = {
-  BTC: 'bitcoin',
-  ETH: 'ethereum',
-  XRP: 'ripple',
-  SOL: 'solana',
-  ALGO: 'algorand',
-  XLM: 'stellar',
-  HBAR: 'hedera-hashgraph',
-};
-
-/**
- * Coins per contract of OKX's USDT swaps (the instruments endpoint's `ctVal`), needed because OKX reports
- * liquidation sizes in contracts. Values as listed by OKX for these swaps; a live deployment should refresh them
- * from `/api/v5/public/instruments?instType=SWAP`. Any other coin (the synthetic benchmark symbols) counts 1 coin.
- */
-const OKX_CONTRACT_VALUES: Readonly<Record<string, number>> = {
-  BTC: 0.01,
-  ETH: 0.1,
-  XRP: 100,
-  SOL: 1,
-  ALGO: 10,
-  XLM: 100,
-  HBAR: 100,
-};
-
-export const okxContractValue = (symbol: string): number => OKX_CONTRACT_VALUES[symbol] ?? 1;
+/** The error envelope of the venue whose canonical host this is; any venue's for a host no venue uses. */
+const ANY_VENUE_ERRORS = anyVenueErrors(VENUES.map((venue) => venue.errors));
+const ERRORS_BY_HOST = new Map<string, VenueErrors>(
+  VENUES.map((venue) => [new URL(venue.baseUrl).host, venue.errors]),
+);
+export const venueErrorsForHost = (host: string): VenueErrors => ERRORS_BY_HOST.get(host) ?? ANY_VENUE_ERRORS;

@@ -144,6 +144,7 @@ export function fixtureAsset(
       ? null
       : {
           rate8h: fundingRate,
+          rateKind: 'predicted',
           intervalHours: 8,
           markPrice: last * 1.0002,
           indexPrice: last,

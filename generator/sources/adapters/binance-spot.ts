@@ -1,14 +1,28 @@
-// Binance spot: 24 h ticker, hourly klines and depth. Raw shapes as documented by Binance, pure normalisers into the
-// market types, and the sources the collector calls.
+// Binance spot: 24 h ticker, hourly klines and depth. The venue's facts, raw shapes as documented by Binance, pure
+// normalisers into the market types, the sources the collector calls and the venue's descriptor.
 import { z } from 'zod';
 import type { Candle, OrderBook, Sourced, Ticker24h } from '../../market/types.ts';
-import { binanceSymbol, VENUE_BASE_URLS } from '../venues.ts';
-import { DecimalString, fetchParsed, parseEntries, positiveOrNull, SourceError } from './request.ts';
+import type { VenueDescriptor } from '../venue-descriptor.ts';
+import { DecimalString, parseEntries, positiveOrNull, SourceError, venueCalls } from './request.ts';
 import { perSymbolSource, sourced, withReasons } from './source.ts';
 import type { FetchContext, SectionSource } from './source.ts';
+import type { VenueErrors } from './venue-errors.ts';
 
 const VENUE = 'binance-spot';
-const BASE_URL = VENUE_BASE_URLS[VENUE];
+const BASE_URL = 'https://api.binance.com';
+
+/** Binance names a USDT market by concatenation: BTC -> BTCUSDT. */
+export const binanceSymbol = (symbol: string): string => `${symbol}USDT`;
+
+/** Binance's errors: an HTTP 4xx with `{code: -1121, msg}` (`code` a number); -1003 is "too many requests". */
+export const BINANCE_ERRORS: VenueErrors = {
+  envelope: (body) =>
+    typeof body.code === 'number' || (typeof body.code === 'string' && body.code !== '0')
+      ? { code: String(body.code), message: String(body.msg ?? '') }
+      : null,
+  rateLimitCodes: ['-1003'],
+};
+const calls = venueCalls('Binance', BINANCE_ERRORS);
 const HOUR_MS = 3_600_000;
 /** Up to 20 symbols cost the least request weight per call. */
 const TICKER_BATCH = 20;
@@ -103,7 +117,7 @@ async function tickerRows(symbols: readonly string[], context: FetchContext): Pr
   const list = encodeURIComponent(JSON.stringify(symbols.map(binanceSymbol)));
   const url = `${BASE_URL}/api/v3/ticker/24hr?symbols=${list}`;
   try {
-    const rows = await fetchParsed(context.transport, url, z.array(z.unknown()), context.signal);
+    const rows = await calls.parsed(context, url, z.array(z.unknown()));
     const bySymbol = new Map(rows.map((row) => [(row as { symbol?: unknown } | null)?.symbol, row]));
     return new Map(symbols.map((symbol) => [symbol, bySymbol.get(binanceSymbol(symbol))]));
   } catch (error) {
@@ -138,7 +152,7 @@ export const binanceSpotCandles = perSymbolSource<'candles'>(VENUE, async (symbo
   // One extra row: the last one is still forming and gets dropped.
   const limit = Math.min(KLINES_MAX, context.candleLimit + 1);
   const url = `${BASE_URL}/api/v3/klines?symbol=${binanceSymbol(symbol)}&interval=1h&limit=${limit}`;
-  const rows = await fetchParsed(context.transport, url, z.array(BinanceKline), context.signal);
+  const rows = await calls.parsed(context, url, z.array(BinanceKline));
   const candles = normaliseKlines(rows, context.asOf, context.candleLimit);
   const last = candles.at(-1);
   if (!last) throw new SourceError('no closed hourly bar in the response');
@@ -147,7 +161,22 @@ export const binanceSpotCandles = perSymbolSource<'candles'>(VENUE, async (symbo
 
 export const binanceSpotBook = perSymbolSource<'book'>(VENUE, async (symbol, context) => {
   const url = `${BASE_URL}/api/v3/depth?symbol=${binanceSymbol(symbol)}&limit=100`;
-  const raw = await fetchParsed(context.transport, url, BinanceDepth, context.signal);
+  const raw = await calls.parsed(context, url, BinanceDepth);
   // The depth snapshot carries no time of its own: it is as fresh as the call.
   return sourced(normaliseDepth(raw), VENUE, context.asOf, context);
 });
+
+export const BINANCE_SPOT: VenueDescriptor<'binance-spot'> = {
+  id: VENUE,
+  name: 'Binance',
+  baseUrl: BASE_URL,
+  method: 'GET',
+  errors: BINANCE_ERRORS,
+  instrument: binanceSymbol,
+  // Deepest books and longest histories: first for every spot kind of data.
+  serves: {
+    candles: { source: binanceSpotCandles, rank: 1 },
+    ticker: { source: binanceSpotTicker, rank: 1 },
+    book: { source: binanceSpotBook, rank: 1 },
+  },
+};

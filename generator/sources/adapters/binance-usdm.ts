@@ -1,14 +1,17 @@
-// Binance USDⓈ-M perpetuals: premium index and funding history (funding), open-interest history. Raw shapes as
-// documented by Binance, pure normalisers into the market types, and the sources the collector calls.
+// Binance USDⓈ-M perpetuals: premium index and funding history (funding), open-interest history. The venue's facts,
+// raw shapes as documented by Binance, pure normalisers into the market types, the sources and the descriptor.
 import { z } from 'zod';
 import type { Funding, OpenInterest } from '../../market/types.ts';
-import { binanceSymbol, VENUE_BASE_URLS } from '../venues.ts';
+import type { VenueDescriptor } from '../venue-descriptor.ts';
+import { BINANCE_ERRORS, binanceSymbol } from './binance-spot.ts';
 import { per8h, settledHistory } from './funding.ts';
-import { DecimalString, fetchParsed, MsTime, positiveOrNull, SourceError } from './request.ts';
+import { DecimalString, MsTime, positiveOrNull, SourceError, venueCalls } from './request.ts';
 import { perSymbolSource, sourced } from './source.ts';
 
 const VENUE = 'binance-usdm';
-const BASE_URL = VENUE_BASE_URLS[VENUE];
+const BASE_URL = 'https://fapi.binance.com';
+/** Same naming and error envelope as Binance spot. */
+const calls = venueCalls('Binance', BINANCE_ERRORS);
 const HOUR_MS = 3_600_000;
 const FUNDING_HISTORY_DAYS = 30;
 /** Binance keeps a month of hourly open interest and serves at most 500 rows. */
@@ -57,6 +60,7 @@ export function normaliseFunding(
   const intervalHours = latestIntervalHours ?? 8;
   return {
     rate8h: per8h(Number(premium.lastFundingRate), intervalHours),
+    rateKind: 'predicted', // the running period's rate, not yet settled
     intervalHours,
     markPrice: positiveOrNull(premium.markPrice),
     indexPrice: positiveOrNull(premium.indexPrice),
@@ -79,17 +83,11 @@ export const binanceUsdmFunding = perSymbolSource<'funding'>(VENUE, async (symbo
   const instrument = binanceSymbol(symbol);
   const since = context.asOf - FUNDING_HISTORY_DAYS * 24 * HOUR_MS;
   const [premium, history] = await Promise.all([
-    fetchParsed(
-      context.transport,
-      `${BASE_URL}/fapi/v1/premiumIndex?symbol=${instrument}`,
-      BinancePremiumIndex,
-      context.signal,
-    ),
-    fetchParsed(
-      context.transport,
+    calls.parsed(context, `${BASE_URL}/fapi/v1/premiumIndex?symbol=${instrument}`, BinancePremiumIndex),
+    calls.parsed(
+      context,
       `${BASE_URL}/fapi/v1/fundingRate?symbol=${instrument}&startTime=${since}&limit=1000`,
       z.array(BinanceFundingRate),
-      context.signal,
     ),
   ]);
   return sourced(normaliseFunding(premium, history), VENUE, premium.time, context);
@@ -97,7 +95,21 @@ export const binanceUsdmFunding = perSymbolSource<'funding'>(VENUE, async (symbo
 
 export const binanceUsdmOpenInterest = perSymbolSource<'openInterest'>(VENUE, async (symbol, context) => {
   const url = `${BASE_URL}/futures/data/openInterestHist?symbol=${binanceSymbol(symbol)}&period=1h&limit=${OPEN_INTEREST_ROWS}`;
-  const rows = await fetchParsed(context.transport, url, z.array(BinanceOpenInterestHist), context.signal);
+  const rows = await calls.parsed(context, url, z.array(BinanceOpenInterestHist));
   const value = normaliseOpenInterest(rows);
   return sourced(value, VENUE, value.history.at(-1)?.time ?? context.asOf, context);
 });
+
+export const BINANCE_USDM: VenueDescriptor<'binance-usdm'> = {
+  id: VENUE,
+  name: 'Binance USDⓈ-M',
+  baseUrl: BASE_URL,
+  method: 'GET',
+  errors: BINANCE_ERRORS,
+  instrument: binanceSymbol,
+  // The longest funding and open-interest histories: first.
+  serves: {
+    funding: { source: binanceUsdmFunding, rank: 1 },
+    openInterest: { source: binanceUsdmOpenInterest, rank: 1 },
+  },
+};

@@ -2,25 +2,40 @@
 // funding history and open-interest history per contract add the past. Raw shapes as documented by Bybit.
 import { z } from 'zod';
 import type { Funding, OpenInterest, Sourced } from '../../market/types.ts';
-import { binanceSymbol, VENUE_BASE_URLS } from '../venues.ts';
+import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { per8h, settledHistory } from './funding.ts';
 import {
   Decimal,
-  envelopeFailure,
-  fetchParsed,
-  fetchShared,
   MsTime,
   OptionalDecimal,
   parseEntries,
   parseRaw,
   positiveOrNull,
   SourceError,
+  venueCalls,
 } from './request.ts';
 import type { FetchContext, SectionSource, SectionValues } from './source.ts';
 import { perSymbolSource, sourced } from './source.ts';
+import type { VenueErrors } from './venue-errors.ts';
 
 const VENUE = 'bybit';
-const BASE_URL = VENUE_BASE_URLS[VENUE];
+const BASE_URL = 'https://api.bybit.com';
+
+/** Bybit names a linear USDT perpetual by concatenation: BTC -> BTCUSDT. */
+export const bybitSymbol = (symbol: string): string => `${symbol}USDT`;
+
+/**
+ * `{retCode, retMsg}`, often over HTTP 200. 10006 (too many visits) and 10018 (IP rate limit, sent with HTTP 403)
+ * are rate limits; its CDN's country block is a 403 without the envelope.
+ */
+const ERRORS: VenueErrors = {
+  envelope: (body) =>
+    typeof body.retCode === 'number' && body.retCode !== 0
+      ? { code: String(body.retCode), message: String(body.retMsg ?? '') }
+      : null,
+  rateLimitCodes: ['10006', '10018'],
+};
+const calls = venueCalls('Bybit', ERRORS);
 const TICKERS_URL = `${BASE_URL}/v5/market/tickers?category=linear`;
 /** Bybit serves at most 200 rows of funding or open-interest history per call. */
 const HISTORY_ROWS = 200;
@@ -74,7 +89,7 @@ export const BybitOpenInterest = z.object({ list: z.array(BybitOpenInterestRow) 
 
 /** Bybit reports failures inside its envelope: a non-zero retCode (often with HTTP 200), message kept. */
 function unwrap<T>(raw: z.infer<typeof BybitEnvelope>, result: z.ZodType<T>): T {
-  if (raw.retCode !== 0) throw envelopeFailure('Bybit', String(raw.retCode), raw.retMsg);
+  if (raw.retCode !== 0) throw calls.envelopeFailure(String(raw.retCode), raw.retMsg);
   return parseRaw(result, raw.result);
 }
 
@@ -93,6 +108,7 @@ export function normaliseFunding(ticker: BybitLinearTicker, history: readonly By
   const intervalHours = stated > 0 ? stated : (latestIntervalHours ?? 8);
   return {
     rate8h: per8h(Number(ticker.fundingRate), intervalHours),
+    rateKind: 'predicted', // the running period's rate, not yet settled
     intervalHours,
     markPrice: ticker.markPrice === null ? null : positiveOrNull(ticker.markPrice),
     indexPrice: ticker.indexPrice === null ? null : positiveOrNull(ticker.indexPrice),
@@ -136,13 +152,7 @@ export function normaliseOpenInterest(
 async function tickersBySymbol(
   context: FetchContext,
 ): Promise<ReturnType<typeof parseEntries<BybitLinearTicker>>> {
-  const raw = await fetchShared(
-    context.shared,
-    context.transport,
-    TICKERS_URL,
-    BybitEnvelope,
-    context.signal,
-  );
+  const raw = await calls.shared(context, TICKERS_URL, BybitEnvelope);
   const entries = unwrap(raw, BybitTickers).list.map((row): [string, unknown] => [
     typeof (row as { symbol?: unknown })?.symbol === 'string' ? (row as { symbol: string }).symbol : '?',
     row,
@@ -160,29 +170,37 @@ function bybitSource<S extends 'funding' | 'openInterest'>(
 ): SectionSource<S> {
   return perSymbolSource<S>(VENUE, async (symbol, context) => {
     const { good, bad } = await tickersBySymbol(context);
-    const ticker = good.get(binanceSymbol(symbol));
-    const reason = bad.get(binanceSymbol(symbol));
-    if (reason) throw new SourceError(`${binanceSymbol(symbol)}: ${reason}`);
+    const ticker = good.get(bybitSymbol(symbol));
+    const reason = bad.get(bybitSymbol(symbol));
+    if (reason) throw new SourceError(`${bybitSymbol(symbol)}: ${reason}`);
     if (!ticker)
-      throw new SourceError(`no linear contract ${binanceSymbol(symbol)} in the tickers answer (delisted?)`);
+      throw new SourceError(`no linear contract ${bybitSymbol(symbol)} in the tickers answer (delisted?)`);
     return load(symbol, ticker, context);
   });
 }
 
 export const bybitFunding = bybitSource<'funding'>(async (symbol, ticker, context) => {
-  const url = `${BASE_URL}/v5/market/funding/history?category=linear&symbol=${binanceSymbol(symbol)}&limit=${HISTORY_ROWS}`;
-  const history = unwrap(
-    await fetchParsed(context.transport, url, BybitEnvelope, context.signal),
-    BybitFundingHistory,
-  ).list;
+  const url = `${BASE_URL}/v5/market/funding/history?category=linear&symbol=${bybitSymbol(symbol)}&limit=${HISTORY_ROWS}`;
+  const history = unwrap(await calls.parsed(context, url, BybitEnvelope), BybitFundingHistory).list;
   return sourced(normaliseFunding(ticker, history), VENUE, context.asOf, context);
 });
 
 export const bybitOpenInterest = bybitSource<'openInterest'>(async (symbol, ticker, context) => {
-  const url = `${BASE_URL}/v5/market/open-interest?category=linear&symbol=${binanceSymbol(symbol)}&intervalTime=1h&limit=${HISTORY_ROWS}`;
-  const rows = unwrap(
-    await fetchParsed(context.transport, url, BybitEnvelope, context.signal),
-    BybitOpenInterest,
-  ).list;
+  const url = `${BASE_URL}/v5/market/open-interest?category=linear&symbol=${bybitSymbol(symbol)}&intervalTime=1h&limit=${HISTORY_ROWS}`;
+  const rows = unwrap(await calls.parsed(context, url, BybitEnvelope), BybitOpenInterest).list;
   return sourced(normaliseOpenInterest(ticker, rows, context.asOf), VENUE, context.asOf, context);
 });
+
+export const BYBIT: VenueDescriptor<'bybit'> = {
+  id: VENUE,
+  name: 'Bybit',
+  baseUrl: BASE_URL,
+  method: 'GET',
+  errors: ERRORS,
+  instrument: bybitSymbol,
+  // Hourly history of both kinds: right after Binance.
+  serves: {
+    funding: { source: bybitFunding, rank: 2 },
+    openInterest: { source: bybitOpenInterest, rank: 2 },
+  },
+};

@@ -1,13 +1,24 @@
-// Coinbase Exchange: 24 h stats (ticker), hourly candles and the level-2 book of the USD products. Raw shapes as
-// documented by Coinbase, pure normalisers into the market types, and the sources the collector calls.
+// Coinbase Exchange: 24 h stats (ticker), hourly candles and the level-2 book of the USD products. The venue's facts,
+// raw shapes as documented by Coinbase, pure normalisers into the market types, the sources and the descriptor.
 import { z } from 'zod';
 import type { Candle, OrderBook, Ticker24h } from '../../market/types.ts';
-import { coinbaseProduct, VENUE_BASE_URLS } from '../venues.ts';
-import { DecimalString, fetchParsed, SourceError } from './request.ts';
+import type { VenueDescriptor } from '../venue-descriptor.ts';
+import { DecimalString, SourceError, venueCalls } from './request.ts';
 import { perSymbolSource, sourced } from './source.ts';
+import type { VenueErrors } from './venue-errors.ts';
 
 const VENUE = 'coinbase';
-const BASE_URL = VENUE_BASE_URLS[VENUE];
+const BASE_URL = 'https://api.exchange.coinbase.com';
+
+/** Coinbase Exchange trades the tracked assets against USD: BTC -> BTC-USD. */
+export const coinbaseProduct = (symbol: string): string => `${symbol}-USD`;
+
+/** Errors come as `{message}` with the HTTP status ("NotFound" 404, "Public rate limit exceeded" 429). */
+const ERRORS: VenueErrors = {
+  envelope: (body) => (typeof body.message === 'string' ? { code: null, message: body.message } : null),
+  rateLimitCodes: [],
+};
+const calls = venueCalls('Coinbase', ERRORS);
 const HOUR_MS = 3_600_000;
 /** Coinbase rejects a candle request that would span more than 300 buckets. */
 const CANDLES_PER_PAGE = 300;
@@ -76,7 +87,7 @@ export function normaliseBook(raw: CoinbaseBook): OrderBook {
 
 export const coinbaseTicker = perSymbolSource<'ticker'>(VENUE, async (symbol, context) => {
   const url = `${BASE_URL}/products/${coinbaseProduct(symbol)}/stats`;
-  const raw = await fetchParsed(context.transport, url, CoinbaseStats, context.signal);
+  const raw = await calls.parsed(context, url, CoinbaseStats);
   // The stats carry no time of their own: they are as fresh as the call.
   return sourced(normaliseStats(raw), VENUE, context.asOf, context);
 });
@@ -98,7 +109,7 @@ export const coinbaseCandles = perSymbolSource<'candles'>(VENUE, async (symbol, 
   const rows: CoinbaseCandle[] = [];
   for (const page of candlePages(context.asOf, context.candleLimit)) {
     const url = `${base}&start=${encodeURIComponent(page.start)}&end=${encodeURIComponent(page.end)}`;
-    const pageRows = await fetchParsed(context.transport, url, z.array(CoinbaseCandle), context.signal);
+    const pageRows = await calls.parsed(context, url, z.array(CoinbaseCandle));
     rows.push(...pageRows);
     if (pageRows.length === 0) break; // nothing older: the product is younger than the window
   }
@@ -110,6 +121,22 @@ export const coinbaseCandles = perSymbolSource<'candles'>(VENUE, async (symbol, 
 
 export const coinbaseBook = perSymbolSource<'book'>(VENUE, async (symbol, context) => {
   const url = `${BASE_URL}/products/${coinbaseProduct(symbol)}/book?level=2`;
-  const raw = await fetchParsed(context.transport, url, CoinbaseBook, context.signal);
+  const raw = await calls.parsed(context, url, CoinbaseBook);
   return sourced(normaliseBook(raw), VENUE, context.asOf, context);
 });
+
+export const COINBASE: VenueDescriptor<'coinbase'> = {
+  id: VENUE,
+  name: 'Coinbase',
+  baseUrl: BASE_URL,
+  method: 'GET',
+  requestsPerSecond: 8,
+  errors: ERRORS,
+  instrument: coinbaseProduct,
+  // USD books, second to Binance's depth.
+  serves: {
+    candles: { source: coinbaseCandles, rank: 2 },
+    ticker: { source: coinbaseTicker, rank: 2 },
+    book: { source: coinbaseBook, rank: 2 },
+  },
+};

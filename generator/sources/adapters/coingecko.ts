@@ -2,13 +2,37 @@
 // the keyless API shares a small per-IP limit and asks for attribution, so it comes last in the default order.
 import { z } from 'zod';
 import type { Sourced, Ticker24h } from '../../market/types.ts';
-import { COINGECKO_IDS, VENUE_BASE_URLS } from '../venues.ts';
-import { fetchParsed, parseEntries } from './request.ts';
+import type { VenueDescriptor } from '../venue-descriptor.ts';
+import { parseEntries, venueCalls } from './request.ts';
 import { sourced, withReasons } from './source.ts';
 import type { SectionSource } from './source.ts';
+import type { VenueErrors } from './venue-errors.ts';
 
 const VENUE = 'coingecko';
-const BASE_URL = VENUE_BASE_URLS[VENUE];
+const BASE_URL = 'https://api.coingecko.com';
+
+/** CoinGecko's coin ids; a symbol without one is not served by CoinGecko. */
+export const COINGECKO_IDS: Readonly<Record<string, string>> = {
+  BTC: 'bitcoin',
+  ETH: 'ethereum',
+  XRP: 'ripple',
+  SOL: 'solana',
+  ALGO: 'algorand',
+  XLM: 'stellar',
+  HBAR: 'hedera-hashgraph',
+};
+
+/** `{status: {error_code: 429, error_message}}` (its rate limit), or `{error: "..."}`. */
+const ERRORS: VenueErrors = {
+  envelope: (body) => {
+    const status = body.status as Record<string, unknown> | undefined;
+    if (status && typeof status === 'object' && status.error_code !== undefined)
+      return { code: String(status.error_code), message: String(status.error_message ?? '') };
+    return typeof body.error === 'string' ? { code: null, message: body.error } : null;
+  },
+  rateLimitCodes: ['429'],
+};
+const calls = venueCalls('CoinGecko', ERRORS);
 
 // ---- raw shapes -------------------------------------------------------------------------------------------------
 
@@ -52,7 +76,7 @@ export const coingeckoTicker: SectionSource<'ticker'> = {
     const url =
       `${BASE_URL}/api/v3/simple/price?ids=${ids}&vs_currencies=usd` +
       '&include_24hr_change=true&include_24hr_vol=true&include_last_updated_at=true';
-    const raw = await fetchParsed(context.transport, url, CoinGeckoSimplePrice, context.signal);
+    const raw = await calls.parsed(context, url, CoinGeckoSimplePrice);
     const { good, bad } = parseEntries(
       CoinGeckoCoin,
       known.flatMap((symbol) => {
@@ -67,4 +91,17 @@ export const coingeckoTicker: SectionSource<'ticker'> = {
         bad.set(symbol, `${COINGECKO_IDS[symbol]} is not in the answer`);
     return withReasons(values, bad);
   },
+};
+
+export const COINGECKO: VenueDescriptor<'coingecko'> = {
+  id: VENUE,
+  name: 'CoinGecko',
+  baseUrl: BASE_URL,
+  method: 'GET',
+  // The keyless API shares a small per-IP limit: the tightest budget.
+  requestsPerSecond: 0.4,
+  errors: ERRORS,
+  instrument: (symbol) => COINGECKO_IDS[symbol] ?? null,
+  // An aggregate without a book, asking for attribution: last.
+  serves: { ticker: { source: coingeckoTicker, rank: 4 } },
 };

@@ -3,23 +3,28 @@
 import { z } from 'zod';
 import type { Funding, OpenInterest, Sourced } from '../../market/types.ts';
 import type { TransportRequest } from '../transport.ts';
-import { VENUE_BASE_URLS } from '../venues.ts';
+import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { per8h } from './funding.ts';
 import {
   Decimal,
   DecimalString,
-  fetchParsed,
-  fetchShared,
   OptionalDecimal,
   parseEntries,
   positiveOrNull,
   SourceError,
+  venueCalls,
 } from './request.ts';
 import type { FetchContext, SectionSource, SectionValues } from './source.ts';
 import { perSymbolSource, sourced } from './source.ts';
+import type { VenueErrors } from './venue-errors.ts';
 
 const VENUE = 'hyperliquid';
-const INFO_URL = `${VENUE_BASE_URLS[VENUE]}/info`;
+const BASE_URL = 'https://api.hyperliquid.xyz';
+const INFO_URL = `${BASE_URL}/info`;
+
+/** No envelope: a malformed request is an HTTP 422 with a plain-text reason (kept as the message). */
+const ERRORS: VenueErrors = { envelope: () => null, rateLimitCodes: [] };
+const calls = venueCalls('Hyperliquid', ERRORS);
 const HOUR_MS = 3_600_000;
 /** Hyperliquid settles funding every hour. */
 const INTERVAL_HOURS = 1;
@@ -71,6 +76,7 @@ export function normaliseFunding(
 ): Funding {
   return {
     rate8h: per8h(Number(ctx.funding), INTERVAL_HOURS),
+    rateKind: 'predicted', // the running period's rate, not yet settled
     intervalHours: INTERVAL_HOURS,
     markPrice: positiveOrNull(ctx.markPx),
     indexPrice: positiveOrNull(ctx.oraclePx),
@@ -90,13 +96,7 @@ export function normaliseOpenInterest(ctx: HyperliquidAssetCtx, asOf: number): O
 // ---- sources ------------------------------------------------------------------------------------------------------
 
 async function contextsByCoin(context: FetchContext): Promise<Map<string, HyperliquidAssetCtx | string>> {
-  const [meta, ctxs] = await fetchShared(
-    context.shared,
-    context.transport,
-    META_AND_ASSET_CTXS,
-    HyperliquidMetaAndAssetCtxs,
-    context.signal,
-  );
+  const [meta, ctxs] = await calls.shared(context, META_AND_ASSET_CTXS, HyperliquidMetaAndAssetCtxs);
   if (meta.universe.length !== ctxs.length)
     throw new SourceError('universe and asset contexts differ in length');
   // A delisted coin's zeros are "not available", never zero open interest; a bad context costs its coin only.
@@ -130,15 +130,25 @@ function hyperliquidSource<S extends 'funding' | 'openInterest'>(
 export const hyperliquidFunding = hyperliquidSource<'funding'>(async (symbol, ctx, context) => {
   const startTime = Math.floor(context.asOf / HOUR_MS) * HOUR_MS - HISTORY_HOURS * HOUR_MS;
   const request = info({ type: 'fundingHistory', coin: symbol, startTime });
-  const history = await fetchParsed(
-    context.transport,
-    request,
-    z.array(HyperliquidFundingRow),
-    context.signal,
-  );
+  const history = await calls.parsed(context, request, z.array(HyperliquidFundingRow));
   return sourced(normaliseFunding(ctx, history), VENUE, context.asOf, context);
 });
 
 export const hyperliquidOpenInterest = hyperliquidSource<'openInterest'>(async (_symbol, ctx, context) =>
   sourced(normaliseOpenInterest(ctx, context.asOf), VENUE, context.asOf, context),
 );
+
+export const HYPERLIQUID: VenueDescriptor<'hyperliquid'> = {
+  id: VENUE,
+  name: 'Hyperliquid',
+  baseUrl: BASE_URL,
+  method: 'POST',
+  errors: ERRORS,
+  // Coins by their own name.
+  instrument: (symbol) => symbol,
+  // No open-interest history; reachable where other venues are geo-blocked: last.
+  serves: {
+    funding: { source: hyperliquidFunding, rank: 4 },
+    openInterest: { source: hyperliquidOpenInterest, rank: 4 },
+  },
+};

@@ -2,13 +2,42 @@
 // (XBTUSD -> XXBTZUSD), wraps everything in {error, result} and sends its last OHLC row while it is still forming.
 import { z } from 'zod';
 import type { Candle, Sourced, Ticker24h } from '../../market/types.ts';
-import { krakenPair, krakenResultKeys, VENUE_BASE_URLS } from '../venues.ts';
-import { DecimalString, envelopeFailure, fetchParsed, positiveOrNull, SourceError } from './request.ts';
+import type { VenueDescriptor } from '../venue-descriptor.ts';
+import { DecimalString, positiveOrNull, SourceError, venueCalls } from './request.ts';
 import { perSymbolSource, sourced, withReasons } from './source.ts';
 import type { FetchContext, SectionSource } from './source.ts';
+import type { VenueErrors } from './venue-errors.ts';
 
 const VENUE = 'kraken';
-const BASE_URL = VENUE_BASE_URLS[VENUE];
+const BASE_URL = 'https://api.kraken.com';
+
+/** Kraken calls bitcoin XBT: BTC -> XBTUSD. */
+export const krakenPair = (symbol: string): string => `${symbol === 'BTC' ? 'XBT' : symbol}USD`;
+
+/** Kraken answers older pairs under their legacy names (XXBTZUSD); newer ones keep the name asked for (SOLUSD). */
+const KRAKEN_LEGACY_PAIRS: Readonly<Record<string, string>> = {
+  BTC: 'XXBTZUSD',
+  ETH: 'XETHZUSD',
+  XRP: 'XXRPZUSD',
+  XLM: 'XXLMZUSD',
+};
+
+/** The keys under which Kraken may answer a symbol's USD pair, most likely first. */
+export const krakenResultKeys = (symbol: string): string[] => {
+  const pair = krakenPair(symbol);
+  const legacy = KRAKEN_LEGACY_PAIRS[symbol];
+  return legacy ? [legacy, pair] : [pair];
+};
+
+/** `{error: ["EQuery:Unknown asset pair"], result}`, usually over HTTP 200; rate limits are worded, not coded. */
+const ERRORS: VenueErrors = {
+  envelope: (body) =>
+    Array.isArray(body.error) && body.error.length > 0
+      ? { code: String(body.error[0]), message: body.error.map(String).join('; ') }
+      : null,
+  rateLimitCodes: [],
+};
+const calls = venueCalls('Kraken', ERRORS);
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** Kraken serves at most the 720 most recent bars of an interval. */
@@ -52,7 +81,7 @@ export const KrakenOhlc = envelope(z.record(z.string(), z.union([z.array(KrakenO
 /** Kraken reports failures inside its envelope ("EQuery:Unknown asset pair"), over HTTP 200. */
 function unwrap<T>(raw: { error: string[]; result?: T }): T {
   const [first] = raw.error;
-  if (first !== undefined) throw envelopeFailure('Kraken', first, raw.error.join('; '));
+  if (first !== undefined) throw calls.envelopeFailure(first, raw.error.join('; '));
   if (raw.result === undefined) throw new SourceError('Kraken answer without a result');
   return raw.result;
 }
@@ -107,7 +136,7 @@ async function fetchOhlc(
   const url =
     `${BASE_URL}/0/public/OHLC?pair=${krakenPair(symbol)}&interval=60` +
     (since === null ? '' : `&since=${Math.floor(since / 1000)}`);
-  const result = unwrap(await fetchParsed(context.transport, url, KrakenOhlc, context.signal));
+  const result = unwrap(await calls.parsed(context, url, KrakenOhlc));
   const rows = pairEntry(result, symbol);
   if (!Array.isArray(rows)) throw new SourceError(`OHLC answer without the pair ${krakenPair(symbol)}`);
   return rows;
@@ -123,7 +152,7 @@ async function tickerEntries(
 ): Promise<Map<string, unknown>> {
   const url = `${BASE_URL}/0/public/Ticker?pair=${symbols.map(krakenPair).join(',')}`;
   try {
-    const result = unwrap(await fetchParsed(context.transport, url, KrakenTicker, context.signal));
+    const result = unwrap(await calls.parsed(context, url, KrakenTicker));
     return new Map(symbols.map((symbol) => [symbol, pairEntry(result, symbol)]));
   } catch (error) {
     if (!(error instanceof SourceError && error.code === UNKNOWN_PAIR && symbols.length > 1)) throw error;
@@ -178,3 +207,19 @@ export const krakenCandles = perSymbolSource<'candles'>(VENUE, async (symbol, co
   if (!last) throw new SourceError('no closed hourly bar in the response');
   return sourced(candles, VENUE, last.openTime + HOUR_MS, context);
 });
+
+export const KRAKEN: VenueDescriptor<'kraken'> = {
+  id: VENUE,
+  name: 'Kraken',
+  baseUrl: BASE_URL,
+  method: 'GET',
+  // Its keyless counter refills about once a second.
+  requestsPerSecond: 1,
+  errors: ERRORS,
+  instrument: krakenPair,
+  // USD pairs, no book: after Coinbase.
+  serves: {
+    candles: { source: krakenCandles, rank: 3 },
+    ticker: { source: krakenTicker, rank: 3 },
+  },
+};

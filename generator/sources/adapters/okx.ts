@@ -2,24 +2,55 @@
 // interest. Raw shapes as documented by OKX, pure normalisers into the market types, and the collector's sources.
 import { z } from 'zod';
 import type { Funding, Liquidations, OpenInterest } from '../../market/types.ts';
-import { okxContractValue, okxSwap, okxUnderlying, VENUE_BASE_URLS } from '../venues.ts';
+import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { per8h, settledHistory } from './funding.ts';
 import {
   Decimal,
   DecimalString,
-  envelopeFailure,
-  fetchParsed,
-  fetchShared,
   MsTime,
   OptionalDecimal,
   parseRaw,
   SourceError,
+  venueCalls,
 } from './request.ts';
 import type { FetchContext } from './source.ts';
 import { perSymbolSource, sourced } from './source.ts';
+import type { VenueErrors } from './venue-errors.ts';
 
 const VENUE = 'okx';
-const BASE_URL = VENUE_BASE_URLS[VENUE];
+const BASE_URL = 'https://www.okx.com';
+
+/** OKX names the underlying of a USDT swap with a dash: BTC -> BTC-USDT (the instrument is BTC-USDT-SWAP). */
+export const okxUnderlying = (symbol: string): string => `${symbol}-USDT`;
+export const okxSwap = (symbol: string): string => `${okxUnderlying(symbol)}-SWAP`;
+
+/**
+ * Coins per contract of OKX's USDT swaps (the instruments endpoint's `ctVal`), needed because OKX reports
+ * liquidation sizes in contracts. Values as listed by OKX for these swaps; runs read them from
+ * `/api/v5/public/instruments?instType=SWAP` and fall back to this table only when that list cannot be had. Any other
+ * coin (the synthetic benchmark symbols) counts 1 coin.
+ */
+const OKX_CONTRACT_VALUES: Readonly<Record<string, number>> = {
+  BTC: 0.01,
+  ETH: 0.1,
+  XRP: 100,
+  SOL: 1,
+  ALGO: 10,
+  XLM: 100,
+  HBAR: 100,
+};
+
+export const okxContractValue = (symbol: string): number => OKX_CONTRACT_VALUES[symbol] ?? 1;
+
+/** `{code: "51001", msg, data: []}` (code a string, "0" when fine), over HTTP 200 or 4xx; 50011 is its rate limit. */
+const ERRORS: VenueErrors = {
+  envelope: (body) =>
+    (typeof body.code === 'string' && body.code !== '0') || typeof body.code === 'number'
+      ? { code: String(body.code), message: String(body.msg ?? '') }
+      : null,
+  rateLimitCodes: ['50011'],
+};
+const calls = venueCalls('OKX', ERRORS);
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const PAGE_SIZE = 100;
@@ -118,7 +149,7 @@ export function normaliseLiquidations(
 
 /** OKX reports failures inside its envelope: a non-zero code (50011 is its rate limit), message kept. */
 function unwrap<T>(raw: { code: string; msg: string; data: T[] }): T[] {
-  if (raw.code !== '0') throw envelopeFailure('OKX', raw.code, raw.msg);
+  if (raw.code !== '0') throw calls.envelopeFailure(raw.code, raw.msg);
   return raw.data;
 }
 
@@ -157,6 +188,7 @@ export function normaliseFunding(
   const intervalHours = period >= 1 && period <= 8 ? period : (latestIntervalHours ?? 8);
   return {
     rate8h: per8h(Number(current.fundingRate), intervalHours),
+    rateKind: 'predicted', // the running period's rate, not yet settled
     intervalHours,
     markPrice: null,
     indexPrice: null,
@@ -179,9 +211,9 @@ export const okxLiquidations = perSymbolSource<'liquidations'>(VENUE, async (sym
   // Newest first, one page at a time, until the page reaches back a full day.
   for (let page = 0; page < MAX_PAGES; page++) {
     const url = `${base}&limit=${PAGE_SIZE}${after === null ? '' : `&after=${after}`}`;
-    const pageDetails = unwrap(
-      await fetchParsed(context.transport, url, OkxLiquidationOrders, context.signal),
-    ).flatMap((entry) => entry.details);
+    const pageDetails = unwrap(await calls.parsed(context, url, OkxLiquidationOrders)).flatMap(
+      (entry) => entry.details,
+    );
     details.push(...pageDetails);
     const oldest = Math.min(...pageDetails.map((detail) => Number(detail.ts)));
     if (pageDetails.length < PAGE_SIZE || oldest <= context.asOf - DAY_MS) break;
@@ -193,15 +225,13 @@ export const okxLiquidations = perSymbolSource<'liquidations'>(VENUE, async (sym
 
 /**
  * The swap's `ctVal` from the instruments list (one shared call per run, entries parsed one by one). When the list
- * cannot be had at all, the values OKX listed for these swaps (venues.ts) stand in; a swap the list shows suspended or
+ * cannot be had at all, the values OKX listed for these swaps (above) stand in; a swap the list shows suspended or
  * lacks is unavailable.
  */
 async function contractValue(symbol: string, context: FetchContext): Promise<number> {
   let data: unknown[];
   try {
-    data = unwrap(
-      await fetchShared(context.shared, context.transport, INSTRUMENTS_URL, OkxInstruments, context.signal),
-    );
+    data = unwrap(await calls.shared(context, INSTRUMENTS_URL, OkxInstruments));
   } catch {
     return okxContractValue(symbol);
   }
@@ -220,17 +250,11 @@ const firstRow = <T>(rows: T[], what: string): T => {
 export const okxFunding = perSymbolSource<'funding'>(VENUE, async (symbol, context) => {
   const instId = okxSwap(symbol);
   const [current, history] = await Promise.all([
-    fetchParsed(
-      context.transport,
-      `${BASE_URL}/api/v5/public/funding-rate?instId=${instId}`,
-      OkxFundingRate,
-      context.signal,
-    ),
-    fetchParsed(
-      context.transport,
+    calls.parsed(context, `${BASE_URL}/api/v5/public/funding-rate?instId=${instId}`, OkxFundingRate),
+    calls.parsed(
+      context,
       `${BASE_URL}/api/v5/public/funding-rate-history?instId=${instId}&limit=100`,
       OkxFundingHistory,
-      context.signal,
     ),
   ]);
   const row = firstRow(unwrap(current), 'funding rate');
@@ -239,9 +263,22 @@ export const okxFunding = perSymbolSource<'funding'>(VENUE, async (symbol, conte
 
 export const okxOpenInterest = perSymbolSource<'openInterest'>(VENUE, async (symbol, context) => {
   const url = `${BASE_URL}/api/v5/public/open-interest?instType=SWAP&instId=${okxSwap(symbol)}`;
-  const row = firstRow(
-    unwrap(await fetchParsed(context.transport, url, OkxOpenInterest, context.signal)),
-    'open interest',
-  );
+  const row = firstRow(unwrap(await calls.parsed(context, url, OkxOpenInterest)), 'open interest');
   return sourced(normaliseOpenInterest(row), VENUE, Number(row.ts), context);
 });
+
+export const OKX: VenueDescriptor<'okx'> = {
+  id: VENUE,
+  name: 'OKX',
+  baseUrl: BASE_URL,
+  method: 'GET',
+  requestsPerSecond: 8,
+  errors: ERRORS,
+  instrument: okxSwap,
+  // The only keyless REST feed of liquidations; funding and open interest without an hourly history: third.
+  serves: {
+    funding: { source: okxFunding, rank: 3 },
+    openInterest: { source: okxOpenInterest, rank: 3 },
+    liquidations: { source: okxLiquidations, rank: 1 },
+  },
+};

@@ -1,53 +1,39 @@
-// Which venue serves which kind of data, in fallback order. The catalog lists every adapter; a plan picks an order
-// from it. A new venue is a new adapter added to the catalog.
+// Which venue serves which kind of data, in fallback order. The catalogue and the default live order are read off
+// the venue descriptors (venues.ts); a plan picks an order from the catalogue.
+import { VENUES } from '../venues.ts';
 import type { VenueId } from '../venues.ts';
-import { binanceSpotBook, binanceSpotCandles, binanceSpotTicker } from './binance-spot.ts';
-import { binanceUsdmFunding, binanceUsdmOpenInterest } from './binance-usdm.ts';
-import { bybitFunding, bybitOpenInterest } from './bybit.ts';
-import { coinbaseBook, coinbaseCandles, coinbaseTicker } from './coinbase.ts';
-import { coingeckoTicker } from './coingecko.ts';
-import { hyperliquidFunding, hyperliquidOpenInterest } from './hyperliquid.ts';
-import { krakenCandles, krakenTicker } from './kraken.ts';
-import { okxFunding, okxLiquidations, okxOpenInterest } from './okx.ts';
 import { SECTION_NAMES } from './source.ts';
 import type { SectionName, SectionSource, SourcePlan } from './source.ts';
 
-/** Every adapter, by kind of data and venue. */
-export const SOURCE_CATALOG: { readonly [S in SectionName]: Partial<Record<VenueId, SectionSource<S>>> } = {
-  candles: { 'binance-spot': binanceSpotCandles, coinbase: coinbaseCandles, kraken: krakenCandles },
-  ticker: {
-    'binance-spot': binanceSpotTicker,
-    coinbase: coinbaseTicker,
-    kraken: krakenTicker,
-    coingecko: coingeckoTicker,
-  },
-  book: { 'binance-spot': binanceSpotBook, coinbase: coinbaseBook },
-  funding: {
-    'binance-usdm': binanceUsdmFunding,
-    bybit: bybitFunding,
-    okx: okxFunding,
-    hyperliquid: hyperliquidFunding,
-  },
-  openInterest: {
-    'binance-usdm': binanceUsdmOpenInterest,
-    bybit: bybitOpenInterest,
-    okx: okxOpenInterest,
-    hyperliquid: hyperliquidOpenInterest,
-  },
-  liquidations: { okx: okxLiquidations },
-};
+type Catalog = { readonly [S in SectionName]: Partial<Record<VenueId, SectionSource<S>>> };
+
+/** The venues serving a kind of data, by rank (ties in registry order). */
+function servingVenues<S extends SectionName>(section: S): Array<{ id: VenueId; source: SectionSource<S> }> {
+  return VENUES.flatMap((venue) => {
+    const served = venue.serves[section];
+    return served ? [{ id: venue.id, source: served.source, rank: served.rank }] : [];
+  })
+    .sort((a, b) => a.rank - b.rank)
+    .map(({ id, source }) => ({ id, source }));
+}
+
+/** Every adapter, by kind of data and venue (in default fallback order). */
+export const SOURCE_CATALOG: Catalog = Object.fromEntries(
+  SECTION_NAMES.map((section) => [
+    section,
+    Object.fromEntries(servingVenues(section).map(({ id, source }) => [id, source])),
+  ]),
+) as unknown as Catalog;
 
 export type SourceOrder = { readonly [S in SectionName]: readonly VenueId[] };
 
-/** Live runs: deepest books and longest histories first, aggregators and one-point histories last. */
-export const DEFAULT_LIVE_ORDER: SourceOrder = {
-  candles: ['binance-spot', 'coinbase', 'kraken'],
-  ticker: ['binance-spot', 'coinbase', 'kraken', 'coingecko'],
-  book: ['binance-spot', 'coinbase'],
-  funding: ['binance-usdm', 'bybit', 'okx', 'hyperliquid'],
-  openInterest: ['binance-usdm', 'bybit', 'okx', 'hyperliquid'],
-  liquidations: ['okx'],
-};
+/**
+ * Live runs: every venue that serves a kind of data, by the rank its descriptor gives it (deepest books and longest
+ * histories first, aggregators and one-point histories last).
+ */
+export const DEFAULT_LIVE_ORDER: SourceOrder = Object.fromEntries(
+  SECTION_NAMES.map((section) => [section, servingVenues(section).map(({ id }) => id)]),
+) as unknown as SourceOrder;
 
 /** One simulated venue per kind of data, every asset listed: the plan of tests that sabotage one venue. */
 export const SIMULATOR_ORDER: SourceOrder = {
@@ -60,14 +46,10 @@ export const SIMULATOR_ORDER: SourceOrder = {
 };
 
 /**
- * The default simulated run (`emi generate --source sim`): the derivatives in the live fallback order, over simulated
- * venues that leave some assets out (simulator/listings.ts), so every derivatives adapter and the chain run.
+ * The default simulated run (`emi generate --source sim`): the live fallback order, over simulated venues that leave
+ * some assets out (simulator/listings.ts), so every adapter and every fallback chain run.
  */
-export const SIMULATED_RUN_ORDER: SourceOrder = {
-  ...SIMULATOR_ORDER,
-  funding: ['binance-usdm', 'bybit', 'okx', 'hyperliquid'],
-  openInterest: ['binance-usdm', 'bybit', 'okx', 'hyperliquid'],
-};
+export const SIMULATED_RUN_ORDER: SourceOrder = DEFAULT_LIVE_ORDER;
 
 /** Venues that can serve a kind of data (for configuration errors and `emi sources check`). */
 export const venuesFor = (section: SectionName): VenueId[] =>

@@ -1,8 +1,10 @@
-// One venue call: transport -> status check -> JSON -> zod. Every failure becomes a SourceError with a short reason.
+// One venue call: transport -> status check -> JSON -> zod. Every failure becomes a SourceError with a short reason,
+// read with the venue's own error envelope (its descriptor's `errors`).
 import { z } from 'zod';
 import type { Transport, TransportRequest } from '../transport.ts';
+import type { FetchContext } from './source.ts';
 import { classifyEnvelope, classifyHttpError } from './venue-errors.ts';
-import type { VenueErrorKind } from './venue-errors.ts';
+import type { VenueErrorKind, VenueErrors } from './venue-errors.ts';
 
 export class SourceError extends Error {
   override readonly name = 'SourceError';
@@ -27,8 +29,13 @@ export class SourceError extends Error {
 }
 
 /** An error inside a venue's envelope (HTTP 200 with a non-zero code): its code and message kept. */
-export function envelopeFailure(venueName: string, code: string, message: string): SourceError {
-  const kind = classifyEnvelope(code, message);
+export function envelopeFailure(
+  venueName: string,
+  errors: VenueErrors,
+  code: string,
+  message: string,
+): SourceError {
+  const kind = classifyEnvelope(errors, code, message);
   const what = kind === 'rate-limited' ? 'rate limit' : 'error';
   return new SourceError(`${venueName} ${what} ${code}: ${message}`, null, kind, code);
 }
@@ -39,13 +46,14 @@ const asRequest = (request: RequestLike): TransportRequest =>
   typeof request === 'string' ? { url: request } : request;
 
 export async function fetchJson(
+  errors: VenueErrors,
   transport: Transport,
   request: RequestLike,
   signal?: AbortSignal,
 ): Promise<unknown> {
   const response = await transport.fetch(asRequest(request), signal);
   if (response.status < 200 || response.status > 299) {
-    const { kind, code, message } = classifyHttpError(response.status, response.body);
+    const { kind, code, message } = classifyHttpError(errors, response.status, response.body);
     const label = kind === 'rate-limited' ? ' (rate limited)' : '';
     const detail = code === null ? message : `${code} ${message}`;
     throw new SourceError(
@@ -69,12 +77,13 @@ export function parseRaw<T>(schema: z.ZodType<T>, raw: unknown): T {
 }
 
 export async function fetchParsed<T>(
+  errors: VenueErrors,
   transport: Transport,
   request: RequestLike,
   schema: z.ZodType<T>,
   signal?: AbortSignal,
 ): Promise<T> {
-  return parseRaw(schema, await fetchJson(transport, request, signal));
+  return parseRaw(schema, await fetchJson(errors, transport, request, signal));
 }
 
 /** Cache of raw answers that several sections read (one Bybit ticker call serves funding and open interest). */
@@ -82,21 +91,42 @@ export type SharedResponses = Map<string, Promise<unknown>>;
 
 /** Like fetchParsed, but one call per run and request, shared by every section that asks for it. */
 export async function fetchShared<T>(
+  errors: VenueErrors,
   shared: SharedResponses | undefined,
   transport: Transport,
   request: RequestLike,
   schema: z.ZodType<T>,
   signal?: AbortSignal,
 ): Promise<T> {
-  if (!shared) return fetchParsed(transport, request, schema, signal);
+  if (!shared) return fetchParsed(errors, transport, request, schema, signal);
   const { url, method = 'GET', body = '' } = asRequest(request);
   const key = `${method} ${url} ${body}`;
   let pending = shared.get(key);
   if (!pending) {
-    pending = fetchJson(transport, request, signal);
+    pending = fetchJson(errors, transport, request, signal);
     shared.set(key, pending);
   }
   return parseRaw(schema, await pending);
+}
+
+/** The calls of one venue, its error envelope bound in (each adapter makes one from its descriptor's facts). */
+export interface VenueCalls {
+  /** One call, parsed with `schema`. */
+  parsed<T>(context: FetchContext, request: RequestLike, schema: z.ZodType<T>): Promise<T>;
+  /** One call per run and request, shared by every section that asks for it. */
+  shared<T>(context: FetchContext, request: RequestLike, schema: z.ZodType<T>): Promise<T>;
+  /** The failure for an error inside the venue's 200 envelope. */
+  envelopeFailure(code: string, message: string): SourceError;
+}
+
+export function venueCalls(venueName: string, errors: VenueErrors): VenueCalls {
+  return {
+    parsed: (context, request, schema) =>
+      fetchParsed(errors, context.transport, request, schema, context.signal),
+    shared: (context, request, schema) =>
+      fetchShared(errors, context.shared, context.transport, request, schema, context.signal),
+    envelopeFailure: (code, message) => envelopeFailure(venueName, errors, code, message),
+  };
 }
 
 /** A decimal number sent as a string (Binance, OKX, Bybit, Coinbase, Kraken, Hyperliquid). */

@@ -6,6 +6,7 @@ import type { HostLimits, Sleep } from './host-budget.ts';
 import { backoffDelay, isRetryableStatus, parseRetryAfter } from './retry-policy.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { isRateLimitedAnswer } from '../adapters/venue-errors.ts';
+import { venueErrorsForHost } from '../venues.ts';
 
 export interface LiveTransportOptions {
   retry: RetryPolicy;
@@ -92,7 +93,7 @@ export function createLiveTransport(options: LiveTransportOptions): Transport {
         const failed =
           outcome instanceof Error ||
           isRetryableStatus(outcome.status) ||
-          isRateLimitedAnswer(outcome.status, outcome.body);
+          isRateLimitedAnswer(venueErrorsForHost(host), outcome.status, outcome.body);
         // The venue may ask for a longer pause than a run can give: then this call fails now.
         const asked =
           outcome instanceof Error ? null : parseRetryAfter(outcome.headers['retry-after'], now());

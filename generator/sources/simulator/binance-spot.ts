@@ -1,4 +1,5 @@
 // The simulated market in Binance spot's JSON: 24 h tickers, hourly klines and the depth snapshot.
+import { dayWindow } from './day-window.ts';
 import { HOUR_MS, roundTo } from './market-model.ts';
 import type { SimulatedMarket } from './market-model.ts';
 import {
@@ -11,20 +12,23 @@ import {
   intParam,
   ok,
 } from './reply.ts';
-import type { SimHandler } from './reply.ts';
+import type { SimContext, SimHandler } from './reply.ts';
+import { BINANCE_SPOT_UNLISTED } from './listings.ts';
 
-const DAY_MS = 24 * HOUR_MS;
+/** The symbols Binance spot (simulated) lists: all of them, or all but BINANCE_SPOT_UNLISTED in the default run. */
+const spotUniverse = ({ universe, gaps }: SimContext): ReadonlySet<string> =>
+  gaps ? new Set([...universe].filter((symbol) => !BINANCE_SPOT_UNLISTED.has(symbol))) : universe;
 
 /** `/api/v3/ticker/24hr?symbol=X` (one object) or `?symbols=["X","Y"]` (an array; any unknown symbol fails all). */
 const ticker24h: SimHandler = (query, context) => {
   const single = query.get('symbol');
   if (single !== null) {
-    const base = binanceBase(single, context.universe);
+    const base = binanceBase(single, spotUniverse(context));
     return base ? ok(tickerBody(context.market, base, single)) : binanceInvalidSymbol();
   }
   const list = parseSymbolList(query.get('symbols'));
   if (!list) return binanceMissing('symbols');
-  const bases = list.map((instrument) => binanceBase(instrument, context.universe));
+  const bases = list.map((instrument) => binanceBase(instrument, spotUniverse(context)));
   if (bases.some((base) => base === null)) return binanceInvalidSymbol();
   return ok(list.map((instrument, i) => tickerBody(context.market, bases[i] ?? '', instrument)));
 };
@@ -45,19 +49,16 @@ function parseSymbolList(raw: string | null): string[] | null {
 function tickerBody(market: SimulatedMarket, symbol: string, instrument: string): Record<string, unknown> {
   const decimals = market.params(symbol).priceDecimals;
   const price = (value: number): string => fixed8(roundTo(value, decimals));
-  const openTime = market.asOf - DAY_MS;
-  const open = market.priceAt(symbol, openTime);
-  const last = market.priceAt(symbol, market.asOf);
-  let [high, low, volume, quoteVolume, trades] = [Math.max(open, last), Math.min(open, last), 0, 0, 0];
-  for (let hour = Math.floor(openTime / HOUR_MS); hour <= market.currentHour; hour++) {
-    const bar = market.candle(symbol, hour);
-    const inside = hour * HOUR_MS < openTime ? (hour * HOUR_MS + HOUR_MS - openTime) / HOUR_MS : 1;
-    high = Math.max(high, bar.high);
-    low = Math.min(low, bar.low);
-    volume += bar.volumeBase * inside;
-    quoteVolume += bar.quoteVolume * inside;
-    trades += Math.round(bar.trades * inside);
-  }
+  const {
+    openTime,
+    open,
+    last,
+    high,
+    low,
+    volumeBase: volume,
+    quoteVolume,
+    trades,
+  } = dayWindow(market, symbol);
   const top = market.book(symbol, 1);
   const bid = top.bids[0] ?? [0, 0];
   const ask = top.asks[0] ?? [0, 0];
@@ -90,7 +91,7 @@ function tickerBody(market: SimulatedMarket, symbol: string, instrument: string)
 
 /** `/api/v3/klines?symbol=X&interval=1h&limit=N`: the last N hourly bars, the current (partial) one last. */
 const klines: SimHandler = (query, context) => {
-  const base = binanceSymbolParam(query, context.universe);
+  const base = binanceSymbolParam(query, spotUniverse(context));
   if (typeof base !== 'string') return base;
   if (query.get('interval') !== '1h') return binanceError(-1120, 'Invalid interval.');
   const limit = intParam(query, 'limit', 500, 1000);
@@ -122,7 +123,7 @@ const klines: SimHandler = (query, context) => {
 
 /** `/api/v3/depth?symbol=X&limit=N`. */
 const depth: SimHandler = (query, context) => {
-  const base = binanceSymbolParam(query, context.universe);
+  const base = binanceSymbolParam(query, spotUniverse(context));
   if (typeof base !== 'string') return base;
   const limit = intParam(query, 'limit', 100, 5000);
   if (limit === null) return binanceError(-1100, "Illegal characters found in parameter 'limit'.");

@@ -1,7 +1,7 @@
 // The simulated market in OKX v5's JSON: filled liquidation orders, funding (predicted and realised), open interest
 // in contracts, coins and USD, and the instruments list with each swap's contract value. Errors come in the
 // envelope over HTTP 200 (51001 for an instrument OKX does not list).
-import { okxContractValue } from '../venues.ts';
+import { okxContractValue } from '../adapters/okx.ts';
 import { HOUR_MS, roundTo } from './market-model.ts';
 import type { SimulatedMarket } from './market-model.ts';
 import { OKX_UNLISTED } from './listings.ts';

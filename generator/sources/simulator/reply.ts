@@ -14,8 +14,16 @@ export interface SimReply {
   body: unknown; // serialised with JSON.stringify
 }
 
-/** `body` is the parsed JSON of a POST (Hyperliquid); undefined for GET. */
-export type SimHandler = (query: URLSearchParams, context: SimContext, body?: unknown) => SimReply;
+/**
+ * `body` is the parsed JSON of a POST (Hyperliquid), undefined for GET; `path` the URL path, for routes that carry
+ * their instrument in it (Coinbase's `/products/BTC-USD/stats`, routed as `/products/*`).
+ */
+export type SimHandler = (
+  query: URLSearchParams,
+  context: SimContext,
+  body?: unknown,
+  path?: string,
+) => SimReply;
 
 export const ok = (body: unknown): SimReply => ({ status: 200, body });
 

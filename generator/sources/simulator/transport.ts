@@ -2,12 +2,15 @@
 // byte in each venue's JSON, so simulated runs go through exactly the parsing code of live runs.
 import { TRACKED_ASSETS } from '../../../schemas/common.ts';
 import type { Transport, TransportRequest, TransportResponse } from '../transport.ts';
-import { VENUE_BASE_URLS } from '../venues.ts';
+import { VENUE_BASE_URLS, VENUE_IDS, VENUES } from '../venues.ts';
 import type { VenueId } from '../venues.ts';
 import { BINANCE_SPOT_ROUTES } from './binance-spot.ts';
 import { BINANCE_USDM_ROUTES } from './binance-usdm.ts';
 import { BYBIT_ROUTES } from './bybit.ts';
+import { COINBASE_ROUTES } from './coinbase.ts';
+import { COINGECKO_ROUTES } from './coingecko.ts';
 import { HYPERLIQUID_ROUTES } from './hyperliquid.ts';
+import { KRAKEN_ROUTES } from './kraken.ts';
 import { SimulatedMarket } from './market-model.ts';
 import { OKX_ROUTES } from './okx.ts';
 import type { SimContext, SimHandler } from './reply.ts';
@@ -25,22 +28,22 @@ export interface SimulatedTransportOptions {
   listings?: 'complete' | 'with-gaps';
 }
 
-/** The venues the simulator imitates; the others (fallbacks of live runs) answer 404 here. */
-export const SIMULATED_VENUES = [
-  'binance-spot',
-  'binance-usdm',
-  'okx',
-  'bybit',
-  'hyperliquid',
-] as const satisfies readonly VenueId[];
+/** The simulator speaks every venue's dialect (ROUTES must name each one). */
+export const SIMULATED_VENUES: readonly VenueId[] = VENUE_IDS;
 
-/** Venues whose API is POST with a JSON body (the request type is in the body). */
-const POST_VENUES: ReadonlySet<string> = new Set([VENUE_BASE_URLS.hyperliquid]);
+/** Origins of venues whose API is POST with a JSON body (the request type is in the body). */
+const POST_VENUES: ReadonlySet<string> = new Set(
+  VENUES.filter((venue) => venue.method === 'POST').map((venue) => new URL(venue.baseUrl).origin),
+);
 
-const ROUTES: Readonly<Record<(typeof SIMULATED_VENUES)[number], Readonly<Record<string, SimHandler>>>> = {
+/** Paths per venue; a path ending in `/*` answers every path under it (the instrument is in the path). */
+const ROUTES: Readonly<Record<VenueId, Readonly<Record<string, SimHandler>>>> = {
   'binance-spot': BINANCE_SPOT_ROUTES,
   'binance-usdm': BINANCE_USDM_ROUTES,
   okx: OKX_ROUTES,
+  coinbase: COINBASE_ROUTES,
+  kraken: KRAKEN_ROUTES,
+  coingecko: COINGECKO_ROUTES,
   bybit: BYBIT_ROUTES,
   hyperliquid: HYPERLIQUID_ROUTES,
 };
@@ -52,6 +55,17 @@ const HANDLERS = new Map<string, SimHandler>(
     ),
   ),
 );
+
+/** The handler of a URL: its exact path, else the `/*` route above it. */
+function handlerFor(origin: string, path: string): SimHandler | undefined {
+  const exact = HANDLERS.get(origin + path);
+  if (exact) return exact;
+  for (let cut = path.lastIndexOf('/'); cut > 0; cut = path.lastIndexOf('/', cut - 1)) {
+    const under = HANDLERS.get(`${origin}${path.slice(0, cut)}/*`);
+    if (under) return under;
+  }
+  return undefined;
+}
 
 const JSON_HEADERS = { 'content-type': 'application/json;charset=UTF-8' };
 
@@ -76,12 +90,13 @@ export function createSimulatedTransport(options: SimulatedTransportOptions): Tr
       const url = new URL(request.url);
       const method = request.method ?? 'GET';
       const expected = POST_VENUES.has(url.origin) ? 'POST' : 'GET';
-      const handler = method === expected ? HANDLERS.get(url.origin + url.pathname) : undefined;
+      const handler = method === expected ? handlerFor(url.origin, url.pathname) : undefined;
       if (!handler) return { status: 404, headers: { 'content-type': 'text/plain' }, body: 'Not Found' };
       const reply = handler(
         url.searchParams,
         context,
         method === 'POST' ? parseBody(request.body) : undefined,
+        url.pathname,
       );
       const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
       return { status: reply.status, headers: { ...JSON_HEADERS }, body };
