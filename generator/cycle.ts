@@ -84,7 +84,8 @@ export async function build(flags: BuildFlags): Promise<void> {
     );
   }
   const { buildSite } = await import('./site/build.ts');
-  if (existsSync(resolve(flags.site, 'x402-buyer', 'index.html'))) await bundleSiteProgramsOnce(resolve(flags.site));
+  if (existsSync(resolve(flags.site, 'x402-buyer', 'index.html')))
+    await bundleSiteProgramsOnce(resolve(flags.site));
   await buildSite({
     siteDir: resolve(flags.site),
     publishedDir: resolve(flags.published),
