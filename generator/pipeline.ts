@@ -36,6 +36,9 @@ import type { CollectRequest, SourceName } from './market-source.ts';
 
 /** The published history's folder inside a generation. */
 const HISTORY_ROOT = 'api/history';
+/** The free files computed from the arena store: kept as they were when the store cannot be read. */
+const ARENA_IDS: readonly string[] = ['humanConsensus', 'teacherLessons', 'statistics', 'sharedIntelligence'];
+const ARENA_FILES = FREE_RESOURCES.filter((r) => ARENA_IDS.includes(r.id)).map((r) => r.file);
 
 export interface PipelineOptions {
   /** Public site root: free endpoints land in `api/` and `arena/` below it. */
@@ -165,7 +168,7 @@ async function stageGeneration(
       await generation.write(target, data);
       if (index === 0) await holdIfAsked();
     }
-    if (!bodies.arena) await generation.carryOver('arena');
+    if (!bodies.arena) for (const file of ARENA_FILES) await generation.carryOver(file);
     // History is part of the generation: the previous one's files, linked, then this run's rows appended.
     await generation.carryOver(HISTORY_ROOT);
     const rows = rowsOfRun(bodies.free, bodies.arena);

@@ -40,6 +40,13 @@ const lastRun = async (options: PipelineOptions) =>
     as_of: string;
   };
 
+const lastHistoryRow = async (options: PipelineOptions) =>
+  (
+    JSON.parse(
+      await readFile(join(options.outDir, 'api/history/market-regime/latest.json'), 'utf8'),
+    ) as { rows: Array<{ run_at: string }> }
+  ).rows.at(-1)?.run_at;
+
 /** Fills the file system until about `leave` bytes are left. */
 async function fill(dir: string, leave: number): Promise<void> {
   const handle = await open(join(dir, 'filler'), 'w');
@@ -82,17 +89,24 @@ describe.skipIf(!canMount)('a full file system', () => {
       await rm(join(dir, 'filler'), { force: true });
       const recorded = await lastRun(options);
       expect(recorded.status).toBe(report.status);
+      const status = JSON.parse(await readFile(join(options.outDir, 'status.json'), 'utf8')) as {
+        status: string;
+      };
+      expect(status.status).toBe(report.status);
       if (report.status === 'ok') {
         expect(await servedAsOf(options)).toBe(new Date(asOf).toISOString());
         const history = JSON.parse(await readFile(join(options.stateDir, 'run-history.json'), 'utf8')) as {
           runs: Array<{ generated_at: string }>;
         };
         expect(history.runs.at(-1)?.generated_at).toBe(new Date(asOf).toISOString());
+        // The published history, part of the generation, has this run's row as its last.
+        expect(await lastHistoryRow(options)).toBe(new Date(asOf).toISOString());
       } else {
         failures += 1;
         expect(report.status).toBe('failed');
         expect(report.error).toMatch(/ENOSPC|no space|disk is full|disk I\/O error/i);
         expect(await servedAsOf(options)).toBe(before);
+        expect(await lastHistoryRow(options)).toBe(before); // never a history row without its files
       }
     }
     expect(failures).toBeGreaterThan(0);

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -121,6 +121,26 @@ describe('one generator run on the simulated market', () => {
       status: string;
     };
     expect(status.status).toBe('failed');
+  });
+});
+
+describe('leftovers of a killed run', () => {
+  it('are removed at the start of the next run and never served', async () => {
+    const { options } = await freshRun();
+    const store = join(options.stateDir, 'published');
+    // What a run killed mid-write leaves: a half generation of a dead process, a staged status and report.
+    await mkdir(join(store, 'tmp-999999-0123abcd/api'), { recursive: true });
+    await writeFile(join(store, 'tmp-999999-0123abcd/api/market-regime.php'), '{"half":');
+    await writeFile(join(options.outDir, '.status.json.0123456789ab.tmp'), '{"half":');
+    await writeFile(join(options.stateDir, '.last-run.json.0123456789ab.tmp'), '{"half":');
+    const report = await runPipeline({ ...options, asOf: AS_OF + 3_600_000 });
+    expect(report.status).toBe('ok');
+    expect(await readdir(options.outDir)).toEqual(['api', 'arena', 'status.json']);
+    expect((await readdir(options.stateDir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    const generations = await readdir(store);
+    expect(generations.filter((n) => n.startsWith('tmp-'))).toEqual([]);
+    // The served generation and the one before it are kept; none older.
+    expect(generations.filter((n) => n.startsWith('g-'))).toHaveLength(2);
   });
 });
 

@@ -89,6 +89,6 @@ describe('buildInto (the atomic switch of dist/)', () => {
     expect(mixes).toBe(0);
     expect(await readFile(join(dist, 'api/market-regime.php'), 'utf8')).toBe('{"run":40}');
     const generations = (await readdir(join(dir, '.dist.generations'))).filter((n) => n.startsWith('g-'));
-    expect(generations.length).toBeLessThanOrEqual(3);
+    expect(generations.length).toBeLessThanOrEqual(2);
   });
 });

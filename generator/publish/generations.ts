@@ -44,8 +44,8 @@ export interface Generation {
   readonly dir: string;
   /** The generation served when this one began (absolute), or null on a first run. */
   readonly previous: string | null;
-  /** Hard-links the previous generation's files under `folder` into this one (history, kept arena files). */
-  carryOver(folder: string): Promise<number>;
+  /** Hard-links the previous generation's file, or files under a folder, into this one (history, arena files). */
+  carryOver(path: string): Promise<number>;
   /** Writes `data` to `file` (relative to the generation), flushed to disk. */
   write(file: string, data: string): Promise<void>;
   /** Serves this generation: makes sure every link exists, then switches `current` in one rename. */
@@ -153,8 +153,13 @@ export async function beginGeneration(
   return {
     dir: building,
     previous: previousDir,
-    async carryOver(folder) {
-      return previousDir === null ? 0 : linkTree(join(previousDir, folder), join(building, folder), fs);
+    async carryOver(path) {
+      if (previousDir === null) return 0;
+      const info = await fs.lstat(join(previousDir, path)).catch(() => null);
+      if (!info?.isFile()) return linkTree(join(previousDir, path), join(building, path), fs);
+      await fs.mkdir(dirname(join(building, path)), { recursive: true });
+      await fs.link(join(previousDir, path), join(building, path));
+      return 1;
     },
     async write(file, data) {
       const target = join(building, file);
