@@ -222,7 +222,11 @@ async function publishWithStore(
         referencePrices: referencePricesAt(snapshot, roundAt(clock.asOf).start),
         clock,
       });
-      await publish({ free, arena, files: serialiseAll([...publicItems('', free, arena), ...paidItems('paid', free, clock)]) });
+      await publish({
+        free,
+        arena,
+        files: serialiseAll([...publicItems('', free, arena), ...paidItems('paid', free, clock)]),
+      });
       // A backup failure never fails a published run; it is said, and the next run tries again.
       await dailyBackup(store, clock.generatedAt).catch((error: Error) =>
         console.error(`emi: the daily arena store backup failed: ${error.message}`),
@@ -304,7 +308,9 @@ async function writeRecord(file: string, data: string): Promise<void> {
 async function removeLeftovers(folder: string): Promise<void> {
   const names = await readdir(folder).catch(() => [] as string[]);
   await Promise.all(
-    names.filter(isTemporaryFile).map((name) => rm(join(folder, name), { force: true }).catch(() => undefined)),
+    names
+      .filter(isTemporaryFile)
+      .map((name) => rm(join(folder, name), { force: true }).catch(() => undefined)),
   );
 }
 

@@ -175,7 +175,9 @@ describe('run lock', () => {
     expect(notices).toEqual([`took over the run lock of pid 999999 on ${host}: its process 999999 is gone`]);
     releaseRunLock(s, 'next');
     acquireRunLock(s, `${host}:${process.ppid}:0123abcd`, { now: () => 1_000 });
-    expect(() => acquireRunLock(s, 'next', { now: () => 2_000 })).toThrow(/pid \d+ on .*heartbeat valid until/);
+    expect(() => acquireRunLock(s, 'next', { now: () => 2_000 })).toThrow(
+      /pid \d+ on .*heartbeat valid until/,
+    );
     // A live holder whose heartbeat stopped (stuck, or on another host) is taken over once the heartbeat is old.
     acquireRunLock(s, 'next', { now: () => 1_000 + DEFAULT_LOCK_TTL_MS, notice: (l) => notices.push(l) });
     expect(notices.at(-1)).toMatch(/: its heartbeat stopped at /);

@@ -35,7 +35,8 @@ describe.skipIf(!hasNginx())('nginx recipe (deploy/nginx) in front of the real w
     await mkdir(dirname(join(root, 'src', file)), { recursive: true });
     await writeFile(join(root, 'src', file), typeof body === 'string' ? body : JSON.stringify(body));
   };
-  const switchBuild = () => buildInto(join(root, 'dist'), (out) => cp(join(root, 'src'), out, { recursive: true }));
+  const switchBuild = () =>
+    buildInto(join(root, 'dist'), (out) => cp(join(root, 'src'), out, { recursive: true }));
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'emi-nginx-'));

@@ -42,9 +42,9 @@ const lastRun = async (options: PipelineOptions) =>
 
 const lastHistoryRow = async (options: PipelineOptions) =>
   (
-    JSON.parse(
-      await readFile(join(options.outDir, 'api/history/market-regime/latest.json'), 'utf8'),
-    ) as { rows: Array<{ run_at: string }> }
+    JSON.parse(await readFile(join(options.outDir, 'api/history/market-regime/latest.json'), 'utf8')) as {
+      rows: Array<{ run_at: string }>;
+    }
   ).rows.at(-1)?.run_at;
 
 /** Fills the file system until about `leave` bytes are left. */

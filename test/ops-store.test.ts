@@ -73,7 +73,10 @@ describe('a corrupted arena store', () => {
       dir,
       'site/api/history/market-regime/latest.json',
     );
-    expect(regime.rows.map((r) => r.run_at)).toEqual(['2026-11-21T12:00:00.000Z', '2026-11-21T13:00:00.000Z']);
+    expect(regime.rows.map((r) => r.run_at)).toEqual([
+      '2026-11-21T12:00:00.000Z',
+      '2026-11-21T13:00:00.000Z',
+    ]);
     const crowd = await readJson<{ rows: Array<{ run_at: string }> }>(
       dir,
       'site/api/history/human-consensus/latest.json',

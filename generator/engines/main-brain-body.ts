@@ -46,7 +46,8 @@ export function mainBrainBody(
   const noTrackRecord = performance.status === 'unavailable';
   const degraded = assets.some((a) => a.degraded) || regime.degraded || noTrackRecord;
   const limitations = missingDataNotes(snapshot, ['candles', 'ticker', 'book', 'funding', 'openInterest']);
-  if (noTrackRecord) limitations.push('Track record unavailable: the arena store could not be read this run.');
+  if (noTrackRecord)
+    limitations.push('Track record unavailable: the arena store could not be read this run.');
   return {
     success: true,
     project: PROJECT,

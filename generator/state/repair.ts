@@ -70,7 +70,8 @@ export interface RepairResult {
 
 /** Checks the store; if damaged, moves it (and its WAL) aside, then restores the newest sound backup or starts fresh. */
 export async function repairStore(storeFile: string, now: number = Date.now()): Promise<RepairResult> {
-  if (!existsSync(storeFile)) return { action: 'fresh', savedAs: null, backup: null, problem: 'no store yet' };
+  if (!existsSync(storeFile))
+    return { action: 'fresh', savedAs: null, backup: null, problem: 'no store yet' };
   const problem = integrityOf(storeFile);
   if (problem === 'ok') return { action: 'healthy', savedAs: null, backup: null, problem: null };
   const savedAs = `${storeFile}.damaged-${new Date(now).toISOString().replace(/[:.]/g, '-')}`;
@@ -80,7 +81,10 @@ export async function repairStore(storeFile: string, now: number = Date.now()): 
   }
   const folder = backupFolder(storeFile);
   const backups = existsSync(folder)
-    ? (await readdir(folder)).filter((name) => BACKUP_NAME.test(name)).sort().reverse()
+    ? (await readdir(folder))
+        .filter((name) => BACKUP_NAME.test(name))
+        .sort()
+        .reverse()
     : [];
   for (const name of backups) {
     const backup = join(folder, name);
