@@ -10,7 +10,8 @@ import { parseAsOf, parsePositiveInt, parseSeed } from './cli-options.ts';
 import { DEFAULT_BACKFILL_DAYS } from './defaults.ts';
 import { buildFreeSnapshots } from './engines/index.ts';
 import type { MarketSnapshot } from './market/types.ts';
-import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED, brainCallsOf, runClock } from './pipeline.ts';
+import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED, brainCallsOf, publishedStore, runClock } from './pipeline.ts';
+import { publishGeneration } from './publish/generations.ts';
 import { collectSimulatedMarket } from './sources/collect.ts';
 import { MAX_BACKFILL_DAYS, backfill, openArenaStore, runOwner, withRunLock } from './state/index.ts';
 import type { BackfillResult } from './state/index.ts';
@@ -27,7 +28,7 @@ const HOUR_MS = 3_600_000;
  */
 async function backfillHistory(
   outDir: string,
-  options: { days: number; asOf: number },
+  options: { days: number; asOf: number; stateDir: string },
   snapshotAt: (ms: number) => Promise<MarketSnapshot>,
 ): Promise<AppendResult> {
   const rows: { [K in keyof MarketRows]: MarketRows[K][] } = {
@@ -45,7 +46,24 @@ async function backfillHistory(
     const run = marketRowsOf(free);
     for (const id of Object.keys(rows) as (keyof MarketRows)[]) rows[id].push(run[id]);
   }
-  return appendHistory(rows, { root: outDir, now: Date.now(), retentionDays: retentionFromEnv() });
+  // Written as a new generation: the served one's files carried over whole, the history appended, one switch.
+  let result: AppendResult | null = null;
+  await publishGeneration(
+    publishedStore(options.stateDir),
+    [
+      { path: join(outDir, 'api'), entry: 'api' },
+      { path: join(outDir, 'arena'), entry: 'arena' },
+    ],
+    async (generation) => {
+      for (const folder of ['api', 'arena', 'paid']) await generation.carryOver(folder);
+      result = await appendHistory(rows, {
+        root: generation.dir,
+        now: Date.now(),
+        retentionDays: retentionFromEnv(),
+      });
+    },
+  );
+  return result!;
 }
 
 /** Replays `days` of rounds ending at `asOf` into the store under `stateDir` (and the history under `outDir`). */

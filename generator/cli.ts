@@ -69,6 +69,8 @@ async function generateOnce(flags: GenerateFlags): Promise<void> {
   const report = await generate(flags);
   if (report.status === 'failed' || report.status === 'stale') throw new Error(summarise(report));
   console.log(summarise(report));
+  // Published, but something needs the operator (a damaged arena store, said on stderr): exit non-zero.
+  if (report.error) process.exitCode = 1;
 }
 
 /** Regenerates and rebuilds on a cron expression until SIGINT or SIGTERM. */

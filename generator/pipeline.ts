@@ -1,9 +1,10 @@
 // One generator run: collect market data, compute every body, update the arena, validate, publish.
 // Nothing is published unless every body passes its schema; a failed run leaves the last good files in place.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_REASONING_ASSET, TRACKED_ASSETS } from '../schemas/common.ts';
 import type { DataMode } from '../schemas/common.ts';
+import { PERFORMANCE_STORE_UNAVAILABLE } from '../schemas/performance.ts';
 import { FREE_RESOURCES, PAID_RESOURCES, reasoningFileFor } from '../schemas/resources.ts';
 import { ReasoningResponse } from '../schemas/reasoning.ts';
 import type { RunClock } from './engines/clock.ts';
@@ -11,21 +12,33 @@ import { buildFreeSnapshots } from './engines/index.ts';
 import type { FreeSnapshots } from './engines/index.ts';
 import { buildPaidBodies } from './engines/paid/index.ts';
 import type { MarketSnapshot, SourceIssue } from './market/types.ts';
-import { publishAll } from './publish/publish.ts';
+import { serialiseAll } from './publish/publish.ts';
 import type { PublishItem } from './publish/publish.ts';
-import { writeFileAtomic } from './publish/atomic-write.ts';
-import { writeRunStatus } from './publish/status.ts';
+import { stageFile, writeFileAtomic } from './publish/atomic-write.ts';
+import { beginGeneration, cleanGenerations, realFs } from './publish/generations.ts';
+import type { Generation, PublishFs, ServedLink } from './publish/generations.ts';
+import { STATUS_FILE, readRunStatus, runStatus } from './publish/status.ts';
 import { assertWritableFolder } from './publish/writable.ts';
+import { isTemporaryFile } from './site/link-tree.ts';
 import { roundAt } from './engines/arena/rounds.ts';
 import { referencePricesAt } from './engines/arena/reference-price.ts';
 import { importEndpointVotes, importWorkerVotes } from './state/endpoint-votes.ts';
 import { openArenaStore, publicPerformance, runArenaStep, runOwner, withRunLock } from './state/index.ts';
 import type { ArenaBodies, BrainCall } from './state/index.ts';
-import { appendRunHistory } from './run-history.ts';
+import { withFileRunLock } from './state/lock.ts';
+import { dailyBackup, damagedStoreMessage, isDamagedStoreError } from './state/repair.ts';
+import { runHistoryWith } from './run-history.ts';
 import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED } from './defaults.ts';
-import { recordRunHistory } from './history/index.ts';
+import { appendHistory, marketRowsOf, retentionFromEnv, rowsOfRun as allRowsOfRun } from './history/index.ts';
+import type { RunRows } from './history/index.ts';
 import { collectFor } from './market-source.ts';
 import type { CollectRequest, SourceName } from './market-source.ts';
+
+/** The published history's folder inside a generation. */
+const HISTORY_ROOT = 'api/history';
+/** The free files computed from the arena store: kept as they were when the store cannot be read. */
+const ARENA_IDS: readonly string[] = ['humanConsensus', 'teacherLessons', 'statistics', 'sharedIntelligence'];
+const ARENA_FILES = FREE_RESOURCES.filter((r) => ARENA_IDS.includes(r.id)).map((r) => r.file);
 
 export interface PipelineOptions {
   /** Public site root: free endpoints land in `api/` and `arena/` below it. */
@@ -83,19 +96,22 @@ export function brainCallsOf(free: FreeSnapshots): BrainCall[] {
   }));
 }
 
-export function publicItems(root: string, free: FreeSnapshots, arena: ArenaBodies): PublishItem[] {
+/** The free files of a run; without arena bodies (store unreadable) only the market snapshots. */
+export function publicItems(root: string, free: FreeSnapshots, arena: ArenaBodies | null): PublishItem[] {
   const bodies: Record<string, unknown> = {
     marketRegime: free.marketRegime,
     mainBrain: free.mainBrain,
     liquidityLite: free.liquidityLite,
     derivatives: free.derivatives,
     reasoning: free.reasoning[DEFAULT_REASONING_ASSET],
-    humanConsensus: arena.humanConsensus,
-    teacherLessons: arena.teacherLessons,
-    statistics: arena.statistics,
-    sharedIntelligence: arena.sharedIntelligence,
+    ...(arena && {
+      humanConsensus: arena.humanConsensus,
+      teacherLessons: arena.teacherLessons,
+      statistics: arena.statistics,
+      sharedIntelligence: arena.sharedIntelligence,
+    }),
   };
-  const items: PublishItem[] = FREE_RESOURCES.map((r) => ({
+  const items: PublishItem[] = FREE_RESOURCES.filter((r) => r.id in bodies).map((r) => ({
     root,
     file: r.file,
     schema: r.schema,
@@ -116,14 +132,75 @@ export function paidItems(root: string, free: FreeSnapshots, clock: RunClock): P
 export const hasAnyPrice = (snapshot: MarketSnapshot): boolean =>
   snapshot.assets.some((asset) => asset.ticker !== null || (asset.candles?.value.length ?? 0) > 0);
 
-async function computeAndPublish(
+/** Where complete generations of the published files live, and the folders readers open through them. */
+export const publishedStore = (stateDir: string): string => join(stateDir, 'published');
+export const servedLinks = (options: Pick<PipelineOptions, 'outDir' | 'paidDir'>): ServedLink[] => [
+  { path: join(options.outDir, 'api'), entry: 'api' },
+  { path: join(options.outDir, 'arena'), entry: 'arena' },
+  { path: options.paidDir, entry: 'paid' },
+];
+
+/** Test hook: stop after the first staged file until a signal comes (the signal tests kill the run there). */
+async function holdIfAsked(): Promise<void> {
+  if (process.env.EMI_TEST_HOLD_AT_FIRST_STAGED_FILE !== '1') return;
+  process.stderr.write('emi: holding at the first staged file\n');
+  await new Promise(() => setInterval(() => undefined, 60_000));
+}
+
+/** What a run computed, ready to be written as a generation. */
+interface RunBodies {
+  free: FreeSnapshots;
+  /** Null when the arena store could not be read: the last arena files are carried over unchanged. */
+  arena: ArenaBodies | null;
+  files: Array<{ target: string; data: string }>;
+}
+
+/** Writes a complete new generation (files, carried-over history, this run's history rows), not yet served. */
+async function stageGeneration(
+  options: PipelineOptions,
+  clock: RunClock,
+  bodies: RunBodies,
+  fs: PublishFs,
+): Promise<Generation> {
+  const generation = await beginGeneration(publishedStore(options.stateDir), servedLinks(options), fs);
+  try {
+    for (const [index, { target, data }] of bodies.files.entries()) {
+      await generation.write(target, data);
+      if (index === 0) await holdIfAsked();
+    }
+    if (!bodies.arena) for (const file of ARENA_FILES) await generation.carryOver(file);
+    // History is part of the generation: the previous one's files, linked, then this run's rows appended.
+    await generation.carryOver(HISTORY_ROOT);
+    const rows = rowsOfRun(bodies.free, bodies.arena);
+    const history = await appendHistory(
+      Object.fromEntries(Object.entries(rows).map(([id, row]) => [id, [row]])),
+      { root: generation.dir, now: clock.generatedAt, retentionDays: retentionFromEnv() },
+    );
+    for (const refused of history.refused) {
+      console.error(`history: ${refused.resource} row of ${refused.run_at} not kept: ${refused.reason}`);
+    }
+    return generation;
+  } catch (error) {
+    await generation.abort().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A run's history rows: market rows always, arena rows only when the arena store was read. */
+function rowsOfRun(free: FreeSnapshots, arena: ArenaBodies | null): Partial<RunRows> {
+  return arena ? allRowsOfRun({ ...free, ...arena }) : marketRowsOf(free);
+}
+
+/** Computes every body with the arena store, under the store's run lock, and publishes the generation. */
+async function publishWithStore(
   options: PipelineOptions,
   snapshot: MarketSnapshot,
   clock: RunClock,
-): Promise<number> {
-  const store = openArenaStore(join(options.stateDir, 'arena.sqlite'));
+  publish: (bodies: RunBodies) => Promise<void>,
+): Promise<void> {
+  const store = openArenaStore(storeFileOf(options));
   try {
-    return await withRunLock(store, runOwner(), async () => {
+    await withRunLock(store, runOwner(), async () => {
       // Votes taken by this machine's vote endpoint, or by a Cloudflare Worker's (EMI_VOTE_EXPORT_URL).
       const { EMI_VOTE_EXPORT_URL: workerUrl, EMI_VOTE_EXPORT_TOKEN: token = '' } = process.env;
       await (workerUrl
@@ -145,31 +222,110 @@ async function computeAndPublish(
         referencePrices: referencePricesAt(snapshot, roundAt(clock.asOf).start),
         clock,
       });
-      const written = await publishAll([
-        ...publicItems(options.outDir, free, arena),
-        ...paidItems(options.paidDir, free, clock),
-      ]);
-      await appendRunHistory(join(options.stateDir, 'run-history.json'), free);
-      // The run's own clock: a simulated or replayed run writes the same history bytes for the same as-of.
-      await recordRunHistory(options.outDir, { ...free, ...arena }, { now: clock.generatedAt });
-      return written.length;
+      await publish({
+        free,
+        arena,
+        files: serialiseAll([...publicItems('', free, arena), ...paidItems('paid', free, clock)]),
+      });
+      // A backup failure never fails a published run; it is said, and the next run tries again.
+      await dailyBackup(store, clock.generatedAt).catch((error: Error) =>
+        console.error(`emi: the daily arena store backup failed: ${error.message}`),
+      );
     });
   } finally {
     store.close();
   }
 }
 
-export async function runPipeline(options: PipelineOptions): Promise<RunReport> {
+/** The market snapshots alone, when the arena store cannot be read: arena files carried over, never recomputed. */
+async function publishWithoutStore(
+  options: PipelineOptions,
+  snapshot: MarketSnapshot,
+  clock: RunClock,
+  publish: (bodies: RunBodies) => Promise<void>,
+): Promise<void> {
+  await withFileRunLock(join(options.stateDir, 'run.lock'), runOwner(), async () => {
+    const free = buildFreeSnapshots(snapshot, clock, PERFORMANCE_STORE_UNAVAILABLE);
+    const market = publicItems('', free, null);
+    await publish({ free, arena: null, files: serialiseAll([...market, ...paidItems('paid', free, clock)]) });
+  });
+}
+
+const storeFileOf = (options: PipelineOptions): string => join(options.stateDir, 'arena.sqlite');
+
+/** A file staged beside its target before the switch, renamed into place after it. */
+interface StagedFile {
+  temp: string;
+  target: string;
+}
+
+const pretty = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+/**
+ * Serves the generation and records the run, all or nothing: the private run history, the run report and
+ * /status.json are staged (written and flushed) before the switch and renamed into place after it, the status
+ * last; a failure after the switch goes back to the previous generation, so `ok` is only ever recorded for a run
+ * whose files, history and report all landed.
+ */
+async function serveAndRecord(generation: Generation, staged: readonly StagedFile[]): Promise<void> {
+  try {
+    await generation.commit();
+    try {
+      for (const file of staged) await rename(file.temp, file.target);
+    } catch (error) {
+      await generation.rollback();
+      throw error;
+    }
+  } finally {
+    await Promise.all(staged.map((file) => rm(file.temp, { force: true })));
+  }
+}
+
+async function stageAll(files: ReadonlyArray<{ target: string; data: string }>): Promise<StagedFile[]> {
+  const staged: StagedFile[] = [];
+  try {
+    for (const { target, data } of files) staged.push({ temp: await stageFile(target, data), target });
+    return staged;
+  } catch (error) {
+    await Promise.all(staged.map((file) => rm(file.temp, { force: true })));
+    throw error;
+  }
+}
+
+/** Writes a file atomically; when the disk is too full for a staged copy, overwrites the old one in place. */
+async function writeRecord(file: string, data: string): Promise<void> {
+  try {
+    await writeFileAtomic(file, data);
+  } catch {
+    // Truncating first frees the old file's blocks, so a failed status still fits where `ok` stood.
+    await writeFile(file, data).catch((error: Error) => {
+      console.error(`emi: could not write ${file}: ${error.message}`);
+    });
+  }
+}
+
+/** Removes staging files that a killed run left beside the run's records (the served folders hold no others). */
+async function removeLeftovers(folder: string): Promise<void> {
+  const names = await readdir(folder).catch(() => [] as string[]);
+  await Promise.all(
+    names
+      .filter(isTemporaryFile)
+      .map((name) => rm(join(folder, name), { force: true }).catch(() => undefined)),
+  );
+}
+
+export async function runPipeline(options: PipelineOptions, fs: PublishFs = realFs): Promise<RunReport> {
   const now = options.now ?? Date.now;
   const startedAt = now();
   const asOf = options.asOf ?? startOfMinute(startedAt);
   const cadence = options.cadenceSeconds ?? DEFAULT_CADENCE_SECONDS;
+  const reportFile = join(options.stateDir, 'last-run.json');
   await assertWritableFolder(options.stateDir, 'state folder');
   await mkdir(options.stateDir, { recursive: true });
 
   let snapshot: MarketSnapshot | null = null;
   let clock: RunClock | null = null;
-  let report: RunReport;
+  let report: RunReport | null = null;
   try {
     await assertWritableFolder(options.outDir, 'output folder');
     await assertWritableFolder(options.paidDir, 'paid folder');
@@ -183,25 +339,63 @@ export async function runPipeline(options: PipelineOptions): Promise<RunReport> 
     if (!hasAnyPrice(snapshot)) {
       report = finish('stale', 0, 'no source delivered a price for any asset; the last good files were kept');
     } else {
-      clock = runClock(asOf, snapshot.mode, now(), cadence);
-      const files = await computeAndPublish(options, snapshot, clock);
-      report = finish('ok', files, null);
+      const runClockNow = runClock(asOf, snapshot.mode, now(), cadence);
+      clock = runClockNow;
+      const provider = snapshot.provider;
+      let storeProblem: string | null = null;
+      const publish = async (bodies: RunBodies) => {
+        await removeLeftovers(options.outDir);
+        await removeLeftovers(options.stateDir);
+        const generation = await stageGeneration(options, runClockNow, bodies, fs);
+        const done = finish('ok', bodies.files.length, storeProblem);
+        const history = join(options.stateDir, 'run-history.json');
+        let staged: StagedFile[];
+        try {
+          staged = await stageAll([
+            { target: history, data: await runHistoryWith(history, bodies.free) },
+            { target: reportFile, data: pretty(done) },
+            {
+              target: join(options.outDir, STATUS_FILE),
+              data: pretty(runStatus(done, provider, runClockNow, await readRunStatus(options.outDir))),
+            },
+          ]);
+        } catch (error) {
+          await generation.abort().catch(() => undefined);
+          throw error;
+        }
+        await serveAndRecord(generation, staged);
+        report = done;
+        await cleanGenerations(publishedStore(options.stateDir), fs).catch(() => undefined);
+      };
+      try {
+        await publishWithStore(options, snapshot, runClockNow, publish);
+      } catch (error) {
+        if (report || !isDamagedStoreError(error)) throw error;
+        storeProblem = damagedStoreMessage(storeFileOf(options), error);
+        console.error(`emi: ${storeProblem}`);
+        await publishWithoutStore(options, snapshot, runClockNow, publish);
+      }
     }
   } catch (error) {
     report = finish('failed', 0, (error as Error).message);
   }
-  await writeFileAtomic(join(options.stateDir, 'last-run.json'), `${JSON.stringify(report, null, 2)}\n`);
-  await writeRunStatus(options.outDir, report, snapshot?.provider ?? null, clock).catch((error: unknown) => {
-    // A failed run has said why already (often this very folder); otherwise say that the status is behind.
-    if (report.status !== 'failed') console.error(`status.json was not written: ${(error as Error).message}`);
-  });
-  return report;
+  const final: RunReport = report ?? finish('failed', 0, 'the run ended without publishing');
+  if (final.status === 'ok' || final.status === 'degraded') return final; // recorded with its generation
+  await writeRecord(reportFile, pretty(final));
+  try {
+    const status = runStatus(final, snapshot?.provider ?? null, clock, await readRunStatus(options.outDir));
+    await writeRecord(join(options.outDir, STATUS_FILE), pretty(status));
+  } catch (error) {
+    console.error(`status.json was not written: ${(error as Error).message}`);
+  }
+  return final;
 
   function finish(status: 'ok' | 'stale' | 'failed', files: number, error: string | null): RunReport {
     const finishedAt = now();
     const issues = snapshot?.issues ?? [];
+    // A run that published with a problem (source issues, or the arena store unreadable) is degraded.
     return {
-      status: status === 'ok' && issues.length > 0 ? 'degraded' : status,
+      status: status === 'ok' && (issues.length > 0 || error !== null) ? 'degraded' : status,
       mode: snapshot?.mode ?? null,
       seed: snapshot?.seed ?? null,
       as_of: new Date(asOf).toISOString(),

@@ -1,7 +1,6 @@
 // A short rolling history of runs (regime and per-coin readings) that feeds the docs' charts.
 import { readFile } from 'node:fs/promises';
 import type { FreeSnapshots } from './engines/index.ts';
-import { writeFileAtomic } from './publish/atomic-write.ts';
 
 export const HISTORY_LIMIT = 200;
 
@@ -42,11 +41,11 @@ async function readHistory(file: string): Promise<RunHistoryEntry[]> {
   }
 }
 
-/** Adds this run (replacing an entry with the same time, so re-running an as-of does not duplicate it). */
-export async function appendRunHistory(file: string, free: FreeSnapshots): Promise<void> {
+/** The history file's new text with this run added (an entry with the same time is replaced, not duplicated). */
+export async function runHistoryWith(file: string, free: FreeSnapshots): Promise<string> {
   const entry = historyEntryOf(free);
   const runs = (await readHistory(file)).filter((run) => run.generated_at !== entry.generated_at);
   runs.push(entry);
   runs.sort((a, b) => a.generated_at.localeCompare(b.generated_at));
-  await writeFileAtomic(file, `${JSON.stringify({ runs: runs.slice(-HISTORY_LIMIT) }, null, 2)}\n`);
+  return `${JSON.stringify({ runs: runs.slice(-HISTORY_LIMIT) }, null, 2)}\n`;
 }

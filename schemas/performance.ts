@@ -11,7 +11,9 @@ export const RateWithInterval = z.strictObject({
 
 export const PublicPerformance = z
   .strictObject({
-    status: z.enum(['no_history', 'insufficient_sample', 'available']),
+    status: z
+      .enum(['no_history', 'insufficient_sample', 'available', 'unavailable'])
+      .describe('unavailable: the arena store could not be read this run, so no track record is shown'),
     resolved_rounds: z.number().int().min(0),
     replayed_rounds: z
       .number()
@@ -46,4 +48,13 @@ export const NO_PERFORMANCE_HISTORY: PublicPerformance = {
   ranked_probability_score: null,
   skill_vs_base_rate: null,
   note: 'No arena round has been resolved yet, so there is no track record to report.',
+};
+
+/** What a run publishes when the arena store is damaged or unreadable: no figures, and why. */
+export const PERFORMANCE_STORE_UNAVAILABLE: PublicPerformance = {
+  ...NO_PERFORMANCE_HISTORY,
+  status: 'unavailable',
+  note:
+    'The arena store could not be read this run, so the track record is not shown. It returns once the ' +
+    'operator repairs the store; nothing here means the brain has no record.',
 };

@@ -2,7 +2,15 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireRunLock, ArenaStoreBusyError, releaseRunLock, withRunLock } from '../generator/state/lock.ts';
+import os from 'node:os';
+import {
+  acquireRunLock,
+  ArenaStoreBusyError,
+  DEFAULT_LOCK_TTL_MS,
+  releaseRunLock,
+  renewRunLock,
+  withRunLock,
+} from '../generator/state/lock.ts';
 import { openArenaStore, type ArenaStore } from '../generator/state/store.ts';
 import { publicPerformance } from '../generator/state/step.ts';
 import { roundAt } from '../generator/engines/arena/rounds.ts';
@@ -156,6 +164,33 @@ describe('run lock', () => {
     expect(() => acquireRunLock(s, 'next', { now: () => 1_999 })).toThrow(ArenaStoreBusyError);
     acquireRunLock(s, 'next', { now: () => 2_000 });
     releaseRunLock(s, 'next');
+  });
+
+  it('takes over at once, with a one-line notice, a lock whose process is gone; refuses one whose process lives', () => {
+    const s = track(tempStore());
+    const host = os.hostname();
+    const notices: string[] = [];
+    acquireRunLock(s, `${host}:999999:0123abcd`, { now: () => 1_000 });
+    acquireRunLock(s, 'next', { now: () => 2_000, isAlive: () => false, notice: (l) => notices.push(l) });
+    expect(notices).toEqual([`took over the run lock of pid 999999 on ${host}: its process 999999 is gone`]);
+    releaseRunLock(s, 'next');
+    acquireRunLock(s, `${host}:${process.ppid}:0123abcd`, { now: () => 1_000 });
+    expect(() => acquireRunLock(s, 'next', { now: () => 2_000 })).toThrow(
+      /pid \d+ on .*heartbeat valid until/,
+    );
+    // A live holder whose heartbeat stopped (stuck, or on another host) is taken over once the heartbeat is old.
+    acquireRunLock(s, 'next', { now: () => 1_000 + DEFAULT_LOCK_TTL_MS, notice: (l) => notices.push(l) });
+    expect(notices.at(-1)).toMatch(/: its heartbeat stopped at /);
+    releaseRunLock(s, 'next');
+  });
+
+  it('renews the heartbeat of the lock it holds, and only its own', () => {
+    const s = track(tempStore());
+    acquireRunLock(s, 'mine', { now: () => 1_000, ttlMs: 1_000 });
+    expect(renewRunLock(s, 'mine', { now: () => 1_900, ttlMs: 1_000 })).toBe(true);
+    expect(() => acquireRunLock(s, 'other', { now: () => 2_500 })).toThrow(ArenaStoreBusyError);
+    expect(renewRunLock(s, 'other', { now: () => 2_500 })).toBe(false);
+    releaseRunLock(s, 'mine');
   });
 
   it('refuses a run in another process while the lock is held', async () => {

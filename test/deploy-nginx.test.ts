@@ -1,7 +1,7 @@
 // The nginx recipe, run for real: Debian's nginx on loopback with the configuration rendered from the delivery
 // policy, a temporary dist/, and in front of it the real paywall worker with the development facilitator. The
 // official @x402/fetch client buys through nginx with real-size x402 headers.
-import { mkdir, mkdtemp, rm, writeFile, chmod } from 'node:fs/promises';
+import { chmod, cp, lstat, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import { renderNginxSite } from '../deploy/nginx/render.ts';
 import { NGINX, hasNginx, startNginx } from '../deploy/nginx/run.ts';
 import type { RunningNginx } from '../deploy/nginx/run.ts';
 import { buyWithDevWallet } from '../paywall-worker/buy.ts';
+import { buildInto } from '../generator/site/move-into.ts';
 import { fetchChallenge, newBuyer, paymentHeader, resourceById, startStack } from './paywall-harness.ts';
 import type { Stack } from './paywall-harness.ts';
 import { freePort } from './free-port.ts';
@@ -29,10 +30,13 @@ describe.skipIf(!hasNginx())('nginx recipe (deploy/nginx) in front of the real w
   let nginx: RunningNginx;
   let stack: Stack;
 
+  // dist/ is what `emi build` makes of it: a symlink through `.dist.generations/current` to the served build.
   const write = async (file: string, body: unknown) => {
-    await mkdir(dirname(join(root, 'dist', file)), { recursive: true });
-    await writeFile(join(root, 'dist', file), typeof body === 'string' ? body : JSON.stringify(body));
+    await mkdir(dirname(join(root, 'src', file)), { recursive: true });
+    await writeFile(join(root, 'src', file), typeof body === 'string' ? body : JSON.stringify(body));
   };
+  const switchBuild = () =>
+    buildInto(join(root, 'dist'), (out) => cp(join(root, 'src'), out, { recursive: true }));
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'emi-nginx-'));
@@ -42,6 +46,7 @@ describe.skipIf(!hasNginx())('nginx recipe (deploy/nginx) in front of the real w
     await write('index.html', '<!doctype html><title>home</title>');
     await write('404.html', '<!doctype html><title>not found page</title>');
     await write('openapi.yaml', 'openapi: 3.1.0\n');
+    await switchBuild();
 
     stack = await startStack();
     const port = await freePort();
@@ -75,6 +80,15 @@ describe.skipIf(!hasNginx())('nginx recipe (deploy/nginx) in front of the real w
     expect(body.error).toBe(error);
     return body;
   };
+
+  it('serves dist/ through its generation symlink, and the next build as soon as it is switched in', async () => {
+    expect((await lstat(join(root, 'dist'))).isSymbolicLink()).toBe(true);
+    const before = await fetch(`${base}/`);
+    expect(await before.text()).toContain('<title>home</title>');
+    await write('index.html', '<!doctype html><title>home, next build</title>');
+    await switchBuild();
+    expect(await (await fetch(`${base}/`)).text()).toContain('<title>home, next build</title>');
+  });
 
   it('buys each of the four paths with the official @x402/fetch through nginx; the ledger moves exactly the price', async () => {
     const { ledger } = stack.facilitator;

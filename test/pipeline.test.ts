@@ -1,6 +1,6 @@
-import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runPipeline } from '../generator/pipeline.ts';
 import type { PipelineOptions } from '../generator/pipeline.ts';
@@ -23,12 +23,16 @@ async function freshRun(overrides: Partial<PipelineOptions> = {}) {
   return { dir, options, report };
 }
 
-async function listFiles(root: string): Promise<string[]> {
-  const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => relative(root, join(e.parentPath, e.name)))
-    .sort();
+/** Every file below root, following the symlinks that published folders are (into the current generation). */
+async function listFiles(root: string, under = ''): Promise<string[]> {
+  const files: string[] = [];
+  for (const name of await readdir(join(root, under))) {
+    const path = join(under, name);
+    const info = await stat(join(root, path));
+    if (info.isDirectory()) files.push(...(await listFiles(root, path)));
+    else if (info.isFile()) files.push(path);
+  }
+  return files.sort();
 }
 
 /** Every published file but status.json, which reports each run (its times and outcome) by design. */
@@ -98,23 +102,17 @@ describe('one generator run on the simulated market', () => {
 
   it('leaves the last good files in place when a run fails, and reports the failure', async () => {
     const { options } = await freshRun();
-    const before = await readAll(options.outDir);
-    // Sabotage one target: a file where the per-asset reasoning folder must be.
-    const reasoningDir = join(options.outDir, 'api/reasoning');
-    const saved = await readAll(reasoningDir);
-    await mkdir(join(options.outDir, 'tmp-keep'), { recursive: true });
-    const { rm } = await import('node:fs/promises');
-    await rm(reasoningDir, { recursive: true });
-    await writeFile(reasoningDir, 'not a folder');
+    const before = { ...(await readAll(options.outDir)), ...(await readAll(options.paidDir)) };
+    // Sabotage the last step: a folder where the run history must be written. (Published files are a fresh
+    // generation each run, so damaging the served files no longer makes a run fail; the history write still can.)
+    await rm(join(options.stateDir, 'run-history.json'));
+    await mkdir(join(options.stateDir, 'run-history.json', 'blocker'), { recursive: true });
 
     const report = await runPipeline({ ...options, asOf: AS_OF + 3_600_000 });
     expect(report.status).toBe('failed');
-    expect(report.error).toMatch(/reasoning|ENOTDIR|not a directory/i);
-    const after = await readAll(options.outDir);
-    for (const file of Object.keys(before).filter((f) => !f.startsWith('api/reasoning/'))) {
-      expect(after[file], file).toBe(before[file]);
-    }
-    expect(Object.keys(saved).length).toBe(7);
+    expect(report.error).toMatch(/run-history|EISDIR|directory/i);
+    const after = { ...(await readAll(options.outDir)), ...(await readAll(options.paidDir)) };
+    expect(after).toEqual(before);
     const lastRun = JSON.parse(await readFile(join(options.stateDir, 'last-run.json'), 'utf8')) as {
       status: string;
     };
@@ -123,6 +121,26 @@ describe('one generator run on the simulated market', () => {
       status: string;
     };
     expect(status.status).toBe('failed');
+  });
+});
+
+describe('leftovers of a killed run', () => {
+  it('are removed at the start of the next run and never served', async () => {
+    const { options } = await freshRun();
+    const store = join(options.stateDir, 'published');
+    // What a run killed mid-write leaves: a half generation of a dead process, a staged status and report.
+    await mkdir(join(store, 'tmp-999999-0123abcd/api'), { recursive: true });
+    await writeFile(join(store, 'tmp-999999-0123abcd/api/market-regime.php'), '{"half":');
+    await writeFile(join(options.outDir, '.status.json.0123456789ab.tmp'), '{"half":');
+    await writeFile(join(options.stateDir, '.last-run.json.0123456789ab.tmp'), '{"half":');
+    const report = await runPipeline({ ...options, asOf: AS_OF + 3_600_000 });
+    expect(report.status).toBe('ok');
+    expect(await readdir(options.outDir)).toEqual(['api', 'arena', 'status.json']);
+    expect((await readdir(options.stateDir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    const generations = await readdir(store);
+    expect(generations.filter((n) => n.startsWith('tmp-'))).toEqual([]);
+    // The served generation and the one before it are kept; none older.
+    expect(generations.filter((n) => n.startsWith('g-'))).toHaveLength(2);
   });
 });
 

@@ -1,6 +1,6 @@
 // The build links the published API files into its output instead of copying them: the same bytes, the same
 // file on disk, and a later generator run (which renames new files over old ones) never changes a built file.
-import { link, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +44,15 @@ describe('linkTree', () => {
     await writeFile(join(dir, 'a.json.tmp'), '{"run":2}');
     await rename(join(dir, 'a.json.tmp'), join(dir, 'a.json'));
     expect(await readFile(join(dir, 'out', 'a.json'), 'utf8')).toBe('{"run":1}');
+  });
+
+  it('never carries a staging file (.<name>.<hex>.tmp) of a killed run', async () => {
+    const source = join(dir, 'with-leftover');
+    await mkdir(join(source, 'api'), { recursive: true });
+    await writeFile(join(source, 'api/a.php'), 'a');
+    await writeFile(join(source, 'api/.a.php.0123456789ab.tmp'), 'half');
+    expect(await linkTree(source, join(dir, 'out3'))).toBe(1);
+    expect(await readdir(join(dir, 'out3/api'))).toEqual(['a.php']);
   });
 
   it('links nothing from a missing folder and refuses to overwrite an existing file', async () => {

@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, readdir, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { moveInto } from '../generator/site/move-into.ts';
+import { buildInto } from '../generator/site/move-into.ts';
 
 async function tree(root: string, files: Record<string, string>): Promise<void> {
   for (const [file, text] of Object.entries(files)) {
@@ -12,18 +12,21 @@ async function tree(root: string, files: Record<string, string>): Promise<void> 
 }
 
 async function listing(root: string): Promise<string[]> {
-  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  const real = await realpath(root);
+  const entries = await readdir(real, { recursive: true, withFileTypes: true });
   return entries
-    .map((e) => join(e.parentPath, e.name).slice(root.length + 1) + (e.isDirectory() ? '/' : ''))
+    .map((e) => join(e.parentPath, e.name).slice(real.length + 1) + (e.isDirectory() ? '/' : ''))
     .sort();
 }
 
-describe('moveInto', () => {
-  it('replaces changed files, adds new ones, and removes files and folders the new build no longer has', async () => {
+describe('buildInto (the atomic switch of dist/)', () => {
+  it('serves exactly the new build, and keeps a real folder found in its place as a legacy generation', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'emi-move-'));
     await tree(join(dir, 'dist'), { 'index.html': 'old', 'api/a.php': 'old', 'gone/x.txt': 'stale' });
-    await tree(join(dir, 'build'), { 'index.html': 'new', 'api/a.php': 'new', 'docs/b.html': 'added' });
-    await moveInto(join(dir, 'build'), join(dir, 'dist'));
+    await buildInto(join(dir, 'dist'), (out) =>
+      tree(out, { 'index.html': 'new', 'api/a.php': 'new', 'docs/b.html': 'added' }),
+    );
+    expect((await lstat(join(dir, 'dist'))).isSymbolicLink()).toBe(true);
     expect(await listing(join(dir, 'dist'))).toEqual([
       'api/',
       'api/a.php',
@@ -32,19 +35,42 @@ describe('moveInto', () => {
       'index.html',
     ]);
     expect(await readFile(join(dir, 'dist/api/a.php'), 'utf8')).toBe('new');
+    const kept = (await readdir(join(dir, '.dist.generations'))).filter((n) => n.startsWith('legacy-'));
+    expect(kept).toHaveLength(1);
+    expect(await readFile(join(dir, '.dist.generations', kept[0]!, 'gone/x.txt'), 'utf8')).toBe('stale');
   });
 
-  it('never lets a reader miss a file that both builds have, while builds keep landing', async () => {
+  it('leaves the old build served, whole, when a build fails', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'emi-move-'));
     const dist = join(dir, 'dist');
-    await tree(dist, { 'api/market-regime.php': '{"run":0}' });
+    await buildInto(dist, (out) => tree(out, { 'index.html': 'one', 'api/a.php': 'one' }));
+    const failing = buildInto(dist, async (out) => {
+      await tree(out, { 'index.html': 'two' });
+      throw new Error('Eleventy failed');
+    });
+    await expect(failing).rejects.toThrow('Eleventy failed');
+    expect(await listing(dist)).toEqual(['api/', 'api/a.php', 'index.html']);
+    expect(await readFile(join(dist, 'index.html'), 'utf8')).toBe('one');
+    expect((await readdir(join(dir, '.dist.generations'))).filter((n) => n.startsWith('tmp-'))).toEqual([]);
+  });
+
+  it('never lets a reader miss a file or mix two builds while builds keep landing, and keeps only a few', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'emi-move-'));
+    const dist = join(dir, 'dist');
+    await buildInto(dist, (out) => tree(out, { 'api/market-regime.php': '{"run":0}', 'index.html': '0' }));
     let building = true;
     let misses = 0;
+    let mixes = 0;
     let reads = 0;
     const reader = (async () => {
       while (building) {
         try {
-          JSON.parse(await readFile(join(dist, 'api/market-regime.php'), 'utf8'));
+          const { run } = JSON.parse(await readFile(join(dist, 'api/market-regime.php'), 'utf8')) as {
+            run: number;
+          };
+          const index = Number(await readFile(join(dist, 'index.html'), 'utf8'));
+          // The index is read second: it may be newer than the JSON, never older.
+          if (index < run) mixes += 1;
           reads += 1;
         } catch {
           misses += 1;
@@ -52,14 +78,17 @@ describe('moveInto', () => {
       }
     })();
     for (let run = 1; run <= 40; run++) {
-      const build = join(dir, `build-${run}`);
-      await tree(build, { 'api/market-regime.php': `{"run":${run}}`, [`extra-${run}.txt`]: 'x' });
-      await moveInto(build, dist);
+      await buildInto(dist, (out) =>
+        tree(out, { 'api/market-regime.php': `{"run":${run}}`, 'index.html': String(run) }),
+      );
     }
     building = false;
     await reader;
     expect(reads).toBeGreaterThan(0);
     expect(misses).toBe(0);
+    expect(mixes).toBe(0);
     expect(await readFile(join(dist, 'api/market-regime.php'), 'utf8')).toBe('{"run":40}');
+    const generations = (await readdir(join(dir, '.dist.generations'))).filter((n) => n.startsWith('g-'));
+    expect(generations.length).toBeLessThanOrEqual(2);
   });
 });

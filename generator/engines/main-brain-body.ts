@@ -43,8 +43,11 @@ export function mainBrainBody(
   const leaning = leaningOf(assets);
   const overall = overallBias(leaning);
   const withEvidence = assets.filter((a) => a.bias !== null).length;
-  const degraded = assets.some((a) => a.degraded) || regime.degraded;
+  const noTrackRecord = performance.status === 'unavailable';
+  const degraded = assets.some((a) => a.degraded) || regime.degraded || noTrackRecord;
   const limitations = missingDataNotes(snapshot, ['candles', 'ticker', 'book', 'funding', 'openInterest']);
+  if (noTrackRecord)
+    limitations.push('Track record unavailable: the arena store could not be read this run.');
   return {
     success: true,
     project: PROJECT,

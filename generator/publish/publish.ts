@@ -31,8 +31,8 @@ export function describeIssues(error: z.ZodError): string[] {
   return error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
 }
 
-/** Validates every item, then stages and swaps them in. Returns the absolute paths written. */
-export async function publishAll(items: readonly PublishItem[]): Promise<string[]> {
+/** Validates every item; throws PublishValidationError naming each failing file, else returns what to write. */
+export function serialiseAll(items: readonly PublishItem[]): Array<{ target: string; data: string }> {
   const failures: Array<{ file: string; problems: string[] }> = [];
   const serialised = items.map((item) => {
     const parsed = item.schema.safeParse(item.body);
@@ -41,6 +41,12 @@ export async function publishAll(items: readonly PublishItem[]): Promise<string[
     return { target: join(item.root, item.file), data: serialise(parsed.data) };
   });
   if (failures.length > 0) throw new PublishValidationError(failures);
+  return serialised;
+}
+
+/** Validates every item, then stages and swaps them in file by file. Returns the absolute paths written. */
+export async function publishAll(items: readonly PublishItem[]): Promise<string[]> {
+  const serialised = serialiseAll(items);
 
   const staged: Array<{ temp: string; target: string }> = [];
   try {

@@ -1,11 +1,11 @@
-// Writes /status.json into the public site folder after every run, successful or not. When a run publishes
-// nothing, the age of the data still served comes from the previous status.
+// /status.json in the public site folder, written by every run, successful or not (the pipeline writes it last,
+// outside the generations, so a failed run can say so). When a run publishes nothing, the age of the data still
+// served comes from the previous status.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DISCLAIMER, PROJECT } from '../../schemas/common.ts';
 import { RunStatus } from '../../schemas/status.ts';
 import type { RunReport } from '../pipeline.ts';
-import { writeFileAtomic } from './atomic-write.ts';
 
 export const STATUS_FILE = 'status.json';
 
@@ -43,16 +43,13 @@ export function runStatus(
   });
 }
 
-export async function writeRunStatus(
-  outDir: string,
-  report: RunReport,
-  provider: string | null,
-  published: { generatedAt: number; nextUpdateDue: number } | null,
-): Promise<void> {
-  const file = join(outDir, STATUS_FILE);
-  const previous = RunStatus.safeParse(
-    JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) as unknown,
-  );
-  const status = runStatus(report, provider, published, previous.success ? previous.data : null);
-  await writeFileAtomic(file, `${JSON.stringify(status, null, 2)}\n`);
+/** The status last written to the site folder, or null (none yet, or unreadable). */
+export async function readRunStatus(outDir: string): Promise<RunStatus | null> {
+  const text = await readFile(join(outDir, STATUS_FILE), 'utf8').catch(() => 'null');
+  try {
+    const parsed = RunStatus.safeParse(JSON.parse(text) as unknown);
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }

@@ -1,13 +1,13 @@
 // Builds the deployable site: Eleventy renders the docs and discovery files from the run's published files into
-// a fresh folder, whose files then replace those of `outDir` one atomic rename at a time, so a server reading
-// `outDir` (the preview, or nginx serving dist/ in place) never meets a half-written or missing file. The
+// a fresh generation folder that then replaces `outDir` in one atomic step (see move-into.ts), so a server reading
+// `outDir` (the preview, or nginx serving dist/ in place) never meets a half-written, missing or mixed file. The
 // published API files are linked in by reference, not copied (for 700 assets, 700 links instead of 700 copies).
-import { mkdir, rm } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import Eleventy from '@11ty/eleventy';
 import { PUBLISHED_FOLDERS, configureSite } from './configure.ts';
 import { linkTree } from './link-tree.ts';
-import { moveInto } from './move-into.ts';
+import { buildInto } from './move-into.ts';
 
 export interface BuildSiteOptions {
   /** Eleventy input: templates plus the generated `api/` and `arena/` folders. */
@@ -26,10 +26,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
   if (outDir === siteDir || siteDir.startsWith(`${outDir}/`) || outDir.startsWith(`${siteDir}/`)) {
     throw new Error(`the output folder must be outside the site folder: ${outDir}`);
   }
-  const building = join(dirname(outDir), `.${basename(outDir)}.building-${process.pid}`);
-  await rm(building, { recursive: true, force: true });
-  await mkdir(building, { recursive: true });
-  try {
+  await buildInto(outDir, async (building) => {
     const eleventy = new Eleventy(siteDir, building, {
       quietMode: options.quiet ?? true,
       configPath: false, // everything is configured here; the root eleventy.config.js is for the Eleventy CLI
@@ -43,9 +40,10 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
     });
     await eleventy.write();
     const published = options.publishedDir ? resolve(options.publishedDir) : siteDir;
-    for (const folder of PUBLISHED_FOLDERS) await linkTree(join(published, folder), join(building, folder));
-    await moveInto(building, outDir);
-  } finally {
-    await rm(building, { recursive: true, force: true });
-  }
+    for (const folder of PUBLISHED_FOLDERS) {
+      // Resolved once: every file comes from the generation served now, even if a run switches meanwhile.
+      const source = await realpath(join(published, folder)).catch(() => join(published, folder));
+      await linkTree(source, join(building, folder));
+    }
+  });
 }

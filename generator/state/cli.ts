@@ -7,6 +7,9 @@ import { iso } from '../engines/clock.ts';
 import { count, roundTally } from './repo.ts';
 import { openArenaStore, schemaVersion, type ArenaStore } from './store.ts';
 import { addHumanVotes, importVotesJsonl, VoteValidationError } from './votes.ts';
+import { describeRepair, repairStore } from './repair.ts';
+import { runOwner, withFileRunLock } from './lock.ts';
+import { dirname, join } from 'node:path';
 
 export interface ArenaCommandDeps {
   storePath: () => string;
@@ -97,6 +100,25 @@ export function registerArenaCommands(program: Command, deps: ArenaCommandDeps):
         out(`vote recorded for ${written!.roundId}`);
       }),
     );
+
+  arena
+    .command('repair')
+    .description(
+      'check the store; if damaged, save it aside and restore the newest daily backup, or start fresh',
+    )
+    .action(async () => {
+      const file = deps.storePath();
+      try {
+        // Under the run lock a run takes when the store cannot be opened: no run writes while the file moves.
+        const result = await withFileRunLock(join(dirname(file), 'run.lock'), runOwner(), () =>
+          repairStore(file, now()),
+        );
+        out(describeRepair(file, result));
+      } catch (error) {
+        (deps.err ?? console.error)(`emi arena: repair failed: ${(error as Error).message}`);
+        process.exitCode = 1;
+      }
+    });
 
   arena
     .command('status')

@@ -1,11 +1,17 @@
-// One generator run at a time: a lock row (owner + expiry) taken in an IMMEDIATE transaction, so two processes
-// racing for it are serialised by SQLite itself. An expired lock (a crashed run) is taken over.
+// One generator run at a time: a lock row taken in an IMMEDIATE transaction, so two processes racing for it are
+// serialised by SQLite itself. The row names its owner (host, pid) and carries a heartbeat that the holder renews
+// while it runs, so a lock left behind by a killed run is recognised and taken over at once: its process is gone
+// (same host), or its heartbeat stopped.
+import { readFileSync, unlinkSync } from 'node:fs';
+import { open, readFile, rm, stat, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { iso } from '../engines/clock.ts';
 import type { ArenaStore } from './store.ts';
 
-export const DEFAULT_LOCK_TTL_MS = 10 * 60_000;
+/** A lock whose heartbeat is older than this is abandoned (the holder renews it every HEARTBEAT_EVERY_MS). */
+export const DEFAULT_LOCK_TTL_MS = 60_000;
+export const HEARTBEAT_EVERY_MS = 5_000;
 
 export class ArenaStoreBusyError extends Error {
   constructor(message: string) {
@@ -17,12 +23,31 @@ export class ArenaStoreBusyError extends Error {
 export interface LockOptions {
   /** Wall-clock source; injected so tests can hold time. */
   now?: () => number;
-  /** How long a lock stays valid without being released; a run longer than this could be overtaken. */
+  /** How long a lock stays valid after its last heartbeat. */
   ttlMs?: number;
+  /** Where the one-line takeover notice goes (default stderr). */
+  notice?: (line: string) => void;
+  /** Whether a process id is alive on this host; injectable for tests. */
+  isAlive?: (pid: number) => boolean;
 }
 
 /** A unique owner name for this process's run: host, pid and a random suffix. */
 export const runOwner = (): string => `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+
+/** Host and pid of an owner made by runOwner; null for any other name (tests, older versions). */
+export function parseOwner(owner: string): { host: string; pid: number } | null {
+  const match = /^(.+):(\d+):[0-9a-f]{8}$/.exec(owner);
+  return match ? { host: match[1]!, pid: Number(match[2]) } : null;
+}
+
+export function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, but someone else's
+  }
+}
 
 interface LockRow {
   owner: string;
@@ -30,18 +55,38 @@ interface LockRow {
   expires_at_ms: number;
 }
 
+/** Why a held lock may be taken over, or null when its holder is (as far as we can tell) still running. */
+function abandonment(held: LockRow, now: number, isAlive: (pid: number) => boolean): string | null {
+  const parsed = parseOwner(held.owner);
+  if (parsed && parsed.host === os.hostname() && parsed.pid !== process.pid && !isAlive(parsed.pid)) {
+    return `its process ${parsed.pid} is gone`;
+  }
+  if (held.expires_at_ms <= now) return `its heartbeat stopped at ${iso(held.expires_at_ms)}`;
+  return null;
+}
+
+function describeOwner(owner: string): string {
+  const parsed = parseOwner(owner);
+  return parsed ? `pid ${parsed.pid} on ${parsed.host}` : owner;
+}
+
 export const acquireRunLock = (store: ArenaStore, owner: string, opts: LockOptions = {}): void => {
   const now = (opts.now ?? Date.now)();
   const ttl = opts.ttlMs ?? DEFAULT_LOCK_TTL_MS;
+  let tookOver: string | null = null;
   const take = store.db.transaction(() => {
     const held = store.db
       .prepare('SELECT owner, acquired_at_ms, expires_at_ms FROM run_lock WHERE id = 1')
       .get() as LockRow | undefined;
-    if (held && held.owner !== owner && held.expires_at_ms > now) {
-      throw new ArenaStoreBusyError(
-        `another generator run (${held.owner}) holds the arena store lock since ${iso(held.acquired_at_ms)}; ` +
-          `try again after it finishes (the lock expires at ${iso(held.expires_at_ms)})`,
-      );
+    if (held && held.owner !== owner) {
+      const reason = abandonment(held, now, opts.isAlive ?? processIsAlive);
+      if (reason === null) {
+        throw new ArenaStoreBusyError(
+          `another generator run (${held.owner}) holds the arena store lock since ${iso(held.acquired_at_ms)}; ` +
+            `try again after it finishes (${describeOwner(held.owner)}, heartbeat valid until ${iso(held.expires_at_ms)})`,
+        );
+      }
+      tookOver = `took over the run lock of ${describeOwner(held.owner)}: ${reason}`;
     }
     store.db
       .prepare(
@@ -52,13 +97,41 @@ export const acquireRunLock = (store: ArenaStore, owner: string, opts: LockOptio
       .run(owner, now, now + ttl);
   });
   take.immediate();
+  if (tookOver) (opts.notice ?? ((line: string) => console.error(`emi: ${line}`)))(tookOver);
+};
+
+/** Renews the heartbeat; false if the lock is no longer ours (taken over after our heartbeat stopped). */
+export const renewRunLock = (store: ArenaStore, owner: string, opts: LockOptions = {}): boolean => {
+  const now = (opts.now ?? Date.now)();
+  const ttl = opts.ttlMs ?? DEFAULT_LOCK_TTL_MS;
+  return (
+    store.db.prepare('UPDATE run_lock SET expires_at_ms = ? WHERE id = 1 AND owner = ?').run(now + ttl, owner)
+      .changes === 1
+  );
 };
 
 export const releaseRunLock = (store: ArenaStore, owner: string): void => {
   store.db.prepare('DELETE FROM run_lock WHERE id = 1 AND owner = ?').run(owner);
 };
 
-/** Runs fn while holding the store's run lock; refuses with ArenaStoreBusyError if another run holds it. */
+/**
+ * While nobody else manages shutdown (a one-off `emi generate`), SIGINT and SIGTERM release the lock before the
+ * process ends the way the signal asks. Under `emi up` / `emi schedule` their own handler lets the run finish.
+ */
+function releaseOnSignals(release: () => void): () => void {
+  const signals = (['SIGINT', 'SIGTERM'] as const).filter((s) => process.listenerCount(s) === 0);
+  const handler = (signal: NodeJS.Signals) => {
+    release();
+    for (const s of signals) process.removeListener(s, handler);
+    process.kill(process.pid, signal);
+  };
+  for (const s of signals) process.on(s, handler);
+  return () => {
+    for (const s of signals) process.removeListener(s, handler);
+  };
+}
+
+/** Runs fn while holding the store's run lock; refuses with ArenaStoreBusyError if another live run holds it. */
 export const withRunLock = async <T>(
   store: ArenaStore,
   owner: string,
@@ -66,19 +139,77 @@ export const withRunLock = async <T>(
   opts: LockOptions = {},
 ): Promise<T> => {
   acquireRunLock(store, owner, opts);
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    clearInterval(heartbeat);
+    if (store.db.open) releaseRunLock(store, owner);
+  };
+  const heartbeat = setInterval(() => {
+    if (store.db.open) renewRunLock(store, owner, opts);
+  }, HEARTBEAT_EVERY_MS);
+  heartbeat.unref();
+  const stopWatching = releaseOnSignals(release);
   try {
     return await fn();
   } finally {
-    releaseRunLock(store, owner);
+    stopWatching();
+    release();
   }
 };
 
-/** Whether a process with this pid exists (EPERM: it exists but belongs to another user). */
-export function processIsAlive(pid: number): boolean {
+/**
+ * The run lock when the arena store itself cannot be opened (damaged): a file holding the same owner name,
+ * created exclusively, its modification time the heartbeat. Taken over on the same terms as the store's lock.
+ */
+export async function withFileRunLock<T>(
+  file: string,
+  owner: string,
+  fn: () => Promise<T>,
+  opts: LockOptions = {},
+): Promise<T> {
+  const ttl = opts.ttlMs ?? DEFAULT_LOCK_TTL_MS;
+  const take = async () => {
+    const handle = await open(file, 'wx');
+    await handle.writeFile(owner);
+    await handle.close();
+  };
+  await take().catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+    const held = await readFile(file, 'utf8').catch(() => '');
+    const beat = (await stat(file).catch(() => null))?.mtimeMs ?? 0;
+    const row = { owner: held, acquired_at_ms: beat, expires_at_ms: beat + ttl };
+    const reason = abandonment(row, (opts.now ?? Date.now)(), opts.isAlive ?? processIsAlive);
+    if (reason === null) {
+      throw new ArenaStoreBusyError(
+        `another generator run (${describeOwner(held)}) holds the run lock ${file}; try again after it finishes`,
+      );
+    }
+    (opts.notice ?? ((line: string) => console.error(`emi: ${line}`)))(
+      `took over the run lock of ${describeOwner(held)}: ${reason}`,
+    );
+    await rm(file, { force: true });
+    await take();
+  });
+  const heartbeat = setInterval(() => {
+    const at = new Date();
+    void utimes(file, at, at).catch(() => undefined);
+  }, HEARTBEAT_EVERY_MS);
+  heartbeat.unref();
+  const release = () => {
+    clearInterval(heartbeat);
+    try {
+      if (readFileSync(file, 'utf8') === owner) unlinkSync(file);
+    } catch {
+      // already gone
+    }
+  };
+  const stopWatching = releaseOnSignals(release);
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return await fn();
+  } finally {
+    stopWatching();
+    release();
   }
 }

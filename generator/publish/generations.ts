@@ -1,0 +1,215 @@
+// All-or-nothing publishing by generations. A store folder holds complete generations side by side and a symlink
+// `current` naming the one being served; the folders readers open (`site/api`, `paid/`, `dist/`, ...) are fixed
+// symlinks through `current`. A new generation is written in full under a temporary name, renamed complete, and
+// then served by one atomic step: a new `current` symlink renamed over the old one. A reader resolves each path
+// through `current` once, so it sees the old generation or the new one, never a mix; a failure at any step before
+// the switch leaves the old generation served and the half-written one removed.
+//
+//   var/published/current -> g-1763900000000-1a2b3c
+//   var/published/g-1763900000000-1a2b3c/{api,arena,paid}/...
+//   site/api -> ../var/published/current/api        paid -> var/published/current/paid
+import { randomBytes } from 'node:crypto';
+import * as nodeFs from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { processIsAlive } from '../state/lock.ts';
+import { linkTree } from '../site/link-tree.ts';
+
+/** Generations kept: the one served and the one before it (a rollback target, and readers still busy with it). */
+export const KEEP_GENERATIONS = 2;
+export const CURRENT = 'current';
+
+/** The file operations publishing uses; tests replace some of them to fail at a chosen step. */
+export interface PublishFs {
+  mkdir: typeof nodeFs.mkdir;
+  open: typeof nodeFs.open;
+  rename: typeof nodeFs.rename;
+  symlink: typeof nodeFs.symlink;
+  readlink: typeof nodeFs.readlink;
+  lstat: typeof nodeFs.lstat;
+  readdir: typeof nodeFs.readdir;
+  rm: typeof nodeFs.rm;
+  link: typeof nodeFs.link;
+  copyFile: typeof nodeFs.copyFile;
+}
+export const realFs: PublishFs = nodeFs;
+
+/** A served folder: `path` is made a symlink to `entry` inside the current generation ('' for the whole). */
+export interface ServedLink {
+  path: string;
+  entry: string;
+}
+
+export interface Generation {
+  /** Folder to write the new generation's files into. */
+  readonly dir: string;
+  /** The generation served when this one began (absolute), or null on a first run. */
+  readonly previous: string | null;
+  /** Hard-links the previous generation's file, or files under a folder, into this one (history, arena files). */
+  carryOver(path: string): Promise<number>;
+  /** Writes `data` to `file` (relative to the generation), flushed to disk. */
+  write(file: string, data: string): Promise<void>;
+  /** Serves this generation: makes sure every link exists, then switches `current` in one rename. */
+  commit(): Promise<void>;
+  /** Goes back to the generation served before commit (used when a later step of the run fails). */
+  rollback(): Promise<void>;
+  /** Removes the unfinished generation; the old one stays served. */
+  abort(): Promise<void>;
+}
+
+const GENERATION = /^(g|legacy)-(\d+)-[0-9a-f]+$/;
+const IN_PROGRESS = /^tmp-(\d+)-[0-9a-f]+$/;
+const suffix = () => randomBytes(4).toString('hex');
+
+/** The store used for a single folder served whole (dist/): `.dist.generations` beside it. */
+export const storeBeside = (folder: string): string =>
+  join(dirname(resolve(folder)), `.${basename(resolve(folder))}.generations`);
+
+async function readCurrent(store: string, fs: PublishFs): Promise<string | null> {
+  return fs.readlink(join(store, CURRENT)).catch(() => null);
+}
+
+/** Points `store/current` at `id` with one rename of a fresh symlink. */
+async function switchTo(store: string, id: string, fs: PublishFs): Promise<void> {
+  const next = join(store, `.${CURRENT}.${suffix()}`);
+  await fs.symlink(id, next);
+  try {
+    await fs.rename(next, join(store, CURRENT));
+  } catch (error) {
+    await fs.rm(next, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Makes each `link.path` a symlink through `current`. Real folders found there (an older layout, or folders made
+ * by hand) are moved into the store as one legacy generation, never deleted, and served until the switch.
+ */
+async function ensureLinks(store: string, links: readonly ServedLink[], fs: PublishFs): Promise<void> {
+  let legacy: string | null = null;
+  for (const link of links) {
+    const path = resolve(link.path);
+    const target = relative(dirname(path), join(store, CURRENT, link.entry));
+    const info = await fs.lstat(path).catch(() => null);
+    if (info?.isSymbolicLink() && (await fs.readlink(path)) === target) continue;
+    await fs.mkdir(dirname(path), { recursive: true });
+    if (info?.isDirectory()) {
+      legacy ??= `legacy-${Date.now()}-${suffix()}`;
+      // A folder served whole becomes the legacy generation itself; parts go below one shared legacy folder.
+      if (link.entry) await fs.mkdir(join(store, legacy), { recursive: true });
+      await fs.rename(path, join(store, legacy, link.entry)).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EXDEV') throw error;
+        // Another file system than the store: kept beside, under a hidden name the build never copies.
+        await fs.rename(path, join(dirname(path), `.${basename(path)}.${legacy}`));
+      });
+      if ((await readCurrent(store, fs)) === null) await switchTo(store, legacy, fs);
+    }
+    const temp = join(dirname(path), `.${basename(path)}.${suffix()}.link`);
+    await fs.symlink(target, temp);
+    try {
+      await fs.rename(temp, path); // replaces a symlink or file atomically; fails on a folder
+    } catch (error) {
+      await fs.rm(temp, { force: true });
+      throw error;
+    }
+  }
+}
+
+/** Removes unfinished generations of dead runs and all but the newest complete ones (the served one is kept). */
+export async function cleanGenerations(store: string, fs: PublishFs = realFs): Promise<void> {
+  const names = await fs.readdir(store).catch(() => [] as string[]);
+  const current = await readCurrent(store, fs);
+  const complete: Array<{ name: string; at: number }> = [];
+  for (const name of names) {
+    const progress = IN_PROGRESS.exec(name);
+    if (progress && (Number(progress[1]) === process.pid || !processIsAlive(Number(progress[1])))) {
+      await fs.rm(join(store, name), { recursive: true, force: true });
+    }
+    const done = GENERATION.exec(name);
+    if (done && name !== current) complete.push({ name, at: Number(done[2]) });
+    if (name.startsWith(`.${CURRENT}.`)) await fs.rm(join(store, name), { force: true });
+  }
+  complete.sort((a, b) => b.at - a.at);
+  for (const { name } of complete.slice(KEEP_GENERATIONS - 1)) {
+    await fs.rm(join(store, name), { recursive: true, force: true });
+  }
+}
+
+/** Starts a generation in `store` that will be served through `links`. */
+export async function beginGeneration(
+  store: string,
+  links: readonly ServedLink[],
+  fs: PublishFs = realFs,
+): Promise<Generation> {
+  store = resolve(store);
+  await fs.mkdir(store, { recursive: true });
+  await cleanGenerations(store, fs);
+  const id = `g-${String(Date.now()).padStart(13, '0')}-${suffix()}`;
+  const building = join(store, `tmp-${process.pid}-${suffix()}`);
+  await fs.mkdir(building);
+  const previous = await readCurrent(store, fs);
+  const previousDir = previous === null ? null : join(store, previous);
+  let state: 'open' | 'committed' | 'done' = 'open';
+
+  return {
+    dir: building,
+    previous: previousDir,
+    async carryOver(path) {
+      if (previousDir === null) return 0;
+      const info = await fs.lstat(join(previousDir, path)).catch(() => null);
+      if (!info?.isFile()) return linkTree(join(previousDir, path), join(building, path), fs);
+      await fs.mkdir(dirname(join(building, path)), { recursive: true });
+      await fs.link(join(previousDir, path), join(building, path));
+      return 1;
+    },
+    async write(file, data) {
+      const target = join(building, file);
+      await fs.mkdir(dirname(target), { recursive: true });
+      const handle = await fs.open(target, 'wx');
+      try {
+        await handle.writeFile(data, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    },
+    async commit() {
+      if (state !== 'open') throw new Error('generation already finished');
+      for (const link of links) await fs.mkdir(join(building, link.entry), { recursive: true });
+      await fs.rename(building, join(store, id));
+      await ensureLinks(store, links, fs);
+      await switchTo(store, id, fs);
+      state = 'committed';
+    },
+    async rollback() {
+      if (state !== 'committed') return;
+      state = 'done';
+      if (previous) await switchTo(store, previous, fs);
+      await fs.rm(join(store, id), { recursive: true, force: true });
+    },
+    async abort() {
+      if (state !== 'open') return;
+      state = 'done';
+      await fs.rm(building, { recursive: true, force: true });
+      await fs.rm(join(store, id), { recursive: true, force: true });
+    },
+  };
+}
+
+/** Builds a generation with `fill` and serves it; nothing changes for readers if anything fails. */
+export async function publishGeneration(
+  store: string,
+  links: readonly ServedLink[],
+  fill: (generation: Generation) => Promise<void>,
+  fs: PublishFs = realFs,
+): Promise<Generation> {
+  const generation = await beginGeneration(store, links, fs);
+  try {
+    await fill(generation);
+    await generation.commit();
+  } catch (error) {
+    await generation.abort().catch(() => undefined);
+    throw error;
+  }
+  await cleanGenerations(store, fs).catch(() => undefined); // tidiness only: never fails a served generation
+  return generation;
+}

@@ -1,0 +1,140 @@
+// A full disk and a read-only output folder: the run reports `failed` with the cause, the last good generation
+// stays served, and `last-run.json` never says `ok` for a run whose files or history did not all land.
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, open, readFile, rm, statfs } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runPipeline } from '../generator/pipeline.ts';
+import type { PipelineOptions } from '../generator/pipeline.ts';
+
+const AS_OF = Date.parse('2026-11-21T12:00:00Z');
+const mounted: string[] = [];
+
+/** Mounts a tmpfs of `size` at `dir`; false where mounting is not permitted (not root, no CAP_SYS_ADMIN). */
+function mountTmpfs(dir: string, size: string): boolean {
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+    mounted.push(dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const probe = execFileSync('mktemp', ['-d']).toString().trim();
+const canMount = mountTmpfs(probe, '1m');
+if (!canMount) console.warn('ops-disk: skipped, mounting a tmpfs is not permitted here (run as root)');
+
+afterAll(() => {
+  for (const dir of mounted.reverse()) execFileSync('umount', ['-l', dir]);
+});
+
+const servedAsOf = async (options: PipelineOptions) =>
+  (JSON.parse(await readFile(join(options.outDir, 'api/market-regime.php'), 'utf8')) as { updated: string })
+    .updated;
+const lastRun = async (options: PipelineOptions) =>
+  JSON.parse(await readFile(join(options.stateDir, 'last-run.json'), 'utf8')) as {
+    status: string;
+    error: string | null;
+    as_of: string;
+  };
+
+const lastHistoryRow = async (options: PipelineOptions) =>
+  (
+    JSON.parse(await readFile(join(options.outDir, 'api/history/market-regime/latest.json'), 'utf8')) as {
+      rows: Array<{ run_at: string }>;
+    }
+  ).rows.at(-1)?.run_at;
+
+/** Fills the file system until about `leave` bytes are left. */
+async function fill(dir: string, leave: number): Promise<void> {
+  const handle = await open(join(dir, 'filler'), 'w');
+  const big = Buffer.alloc(1 << 20);
+  try {
+    for (;;) {
+      const info = await statfs(dir);
+      const free = info.bavail * info.bsize;
+      if (free <= leave) break;
+      const room = free - leave;
+      await handle.write(big.subarray(0, room > big.length ? big.length : Math.max(room, 1)));
+    }
+  } catch {
+    // ENOSPC: full
+  } finally {
+    await handle.close();
+  }
+}
+
+describe.skipIf(!canMount)('a full file system', () => {
+  it('gives failed with the cause, or ok only when everything landed; the last good stays served', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'emi-full-'));
+    expect(mountTmpfs(dir, '12m')).toBe(true);
+    const options: PipelineOptions = {
+      outDir: join(dir, 'site'),
+      paidDir: join(dir, 'paid'),
+      stateDir: join(dir, 'var'),
+      source: 'sim',
+      seed: 42,
+      asOf: AS_OF,
+    };
+    expect((await runPipeline(options)).status).toBe('ok');
+    let failures = 0;
+    // Leave less and less room, so that the disk fills at a different step each time.
+    for (const [index, leave] of [262_144, 65_536, 16_384, 4_096, 0, 0].entries()) {
+      const asOf = AS_OF + (index + 1) * 3_600_000;
+      const before = await servedAsOf(options);
+      await fill(dir, leave);
+      const report = await runPipeline({ ...options, asOf });
+      await rm(join(dir, 'filler'), { force: true });
+      const recorded = await lastRun(options);
+      expect(recorded.status).toBe(report.status);
+      const status = JSON.parse(await readFile(join(options.outDir, 'status.json'), 'utf8')) as {
+        status: string;
+      };
+      expect(status.status).toBe(report.status);
+      if (report.status === 'ok') {
+        expect(await servedAsOf(options)).toBe(new Date(asOf).toISOString());
+        const history = JSON.parse(await readFile(join(options.stateDir, 'run-history.json'), 'utf8')) as {
+          runs: Array<{ generated_at: string }>;
+        };
+        expect(history.runs.at(-1)?.generated_at).toBe(new Date(asOf).toISOString());
+        // The published history, part of the generation, has this run's row as its last.
+        expect(await lastHistoryRow(options)).toBe(new Date(asOf).toISOString());
+      } else {
+        failures += 1;
+        expect(report.status).toBe('failed');
+        expect(report.error).toMatch(/ENOSPC|no space|disk is full|disk I\/O error/i);
+        expect(await servedAsOf(options)).toBe(before);
+        expect(await lastHistoryRow(options)).toBe(before); // never a history row without its files
+      }
+    }
+    expect(failures).toBeGreaterThan(0);
+    // With room again, the next run publishes.
+    expect((await runPipeline({ ...options, asOf: AS_OF + 24 * 3_600_000 })).status).toBe('ok');
+  }, 120_000);
+});
+
+describe.skipIf(!canMount)('a read-only output folder', () => {
+  it('gives failed with the cause before anything is written, and the last good stays served', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'emi-ro-'));
+    const site = join(dir, 'site');
+    await mkdir(site);
+    expect(mountTmpfs(site, '1m')).toBe(true);
+    const options: PipelineOptions = {
+      outDir: site,
+      paidDir: join(dir, 'paid'),
+      stateDir: join(dir, 'var'),
+      source: 'sim',
+      seed: 42,
+      asOf: AS_OF,
+    };
+    expect((await runPipeline(options)).status).toBe('ok');
+    execFileSync('mount', ['-o', 'remount,ro', site]);
+    const report = await runPipeline({ ...options, asOf: AS_OF + 3_600_000 });
+    expect(report.status).toBe('failed');
+    expect(report.error).toMatch(/output folder .* is not writable/);
+    expect((await lastRun(options)).status).toBe('failed');
+    expect(await servedAsOf(options)).toBe('2026-11-21T12:00:00.000Z');
+  }, 120_000);
+});

@@ -1,0 +1,98 @@
+// All-or-nothing publishing: a failing file operation at any step leaves the previous generation served, whole.
+import * as fs from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, realpath } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { publishGeneration, realFs } from '../generator/publish/generations.ts';
+import type { PublishFs, ServedLink } from '../generator/publish/generations.ts';
+
+const FILES = ['api/a.php', 'api/reasoning/b.php', 'arena/c.php', 'paid/d.json'];
+
+async function setup() {
+  const dir = await mkdtemp(join(tmpdir(), 'emi-generations-'));
+  const store = join(dir, 'var/published');
+  const links: ServedLink[] = [
+    { path: join(dir, 'site/api'), entry: 'api' },
+    { path: join(dir, 'site/arena'), entry: 'arena' },
+    { path: join(dir, 'paid'), entry: 'paid' },
+  ];
+  const publish = (run: number, ops: PublishFs = realFs) =>
+    publishGeneration(
+      store,
+      links,
+      async (generation) => {
+        for (const file of FILES) await generation.write(file, `{"run":${run}}`);
+      },
+      ops,
+    );
+  const served = async () =>
+    Promise.all(
+      [
+        join(dir, 'site/api/a.php'),
+        join(dir, 'site/api/reasoning/b.php'),
+        join(dir, 'site/arena/c.php'),
+        join(dir, 'paid/d.json'),
+      ].map(async (file) => (JSON.parse(await readFile(file, 'utf8')) as { run: number }).run),
+    );
+  return { dir, store, publish, served };
+}
+
+/** Real file operations, except that the n-th call of `name` fails. */
+function failingAt(name: 'rename' | 'open' | 'symlink' | 'mkdir', n: number): PublishFs {
+  let calls = 0;
+  const original = realFs[name] as (...args: unknown[]) => Promise<unknown>;
+  return {
+    ...realFs,
+    [name]: (...args: unknown[]) => {
+      calls += 1;
+      if (calls === n)
+        return Promise.reject(Object.assign(new Error(`injected ${name} failure`), { code: 'EIO' }));
+      return original(...args);
+    },
+  } as PublishFs;
+}
+
+describe('publishGeneration', () => {
+  it('serves every folder of the new generation through its link', async () => {
+    const { dir, publish, served } = await setup();
+    await publish(1);
+    expect(await served()).toEqual([1, 1, 1, 1]);
+    await publish(2);
+    expect(await served()).toEqual([2, 2, 2, 2]);
+    expect(await realpath(join(dir, 'paid'))).toMatch(/var\/published\/g-\d+-[0-9a-f]+\/paid$/);
+  });
+
+  for (const op of ['rename', 'open', 'symlink', 'mkdir'] as const) {
+    it(`keeps the previous generation served, whole, when any ${op} fails part-way`, async () => {
+      const { store, publish, served } = await setup();
+      await publish(1);
+      // Fail the 1st, 2nd, ... call of the operation until a publish gets through without reaching it.
+      for (let n = 1; ; n++) {
+        const attempt = await publish(100 + n, failingAt(op, n)).then(
+          () => 'published' as const,
+          (error: Error) => error.message,
+        );
+        if (attempt === 'published') {
+          expect(await served()).toEqual([100 + n, 100 + n, 100 + n, 100 + n]);
+          break;
+        }
+        expect(attempt).toBe(`injected ${op} failure`);
+        expect(await served()).toEqual([1, 1, 1, 1]);
+        const names = await readdir(store);
+        expect(names.filter((name) => name.startsWith('tmp-'))).toEqual([]);
+        expect(n).toBeLessThan(50);
+      }
+    });
+  }
+
+  it('a rename failing half-way (the switch) leaves the previous generation served', async () => {
+    const { publish, served } = await setup();
+    await publish(1);
+    // Count the renames of a clean publish: the last one is the switch of `current`.
+    let renames = 0;
+    await publish(2, { ...realFs, rename: (a, b) => ((renames += 1), fs.rename(a, b)) });
+    await expect(publish(3, failingAt('rename', renames))).rejects.toThrow('injected rename failure');
+    expect(await served()).toEqual([2, 2, 2, 2]);
+  });
+});
