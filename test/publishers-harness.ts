@@ -26,7 +26,7 @@ import { writePaidFixtures } from './paywall-harness.ts';
  */
 export type SettleMode = 'pass' | 'refuse' | 'lose-unsent' | 'lose-after-submit';
 
-async function startSettleProxy(target: string) {
+export async function startSettleProxy(target: string) {
   const state = { settle: 'pass' as SettleMode, settleCalls: 0, indexerDown: false };
   const app = new Hono();
   app.get('/supported', () => fetch(`${target}/supported`));
