@@ -24,6 +24,9 @@ async function call<T>(admin: WorkerAdmin, path: string, init: RequestInit = {})
     ...init,
     headers: { ...init.headers, Authorization: `Bearer ${admin.token}` },
     signal: AbortSignal.timeout(30_000),
+  }).catch((error: unknown) => {
+    const cause = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
+    throw new Error(`cannot reach ${url.origin}: ${cause}`);
   });
   const body = (await response.json().catch(() => null)) as { message?: string } | null;
   if (!response.ok) {

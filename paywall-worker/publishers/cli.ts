@@ -1,6 +1,7 @@
 // `emi publisher list | add | credit ID N | statement ID [--since] [--csv]`: the operator's side of the programme.
 // Publishers live in the config file (`--config` / EMI_CONFIG); credits and sales in the ledger of the state folder,
-// the same file the running worker uses, so a credit added here counts at the next sale.
+// the same file the running worker uses, so a credit added here counts at the next sale. With `--worker URL`,
+// `credit` and `statement` act on a Cloudflare Worker's Durable Object ledger through its admin route instead.
 import { rename, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
