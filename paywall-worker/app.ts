@@ -49,7 +49,7 @@ function normalizingClient(client: FacilitatorClient): FacilitatorClient {
 }
 
 /** One JSON line per event on stderr: a settle that may have landed always leaves a trace. */
-const logToStderr = (entry: PaywallLogEntry): void => {
+export const logToStderr = (entry: PaywallLogEntry): void => {
   if (entry.level !== 'info') console.error(JSON.stringify({ at: new Date().toISOString(), ...entry }));
 };
 

@@ -1,12 +1,15 @@
 // `npm run preview:cloudflare -- --port P`: the Cloudflare recipe in workerd, as `wrangler deploy` would ship it.
 // Uploads the paid files to the local R2 bucket, then runs `wrangler dev` on 127.0.0.1:P with the development
-// facilitator on 127.0.0.1:4021 when no EMI_FACILITATOR_URL is set, in the foreground until Ctrl-C.
+// facilitator on 127.0.0.1:4021 when no EMI_FACILITATOR_URL is set, in the foreground until Ctrl-C. The publishers
+// of EMI_CONFIG's file are passed as EMI_PUBLISHERS (the Worker checks them), and EMI_ADMIN_TOKEN when set.
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import algosdk from 'algosdk';
 import { startWranglerDev, uploadPaidFiles } from '../deploy/cloudflare/run.ts';
 import { paywallEnv } from '../paywall-worker/local.ts';
+import { parsePublishers } from '../paywall-worker/publishers/config.ts';
+import { readConfigJson } from '../paywall-worker/publishers/node.ts';
 import { DEV_FACILITATOR_PORT, startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { onShutdown, portOption } from './cli-args.ts';
 
@@ -36,9 +39,18 @@ for (const [what, file] of [
 
 const env = paywallEnv();
 const payTo = env.payTo ?? algosdk.generateAccount().addr.toString();
+const publishers = env.configFile ? (await readConfigJson(env.configFile)).publishers : undefined;
+// Development: the publishers' addresses can receive test USDC too (a bad entry is left for the Worker to name).
+const publisherAddresses = (() => {
+  try {
+    return parsePublishers(publishers, payTo).map((p) => p.payTo);
+  } catch {
+    return [];
+  }
+})();
 const facilitator = env.facilitatorUrl
   ? null
-  : await startDevFacilitator({ optIn: [payTo], port: DEV_FACILITATOR_PORT });
+  : await startDevFacilitator({ optIn: [payTo, ...publisherAddresses], port: DEV_FACILITATOR_PORT });
 const facilitatorUrl = env.facilitatorUrl ?? (facilitator?.url as string);
 
 console.log(`uploading the paid files of ${paid} to the local R2 bucket (${persistTo})`);
@@ -56,6 +68,8 @@ const worker = await startWranglerDev({
     EMI_ALLOW_SIMULATED: (env.allowSimulated ?? facilitator !== null) ? '1' : '0',
     ...(env.indexerUrl || facilitator ? { EMI_INDEXER_URL: env.indexerUrl ?? facilitatorUrl } : {}),
     ...(env.maxDataAgeSeconds ? { EMI_MAX_DATA_AGE_SECONDS: String(env.maxDataAgeSeconds) } : {}),
+    ...(publishers === undefined ? {} : { EMI_PUBLISHERS: JSON.stringify(publishers) }),
+    ...(process.env.EMI_ADMIN_TOKEN ? { EMI_ADMIN_TOKEN: process.env.EMI_ADMIN_TOKEN } : {}),
   },
 }).catch(async (error: unknown) => {
   await facilitator?.close();

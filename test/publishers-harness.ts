@@ -26,8 +26,26 @@ import { writePaidFixtures } from './paywall-harness.ts';
  */
 export type SettleMode = 'pass' | 'refuse' | 'lose-unsent' | 'lose-after-submit';
 
-async function startSettleProxy(target: string) {
-  const state = { settle: 'pass' as SettleMode, settleCalls: 0, indexerDown: false };
+/** Holds every settle that arrives until `open()` (or, so that a failing test ends, until `timeoutMs`). */
+export function settleHold(timeoutMs = 20_000) {
+  let arrive = () => {};
+  let open = () => {};
+  const arrived = new Promise<void>((resolve) => (arrive = resolve));
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+    setTimeout(resolve, timeoutMs).unref();
+  });
+  return { arrive, arrived, open, opened };
+}
+export type SettleHold = ReturnType<typeof settleHold>;
+
+export async function startSettleProxy(target: string) {
+  const state = {
+    settle: 'pass' as SettleMode,
+    settleCalls: 0,
+    indexerDown: false,
+    hold: null as SettleHold | null,
+  };
   const app = new Hono();
   app.get('/supported', () => fetch(`${target}/supported`));
   // The indexer look-ups the worker reconciles lost answers with; `indexerDown` makes them fail.
@@ -42,6 +60,10 @@ async function startSettleProxy(target: string) {
   app.post('/settle', async (c) => {
     state.settleCalls += 1;
     const body = await c.req.text();
+    if (state.hold) {
+      state.hold.arrive();
+      await state.hold.opened;
+    }
     switch (state.settle) {
       case 'pass':
         return forward('settle', body);

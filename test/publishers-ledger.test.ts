@@ -1,27 +1,74 @@
-// The SQLite credit ledger (reservations, consumption once per transaction, grants, statements), the statement's
-// CSV, and the `emi publisher` commands run as the operator runs them.
+// The credit ledger's contract (reservations, consumption once per transaction, grants, statements) for both homes
+// of the books: SQLite on Node, and the Durable Objects of the Cloudflare Worker (one per publisher, reached over
+// RPC; their storage here is an in-memory stand-in for the Durable Object storage API, the Worker test runs the real
+// one in workerd). Then the statement's CSV, and the `emi publisher` commands run as the operator runs them.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createProgram } from '../generator/cli.ts';
 import { CreditError, RESERVATION_TTL_MS } from '../paywall-worker/publishers/credit-ledger.ts';
-import type { SaleRecord } from '../paywall-worker/publishers/credit-ledger.ts';
+import type { CreditLedger, SaleRecord } from '../paywall-worker/publishers/credit-ledger.ts';
 import { SqliteCreditLedger } from '../paywall-worker/publishers/credit-ledger-sqlite.ts';
+import { StorageCreditLedger } from '../paywall-worker/publishers/credit-ledger-storage.ts';
+import type { LedgerStorage } from '../paywall-worker/publishers/credit-ledger-storage.ts';
+import {
+  creditLedgerObject,
+  durableCreditLedger,
+} from '../paywall-worker/publishers/credit-ledger-durable.ts';
 import { statementCsv, statementText } from '../paywall-worker/publishers/statement.ts';
 import { account } from './publishers-harness.ts';
 
 let dir: string;
 let clock: number;
-let ledger: SqliteCreditLedger;
+let ledger: CreditLedger & { close(): void };
+
+/** Durable Object storage as the ledger uses it: values are copies, several keys in one put, lists in key order. */
+function memoryStorage(): LedgerStorage {
+  const data = new Map<string, unknown>();
+  return {
+    get: async <T>(key: string) => structuredClone(data.get(key)) as T | undefined,
+    put: async (entries) => {
+      for (const [key, value] of Object.entries(entries)) data.set(key, structuredClone(value));
+    },
+    delete: async (keys) => keys.filter((key) => data.delete(key)).length,
+    list: async <T>({ prefix, start }: { prefix: string; start?: string }) =>
+      new Map(
+        [...data.entries()]
+          .filter(([key]) => key.startsWith(prefix) && (start === undefined || key >= start))
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([key, value]) => [key, structuredClone(value) as T]),
+      ),
+  };
+}
+
+/** Each kind opens a ledger on books that outlive it (reopening finds the same books). */
+const LEDGERS: Record<string, () => (now: () => number) => CreditLedger & { close(): void }> = {
+  SqliteCreditLedger: () => (now) => new SqliteCreditLedger(join(dir, 'publishers.sqlite'), now),
+  'Durable Object ledger': () => {
+    const objects = new Map<unknown, LedgerStorage>();
+    const storageOf = (id: unknown) => objects.get(id) ?? objects.set(id, memoryStorage()).get(id)!;
+    return (now) => ({
+      ...durableCreditLedger(
+        {
+          idFromName: (name) => `id-of-${name}`,
+          // A fresh object over the same storage at every call, as after an eviction or a restart.
+          get: (id) => creditLedgerObject(new StorageCreditLedger(storageOf(id), now)),
+        },
+        ['acme'],
+      ),
+      close: () => undefined,
+    });
+  },
+};
+
+let open: (now: () => number) => CreditLedger & { close(): void };
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'emi-ledger-'));
   clock = Date.parse('2026-11-01T10:00:00Z');
-  ledger = new SqliteCreditLedger(join(dir, 'publishers.sqlite'), () => clock);
 });
 afterEach(async () => {
-  ledger.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -39,7 +86,13 @@ const sale = (transaction: string, at = '2026-11-01T10:00:00.000Z'): SaleRecord 
   credits: 1,
 });
 
-describe('SqliteCreditLedger', () => {
+describe.each(Object.keys(LEDGERS))('%s', (kind) => {
+  beforeEach(() => {
+    open = LEDGERS[kind]!();
+    ledger = open(() => clock);
+  });
+  afterEach(() => ledger.close());
+
   it('holds a credit per sale in progress and refuses when none is available', async () => {
     await ledger.credit('acme', 2);
     expect(await ledger.reserve('acme', 'T1')).toBe(true);
@@ -82,7 +135,7 @@ describe('SqliteCreditLedger', () => {
     await ledger.consume(sale('T1', '2026-11-01T09:00:00.000Z'));
     await ledger.consume(sale('T2', '2026-11-02T09:00:00.000Z'));
     ledger.close();
-    ledger = new SqliteCreditLedger(join(dir, 'publishers.sqlite'), () => clock);
+    ledger = open(() => clock);
     expect(await ledger.balance('acme')).toMatchObject({ balance: 3, sales: 2 });
     expect((await ledger.statement('acme', '2026-11-02T00:00:00.000Z')).map((s) => s.transaction)).toEqual([
       'T2',

@@ -1,8 +1,17 @@
 // Cloudflare Workers entry (wrangler.toml `main`): the site worker, with its payment book in a Durable Object so
 // that one payment is claimed by one request at a time, and delivered again rather than charged again, across
-// every isolate and restart.
+// every isolate and restart; and each publisher's credits in a Durable Object of its own, so that two buyers racing
+// for the last credit cannot both hold it.
 import { DurableObject } from 'cloudflare:workers';
 import type { ClaimResult, PaymentBook, SettledPayment } from '../payment-book.ts';
+import type { CreditBalance, SaleRecord } from '../publishers/credit-ledger.ts';
+import { creditLedgerObject, durableCreditLedger } from '../publishers/credit-ledger-durable.ts';
+import type {
+  CreditLedgerNamespace,
+  CreditLedgerObject,
+  CreditOutcome,
+} from '../publishers/credit-ledger-durable.ts';
+import { StorageCreditLedger } from '../publishers/credit-ledger-storage.ts';
 import { createSiteWorker } from './site-worker.ts';
 import type { SiteWorkerEnv } from './site-worker.ts';
 import { StoragePaymentBook } from './storage-payment-book.ts';
@@ -25,6 +34,29 @@ export class PaymentBookObject extends DurableObject {
   }
 }
 
+/** One publisher's credits, holds and sales (named `credits-<id>`); RPC methods must be the class's own. */
+export class PublisherCreditsObject extends DurableObject implements CreditLedgerObject {
+  private readonly ledger = creditLedgerObject(new StorageCreditLedger(this.ctx.storage));
+  balance(publisherId: string): Promise<CreditBalance> {
+    return this.ledger.balance(publisherId);
+  }
+  reserve(publisherId: string, txid: string): Promise<boolean> {
+    return this.ledger.reserve(publisherId, txid);
+  }
+  consume(sale: SaleRecord): Promise<void> {
+    return this.ledger.consume(sale);
+  }
+  release(publisherId: string, txid: string): Promise<void> {
+    return this.ledger.release(publisherId, txid);
+  }
+  credit(publisherId: string, amount: number, note?: string): Promise<CreditOutcome> {
+    return this.ledger.credit(publisherId, amount, note);
+  }
+  statement(publisherId: string, since?: string): Promise<SaleRecord[]> {
+    return this.ledger.statement(publisherId, since);
+  }
+}
+
 interface BookNamespace {
   idFromName(name: string): unknown;
   get(id: unknown): PaymentBook;
@@ -41,7 +73,15 @@ function durableBook(namespace: BookNamespace): PaymentBook {
   };
 }
 
-export default createSiteWorker((env: SiteWorkerEnv) => {
-  if (!env.PAYMENT_BOOK) throw new Error('no PAYMENT_BOOK Durable Object binding (see wrangler.toml)');
-  return durableBook(env.PAYMENT_BOOK as BookNamespace);
-});
+export default createSiteWorker(
+  (env: SiteWorkerEnv) => {
+    if (!env.PAYMENT_BOOK) throw new Error('no PAYMENT_BOOK Durable Object binding (see wrangler.toml)');
+    return durableBook(env.PAYMENT_BOOK as BookNamespace);
+  },
+  (env, publisherIds) => {
+    if (!env.PUBLISHER_CREDITS) {
+      throw new Error('no PUBLISHER_CREDITS Durable Object binding (see wrangler.toml)');
+    }
+    return durableCreditLedger(env.PUBLISHER_CREDITS as CreditLedgerNamespace, publisherIds);
+  },
+);

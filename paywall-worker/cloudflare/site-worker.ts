@@ -1,9 +1,10 @@
 // The whole site as one Cloudflare Worker: the built dist/ on Workers static assets, routed by the delivery policy
-// (the same `routeRequest` as the preview server), and the four x402 paths answered by the paywall core with the
-// paid files in R2 (or KV) and the payment book in a Durable Object. Importable in Node: nothing here needs
-// `cloudflare:workers` (the entry module adds the Durable Object class).
+// (the same `routeRequest` as the preview server), and the four x402 paths and the publishers' `/p/` paths answered
+// by the paywall core with the paid files in R2 (or KV), the payment book and the publishers' credits in Durable
+// Objects. Importable in Node: nothing here needs `cloudflare:workers` (the entry module adds the object classes).
 import {
   MCP_PATH,
+  PUBLISHER_PREFIX,
   VOTE_EXPORT_PATH,
   VOTE_PATH,
   errorAnswer,
@@ -23,6 +24,8 @@ import { createPaywallApp, errorResponse } from '../app.ts';
 import type { PaywallApp } from '../app.ts';
 import { settingsFromEnv } from '../config.ts';
 import type { PaymentBook } from '../payment-book.ts';
+import { programmeFromEnv, publisherRoutes } from './publishers.ts';
+import type { LedgerFor } from './publishers.ts';
 import { createKvStorage, createR2Storage } from '../storage-cloudflare.ts';
 import type { KvNamespaceLike, R2BucketLike } from '../storage-cloudflare.ts';
 
@@ -35,7 +38,13 @@ export interface SiteWorkerEnv {
   [variable: string]: unknown;
 }
 
-function buildPaywall(env: SiteWorkerEnv, book: PaymentBook, origin: string): PaywallApp {
+interface Built {
+  paywall: PaywallApp;
+  /** The `/p/` answer: storefronts, publishers' sale points and the admin route. */
+  publishers(request: Request): Promise<Response>;
+}
+
+function buildPaywall(env: SiteWorkerEnv, book: PaymentBook, ledgerFor: LedgerFor, origin: string): Built {
   const storage = env.PAID_FILES
     ? createR2Storage(env.PAID_FILES)
     : env.PAID_KV
@@ -48,7 +57,8 @@ function buildPaywall(env: SiteWorkerEnv, book: PaymentBook, origin: string): Pa
       'EMI_PAYTO and EMI_FACILITATOR_URL must be set (wrangler.toml [vars] or wrangler secret put)',
     );
   }
-  return createPaywallApp(
+  const programme = programmeFromEnv(env, settings.payTo, ledgerFor);
+  const paywall = createPaywallApp(
     {
       ...settings,
       payTo: settings.payTo,
@@ -56,8 +66,9 @@ function buildPaywall(env: SiteWorkerEnv, book: PaymentBook, origin: string): Pa
       baseUrl: settings.baseUrl ?? origin,
       storage,
     },
-    { paymentBook: book },
+    { paymentBook: book, salePoints: programme.salePoints, hooks: programme.hooks },
   );
+  return { paywall, publishers: publisherRoutes({ programme, env, paywall, origin }) };
 }
 
 async function serveAsset(request: Request, env: SiteWorkerEnv, path: string): Promise<Response> {
@@ -107,9 +118,19 @@ function voteAnswer(request: Request, env: SiteWorkerEnv, origin: string): Respo
   }).fetch(request);
 }
 
-/** The Worker's fetch handler; `bookFor` gives the payment book (a Durable Object in production). */
-export function createSiteWorker(bookFor: (env: SiteWorkerEnv) => PaymentBook) {
-  let paywall: PaywallApp | null = null; // built once per isolate
+const noLedger: LedgerFor = () => {
+  throw new Error('no PUBLISHER_CREDITS Durable Object binding (see wrangler.toml)');
+};
+
+/**
+ * The Worker's fetch handler; `bookFor` gives the payment book and `ledgerFor` the publishers' credit ledger
+ * (Durable Objects in production).
+ */
+export function createSiteWorker(
+  bookFor: (env: SiteWorkerEnv) => PaymentBook,
+  ledgerFor: LedgerFor = noLedger,
+) {
+  let built: Built | null = null; // built once per isolate
   return {
     async fetch(request: Request, env: SiteWorkerEnv): Promise<Response> {
       const url = new URL(request.url);
@@ -126,15 +147,16 @@ export function createSiteWorker(bookFor: (env: SiteWorkerEnv) => PaymentBook) {
             return voteAnswer(request, env, url.origin);
           }
           try {
-            paywall ??= buildPaywall(env, bookFor(env), url.origin);
+            built ??= buildPaywall(env, bookFor(env), ledgerFor, url.origin);
           } catch (error) {
             // A misconfigured worker refuses every paid request rather than take payments it cannot honour.
             const message = error instanceof Error ? error.message : 'invalid configuration';
             return errorResponse(500, 'paywall_misconfigured', message);
           }
+          if (route.path.startsWith(PUBLISHER_PREFIX)) return built.publishers(request);
           return route.path === MCP_PATH
-            ? mcpAnswer(request, env, paywall, url.origin)
-            : paywall.fetch(request);
+            ? mcpAnswer(request, env, built.paywall, url.origin)
+            : built.paywall.fetch(request);
       }
     },
   };

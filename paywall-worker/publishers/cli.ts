@@ -1,10 +1,12 @@
 // `emi publisher list | add | credit ID N | statement ID [--since] [--csv]`: the operator's side of the programme.
 // Publishers live in the config file (`--config` / EMI_CONFIG); credits and sales in the ledger of the state folder,
-// the same file the running worker uses, so a credit added here counts at the next sale.
+// the same file the running worker uses, so a credit added here counts at the next sale. With `--worker URL`,
+// `credit` and `statement` act on a Cloudflare Worker's Durable Object ledger through its admin route instead.
 import { rename, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { sinceTime } from './credit-ledger.ts';
 
 interface CommonFlags {
   config?: string;
@@ -33,11 +35,9 @@ const parseCredits = (value: string): number => {
 };
 
 const parseSince = (value: string): string => {
-  const time = Date.parse(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time)) {
-    throw new Error(`--since wants an ISO date or time (e.g. 2026-11-01): ${value}`);
-  }
-  return new Date(time).toISOString();
+  const since = sinceTime(value);
+  if (!since) throw new Error(`--since wants an ISO date or time (e.g. 2026-11-01): ${value}`);
+  return since;
 };
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -119,27 +119,53 @@ async function add(flags: AddFlags): Promise<void> {
   if (flags.credits) await credit(flags.id, flags.credits, flags);
 }
 
-async function credit(id: string, amount: number, flags: CommonFlags & { note?: string }): Promise<void> {
+type WorkerFlags = CommonFlags & { worker?: string };
+
+async function credit(id: string, amount: number, flags: WorkerFlags & { note?: string }): Promise<void> {
+  let b: { balance: number; reserved: number };
+  if (flags.worker) {
+    const { adminTokenFromEnv, creditThroughWorker } = await import('./admin-client.ts');
+    const admin = { url: flags.worker, token: adminTokenFromEnv() };
+    b = await creditThroughWorker(admin, id, {
+      credits: amount,
+      ...(flags.note ? { note: flags.note } : {}),
+    });
+  } else {
+    const ledger = await openLedger(flags);
+    try {
+      b = await ledger.credit(id, amount, flags.note);
+    } finally {
+      ledger.close();
+    }
+  }
+  console.log(`publisher ${id}: ${b.balance} credit(s) (${b.reserved} held by sales in progress)`);
+}
+
+async function salesOf(id: string, flags: WorkerFlags & { since?: string }) {
+  if (flags.worker) {
+    const { adminTokenFromEnv, statementThroughWorker } = await import('./admin-client.ts');
+    const admin = { url: flags.worker, token: adminTokenFromEnv() };
+    return (await statementThroughWorker(admin, id, flags.since)).sales;
+  }
   const ledger = await openLedger(flags);
   try {
-    const b = await ledger.credit(id, amount, flags.note);
-    console.log(`publisher ${id}: ${b.balance} credit(s) (${b.reserved} held by sales in progress)`);
+    return await ledger.statement(id, flags.since);
   } finally {
     ledger.close();
   }
 }
 
-async function statement(id: string, flags: CommonFlags & { since?: string; csv?: boolean }): Promise<void> {
+async function statement(id: string, flags: WorkerFlags & { since?: string; csv?: boolean }): Promise<void> {
   const { statementCsv, statementText } = await import('./statement.ts');
-  const ledger = await openLedger(flags);
-  try {
-    const sales = await ledger.statement(id, flags.since);
-    if (flags.csv) process.stdout.write(statementCsv(sales));
-    else for (const line of statementText(id, sales, flags.since)) console.log(line);
-  } finally {
-    ledger.close();
-  }
+  const sales = await salesOf(id, flags);
+  if (flags.csv) process.stdout.write(statementCsv(sales));
+  else for (const line of statementText(id, sales, flags.since)) console.log(line);
 }
+
+const WORKER_OPTION = [
+  '--worker <url>',
+  "a deployed Worker's origin: use its admin route (token from EMI_ADMIN_TOKEN) instead of the local ledger",
+] as const;
 
 export function registerPublisherCommands(program: Command): void {
   const publisher = program
@@ -171,7 +197,8 @@ export function registerPublisherCommands(program: Command): void {
       .description('add N credits to a publisher (negative N withdraws unused ones)')
       .argument('<id>', 'publisher id')
       .argument('<n>', 'credits', parseCredits)
-      .option('--note <text>', 'kept with the grant'),
+      .option('--note <text>', 'kept with the grant')
+      .option(...WORKER_OPTION),
   ).action(credit);
 
   withCommon(
@@ -180,6 +207,7 @@ export function registerPublisherCommands(program: Command): void {
       .description("a publisher's sales, to reconcile with the chain")
       .argument('<id>', 'publisher id')
       .option('--since <iso>', 'only sales at or after this time', parseSince)
-      .option('--csv', 'CSV (RFC 4180) instead of text'),
+      .option('--csv', 'CSV (RFC 4180) instead of text')
+      .option(...WORKER_OPTION),
   ).action(statement);
 }

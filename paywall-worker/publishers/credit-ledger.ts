@@ -48,6 +48,12 @@ export interface CreditLedger {
   list(): Promise<CreditBalance[]>;
 }
 
+/** An ISO date or time as the lower bound of a statement (`since`) (an ISO time), or null when it is not one. */
+export function sinceTime(value: string): string | null {
+  const time = Date.parse(value);
+  return /^\d{4}-\d{2}-\d{2}/.test(value) && !Number.isNaN(time) ? new Date(time).toISOString() : null;
+}
+
 export class CreditError extends Error {
   override name = 'CreditError';
 }

@@ -1,0 +1,97 @@
+// The operator's credit management over HTTP (`admin-api.ts`), for a worker whose ledger the `emi publisher`
+// commands cannot open: the Cloudflare Worker's Durable Objects. Without a configured token the routes do not exist
+// (404), so a Worker never exposes them by accident; with one, a request without it is a 401.
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { NO_STORE } from '../../schemas/delivery.ts';
+import { errorResponse } from '../app.ts';
+import type { Publisher } from './config.ts';
+import { CreditError, sinceTime } from './credit-ledger.ts';
+import type { CreditLedger } from './credit-ledger.ts';
+import type { CreditRequest, StatementAnswer } from './admin-api.ts';
+
+export interface AdminRouteOptions {
+  publishers: readonly Publisher[];
+  ledger: CreditLedger;
+  /** The bearer token (EMI_ADMIN_TOKEN); without one every admin path answers 404. */
+  token?: string;
+}
+
+const MAX_CREDITS = 999_999_999;
+
+/** Compares digests, so the time taken does not tell how much of a guessed token was right. */
+async function sameToken(given: string, expected: string): Promise<boolean> {
+  const digest = async (text: string) =>
+    new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  const [a, b] = await Promise.all([digest(given), digest(expected)]);
+  return a.reduce((difference, byte, i) => difference | (byte ^ (b[i] ?? 0)), 0) === 0;
+}
+
+const refuse = (c: Context, status: 400 | 401 | 409, error: string, message: string) => {
+  c.header('Cache-Control', NO_STORE);
+  if (status === 401) c.header('WWW-Authenticate', 'Bearer');
+  return c.json({ success: false, error, message }, status);
+};
+
+const creditRequestOf = (body: unknown): CreditRequest | null => {
+  if (typeof body !== 'object' || body === null) return null;
+  const { credits, note } = body as Record<string, unknown>;
+  if (typeof credits !== 'number' || !Number.isSafeInteger(credits) || credits === 0) return null;
+  if (Math.abs(credits) > MAX_CREDITS) return null;
+  if (note !== undefined && (typeof note !== 'string' || note.length > 200)) return null;
+  return { credits, ...(note ? { note } : {}) };
+};
+
+export function createAdminRoute(options: AdminRouteOptions): Hono {
+  const app = new Hono();
+  const known = new Set(options.publishers.map((p) => p.id));
+  const token = options.token;
+  const notFound = () => errorResponse(404, 'not_found', 'No such publisher storefront.');
+
+  app.use('/p/:id/admin/*', async (c, next) => {
+    if (!token) return notFound();
+    const given = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
+    if (!given || !(await sameToken(given, token))) {
+      return refuse(c, 401, 'unauthorized', 'This route wants the operator token: Authorization: Bearer …');
+    }
+    if (!known.has(c.req.param('id') ?? '')) return notFound();
+    await next();
+    c.header('Cache-Control', NO_STORE);
+  });
+
+  app.post('/p/:id/admin/credits', async (c) => {
+    const request = creditRequestOf(await c.req.json().catch(() => null));
+    if (!request) {
+      return refuse(
+        c,
+        400,
+        'malformed_body',
+        `the body must be {"credits": N, "note"?: text}: N a non-zero whole number of at most ${MAX_CREDITS}`,
+      );
+    }
+    try {
+      return c.json(await options.ledger.credit(c.req.param('id'), request.credits, request.note));
+    } catch (error) {
+      if (error instanceof CreditError) return refuse(c, 409, 'credits_held', error.message);
+      throw error;
+    }
+  });
+
+  app.get('/p/:id/admin/statement', async (c) => {
+    const raw = c.req.query('since');
+    const since = raw === undefined ? null : sinceTime(raw);
+    if (raw !== undefined && !since) {
+      return refuse(c, 400, 'invalid_since', `since wants an ISO date or time (e.g. 2026-11-01): ${raw}`);
+    }
+    const id = c.req.param('id');
+    const answer: StatementAnswer = {
+      publisher: id,
+      since,
+      balance: await options.ledger.balance(id),
+      sales: await options.ledger.statement(id, since ?? undefined),
+    };
+    return c.json(answer);
+  });
+
+  return app;
+}
