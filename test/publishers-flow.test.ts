@@ -14,7 +14,7 @@ import {
   resourceById,
   writePaidFixtures,
 } from './paywall-harness.ts';
-import { account, publisherEntry, startPublisherStack } from './publishers-harness.ts';
+import { account, publisherEntry, settleHold, startPublisherStack } from './publishers-harness.ts';
 import type { PublisherStack } from './publishers-harness.ts';
 
 const REPORT = '/p/acme/api/x402-atlas-human-report.php';
@@ -38,6 +38,7 @@ beforeAll(async () => {
 afterEach(async () => {
   stack.proxy.state.settle = 'pass';
   stack.proxy.state.indexerDown = false;
+  stack.proxy.state.hold = null;
   await writePaidFixtures(stack.paidDir);
 });
 afterAll(async () => {
@@ -271,9 +272,16 @@ describe('credits run out', () => {
     const payloads = await Promise.all(buyers.map((b) => b.pay(paymentRequired)));
     const before = balances(...buyers.map((b) => b.address), solo.payTo);
 
-    const responses = await Promise.all(
-      payloads.map((p) => fetch(stack.url(SOLO_REPORT), { headers: paymentHeader(p) })),
-    );
+    // The first sale to reach settle is held there, holding the credit, while the other buyer is answered: a
+    // ledger that did not hold the credit before settle would let both through to settle.
+    const hold = settleHold();
+    stack.proxy.state.hold = hold;
+    const pending = payloads.map((p) => fetch(stack.url(SOLO_REPORT), { headers: paymentHeader(p) }));
+    await hold.arrived;
+    const first = await Promise.race(pending);
+    expect(first.status).toBe(503);
+    hold.open();
+    const responses = await Promise.all(pending);
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 503]);
     const refused = responses.find((r) => r.status === 503)!;
