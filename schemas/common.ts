@@ -79,6 +79,14 @@ export const ResourceLink = z.strictObject({
 });
 export const ResourceLinks = z.record(z.string(), ResourceLink);
 
+/**
+ * How much market data one asset had this run. `unavailable`: no price and no evidence at all (every venue failed
+ * or lacked the asset), so every reading of the entry is null and a limitation says why; `partial`: some section
+ * was missing or touched by a collection issue; `available`: every section came in clean.
+ */
+export const DataStatus = z.enum(['available', 'partial', 'unavailable']);
+export type DataStatus = z.infer<typeof DataStatus>;
+
 /** Availability of a published snapshot: "degraded" when a section lacked data and carries limitations. */
 export const SnapshotStatus = z.enum(['available', 'degraded']);
 export type SnapshotStatus = z.infer<typeof SnapshotStatus>;

@@ -43,12 +43,36 @@ export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers': EXPOSED_HEADERS,
 };
+/**
+ * The site's Content-Security-Policy, one for every page (README "Decisions"). Scripts come only from the site
+ * itself: no inline script, no inline handler, no eval. Styles also allow inline `style` (the API reference and
+ * the wallet connect dialogs inject style elements; charts and storefront branding use style attributes) and the
+ * Google Fonts stylesheet the wallet dialogs link. `connect-src` allows any https/wss origin: Pera and Defly choose
+ * their WalletConnect bridge servers at run time from files they fetch, and the operator names the algod node in
+ * the buyer's config.json, so a list of hosts would break payments the day either changes. Images and media from
+ * https: a publisher's logo, the wallet dialogs' sounds.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline' https://fonts.googleapis.com",
+  "font-src 'self' data: https://fonts.gstatic.com",
+  "img-src 'self' data: blob: https:",
+  "media-src 'self' https:",
+  "connect-src 'self' https: wss:",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 /** Also on every answer (a preflight's allow lists are harmless elsewhere and keep one header set per host). */
 export const SITE_HEADERS: Readonly<Record<string, string>> = {
   ...CORS_HEADERS,
   'Access-Control-Allow-Methods': ALLOWED_METHODS,
   'Access-Control-Allow-Headers': ALLOWED_REQUEST_HEADERS,
   'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
 };
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;
 

@@ -5,6 +5,7 @@ import {
   Bias,
   Confidence,
   DataMode,
+  DataStatus,
   DISCLAIMER,
   FREE_ACCESS,
   IsoTimestamp,
@@ -108,6 +109,7 @@ export const DerivativesAsset = z.strictObject({
   liquidations: LiquidationsDetail.nullable(),
   evidence: z.array(z.string()).nullable(),
   limitations: z.array(Limitation).nullable(),
+  data_status: DataStatus,
 });
 export type DerivativesAsset = z.infer<typeof DerivativesAsset>;
 

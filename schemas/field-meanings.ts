@@ -106,7 +106,8 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   market_state:
     'a short reading of the evidence: `CAUTION` (risk-off, or volatility at/above its 90th percentile: ' +
     'conditions are stressed), `OPPORTUNITY` (risk-on with confidence 50 or more: evidence is broad and ' +
-    'consistent), `WAIT` (neither: the evidence is mixed or weak). None of them is a trading call. ' +
+    'consistent), `WAIT` (neither: the evidence is mixed or weak), `UNKNOWN` (no candle evidence at all, as ' +
+    '`market_mode` UNKNOWN: no reading). None of them is a trading call. ' +
     NOT_ADVICE,
   confidence:
     '0-100: how strong, consistent and complete the evidence behind the reading is (capped at 95). Not a ' +
@@ -139,6 +140,11 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   coins: 'one entry per tracked asset, keyed by symbol',
   assets: 'one entry per tracked asset, keyed by symbol',
   asset: 'asset symbol, e.g. "BTC"',
+  data_status:
+    'how much market data this asset had this run: `available` (every section came in clean), `partial` (some ' +
+    'section was missing or had a collection issue; see the limitations), `unavailable` (no price and no ' +
+    'evidence from any venue: every reading of the entry is null, and a limitation says so). An asset that is ' +
+    '`unavailable` has no reading at all; it is not neutral',
   price_source: 'where the price came from (venue or simulator); null when no price',
   price: 'last price in US dollars (USDT quote); null when the asset has no data',
   assets_tracked: 'assets the brain reads',
@@ -177,7 +183,8 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
     'positioning read from funding and open interest: `crowded_longs`/`crowded_shorts` (one side pays a lot to ' +
     'hold), `new_longs`/`new_shorts` (open interest rising with price up/down), `short_covering` (falling open ' +
     'interest with price up), `deleveraging` (falling open interest with price down), `balanced`, ' +
-    '`unavailable` (no data). A description, not a signal',
+    '`unavailable` (no derivatives data); null when the asset had no data at all (`data_status` ' +
+    '`unavailable`). A description, not a signal',
   derivatives_state: 'positioning state of the asset (see `state` in derivatives); null without data',
   funding: 'perpetual funding of the asset; null without data',
   venue_interval_hours: 'how often, in hours, the venue settles funding',

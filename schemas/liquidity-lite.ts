@@ -5,6 +5,7 @@ import {
   Bias,
   Confidence,
   DataMode,
+  DataStatus,
   DISCLAIMER,
   FREE_ACCESS,
   IsoTimestamp,
@@ -64,6 +65,7 @@ export const LiquidityLiteAsset = z.strictObject({
   bias: Bias.nullable().describe('the main brain’s bias for this asset'),
   notes: z.array(z.string()).nullable(),
   metrics: LiquidityMetrics.nullable(),
+  data_status: DataStatus,
 });
 export type LiquidityLiteAsset = z.infer<typeof LiquidityLiteAsset>;
 

@@ -1,6 +1,6 @@
 // GET /api/main-brain.php: one snapshot of the brain's per-asset reading and its market context (spec 2.1, 2.2).
 import { z } from 'zod';
-import { AssetSymbol, Bias, Confidence, Limitation, SnapshotStatus } from './common.ts';
+import { AssetSymbol, Bias, Confidence, DataStatus, Limitation, SnapshotStatus } from './common.ts';
 import { freeSnapshotEnvelope } from './envelope.ts';
 import { PublicPerformance } from './performance.ts';
 import { MarketMode, MarketState, RiskLevel, RiskScore, VolatilityLevel } from './market-regime.ts';
@@ -14,6 +14,7 @@ export const CoinSnapshot = z.strictObject({
   price: z.number().positive().nullable().describe('last price in USD'),
   change_24h: z.number().nullable().describe('price change over 24 hours, in percent'),
   price_source: z.string().nullable(),
+  data_status: DataStatus,
 });
 export type CoinSnapshot = z.infer<typeof CoinSnapshot>;
 

@@ -10,7 +10,11 @@ import { freeSnapshotEnvelope } from './envelope.ts';
 export const MarketMode = z.enum(['RISK_ON', 'RISK_OFF', 'NEUTRAL', 'UNKNOWN']);
 export type MarketMode = z.infer<typeof MarketMode>;
 
-export const MarketState = z.enum(['CAUTION', 'WAIT', 'OPPORTUNITY']);
+/**
+ * Decision: `UNKNOWN` (with market_mode UNKNOWN) when no asset had candle evidence. The free field is a string in
+ * the spec, so it cannot be null; before, such a run read WAIT, which looks like a reading of the evidence.
+ */
+export const MarketState = z.enum(['CAUTION', 'WAIT', 'OPPORTUNITY', 'UNKNOWN']);
 export type MarketState = z.infer<typeof MarketState>;
 
 export const RiskLevel = z.enum(['low', 'moderate', 'elevated', 'high']);

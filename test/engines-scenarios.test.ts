@@ -117,14 +117,15 @@ describe('missing and mixed evidence', () => {
       ),
     );
     expect(free.marketRegime.market_mode).toBe('UNKNOWN');
-    expect(free.marketRegime.market_state).toBe('WAIT');
+    expect(free.marketRegime.market_state).toBe('UNKNOWN'); // no reading, not the WAIT of a weak one
     expect(free.marketRegime.confidence).toBe(0);
     expect(free.marketRegime.regime.risk_score).toBeNull();
     expect(free.marketRegime.status).toBe('degraded');
     expect(free.mainBrain.coins.BTC!.bias).toBeNull();
     expect(free.mainBrain.coins.BTC!.confidence).toBeNull();
     expect(free.mainBrain.coins.BTC!.price).not.toBeNull(); // the ticker still gives a price
-    expect(free.reasoning.BTC!.reasoning.prediction).toBe('NEUTRAL');
+    expect(free.mainBrain.coins.BTC!.data_status).toBe('partial'); // a price, but no evidence to read
+    expect(free.reasoning.BTC!.reasoning.prediction).toBe('NONE');
     expect(free.reasoning.BTC!.reasoning.confidence).toBeNull();
   });
 

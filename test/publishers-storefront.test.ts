@@ -13,6 +13,7 @@ import { SqliteCreditLedger } from '../paywall-worker/publishers/credit-ledger-s
 import { parseBuyerConfig } from '../site/x402-buyer/src/config.ts';
 import { checkChallenge } from '../generator/buyer/challenge.ts';
 import { USDC_ASA_ID } from '../schemas/paid/terms.ts';
+import { CONTENT_SECURITY_POLICY } from '../schemas/delivery.ts';
 import { fetchChallenge, writePaidFixtures } from './paywall-harness.ts';
 import { account, publisherEntry } from './publishers-harness.ts';
 
@@ -70,6 +71,8 @@ describe('branded storefront', () => {
     const response = await fetch(`${stack.url}/p/evil/x402-buyer/`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    // The site's policy: even a brand text that slipped through could run no script.
+    expect(response.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
     const html = await response.text();
     expect(html).not.toContain('<script>alert');
     expect(html).not.toContain('</title><script>');

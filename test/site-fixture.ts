@@ -30,8 +30,12 @@ export async function copyTemplates(siteDir: string): Promise<void> {
   });
 }
 
-/** `runs` simulated runs, 20 minutes apart, then one build. */
-export async function generateAndBuild(options: { runs: number; seed?: number }): Promise<BuiltSite> {
+/** `runs` simulated runs, 20 minutes apart, then one build (for `baseUrl`, by default TEST_BASE_URL). */
+export async function generateAndBuild(options: {
+  runs: number;
+  seed?: number;
+  baseUrl?: string;
+}): Promise<BuiltSite> {
   const root = await mkdtemp(join(tmpdir(), 'emi-site-'));
   const site: BuiltSite = {
     root,
@@ -57,7 +61,7 @@ export async function generateAndBuild(options: { runs: number; seed?: number })
   await buildSite({
     siteDir: site.siteDir,
     outDir: site.distDir,
-    baseUrl: TEST_BASE_URL,
+    baseUrl: options.baseUrl ?? TEST_BASE_URL,
   });
   return site;
 }

@@ -1,7 +1,7 @@
 // The brain's reading of one asset: combine trend, momentum, directional movement, positioning and the order
 // book into a bias and a confidence. Confidence = strength x agreement x share of evidence available; the
 // weights and the combined score stay internal and never reach a published body.
-import type { Bias, DataMode } from '../../schemas/common.ts';
+import type { Bias, DataMode, DataStatus } from '../../schemas/common.ts';
 import type { AssetMarket, SourceIssue } from '../market/types.ts';
 import { readTrend, type TrendReading } from './trend.ts';
 import { readLiquidity, type LiquidityReading } from './liquidity.ts';
@@ -43,6 +43,8 @@ export interface AssetAnalysis {
   summary: string;
   /** True when a section lacked data or a collection issue touched this asset. */
   degraded: boolean;
+  /** `unavailable`: no price and no evidence, so every reading is null; `partial`: degraded; else `available`. */
+  dataStatus: DataStatus;
 }
 
 const priceChangeFromCandles = (asset: AssetMarket): number | null => {
@@ -85,7 +87,15 @@ const STRUCTURE_WORDS = {
   range: 'Recent swing highs and lows show no consistent direction: a range.',
 } as const;
 
-const summarize = (symbol: string, a: Pick<AssetAnalysis, 'bias' | 'confidence' | 'internal'>): string => {
+/** The limitation an asset with no usable data leads with, in every body that lists the asset. */
+export const noDataLimitation = (symbol: string): string =>
+  `${symbol}: no usable market data this run (no price and no evidence from any venue); every reading for it is null.`;
+
+const summarize = (
+  symbol: string,
+  a: Pick<AssetAnalysis, 'bias' | 'confidence' | 'internal' | 'dataStatus'>,
+): string => {
+  if (a.dataStatus === 'unavailable') return `${symbol}: no market data this run, so there is no reading.`;
   if (a.bias === null || a.confidence === null)
     return `${symbol}: not enough evidence this run to describe a lean.`;
   const c = `confidence ${a.confidence}/100, ${confidenceWord(a.confidence)}`;
@@ -187,6 +197,10 @@ export function analyzeAsset(
   if (liquidity.structure) reasonPoints.push(STRUCTURE_WORDS[liquidity.structure]);
 
   const internal = { score, agreement, availability };
+  // Nothing to read at all: the asset is published as such, never with a reading that could look like a call.
+  const dataStatus: DataStatus =
+    price === null && !hasEvidence ? 'unavailable' : limitations.length > 0 ? 'partial' : 'available';
+  if (dataStatus === 'unavailable') limitations.unshift(noDataLimitation(s));
   return {
     symbol: s,
     price,
@@ -201,7 +215,8 @@ export function analyzeAsset(
     internal,
     reasonPoints,
     limitations,
-    summary: summarize(s, { bias, confidence, internal }),
+    summary: summarize(s, { bias, confidence, internal, dataStatus }),
     degraded: limitations.length > 0,
+    dataStatus,
   };
 }

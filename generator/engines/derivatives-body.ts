@@ -2,7 +2,7 @@
 import { DISCLAIMER, FREE_ACCESS, LITE_VERSION, PROJECT, type DataMode } from '../../schemas/common.ts';
 import type { DerivativesAsset, DerivativesResponse } from '../../schemas/derivatives.ts';
 import type { MarketAnalysis } from './analysis.ts';
-import type { AssetAnalysis } from './asset-analysis.ts';
+import { noDataLimitation, type AssetAnalysis } from './asset-analysis.ts';
 import { averageConfidence, leaningOf, missingDataNotes, overallBias, prevailingState } from './aggregate.ts';
 import { iso, type RunClock } from './clock.ts';
 import { PAID_ATLAS, PAID_MAIN_BRAIN, REASONING_TEMPLATE, relatedResources } from './links.ts';
@@ -24,9 +24,11 @@ const derivativesAsset = (a: AssetAnalysis, mode: DataMode): DerivativesAsset =>
     evidence,
     limitations,
   } = a.derivatives;
+  const noData = a.dataStatus === 'unavailable';
   return {
     asset: a.symbol,
-    state,
+    // No data for the asset at all: no positioning state either (`unavailable` is for an asset that has other data).
+    state: noData ? null : state,
     vote,
     confidence,
     funding: f && {
@@ -58,7 +60,8 @@ const derivativesAsset = (a: AssetAnalysis, mode: DataMode): DerivativesAsset =>
       venue: venueLabel(l.venue, mode),
     },
     evidence,
-    limitations,
+    limitations: noData ? [noDataLimitation(a.symbol), ...limitations] : limitations,
+    data_status: a.dataStatus,
   };
 };
 

@@ -2,7 +2,7 @@
 import { DISCLAIMER, FREE_ACCESS, LITE_VERSION, PROJECT } from '../../schemas/common.ts';
 import type { LiquidityLiteAsset, LiquidityLiteResponse } from '../../schemas/liquidity-lite.ts';
 import type { MarketAnalysis } from './analysis.ts';
-import type { AssetAnalysis } from './asset-analysis.ts';
+import { noDataLimitation, type AssetAnalysis } from './asset-analysis.ts';
 import { missingDataNotes } from './aggregate.ts';
 import { iso, type RunClock } from './clock.ts';
 import { PAID_ATLAS, PAID_MAIN_BRAIN } from './links.ts';
@@ -57,7 +57,8 @@ const liquidityAsset = (
     change_24h: coin.change_24h,
     confidence: a.confidence,
     bias: a.bias,
-    notes: notesOf(a),
+    // An asset with no data says so where a reader of this entry looks, not only in the body's limitations.
+    notes: a.dataStatus === 'unavailable' ? [noDataLimitation(a.symbol)] : notesOf(a),
     metrics: hasMetrics
       ? {
           spread_bps: roundOrNull(l.spreadBps, 2),
@@ -69,6 +70,7 @@ const liquidityAsset = (
           amihud_illiquidity: l.amihud === null ? null : roundSignificant(l.amihud, 4),
         }
       : null,
+    data_status: a.dataStatus,
   };
 };
 

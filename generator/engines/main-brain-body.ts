@@ -32,6 +32,7 @@ export const coinSnapshot = (a: AssetAnalysis): CoinSnapshot => ({
   price: a.price !== null && a.price > 0 && Number.isFinite(a.price) ? roundSignificant(a.price, 8) : null,
   change_24h: roundOrNull(a.change24h === null ? null : a.change24h * 100, 2),
   price_source: a.priceSource,
+  data_status: a.dataStatus,
 });
 
 export function mainBrainBody(

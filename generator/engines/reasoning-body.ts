@@ -7,11 +7,12 @@ import { iso, type RunClock } from './clock.ts';
 import { sourceInfo, truthStatement } from './labels.ts';
 
 const predictionOf = (a: AssetAnalysis): Prediction =>
-  a.bias === 'bullish' ? 'BULLISH' : a.bias === 'bearish' ? 'BEARISH' : 'NEUTRAL';
+  a.bias === null ? 'NONE' : a.bias === 'bullish' ? 'BULLISH' : a.bias === 'bearish' ? 'BEARISH' : 'NEUTRAL';
 
 const DEVELOPER_NOTE =
-  'reason_points say what the evidence shows, not how it is weighted. A NEUTRAL prediction with null ' +
-  'confidence means there was no evidence for this asset this run; read limitations before relying on it.';
+  'reason_points say what the evidence shows, not how it is weighted. A NONE prediction with null confidence ' +
+  'means there was no evidence for this asset this run (data_status says whether any data came in at all); ' +
+  'read limitations before relying on any reading.';
 
 export function reasoningBody(
   analysis: MarketAnalysis,
@@ -31,6 +32,7 @@ export function reasoningBody(
       summary: asset.summary,
       reason_points: asset.reasonPoints,
       limitations: asset.limitations,
+      data_status: asset.dataStatus,
     },
     supported_assets: analysis.supportedAssets,
     developer_note: DEVELOPER_NOTE,

@@ -197,11 +197,13 @@ export function analyzeRegime(
     Math.min(MAX_CONFIDENCE, 100 * strength * agreement * coverage * weightAvailable),
   );
   const state: MarketState =
-    mode === 'RISK_OFF' || volatility.level === 'extreme'
-      ? 'CAUTION'
-      : mode === 'RISK_ON' && confidence >= 50
-        ? 'OPPORTUNITY'
-        : 'WAIT';
+    mode === 'UNKNOWN'
+      ? 'UNKNOWN'
+      : mode === 'RISK_OFF' || volatility.level === 'extreme'
+        ? 'CAUTION'
+        : mode === 'RISK_ON' && confidence >= 50
+          ? 'OPPORTUNITY'
+          : 'WAIT';
 
   if (breadth.share !== null)
     evidence.push(`${above} of ${withTrend.length} assets trade above their 50-hour exponential average.`);

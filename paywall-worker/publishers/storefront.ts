@@ -3,6 +3,7 @@
 // only one the page will pay and the publisher's path as the one it buys from. Brand text is HTML-escaped where it
 // is written; links and the logo are https (checked at start) and escaped as attributes; the colour is `#rrggbb`.
 import { Hono } from 'hono';
+import { CONTENT_SECURITY_POLICY } from '../../schemas/delivery.ts';
 import { errorResponse } from '../app.ts';
 import { PRODUCTS } from './config.ts';
 import type { Publisher } from './config.ts';
@@ -92,6 +93,8 @@ export function createStorefront(options: StorefrontOptions): Hono {
       const page = await options.readBuyerFile('index.html');
       if (!page) return notFound();
       c.header('Content-Type', 'text/html; charset=utf-8');
+      // The same policy as the site's pages: the branding adds a style element, never a script.
+      c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
       return c.body(brandPage(new TextDecoder().decode(page), publisher));
     }
     const type = ASSET_TYPES[file.split('.').pop() ?? ''];

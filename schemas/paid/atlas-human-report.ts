@@ -7,6 +7,7 @@ import {
   Bias,
   Confidence,
   DataMode,
+  DataStatus,
   DISCLAIMER,
   IsoTimestamp,
   Limitation,
@@ -30,6 +31,7 @@ export const ReportRow = z.strictObject({
   positioning: z.string().nullable().describe('derivatives positioning in words, e.g. "new longs"'),
   agreement: z.string(),
   note: z.string(),
+  data_status: DataStatus,
 });
 
 export const ChartSeries = z.strictObject({

@@ -7,6 +7,7 @@ import {
   Bias,
   Confidence,
   DataMode,
+  DataStatus,
   DISCLAIMER,
   IsoTimestamp,
   Limitation,
@@ -30,6 +31,7 @@ export const AtlasAsset = z.strictObject({
   reasoning_prediction: Prediction.nullable(),
   agreement: Agreement,
   risk_level: RiskLevel.nullable(),
+  data_status: DataStatus,
   sections_available: z
     .number()
     .int()

@@ -8,6 +8,7 @@ import {
   Bias,
   Confidence,
   DataMode,
+  DataStatus,
   DISCLAIMER,
   IsoTimestamp,
   Limitation,
@@ -92,6 +93,7 @@ export const CoinPicture = z.strictObject({
   reasoning: CoinReasoning.nullable(),
   evidence: z.array(z.string()),
   limitations: z.array(Limitation),
+  data_status: DataStatus,
 });
 export type CoinPicture = z.infer<typeof CoinPicture>;
 

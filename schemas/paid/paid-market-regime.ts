@@ -6,6 +6,7 @@ import {
   Bias,
   Confidence,
   DataMode,
+  DataStatus,
   DISCLAIMER,
   IsoTimestamp,
   Limitation,
@@ -34,6 +35,7 @@ export const AssetRegime = z.strictObject({
   derivatives_state: DerivativesState.nullable(),
   liquidity_context: LiquidityContext.nullable(),
   note: z.string(),
+  data_status: DataStatus,
 });
 export type AssetRegime = z.infer<typeof AssetRegime>;
 

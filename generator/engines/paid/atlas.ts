@@ -18,9 +18,12 @@ function atlasAsset(view: AssetView): AtlasAsset {
     change_24h: view.coin.change_24h,
     liquidity_context: view.liquidity?.liquidity_context ?? null,
     derivatives_state: view.derivatives?.state ?? null,
-    reasoning_prediction: view.reasoning?.prediction ?? null,
+    // The field may be null (no reading), so NONE is published as null here.
+    reasoning_prediction:
+      view.reasoning === null || view.reasoning.prediction === 'NONE' ? null : view.reasoning.prediction,
     agreement: view.agreement,
     risk_level: view.riskLevel,
+    data_status: view.coin.data_status,
     sections_available: view.sectionsAvailable,
   };
 }

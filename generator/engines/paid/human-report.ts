@@ -38,6 +38,7 @@ function row(view: AssetView): AtlasHumanReport['asset_table']['rows'][number] {
         : null,
     agreement: view.agreement,
     note,
+    data_status: view.coin.data_status,
   };
 }
 

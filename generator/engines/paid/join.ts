@@ -78,12 +78,16 @@ export function joinAssets(free: FreeSnapshots): AssetView[] {
     const sectionsAvailable = [coin.price !== null, hasLiquidity, hasDerivatives, hasReasoning].filter(
       Boolean,
     ).length;
-    const missing = [
-      coin.price === null ? 'No price was available for this asset.' : null,
-      hasLiquidity ? null : 'No liquidity reading was available for this asset.',
-      hasDerivatives ? null : 'No derivatives positioning was available for this asset.',
-      hasReasoning ? null : 'The reasoning had no evidence to read for this asset.',
-    ].filter((line): line is string => line !== null);
+    // An asset with no data at all gets one sentence (first in its reasoning's limitations), not one per section.
+    const missing =
+      coin.data_status === 'unavailable'
+        ? []
+        : [
+            coin.price === null ? 'No price was available for this asset.' : null,
+            hasLiquidity ? null : 'No liquidity reading was available for this asset.',
+            hasDerivatives ? null : 'No derivatives positioning was available for this asset.',
+            hasReasoning ? null : 'The reasoning had no evidence to read for this asset.',
+          ].filter((line): line is string => line !== null);
     // The brain's bias and the reasoning share one reading; positioning and book balance are the other voices.
     const agreementReadings: AgreementReadings = {
       brain: coin.bias,

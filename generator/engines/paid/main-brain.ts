@@ -44,6 +44,7 @@ function coinPicture(view: AssetView): CoinPicture {
     },
     evidence: view.evidence,
     limitations: view.limitations,
+    data_status: coin.data_status,
   };
 }
 

@@ -3,6 +3,7 @@ import { DISCLAIMER, PROJECT, SCHEMA_VERSION } from '../../../schemas/common.ts'
 import type { RiskLevel } from '../../../schemas/market-regime.ts';
 import type { AssetRegime, PaidMarketRegime, RiskFactor } from '../../../schemas/paid/paid-market-regime.ts';
 import { iso, type RunClock } from '../clock.ts';
+import { noDataLimitation } from '../asset-analysis.ts';
 import { sourceLine } from '../labels.ts';
 import type { FreeSnapshots } from '../index.ts';
 import { levelFromCount, words, type AssetView } from './join.ts';
@@ -91,6 +92,17 @@ function riskFactors(
 }
 
 function assetRegime(view: AssetView): AssetRegime {
+  if (view.coin.data_status === 'unavailable')
+    return {
+      asset: view.asset,
+      bias: null,
+      confidence: null,
+      risk_level: null,
+      derivatives_state: null,
+      liquidity_context: null,
+      note: noDataLimitation(view.asset),
+      data_status: 'unavailable',
+    };
   const parts = [
     view.coin.bias ? `leans ${view.coin.bias}` : 'no directional evidence',
     view.derivatives?.state && view.derivatives.state !== 'unavailable'
@@ -106,6 +118,7 @@ function assetRegime(view: AssetView): AssetRegime {
     derivatives_state: view.derivatives?.state ?? null,
     liquidity_context: view.liquidity?.liquidity_context ?? null,
     note: `${view.asset} ${parts.join('; ')}.`,
+    data_status: view.coin.data_status,
   };
 }
 
