@@ -51,6 +51,18 @@ export function voteTransaction(address: string, message: string): algosdk.Trans
   });
 }
 
+/** Asks the wallet to sign; its refusals become the page's plain WalletErrors. */
+async function firstSigned(label: string, ask: () => Promise<Uint8Array[]>): Promise<Uint8Array> {
+  let signed: Uint8Array[];
+  try {
+    signed = await ask();
+  } catch (error) {
+    throw classifyWalletError(error, label);
+  }
+  if (!signed[0]) throw new WalletError('unavailable', `${label} returned nothing signed.`);
+  return signed[0];
+}
+
 /** Pera: the vote text signed as arbitrary data. */
 export async function peraVoteWallet(sdk: ConnectSdk): Promise<VoteWallet> {
   const label = LABELS.pera;
@@ -60,15 +72,11 @@ export async function peraVoteWallet(sdk: ConnectSdk): Promise<VoteWallet> {
     label,
     address,
     async signVote(message) {
-      if (!sdk.signData) throw new WalletError('unavailable', `${label} cannot sign data in this version.`);
-      let signed: Uint8Array[];
-      try {
-        signed = await sdk.signData([{ data: encode(message), message: SIGN_REASON }], address);
-      } catch (error) {
-        throw classifyWalletError(error, label);
-      }
-      const signature = signed[0];
-      if (!signature) throw new WalletError('unavailable', `${label} returned no signature.`);
+      const { signData } = sdk;
+      if (!signData) throw new WalletError('unavailable', `${label} cannot sign data in this version.`);
+      const signature = await firstSigned(label, () =>
+        signData.call(sdk, [{ data: encode(message), message: SIGN_REASON }], address),
+      );
       return { form: 'data', address, message, signature: base64(signature) };
     },
     disconnect: () => sdk.disconnect(),
@@ -85,14 +93,9 @@ export async function deflyVoteWallet(sdk: ConnectSdk): Promise<VoteWallet> {
     address,
     async signVote(message) {
       const txn = voteTransaction(address, message);
-      let signed: Uint8Array[];
-      try {
-        signed = await sdk.signTransaction([[{ txn, signers: [address] }]], address);
-      } catch (error) {
-        throw classifyWalletError(error, label);
-      }
-      const stxn = signed[0];
-      if (!stxn) throw new WalletError('unavailable', `${label} returned no signed transaction.`);
+      const stxn = await firstSigned(label, () =>
+        sdk.signTransaction([[{ txn, signers: [address] }]], address),
+      );
       return { form: 'transaction', signed_transaction: base64(stxn) };
     },
     disconnect: () => sdk.disconnect(),
