@@ -42,7 +42,7 @@ const lockRows = (dir: string): unknown[] => {
 };
 
 // One folder for the three cases, run in turn: each case starts from the generation the previous one published.
-// Every `emi` here is a real process (tsx start-up is slow on a loaded machine), hence the long timeouts.
+// Every `emi` here is a real process (slow to start on a loaded machine), hence the long timeouts.
 const dirReady = (async () => {
   const dir = await mkdtemp(join(tmpdir(), 'emi-signal-'));
   const first = await runEmi(dir, generateArgs('2026-11-21T12:00:00Z'));
