@@ -16,6 +16,7 @@ export default tseslint.config(
       'site/api/',
       'site/arena/',
       'site/x402-buyer/app.js',
+      'site/assets/arena-vote/',
       'artifacts/',
       'coverage/',
     ],
