@@ -5,7 +5,8 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, version } from 'esbuild';
+import { isCurrent, writeStamp } from './bundle-stamp.ts';
 
 const SITE = fileURLToPath(new URL('../../site/', import.meta.url));
 export const BUYER_ENTRY = join(SITE, 'x402-buyer/src/main.ts');
@@ -22,10 +23,25 @@ export interface BundleOptions {
   minify?: boolean;
 }
 
-const bundle = (entry: string, minify: boolean, out: { outfile: string } | { outdir: string }) =>
-  build({
+interface BundleJob {
+  entry: string;
+  minify: boolean;
+  out: { outfile: string } | { outdir: string };
+  /** Stamp file: when given, an unchanged bundle is not made again (see bundle-stamp.ts). */
+  stamp?: string;
+  /** Run before bundling (not when the bundle is skipped). */
+  before?: () => Promise<void>;
+}
+
+async function bundle({ entry, minify, out, stamp, before }: BundleJob): Promise<void> {
+  const key = JSON.stringify({ esbuild: version, entry, minify, out });
+  if (stamp && (await isCurrent(stamp, key))) return;
+  await before?.();
+  const workingDir = process.cwd();
+  const result = await build({
     entryPoints: [entry],
     ...out,
+    absWorkingDir: workingDir,
     splitting: 'outdir' in out,
     bundle: true,
     format: 'esm',
@@ -35,24 +51,49 @@ const bundle = (entry: string, minify: boolean, out: { outfile: string } | { out
     sourcemap: false,
     legalComments: 'none',
     logLevel: 'silent',
+    metafile: stamp !== undefined,
     // The wallet connect SDKs (WalletConnect v1) still read Node's `global`.
     define: { global: 'globalThis' },
   });
-
-export async function bundleBuyerPage(options: BundleOptions = {}): Promise<void> {
-  await bundle(BUYER_ENTRY, options.minify ?? true, { outfile: options.outFile ?? BUYER_BUNDLE });
+  if (stamp && result.metafile) await writeStamp(stamp, key, result.metafile, workingDir);
 }
 
-export async function bundleArenaVote(options: { outDir?: string; minify?: boolean } = {}): Promise<void> {
+export async function bundleBuyerPage(options: BundleOptions & { stamp?: string } = {}): Promise<void> {
+  await bundle({
+    entry: BUYER_ENTRY,
+    minify: options.minify ?? true,
+    out: { outfile: options.outFile ?? BUYER_BUNDLE },
+    stamp: options.stamp,
+  });
+}
+
+export async function bundleArenaVote(
+  options: { outDir?: string; minify?: boolean; stamp?: string } = {},
+): Promise<void> {
   const outdir = options.outDir ?? join(SITE, BUNDLE_PATHS.arenaVote);
-  await rm(outdir, { recursive: true, force: true }); // chunk names carry hashes: no stale chunk is left behind
-  await bundle(ARENA_VOTE_ENTRY, options.minify ?? true, { outdir });
+  await bundle({
+    entry: ARENA_VOTE_ENTRY,
+    minify: options.minify ?? true,
+    out: { outdir },
+    stamp: options.stamp,
+    // Chunk names carry hashes: no stale chunk is left behind.
+    before: () => rm(outdir, { recursive: true, force: true }),
+  });
 }
 
-/** Both programs into a site folder (the checkout's `site/` or a copy of it). */
+/** Where the stamps of a site folder's bundles are kept (never published: the build ignores the folder). */
+export const STAMP_FOLDER = '.bundles';
+
+/** Both programs into a site folder (the checkout's `site/` or a copy of it), each only when it changed. */
 export async function bundleSitePrograms(siteDir: string): Promise<void> {
   await Promise.all([
-    bundleBuyerPage({ outFile: join(siteDir, BUNDLE_PATHS.buyer) }),
-    bundleArenaVote({ outDir: join(siteDir, BUNDLE_PATHS.arenaVote) }),
+    bundleBuyerPage({
+      outFile: join(siteDir, BUNDLE_PATHS.buyer),
+      stamp: join(siteDir, STAMP_FOLDER, 'buyer.json'),
+    }),
+    bundleArenaVote({
+      outDir: join(siteDir, BUNDLE_PATHS.arenaVote),
+      stamp: join(siteDir, STAMP_FOLDER, 'arena-vote.json'),
+    }),
   ]);
 }

@@ -36,16 +36,20 @@ export function historySchemaEntries(): SchemaEntry[] {
   ];
 }
 
-/** One row schema per resource: published as files under /schemas/ (no OpenAPI path answers a single row). */
+let rowEntries: readonly SchemaEntry[] | undefined;
+
+/**
+ * One row schema per resource: published as files under /schemas/ (no OpenAPI path answers a single row). Made
+ * once, so that each row schema keeps its identity and its JSON Schema is emitted once (see toJsonSchema).
+ */
 export function historyRowSchemaEntries(): SchemaEntry[] {
-  return [
-    ...HISTORY_RESOURCE_IDS.map((id) => ({
-      name: `History${pascal(id)}Row`,
-      fileName: historyRowSchemaFile(id),
-      title: `History row: ${HISTORY_RESOURCES[id].title}`,
-      schema: historyRowSchema(HISTORY_RESOURCES[id]),
-    })),
-  ];
+  rowEntries ??= HISTORY_RESOURCE_IDS.map((id) => ({
+    name: `History${pascal(id)}Row`,
+    fileName: historyRowSchemaFile(id),
+    title: `History row: ${HISTORY_RESOURCES[id].title}`,
+    schema: historyRowSchema(HISTORY_RESOURCES[id]),
+  }));
+  return [...rowEntries];
 }
 
 const component = (name: string) => ({ $ref: `#/components/schemas/${name}` });

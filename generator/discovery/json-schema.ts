@@ -53,12 +53,33 @@ export function schemaEntries(): SchemaEntry[] {
   ];
 }
 
-/** The raw zod emission: the response as published (output side), with nested ids kept in `$defs`. */
-export const toJsonSchema = (schema: z.ZodType): JsonSchema =>
-  withMeanings(
-    forClients(z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' })),
-    '',
-  ) as JsonSchema;
+const emitted = new WeakMap<z.ZodType, JsonSchema>();
+
+/**
+ * The raw zod emission: the response as published (output side), with nested ids kept in `$defs`. Emitted once
+ * per schema and frozen (a build asks for each schema several times; callers copy what they change).
+ */
+export function toJsonSchema(schema: z.ZodType): JsonSchema {
+  let json = emitted.get(schema);
+  if (json === undefined) {
+    json = deepFreeze(
+      withMeanings(
+        forClients(z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' })),
+        '',
+      ),
+    ) as JsonSchema;
+    emitted.set(schema, json);
+  }
+  return json;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
 
 /**
  * Gives every property without a `.describe()` of its own its meaning from `schemas/field-meanings.ts`, so that

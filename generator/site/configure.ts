@@ -45,6 +45,8 @@ export async function configureSite(eleventyConfig: EleventyUserConfig, options:
   eleventyConfig.ignores.add(`${buyer}/**`);
   // The arena vote form's TypeScript is bundled into assets/arena-vote.js; its sources are never published.
   eleventyConfig.ignores.add(`${fromCwd(join(options.siteDir, 'arena-vote'))}/**`);
+  // What the browser bundles were made from (generator/buyer/bundle-stamp.ts): never published.
+  eleventyConfig.ignores.add(`${fromCwd(join(options.siteDir, '.bundles'))}/**`);
   for (const file of BUYER_FILES) {
     eleventyConfig.addPassthroughCopy({ [`${buyer}/${file}`]: `x402-buyer/${file}` });
   }

@@ -2,7 +2,6 @@
 // page, the home view and the payment terms. Templates hold layout only.
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import YAML from 'yaml';
 import {
   CACHE_SECONDS,
   CATALOG_VERSION,
@@ -24,6 +23,7 @@ import { componentNameOf, schemaEntries, schemaFileOf, standaloneSchema } from '
 import { buildLlmsTxt } from '../discovery/llms-txt.ts';
 import { historyRowSchemaEntries } from '../discovery/history-entries.ts';
 import { buildOpenApiDocument } from '../discovery/openapi.ts';
+import { openApiYaml } from '../discovery/openapi-yaml.ts';
 import { examplesOf, latestRunTime, readPublishedFiles } from '../discovery/run-files.ts';
 import type { PublishedFile } from '../discovery/run-files.ts';
 import { absoluteUrl, normaliseBaseUrl } from '../discovery/urls.ts';
@@ -164,7 +164,7 @@ export async function loadSiteData(options: SiteDataOptions) {
     },
     discovery: {
       openapiJson: `${pretty(openapi)}\n`,
-      openapiYaml: YAML.stringify(openapi, { aliasDuplicateObjects: false, lineWidth: 0 }),
+      openapiYaml: openApiYaml(openapi),
       schemaFiles: [...schemaEntries(), ...historyRowSchemaEntries()].map((entry) => ({
         fileName: entry.fileName,
         json: `${pretty(standaloneSchema(entry, baseUrl))}\n`,

@@ -1,0 +1,41 @@
+// /openapi.yaml: the OpenAPI document as YAML. Printing the whole document with the yaml package took a large
+// part of each build, although most of it (the component schemas, most paths) is the same from run to run. A
+// block mapping prints as its entries one after another, and a nested entry as the same text indented by two
+// spaces, so each top-level entry and each path is printed on its own and reused while its JSON is unchanged;
+// the result is byte for byte what `YAML.stringify` prints for the whole document (a test compares them).
+import YAML from 'yaml';
+
+const OPTIONS = { aliasDuplicateObjects: false, lineWidth: 0 } as const;
+
+/** Entries split one level further: each path is printed on its own. */
+const SPLIT = new Set(['paths']);
+
+/** The last text printed for each entry, with the JSON it was printed from. */
+const printed = new Map<string, { json: string; yaml: string }>();
+
+function printEntry(cacheKey: string, key: string, value: unknown): string {
+  const json = JSON.stringify(value);
+  const kept = printed.get(cacheKey);
+  if (kept?.json === json) return kept.yaml;
+  const yaml = YAML.stringify({ [key]: value }, OPTIONS);
+  printed.set(cacheKey, { json, yaml });
+  return yaml;
+}
+
+/** Indents every non-empty line by two spaces (empty lines inside block scalars stay empty, as yaml prints them). */
+const indent = (text: string): string => text.replace(/^(?=.)/gm, '  ');
+
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0;
+
+export function openApiYaml(document: Readonly<Record<string, unknown>>): string {
+  let out = '';
+  for (const [key, value] of Object.entries(document)) {
+    if (SPLIT.has(key) && isMapping(value)) {
+      out += `${key}:\n`;
+      for (const [child, childValue] of Object.entries(value))
+        out += indent(printEntry(`${key}\n${child}`, child, childValue));
+    } else out += printEntry(key, key, value);
+  }
+  return out;
+}
