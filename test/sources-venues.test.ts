@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { binanceSpotTicker } from '../generator/sources/adapters/binance-spot.ts';
 import { binanceUsdmFunding } from '../generator/sources/adapters/binance-usdm.ts';
 import { bybitFunding, bybitOpenInterest } from '../generator/sources/adapters/bybit.ts';
-import { coinbaseTicker } from '../generator/sources/adapters/coinbase.ts';
+import { coinbaseBook, coinbaseTicker } from '../generator/sources/adapters/coinbase.ts';
 import { coingeckoTicker } from '../generator/sources/adapters/coingecko.ts';
 import { hyperliquidFunding, hyperliquidOpenInterest } from '../generator/sources/adapters/hyperliquid.ts';
 import { krakenTicker } from '../generator/sources/adapters/kraken.ts';
@@ -330,5 +330,15 @@ describe('Coinbase', () => {
       ctx(transportOf([['/products/', { status: 429, body: F.coinbaseRateLimit }]])),
     );
     expect(limited.kind).toBe('rate-limited');
+  });
+
+  it('a product in auction mode has no book: unavailable with its status, never an empty book', async () => {
+    const auction = await failure(
+      coinbaseBook,
+      'ETH',
+      ctx(transportOf([['/products/ETH-USD/book', { body: F.coinbaseAuctionBook }]])),
+    );
+    expect(auction.message).toBe('ETH-USD is in auction mode (CAN_OPEN): no order book');
+    expect(gateSays('coinbase', auction)).toBe(false); // one product, not the venue
   });
 });

@@ -50,6 +50,9 @@ export type CoinbaseCandle = z.infer<typeof CoinbaseCandle>;
 const BookLevel = z.tuple([DecimalString, DecimalString, z.number().int()]);
 export const CoinbaseBook = z.object({ bids: z.array(BookLevel), asks: z.array(BookLevel) });
 export type CoinbaseBook = z.infer<typeof CoinbaseBook>;
+/** A product in auction mode answers with indicative prices and its `auction_status` instead of bids and asks. */
+const CoinbaseAuction = z.object({ auction_status: z.string() });
+const CoinbaseBookAnswer = z.union([CoinbaseBook, CoinbaseAuction]);
 
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
@@ -121,7 +124,13 @@ export const coinbaseCandles = perSymbolSource<'candles'>(VENUE, async (symbol, 
 
 export const coinbaseBook = perSymbolSource<'book'>(VENUE, async (symbol, context) => {
   const url = `${BASE_URL}/products/${coinbaseProduct(symbol)}/book?level=2`;
-  const raw = await calls.parsed(context, url, CoinbaseBook);
+  const raw = await calls.parsed(context, url, CoinbaseBookAnswer);
+  // Indicative auction prices are not a book anyone can trade against: not available, never an empty book.
+  if (!('bids' in raw)) {
+    throw new SourceError(
+      `${coinbaseProduct(symbol)} is in auction mode (${raw.auction_status}): no order book`,
+    );
+  }
   return sourced(normaliseBook(raw), VENUE, context.asOf, context);
 });
 
