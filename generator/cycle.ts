@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunReport } from './pipeline.ts';
 import type { SourceName } from './market-source.ts';
+import type { WarmSiteBuilder, WarmSiteOptions } from './site/warm-build.ts';
 
 export interface GenerateFlags {
   asOf?: number;
@@ -72,7 +73,22 @@ function bundleSiteProgramsOnce(site: string): Promise<void> {
   return done;
 }
 
-export async function build(flags: BuildFlags): Promise<void> {
+/** The warm site builders of a long-running process, one per output (see site/warm-build.ts). */
+const warmBuilders = new Map<string, WarmSiteBuilder>();
+
+async function warmBuilder(options: WarmSiteOptions): Promise<WarmSiteBuilder> {
+  const key = JSON.stringify(options);
+  let builder = warmBuilders.get(key);
+  if (!builder) {
+    const { WarmSiteBuilder } = await import('./site/warm-build.ts');
+    builder = new WarmSiteBuilder(options);
+    warmBuilders.set(key, builder);
+  }
+  return builder;
+}
+
+/** Builds the site; `warm` keeps the Eleventy instance for the next build of the same site (long-running processes). */
+export async function build(flags: BuildFlags, { warm = false } = {}): Promise<void> {
   // A site is only built from a complete, valid set of published files.
   const { validatePublicOutput } = await import('./publish/validate-output.ts');
   const invalid = (await validatePublicOutput(resolve(flags.published))).filter((check) => !check.ok);
@@ -83,9 +99,18 @@ export async function build(flags: BuildFlags): Promise<void> {
         `(${first?.file}: ${first?.problems[0]}); run emi generate first`,
     );
   }
-  const { buildSite } = await import('./site/build.ts');
   if (existsSync(resolve(flags.site, 'x402-buyer', 'index.html')))
     await bundleSiteProgramsOnce(resolve(flags.site));
+  if (warm) {
+    const builder = await warmBuilder({
+      siteDir: resolve(flags.site),
+      publishedDir: resolve(flags.published),
+      outDir: resolve(flags.out),
+      baseUrl: flags.baseUrl,
+    });
+    return builder.build();
+  }
+  const { buildSite } = await import('./site/build.ts');
   await buildSite({
     siteDir: resolve(flags.site),
     publishedDir: resolve(flags.published),
@@ -107,13 +132,16 @@ export async function publishCycle(
   const report = await generate({ ...flags, asOf: undefined });
   onReport(report);
   if (report.status === 'ok' || report.status === 'degraded') {
-    await build({
-      site: SITE_TEMPLATES,
-      published: flags.out,
-      out: flags.dist,
-      baseUrl: flags.baseUrl,
-      state: flags.state,
-    });
+    await build(
+      {
+        site: SITE_TEMPLATES,
+        published: flags.out,
+        out: flags.dist,
+        baseUrl: flags.baseUrl,
+        state: flags.state,
+      },
+      { warm: true },
+    );
   }
   return report;
 }

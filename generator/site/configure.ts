@@ -6,7 +6,7 @@ import { buildSitemapXml } from '../discovery/crawl-files.ts';
 import { STATUS_FILE } from '../publish/status.ts';
 import { shortUtc } from './charts.ts';
 import { loadSiteData } from './site-data.ts';
-import type { SiteDataOptions } from './site-data.ts';
+import type { SiteData, SiteDataOptions } from './site-data.ts';
 
 /** Folders that are published byte for byte and never read as templates. */
 const COPIED_THROUGH = ['api', 'arena', 'assets'];
@@ -23,41 +23,73 @@ const BUYER_FILES = ['index.html', 'buyer.css', 'app.js'];
 /** Eleventy matches passthrough and ignore globs against paths relative to the working directory. */
 const fromCwd = (path: string) => relative(process.cwd(), path) || '.';
 
-export async function configureSite(eleventyConfig: EleventyUserConfig, options: SiteOptions): Promise<void> {
-  const data = await loadSiteData(options);
-  for (const [key, value] of Object.entries(data)) eleventyConfig.addGlobalData(key, value);
+/** A file or folder Eleventy copies through untouched: absolute source, path inside the output. */
+export interface Passthrough {
+  from: string;
+  to: string;
+}
+
+/**
+ * What the site copies through: the assets, the run's status file and the buyer page (and the published folders
+ * unless `linkPublished`). The warm build (warm-build.ts) places the same list itself.
+ */
+export function passthroughCopies(options: SiteOptions): Passthrough[] {
+  const published = options.publishedDir ?? options.siteDir;
+  const folders = COPIED_THROUGH.filter(
+    (folder) => !(options.linkPublished && PUBLISHED_FOLDERS.includes(folder)),
+  );
+  return [
+    // Published files may live outside the templates (`emi generate --out elsewhere`); assets never do.
+    ...folders.map((folder) => ({
+      from: join(folder === 'assets' ? options.siteDir : published, folder),
+      to: folder,
+    })),
+    { from: join(published, STATUS_FILE), to: STATUS_FILE },
+    ...BUYER_FILES.map((file) => ({
+      from: join(options.siteDir, 'x402-buyer', file),
+      to: `x402-buyer/${file}`,
+    })),
+  ];
+}
+
+/**
+ * Configures Eleventy for the site. The global data is read through `data` at each build (a warm instance renders
+ * many builds with one configuration); by default it is loaded once, here.
+ */
+export async function configureSite(
+  eleventyConfig: EleventyUserConfig,
+  options: SiteOptions,
+  data?: () => SiteData,
+): Promise<void> {
+  const loaded = data ? null : await loadSiteData(options);
+  const current = data ?? (() => loaded as SiteData);
+  for (const key of Object.keys(current()) as Array<keyof SiteData>) {
+    eleventyConfig.addGlobalData(key, () => current()[key]);
+  }
 
   // The checkout's .gitignore names the generated folders; ignores are spelled out here instead.
   eleventyConfig.setUseGitIgnore(false);
   for (const folder of COPIED_THROUGH) {
-    // Published files may live outside the templates (`emi generate --out elsewhere`); assets never do.
     const root = folder === 'assets' ? options.siteDir : (options.publishedDir ?? options.siteDir);
-    const source = fromCwd(join(root, folder));
-    if (!(options.linkPublished && PUBLISHED_FOLDERS.includes(folder))) {
-      eleventyConfig.addPassthroughCopy({ [source]: folder });
-    }
-    eleventyConfig.ignores.add(`${source}/**`);
+    eleventyConfig.ignores.add(`${fromCwd(join(root, folder))}/**`);
     eleventyConfig.ignores.add(`${fromCwd(join(options.siteDir, folder))}/**`);
   }
-  const published = options.publishedDir ?? options.siteDir;
-  eleventyConfig.addPassthroughCopy({ [fromCwd(join(published, STATUS_FILE))]: STATUS_FILE });
+  for (const { from, to } of passthroughCopies(options))
+    eleventyConfig.addPassthroughCopy({ [fromCwd(from)]: to });
   const buyer = fromCwd(join(options.siteDir, 'x402-buyer'));
   eleventyConfig.ignores.add(`${buyer}/**`);
   // The arena vote form's TypeScript is bundled into assets/arena-vote.js; its sources are never published.
   eleventyConfig.ignores.add(`${fromCwd(join(options.siteDir, 'arena-vote'))}/**`);
   // What the browser bundles were made from (generator/buyer/bundle-stamp.ts): never published.
   eleventyConfig.ignores.add(`${fromCwd(join(options.siteDir, '.bundles'))}/**`);
-  for (const file of BUYER_FILES) {
-    eleventyConfig.addPassthroughCopy({ [`${buyer}/${file}`]: `x402-buyer/${file}` });
-  }
 
   eleventyConfig.addFilter('shortUtc', (iso: string | null) => (iso ? `${shortUtc(iso)} UTC` : 'unknown'));
   eleventyConfig.addFilter('sitemapXml', (pages: EleventyPage[]) =>
-    buildSitemapXml(data.site.baseUrl, [
+    buildSitemapXml(current().site.baseUrl, [
       ...pages
         .filter((page): page is EleventyPage & { url: string } => typeof page.url === 'string')
-        .map((page) => ({ path: page.url, lastmod: data.site.runTime })),
-      ...data.sitemapApiEntries,
+        .map((page) => ({ path: page.url, lastmod: current().site.runTime })),
+      ...current().sitemapApiEntries,
     ]),
   );
 }

@@ -4,8 +4,12 @@
 // build that fails leaves the old one served. The last few builds are kept; older ones are removed.
 import { publishGeneration, storeBeside } from '../publish/generations.ts';
 
-export async function buildInto(target: string, build: (dir: string) => Promise<void>): Promise<void> {
+/** `build` fills `dir`; `previous` is the folder served now (null on a first build), to carry unchanged files over. */
+export async function buildInto(
+  target: string,
+  build: (dir: string, previous: string | null) => Promise<void>,
+): Promise<void> {
   await publishGeneration(storeBeside(target), [{ path: target, entry: '' }], (generation) =>
-    build(generation.dir),
+    build(generation.dir, generation.previous),
   );
 }

@@ -18,6 +18,8 @@ function scalarEntry() {
   throw new Error('@scalar/api-reference is not installed: run npm ci in the project');
 }
 const bundle = join(dirname(scalarEntry()), 'browser', 'standalone.js');
+// Read once per import: a long-running process (emi schedule) renders it every cycle from the same package.
+let script;
 
 export default class {
   data() {
@@ -25,6 +27,7 @@ export default class {
   }
 
   render() {
-    return readFileSync(bundle, 'utf8');
+    script ??= readFileSync(bundle, 'utf8');
+    return script;
   }
 }

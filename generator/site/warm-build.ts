@@ -1,0 +1,180 @@
+// The site build of a long-running process (`emi schedule`, `emi up`): one Eleventy instance is kept warm across
+// builds, so the templates are set up and compiled once rather than once per cycle. Each build reads the run's
+// global data again, restarts the instance as Eleventy's own watch mode does, renders every page in memory
+// (`toJSON`) and places the pages and the copied-through files into a new generation itself: a file whose bytes
+// are those the served generation already holds is hard-linked from it, anything else is written. The switch is
+// the same single atomic step as buildSite's, and the output is the same byte for byte
+// (test/site-warm-build.test.ts). A failed build leaves the last good site served.
+import { copyFile, link, mkdir, readFile, readdir, realpath, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import Eleventy from '@11ty/eleventy';
+import { PUBLISHED_FOLDERS, configureSite, passthroughCopies } from './configure.ts';
+import type { SiteOptions } from './configure.ts';
+import { linkTree } from './link-tree.ts';
+import { buildInto } from './move-into.ts';
+import { loadSiteData } from './site-data.ts';
+import type { SiteData } from './site-data.ts';
+
+export interface WarmSiteOptions {
+  siteDir: string;
+  /** Folder the generator published to. */
+  publishedDir: string;
+  outDir: string;
+  baseUrl: string;
+}
+
+/** What Eleventy 3's toJSON returns per page (outputPath is false for a page with `permalink: false`). */
+interface RenderedPage {
+  outputPath: string | false;
+  content: string;
+}
+
+/** The parts of Eleventy's instance its watch mode uses between builds; not in its published types. */
+interface Restartable {
+  restart(): Promise<void>;
+  init(): Promise<void>;
+  toJSON(): Promise<RenderedPage[]>;
+  extensionMap: { engineManager: { getEngine(name: string, map: unknown): Promise<object> } };
+}
+
+export class WarmSiteBuilder {
+  readonly #options: SiteOptions & { outDir: string };
+  #eleventy: Restartable | null = null;
+  #data: SiteData | null = null;
+  #builds = 0;
+  /** The generation the last build served, with each page's text: unchanged text needs no reading to compare. */
+  #last: { dir: string; pages: Map<string, string> } | null = null;
+
+  constructor(options: WarmSiteOptions) {
+    this.#options = {
+      siteDir: resolve(options.siteDir),
+      publishedDir: resolve(options.publishedDir),
+      outDir: resolve(options.outDir),
+      baseUrl: options.baseUrl,
+      linkPublished: true,
+    };
+  }
+
+  /** Builds the kept Eleventy instance has rendered and served. */
+  get warmBuilds(): number {
+    return this.#builds;
+  }
+
+  async build(): Promise<void> {
+    const { siteDir, outDir } = this.#options;
+    if (outDir === siteDir || siteDir.startsWith(`${outDir}/`) || outDir.startsWith(`${siteDir}/`)) {
+      throw new Error(`the output folder must be outside the site folder: ${outDir}`);
+    }
+    // A failed build (whatever step) leaves the served generation alone; the instance is kept, as Eleventy's own
+    // watch mode keeps it after an error, and the next build restarts it.
+    this.#data = await loadSiteData(this.#options);
+    const pages = await this.#render();
+    const rendered = new Map<string, string>();
+    for (const page of pages) {
+      if (page.outputPath === false) continue; // a page with `permalink: false` is not written
+      const path = relative(outDir, resolve(page.outputPath));
+      if (path.startsWith('..')) throw new Error(`a page renders outside the site: ${page.outputPath}`);
+      rendered.set(path, page.content);
+    }
+    await buildInto(outDir, async (building, previous) => {
+      const served = previous === null ? null : await realpath(previous);
+      const last =
+        served !== null && this.#last?.dir === served ? this.#last.pages : new Map<string, string>();
+      await Promise.all([
+        ...[...rendered].map(([path, content]) =>
+          // The same text as the served file (when this builder wrote it) is linked without reading it again.
+          last.get(path) === content
+            ? linkInto(join(previous as string, path), join(building, path))
+            : placeBytes(Buffer.from(content), path, building, previous),
+        ),
+        ...passthroughCopies(this.#options).map(({ from, to }) => placeCopy(from, to, building, previous)),
+      ]);
+      for (const folder of PUBLISHED_FOLDERS) {
+        const published = join(this.#options.publishedDir ?? siteDir, folder);
+        // Resolved once: every file comes from the generation served now, even if a run switches meanwhile.
+        const source = await realpath(published).catch(() => published);
+        await linkTree(source, join(building, folder));
+      }
+    });
+    this.#last = { dir: await realpath(outDir), pages: rendered };
+    this.#builds += 1;
+  }
+
+  async #render(): Promise<RenderedPage[]> {
+    if (!this.#eleventy) {
+      // Eleventy only reports output paths in JSON mode (it writes nothing): `outDir` names where pages belong.
+      const eleventy = new Eleventy(this.#options.siteDir, this.#options.outDir, {
+        quietMode: true,
+        configPath: false,
+        config: (eleventyConfig) =>
+          configureSite(eleventyConfig, this.#options, () => this.#data as SiteData),
+      }) as unknown as Restartable;
+      await eleventy.init();
+      this.#eleventy = eleventy; // kept once it has set up
+    } else {
+      await this.#eleventy.restart();
+      await this.#eleventy.init();
+    }
+    await this.#keepCompiledTemplates(this.#eleventy);
+    return this.#eleventy.toJSON();
+  }
+
+  /**
+   * Eleventy 3.1 marks its Nunjucks and JavaScript engines not cacheable, so each build compiles every Nunjucks
+   * template again and imports every .11ty.js template again (a fresh module copy each time, which a long-running
+   * process would keep forever). This one instance keeps them, for as long as it lives: the templates ship with
+   * emi, and a process started after an upgrade starts a new instance.
+   */
+  async #keepCompiledTemplates(eleventy: Restartable): Promise<void> {
+    const { engineManager } = eleventy.extensionMap;
+    for (const name of ['njk', '11ty.js']) {
+      const engine = await engineManager.getEngine(name, eleventy.extensionMap);
+      Object.defineProperty(engine, 'cacheable', { value: true });
+    }
+  }
+}
+
+async function linkInto(source: string, target: string): Promise<void> {
+  await mkdir(dirname(target), { recursive: true });
+  await link(source, target);
+}
+
+/** Puts `bytes` at `path` in the new generation: a hard link to the served generation's file if it is the same. */
+async function placeBytes(bytes: Buffer, path: string, building: string, previous: string | null) {
+  const target = join(building, path);
+  await mkdir(dirname(target), { recursive: true });
+  if (previous !== null) {
+    const served = join(previous, path);
+    const old = await readFile(served).catch(() => null);
+    if (old?.equals(bytes)) return link(served, target);
+  }
+  await writeFile(target, bytes, { flag: 'wx' });
+}
+
+/**
+ * Copies a file, or every file under a folder, through as Eleventy's passthrough copy does (a missing source
+ * copies nothing; dotfiles are copied too). Copied, not linked, from the source: the site's own files may be
+ * rewritten in place (the browser bundles); a file equal to the served one is linked from the served generation.
+ */
+async function placeCopy(from: string, to: string, building: string, previous: string | null): Promise<void> {
+  const entries = await readdir(from, { recursive: true, withFileTypes: true }).catch(
+    (error: NodeJS.ErrnoException) =>
+      error.code === 'ENOTDIR' ? null : error.code === 'ENOENT' ? [] : Promise.reject(error),
+  );
+  const files =
+    entries === null
+      ? [{ source: from, path: to }]
+      : entries
+          .filter((entry) => entry.isFile())
+          .map((entry) => {
+            const source = join(entry.parentPath, entry.name);
+            return { source, path: join(to, relative(from, source)) };
+          });
+  await Promise.all(
+    files.map(async ({ source, path }) => {
+      if (previous !== null) return placeBytes(await readFile(source), path, building, previous);
+      await mkdir(dirname(join(building, path)), { recursive: true });
+      await copyFile(source, join(building, path));
+    }),
+  );
+}
