@@ -150,6 +150,11 @@ export const withRunLock = async <T>(
     if (store.db.open) renewRunLock(store, owner, opts);
   }, HEARTBEAT_EVERY_MS);
   heartbeat.unref();
+  return holdWhile(release, fn);
+};
+
+/** Runs `fn` holding a lock: released when it ends, or on SIGINT/SIGTERM on the way out. */
+async function holdWhile<T>(release: () => void, fn: () => T | Promise<T>): Promise<T> {
   const stopWatching = releaseOnSignals(release);
   try {
     return await fn();
@@ -157,7 +162,7 @@ export const withRunLock = async <T>(
     stopWatching();
     release();
   }
-};
+}
 
 /**
  * The run lock when the arena store itself cannot be opened (damaged): a file holding the same owner name,
@@ -205,11 +210,5 @@ export async function withFileRunLock<T>(
       // already gone
     }
   };
-  const stopWatching = releaseOnSignals(release);
-  try {
-    return await fn();
-  } finally {
-    stopWatching();
-    release();
-  }
+  return holdWhile(release, fn);
 }
