@@ -2,6 +2,7 @@
 // Nothing is published unless every body passes its schema; a failed run leaves the last good files in place.
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import pLimit from 'p-limit';
 import { DEFAULT_REASONING_ASSET, TRACKED_ASSETS } from '../schemas/common.ts';
 import type { DataMode } from '../schemas/common.ts';
 import { PERFORMANCE_STORE_UNAVAILABLE } from '../schemas/performance.ts';
@@ -38,6 +39,8 @@ import type { CollectRequest, SourceName } from './market-source.ts';
 const HISTORY_ROOT = 'api/history';
 /** The free files computed from the arena store: kept as they were when the store cannot be read. */
 const ARENA_IDS: readonly string[] = ['humanConsensus', 'teacherLessons', 'statistics', 'sharedIntelligence'];
+/** Files written at once while staging a generation. */
+const PARALLEL_WRITES = 16;
 const ARENA_FILES = FREE_RESOURCES.filter((r) => ARENA_IDS.includes(r.id)).map((r) => r.file);
 
 export interface PipelineOptions {
@@ -164,13 +167,18 @@ async function stageGeneration(
 ): Promise<Generation> {
   const generation = await beginGeneration(publishedStore(options.stateDir), servedLinks(options), fs);
   try {
-    for (const [index, { target, data }] of bodies.files.entries()) {
-      await generation.write(target, data);
-      if (index === 0) await holdIfAsked();
-    }
-    if (!bodies.arena) for (const file of ARENA_FILES) await generation.carryOver(file);
+    const [first, ...rest] = bodies.files;
+    if (first) await generation.write(first.target, first.data);
+    await holdIfAsked();
+    // Each file is flushed on its own; many at once let the disk batch the flushes (a generation is not served
+    // before all of them are done, so their order does not matter).
+    const writes = pLimit(PARALLEL_WRITES);
+    await writes.map(rest, ({ target, data }) => generation.write(target, data));
     // History is part of the generation: the previous one's files, linked, then this run's rows appended.
-    await generation.carryOver(HISTORY_ROOT);
+    await Promise.all([
+      ...(bodies.arena ? [] : ARENA_FILES.map((file) => generation.carryOver(file))),
+      generation.carryOver(HISTORY_ROOT),
+    ]);
     const rows = rowsOfRun(bodies.free, bodies.arena);
     const history = await appendHistory(
       Object.fromEntries(Object.entries(rows).map(([id, row]) => [id, [row]])),
@@ -281,15 +289,16 @@ async function serveAndRecord(generation: Generation, staged: readonly StagedFil
   }
 }
 
+/** Stages every file at once; if any fails, the others are removed and the first failure is thrown. */
 async function stageAll(files: ReadonlyArray<{ target: string; data: string }>): Promise<StagedFile[]> {
-  const staged: StagedFile[] = [];
-  try {
-    for (const { target, data } of files) staged.push({ temp: await stageFile(target, data), target });
-    return staged;
-  } catch (error) {
-    await Promise.all(staged.map((file) => rm(file.temp, { force: true })));
-    throw error;
-  }
+  const outcomes = await Promise.allSettled(files.map(({ target, data }) => stageFile(target, data)));
+  const staged = outcomes.flatMap((outcome, i) =>
+    outcome.status === 'fulfilled' ? [{ temp: outcome.value, target: files[i]!.target }] : [],
+  );
+  const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (!failure) return staged;
+  await Promise.all(staged.map((file) => rm(file.temp, { force: true })));
+  throw failure.reason;
 }
 
 /** Writes a file atomically; when the disk is too full for a staged copy, overwrites the old one in place. */

@@ -1,6 +1,6 @@
 // The published history: rows per run, day rollover, retention, a restarted generator, schemas and CSV twins.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { link, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,6 +17,7 @@ import type { HistoryResourceId, HistoryRow } from '../schemas/history.ts';
 import { FREE_RESOURCES } from '../schemas/resources.ts';
 import { parseCsv } from '../generator/history/csv.ts';
 import { appendHistory, columnsOf, rowsOfRun } from '../generator/history/index.ts';
+import { fileIdentity, knownRows } from '../generator/history/day-rows-cache.ts';
 import type { HistoryBodies, RunRows } from '../generator/history/index.ts';
 import { runPipeline } from '../generator/pipeline.ts';
 
@@ -171,6 +172,33 @@ describe('days', () => {
     );
     expect(result.refused[0]?.reason).toMatch(/damaged/);
     expect(await readFile(dayPath(out, 'statistics', '2026-05-20'), 'utf8')).toBe('{"half":');
+  });
+});
+
+describe('a long-running process', () => {
+  it("knows the day files it wrote, through the next generation's hard links, and sees a change made in place", async () => {
+    const out = join(root, 'known');
+    await appendHistory(
+      { statistics: rowsAt(new Date(T0).toISOString(), 'statistics') },
+      { root: out, now: T0 },
+    );
+    const file = dayPath(out, 'statistics', '2026-05-20');
+    const next = join(root, 'known-next-generation.json');
+    await link(file, next); // what the next generation's carry-over does
+    expect(knownRows(fileIdentity(await stat(next)))?.map((row) => row.run_at)).toEqual([
+      new Date(T0).toISOString(),
+    ]);
+    // Rewritten in place (not renamed over): another size and time, so another identity, read again.
+    const body = HistoryDayFile.parse(await readJson(file));
+    await writeFile(file, JSON.stringify({ ...body, rows: [] }));
+    expect(knownRows(fileIdentity(await stat(file)))).toBeUndefined();
+    const result = await appendHistory(
+      { statistics: rowsAt(new Date(T0 + 60_000).toISOString(), 'statistics') },
+      { root: out, now: T0 + 60_000 },
+    );
+    expect(result.appended).toBe(1);
+    const day = HistoryDayFile.parse(await readJson(file));
+    expect(day.rows.map((row) => row.run_at)).toEqual([new Date(T0 + 60_000).toISOString()]);
   });
 });
 

@@ -3,7 +3,7 @@
 // later day has a file: its file never changes again (a backfill may still create a day that has none), so a host
 // may cache a finished day for a long time. The history's own newest day, not the wall clock, closes days and
 // counts retention, so replaying a past period behaves as it did live. Every file is replaced atomically.
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EDUCATIONAL_NOTICE } from '../../schemas/common.ts';
 import {
@@ -25,6 +25,7 @@ import type {
 } from '../../schemas/history.ts';
 import { writeFileAtomic } from '../publish/atomic-write.ts';
 import { toCsv } from './csv.ts';
+import { fileIdentity, knownRows, rememberRows } from './day-rows-cache.ts';
 
 export interface HistoryStoreOptions {
   /** Public site root (the generator's `--out`): files land in `api/history/` below it. */
@@ -78,21 +79,32 @@ export async function listDays(root: string, id: HistoryResourceId): Promise<str
     .sort();
 }
 
+const dayFile = (root: string, id: HistoryResourceId, day: string): string =>
+  join(root, historyDir(id), `${day}.json`);
+
 /** A day file's rows; `null` when the file exists but is damaged (it is then left untouched). */
 export async function readDayRows(
   root: string,
   id: HistoryResourceId,
   day: string,
 ): Promise<HistoryRow[] | null> {
+  const file = dayFile(root, id, day);
+  const info = await stat(file).catch(() => null);
+  if (!info) return [];
+  const known = knownRows(fileIdentity(info));
+  if (known) return known;
   let text: string;
   try {
-    text = await readFile(join(root, historyDir(id), `${day}.json`), 'utf8');
+    text = await readFile(file, 'utf8');
   } catch {
     return [];
   }
   try {
     const parsed = HistoryDayFile.safeParse(JSON.parse(text));
-    return parsed.success ? (parsed.data.rows as HistoryRow[]) : null;
+    if (!parsed.success) return null;
+    const rows = parsed.data.rows as HistoryRow[];
+    rememberRows(fileIdentity(info), rows);
+    return [...rows];
   } catch {
     return null;
   }
@@ -116,19 +128,27 @@ async function writePair(
   body: { rows: HistoryRow[] | object[] },
 ) {
   const dir = join(root, historyDir(id));
-  await writeFileAtomic(join(dir, `${name}.json`), pretty(body));
-  await writeFileAtomic(join(dir, `${name}.csv`), toCsv(columnsOf(id), body.rows as HistoryRow[]));
+  await Promise.all([
+    writeFileAtomic(join(dir, `${name}.json`), pretty(body)),
+    writeFileAtomic(join(dir, `${name}.csv`), toCsv(columnsOf(id), body.rows as HistoryRow[])),
+  ]);
 }
 
-/** Appends rows to one day (replacing a row of the same run time: re-running an as-of does not duplicate it). */
+/**
+ * Appends rows to one day (replacing a row of the same run time: re-running an as-of does not duplicate it).
+ * Returns the day's rows as written, or the refusals when the day was left alone.
+ */
 async function appendDay(
   root: string,
   id: HistoryResourceId,
   day: string,
   rows: readonly HistoryRow[],
   closed: boolean,
-): Promise<RefusedRow[]> {
-  const refuse = (reason: string) => rows.map((row) => ({ resource: id, run_at: row.run_at, reason }));
+): Promise<{ written: HistoryRow[] | null; refused: RefusedRow[] }> {
+  const refuse = (reason: string) => ({
+    written: null,
+    refused: rows.map((row) => ({ resource: id, run_at: row.run_at, reason })),
+  });
   const existing = await readDayRows(root, id, day);
   if (existing === null) return refuse(`the day file ${day}.json is damaged; left as it is`);
   if (closed && existing.length > 0) return refuse(`the day ${day} is over and its file is final`);
@@ -137,16 +157,22 @@ async function appendDay(
     a.run_at.localeCompare(b.run_at),
   );
   await writePair(root, id, day, dayBody(id, day, merged));
-  return [];
+  const info = await stat(dayFile(root, id, day)).catch(() => null);
+  if (info) rememberRows(fileIdentity(info), merged);
+  return { written: merged, refused: [] };
 }
 
-/** The last `LATEST_ROWS` rows, read from the newest day files backwards. */
-async function writeLatest(root: string, id: HistoryResourceId): Promise<void> {
+/** The last `LATEST_ROWS` rows, from the newest day files backwards (days just written are not read again). */
+async function writeLatest(
+  root: string,
+  id: HistoryResourceId,
+  written: ReadonlyMap<string, HistoryRow[]>,
+): Promise<void> {
   const rows: HistoryRow[] = [];
   const days = await listDays(root, id);
   for (const day of days.reverse()) {
     if (rows.length >= LATEST_ROWS) break;
-    rows.unshift(...((await readDayRows(root, id, day)) ?? []));
+    rows.unshift(...(written.get(day) ?? (await readDayRows(root, id, day)) ?? []));
   }
   const body: HistoryLatestFile = {
     resource: id,
@@ -215,9 +241,56 @@ export async function buildIndex(
   };
 }
 
+/** One resource's part of appendHistory. */
+async function appendResource(
+  root: string,
+  id: HistoryResourceId,
+  rows: readonly HistoryRow[],
+  today: string,
+  retentionDays: number,
+): Promise<AppendResult> {
+  const result: AppendResult = { appended: 0, refused: [], removed: [] };
+  const schema = historyRowSchema(HISTORY_RESOURCES[id]);
+  const existingDays = await listDays(root, id);
+  const lastExisting = existingDays.at(-1) ?? '';
+  const incoming = rows.map((row) => dayOf(row.run_at)).filter((day) => day <= today);
+  const newest = [lastExisting, ...incoming].filter(Boolean).sort().at(-1) ?? today;
+  const oldestKept = oldestKeptAfter(newest, retentionDays);
+  const byDay = new Map<string, HistoryRow[]>();
+  for (const row of rows) {
+    const checked = schema.safeParse(row);
+    const day = dayOf(row.run_at);
+    if (!checked.success) {
+      result.refused.push({
+        resource: id,
+        run_at: row.run_at,
+        reason: checked.error.issues[0]?.message ?? '',
+      });
+    } else if (day > today) {
+      result.refused.push({ resource: id, run_at: row.run_at, reason: `the day ${day} has not begun` });
+    } else if (day < oldestKept) {
+      result.refused.push({ resource: id, run_at: row.run_at, reason: 'older than the retention window' });
+    } else {
+      byDay.set(day, [...(byDay.get(day) ?? []), row]);
+    }
+  }
+  const written = new Map<string, HistoryRow[]>();
+  for (const [day, dayRows] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
+    const closed = day < lastExisting && existingDays.includes(day);
+    const outcome = await appendDay(root, id, day, dayRows, closed);
+    if (outcome.written) written.set(day, outcome.written);
+    result.refused.push(...outcome.refused);
+    result.appended += dayRows.length - outcome.refused.length;
+  }
+  result.removed.push(...(await applyRetention(root, id, retentionDays)));
+  await writeLatest(root, id, written);
+  return result;
+}
+
 /**
  * Appends each resource's rows (a run gives one per resource; a backfill many), then refreshes `latest.*`,
- * applies retention and rewrites the index. Rows failing their schema are refused, never written.
+ * applies retention and rewrites the index. Rows failing their schema are refused, never written. Resources live
+ * in separate folders, so they are updated side by side.
  */
 export async function appendHistory(
   rowsByResource: Partial<Record<HistoryResourceId, readonly HistoryRow[]>>,
@@ -225,42 +298,16 @@ export async function appendHistory(
 ): Promise<AppendResult> {
   const now = options.now ?? Date.now();
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
-  const today = utcDay(now);
+  const perResource = await Promise.all(
+    HISTORY_RESOURCE_IDS.map((id) =>
+      appendResource(options.root, id, rowsByResource[id] ?? [], utcDay(now), retentionDays),
+    ),
+  );
   const result: AppendResult = { appended: 0, refused: [], removed: [] };
-  for (const id of HISTORY_RESOURCE_IDS) {
-    const rows = rowsByResource[id] ?? [];
-    const schema = historyRowSchema(HISTORY_RESOURCES[id]);
-    const existingDays = await listDays(options.root, id);
-    const lastExisting = existingDays.at(-1) ?? '';
-    const incoming = rows.map((row) => dayOf(row.run_at)).filter((day) => day <= today);
-    const newest = [lastExisting, ...incoming].filter(Boolean).sort().at(-1) ?? today;
-    const oldestKept = oldestKeptAfter(newest, retentionDays);
-    const byDay = new Map<string, HistoryRow[]>();
-    for (const row of rows) {
-      const checked = schema.safeParse(row);
-      const day = dayOf(row.run_at);
-      if (!checked.success) {
-        result.refused.push({
-          resource: id,
-          run_at: row.run_at,
-          reason: checked.error.issues[0]?.message ?? '',
-        });
-      } else if (day > today) {
-        result.refused.push({ resource: id, run_at: row.run_at, reason: `the day ${day} has not begun` });
-      } else if (day < oldestKept) {
-        result.refused.push({ resource: id, run_at: row.run_at, reason: 'older than the retention window' });
-      } else {
-        byDay.set(day, [...(byDay.get(day) ?? []), row]);
-      }
-    }
-    for (const [day, dayRows] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
-      const closed = day < lastExisting && existingDays.includes(day);
-      const refused = await appendDay(options.root, id, day, dayRows, closed);
-      result.refused.push(...refused);
-      result.appended += dayRows.length - refused.length;
-    }
-    result.removed.push(...(await applyRetention(options.root, id, retentionDays)));
-    await writeLatest(options.root, id);
+  for (const one of perResource) {
+    result.appended += one.appended;
+    result.refused.push(...one.refused);
+    result.removed.push(...one.removed);
   }
   await writeFileAtomic(
     join(options.root, HISTORY_INDEX_FILE),

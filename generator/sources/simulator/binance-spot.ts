@@ -15,9 +15,21 @@ import {
 import type { SimContext, SimHandler } from './reply.ts';
 import { BINANCE_SPOT_UNLISTED } from './listings.ts';
 
-/** The symbols Binance spot (simulated) lists: all of them, or all but BINANCE_SPOT_UNLISTED in the default run. */
-const spotUniverse = ({ universe, gaps }: SimContext): ReadonlySet<string> =>
-  gaps ? new Set([...universe].filter((symbol) => !BINANCE_SPOT_UNLISTED.has(symbol))) : universe;
+const listedSets = new WeakMap<SimContext, ReadonlySet<string>>();
+
+/**
+ * The symbols Binance spot (simulated) lists: all of them, or all but BINANCE_SPOT_UNLISTED in the default run.
+ * Built once per simulated market (per request it made large universes quadratic).
+ */
+function spotUniverse(context: SimContext): ReadonlySet<string> {
+  if (!context.gaps) return context.universe;
+  let listed = listedSets.get(context);
+  if (!listed) {
+    listed = new Set([...context.universe].filter((symbol) => !BINANCE_SPOT_UNLISTED.has(symbol)));
+    listedSets.set(context, listed);
+  }
+  return listed;
+}
 
 /** `/api/v3/ticker/24hr?symbol=X` (one object) or `?symbols=["X","Y"]` (an array; any unknown symbol fails all). */
 const ticker24h: SimHandler = (query, context) => {

@@ -85,6 +85,8 @@ interface SymbolState {
   params: AssetParams;
   keys: Record<SymbolStream, number>;
   path: Path | null;
+  /** Forced closes per hour, computed once: several venues and pages ask for the same hours. */
+  liquidations: Map<number, SimLiquidation[]>;
 }
 
 /** Hour-indexed arrays covering [from, to]; `logPrice` holds boundaries from..to+1. */
@@ -215,6 +217,16 @@ export class SimulatedMarket {
   }
 
   private liquidationsInHour(symbol: string, hour: number): SimLiquidation[] {
+    const known = this.state(symbol).liquidations;
+    let events = known.get(hour);
+    if (!events) {
+      events = this.drawLiquidations(symbol, hour);
+      known.set(hour, events);
+    }
+    return events;
+  }
+
+  private drawLiquidations(symbol: string, hour: number): SimLiquidation[] {
     const path = this.path(symbol, hour);
     const i = hour - path.from;
     const surprise = (path.ret[i] ?? 0) / (path.vol[i] ?? 1);
@@ -244,7 +256,12 @@ export class SimulatedMarket {
       const keys = Object.fromEntries(
         SYMBOL_STREAMS.map((name) => [name, streamKey(this.seed, name, symbol)]),
       );
-      state = { params: assetParams(symbol), keys: keys as Record<SymbolStream, number>, path: null };
+      state = {
+        params: assetParams(symbol),
+        keys: keys as Record<SymbolStream, number>,
+        path: null,
+        liquidations: new Map(),
+      };
       this.symbols.set(symbol, state);
     }
     return state;
