@@ -147,7 +147,7 @@ export async function runPaywallBench(): Promise<PaywallSummary> {
     // Paid path: one payment at a time, each signed just before it is sent; only the paid request is timed.
     const { client } = await createDevBuyer(
       facilitator.url,
-      String(PAID_REQUESTS * Number(resource.amountAtomic) * 2),
+      String((PAID_WARM_UP + PAID_REQUESTS) * Number(resource.amountAtomic) * 2),
     );
     let signing = 0;
     /** One whole purchase; returns the time of the paid request alone. */
