@@ -68,6 +68,10 @@ export async function buildOffer(
     price: { amount: point.amountAtomic, asset: usdcAssetFor(settings.network) },
     payTo: point.payTo,
     maxTimeoutSeconds: settings.maxTimeoutSeconds,
+    // x402's "upfront" flow: the payment is settled before the file is handed over, with no separate verify call
+    // (the facilitator verifies inside settle). The paywall always worked this way (settle, then serve); the flow
+    // says so on the wire and spares each sale one facilitator round trip. See README, Decisions.
+    extra: { paymentFlow: 'upfront' },
   });
   const accepts = built.map((r) => ({ ...r, extra: { ...r.extra, resource: point.path } }));
   const seller = point.seller ? ` sold by ${point.seller.name}` : '';

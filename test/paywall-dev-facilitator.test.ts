@@ -5,6 +5,7 @@ import { ALGORAND_MAINNET, ALGORAND_MAINNET_GENESIS_HASH } from '../schemas/paid
 import { createDevFacilitatorApp, startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { InMemoryAlgorandLedger } from '../paywall-worker/dev-facilitator/ledger.ts';
+import { createLedgerSigner } from '../paywall-worker/dev-facilitator/signer.ts';
 
 let facilitator: DevFacilitator;
 beforeAll(async () => {
@@ -186,6 +187,52 @@ describe('ledger rules', () => {
     expect(ledger.check([transfer(10_000_000n).signTxn(alice.sk)])).toMatch(/holds/);
   });
 
+  it('refuses a tampered signature, and tampered bytes under a good signature, after accepting the original', () => {
+    const txn = transfer(3n);
+    const signed = txn.signTxn(alice.sk);
+    expect(ledger.check([signed])).toBeNull(); // inspected once: the next checks must not reuse it for other bytes
+    const sig = txn.rawSignTxn(alice.sk);
+    sig[7] = (sig[7] as number) ^ 1;
+    const badSig = algosdk.encodeMsgpack(new algosdk.SignedTransaction({ txn, sig }));
+    expect(ledger.check([badSig])).toMatch(/invalid signature/);
+    const more = transfer(300n); // same transaction with a higher amount, carrying the original signature
+    const tampered = new algosdk.SignedTransaction({ txn: more, sig: txn.rawSignTxn(alice.sk) });
+    expect(ledger.check([algosdk.encodeMsgpack(tampered)])).toMatch(/invalid signature/);
+    expect(ledger.check([signed])).toBeNull();
+  });
+
+  it("checks the ledger's state again for a group it has already accepted once", () => {
+    const carol = algosdk.generateAccount();
+    ledger.fund(carol.addr.toString(), 1000n);
+    const pay = (amount: bigint) =>
+      algosdk.makeAssetTransferTxnWithSuggestedParamsFromObject({
+        sender: carol.addr,
+        receiver: bob.addr,
+        assetIndex: 31566704,
+        amount,
+        suggestedParams: params(),
+      });
+    const first = pay(600n).signTxn(carol.sk);
+    expect(ledger.check([first])).toBeNull();
+    ledger.submit([pay(500n).signTxn(carol.sk)]); // carol now holds 500
+    expect(ledger.check([first])).toMatch(/holds 500/);
+    const later = new InMemoryAlgorandLedger();
+    later.fund(carol.addr.toString(), 1000n);
+    later.optIn(bob.addr.toString());
+    const soon = algosdk.makeAssetTransferTxnWithSuggestedParamsFromObject({
+      sender: carol.addr,
+      receiver: bob.addr,
+      assetIndex: 31566704,
+      amount: 1n,
+      suggestedParams: { ...params(), firstValid: later.round, lastValid: later.round + 2n },
+    });
+    const signed = soon.signTxn(carol.sk);
+    expect(later.check([signed])).toBeNull();
+    later.advance(5);
+    expect(later.check([signed])).toMatch(/validity window/);
+    expect(() => later.submit([signed])).toThrow(/validity window/);
+  });
+
   it('refuses an unsigned transaction and a wrong group id', () => {
     const unsigned = algosdk.encodeMsgpack(new algosdk.SignedTransaction({ txn: transfer(1n) }));
     expect(ledger.check([unsigned])).toMatch(/not signed/);
@@ -194,5 +241,47 @@ describe('ledger rules', () => {
     a.group = new Uint8Array(32).fill(1);
     b.group = new Uint8Array(32).fill(1);
     expect(ledger.check([a.signTxn(alice.sk), b.signTxn(alice.sk)])).toMatch(/group id/);
+  });
+});
+
+describe('fee payer signer', () => {
+  const ledger = new InMemoryAlgorandLedger();
+  const account = algosdk.generateAccount();
+  const { signer, feePayer } = createLedgerSigner(ledger, account);
+  const feeTxn = (sender = account.addr) =>
+    algosdk.makePaymentTxnWithSuggestedParamsFromObject({
+      sender,
+      receiver: sender,
+      amount: 0n,
+      suggestedParams: {
+        fee: 2000n,
+        minFee: 1000n,
+        firstValid: ledger.round,
+        lastValid: ledger.round + 10n,
+        genesisHash: algosdk.base64ToBytes(ALGORAND_MAINNET_GENESIS_HASH),
+        genesisID: 'mainnet-v1.0',
+        flatFee: true,
+      },
+    });
+
+  it("signs natively to the very bytes algosdk's own signer makes, every time it is asked", async () => {
+    const txn = feeTxn();
+    const unsigned = algosdk.encodeUnsignedTransaction(txn);
+    const first = await signer.signTransaction(unsigned, feePayer);
+    expect(Buffer.from(first).equals(Buffer.from(txn.signTxn(account.sk)))).toBe(true);
+    first.fill(0); // a caller scribbling on its copy changes nothing for the next one
+    const again = await signer.signTransaction(unsigned, feePayer);
+    expect(Buffer.from(again).equals(Buffer.from(txn.signTxn(account.sk)))).toBe(true);
+    expect(ledger.check([again])).toBeNull();
+  });
+
+  it('signs only for its own fee payer', async () => {
+    const other = algosdk.generateAccount();
+    const unsigned = algosdk.encodeUnsignedTransaction(feeTxn(other.addr));
+    await expect(signer.signTransaction(unsigned, feePayer)).rejects.toThrow(/only signs for its own/);
+    const own = algosdk.encodeUnsignedTransaction(feeTxn());
+    await expect(signer.signTransaction(own, other.addr.toString())).rejects.toThrow(
+      /only signs for its own/,
+    );
   });
 });

@@ -44,7 +44,7 @@ describe('unpaid request', () => {
         asset: USDC_ASA_ID,
         payTo: stack.payTo,
         maxTimeoutSeconds: 300,
-        extra: { feePayer: stack.facilitator.feePayer, resource: resource.path },
+        extra: { feePayer: stack.facilitator.feePayer, paymentFlow: 'upfront', resource: resource.path },
       });
       const bazaar = paymentRequired.extensions?.bazaar as {
         info: { input: unknown; output: { example: unknown } };

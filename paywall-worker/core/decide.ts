@@ -327,6 +327,9 @@ export function createPaywallCore(deps: CoreDeps): { decide(request: PaidRequest
     const { offer, payload, requirements, expected } = attempt;
     const point = offer.point;
     try {
+      // The offers declare x402's "upfront" flow, for which the official resource server answers valid without
+      // asking the facilitator: the facilitator verifies inside settle. Under the "authorization" flow this asks
+      // the facilitator's /verify, so the core does not depend on which flow the offer declares.
       const verification = await server.verifyPayment(payload, requirements);
       if (!verification.isValid) {
         const reason = verification.invalidReason ?? 'payment_invalid';

@@ -5,6 +5,7 @@
 // submissions of the same payment can never both land. Like the real chain, rounds follow the clock (one about
 // every 2.8 s) and one round holds many transactions, so concurrent buyers' short validity windows stay open.
 import { createPublicKey, verify as verifySignature } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import algosdk from 'algosdk';
 import { ALGORAND_MAINNET_GENESIS_HASH, USDC_ASA_ID } from '../../schemas/paid/terms.ts';
 
@@ -16,6 +17,14 @@ const MAX_VALIDITY_WINDOW = 1000n;
 /** Algorand mainnet's block time, about 2.8 s. */
 const ROUND_MS = 2800;
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+/** Groups already inspected and public keys already parsed, kept up to this many each. */
+const MAX_CACHED = 4096;
+
+/** A signed group that passed every check that does not depend on the ledger's state. */
+interface Inspected {
+  txns: algosdk.Transaction[];
+  txids: string[];
+}
 
 interface Account {
   microAlgos: bigint;
@@ -39,6 +48,8 @@ export class InMemoryAlgorandLedger {
   private skipped = 0n;
   private readonly accounts = new Map<string, Account>();
   private readonly confirmed = new Map<string, bigint>(); // txid -> round
+  private readonly publicKeys = new Map<string, KeyObject>(); // base64 public key -> parsed key
+  private readonly inspected = new Map<string, Inspected>(); // signed group bytes -> what holds for them
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -117,6 +128,29 @@ export class InMemoryAlgorandLedger {
 
   /** Validates the group against the current state and computes the balances it would leave. */
   private plan(signedGroup: readonly Uint8Array[]): { txids: string[]; balances: Map<string, Account> } {
+    const { txns, txids } = this.inspect(signedGroup);
+    const nextRound = this.round + 1n;
+    for (const [i, txn] of txns.entries()) {
+      const txid = txids[i] as string;
+      if (this.confirmed.has(txid)) throw new LedgerRejection(`transaction already in ledger: ${txid}`);
+      if (txn.firstValid > nextRound || txn.lastValid < nextRound) {
+        throw new LedgerRejection(
+          `transaction ${i} is outside its validity window ${txn.firstValid}-${txn.lastValid} (round ${nextRound})`,
+        );
+      }
+    }
+    return { txids: [...txids], balances: this.applyToCopies(txns) };
+  }
+
+  /**
+   * What holds for these bytes whatever the ledger's state: they decode, the group id and every signature are
+   * right, the network, validity window length and fees are acceptable. Remembered per group, as the official
+   * scheme has the same group checked three times per sale (verify, settle's own verify, submit).
+   */
+  private inspect(signedGroup: readonly Uint8Array[]): Inspected {
+    const key = signedGroup.map((bytes) => Buffer.from(bytes).toString('base64')).join('.');
+    const known = this.inspected.get(key);
+    if (known) return known;
     if (signedGroup.length === 0 || signedGroup.length > MAX_GROUP_SIZE) {
       throw new LedgerRejection(`group size ${signedGroup.length} outside 1..${MAX_GROUP_SIZE}`);
     }
@@ -130,23 +164,15 @@ export class InMemoryAlgorandLedger {
     this.checkGroupId(signedGroup, stxns);
     const txids = stxns.map((stxn) => stxn.txn.txID());
     if (new Set(txids).size !== txids.length) throw new LedgerRejection('duplicate transaction in group');
-    const nextRound = this.round + 1n;
     let feesPaid = 0n;
     for (const [i, stxn] of stxns.entries()) {
       const txn = stxn.txn;
-      const txid = txids[i] as string;
-      if (this.confirmed.has(txid)) throw new LedgerRejection(`transaction already in ledger: ${txid}`);
       this.checkSignature(stxn, i);
       if (Buffer.from(txn.genesisHash ?? []).toString('base64') !== this.genesisHash) {
         throw new LedgerRejection(`transaction ${i} is for another network (genesis hash mismatch)`);
       }
       if (txn.genesisID && txn.genesisID !== this.genesisId) {
         throw new LedgerRejection(`transaction ${i} genesis id ${txn.genesisID} is not ${this.genesisId}`);
-      }
-      if (txn.firstValid > nextRound || txn.lastValid < nextRound) {
-        throw new LedgerRejection(
-          `transaction ${i} is outside its validity window ${txn.firstValid}-${txn.lastValid} (round ${nextRound})`,
-        );
       }
       if (txn.lastValid - txn.firstValid > MAX_VALIDITY_WINDOW) {
         throw new LedgerRejection(`transaction ${i} validity window exceeds ${MAX_VALIDITY_WINDOW} rounds`);
@@ -157,7 +183,10 @@ export class InMemoryAlgorandLedger {
     if (feesPaid < MIN_FEE * BigInt(stxns.length)) {
       throw new LedgerRejection(`group fee ${feesPaid} below the minimum ${MIN_FEE * BigInt(stxns.length)}`);
     }
-    return { txids, balances: this.applyToCopies(stxns.map((s) => s.txn)) };
+    const inspected = { txns: stxns.map((stxn) => stxn.txn), txids };
+    if (this.inspected.size >= MAX_CACHED) this.inspected.clear();
+    this.inspected.set(key, inspected);
+    return inspected;
   }
 
   private checkGroupId(signedGroup: readonly Uint8Array[], stxns: algosdk.SignedTransaction[]): void {
@@ -183,14 +212,21 @@ export class InMemoryAlgorandLedger {
       );
     }
     if (!stxn.sig) throw new LedgerRejection(`transaction ${i} is not signed`);
-    const publicKey = createPublicKey({
-      key: Buffer.concat([ED25519_SPKI_PREFIX, stxn.txn.sender.publicKey]),
-      format: 'der',
-      type: 'spki',
-    });
+    const publicKey = this.publicKey(stxn.txn.sender.publicKey);
     if (!verifySignature(null, stxn.txn.bytesToSign(), publicKey, stxn.sig)) {
       throw new LedgerRejection(`transaction ${i} has an invalid signature`);
     }
+  }
+
+  private publicKey(raw: Uint8Array): KeyObject {
+    const id = Buffer.from(raw).toString('base64');
+    let key = this.publicKeys.get(id);
+    if (!key) {
+      if (this.publicKeys.size >= MAX_CACHED) this.publicKeys.clear();
+      key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
+      this.publicKeys.set(id, key);
+    }
+    return key;
   }
 
   private applyToCopies(txns: algosdk.Transaction[]): Map<string, Account> {
