@@ -3,6 +3,8 @@
 // block mapping prints as its entries one after another, and a nested entry as the same text indented by two
 // spaces, so each top-level entry and each path is printed on its own and reused while its JSON is unchanged;
 // the result is byte for byte what `YAML.stringify` prints for the whole document (a test compares them).
+// The texts can also be kept between processes (`printedEntries`, `keepPrinted`; see site/derived-cache.ts).
+import { createHash } from 'node:crypto';
 import YAML from 'yaml';
 
 const OPTIONS = { aliasDuplicateObjects: false, lineWidth: 0 } as const;
@@ -10,16 +12,34 @@ const OPTIONS = { aliasDuplicateObjects: false, lineWidth: 0 } as const;
 /** Entries split one level further: each path is printed on its own. */
 const SPLIT = new Set(['paths']);
 
-/** The last text printed for each entry, with the JSON it was printed from. */
-const printed = new Map<string, { json: string; yaml: string }>();
+/** The text printed for an entry, with a digest of the JSON it was printed from. */
+export interface PrintedEntry {
+  digest: string;
+  yaml: string;
+}
+
+/** The last text printed for each entry. */
+const printed = new Map<string, PrintedEntry>();
 
 function printEntry(cacheKey: string, key: string, value: unknown): string {
-  const json = JSON.stringify(value);
+  const digest = createHash('sha256').update(JSON.stringify(value)).digest('base64');
   const kept = printed.get(cacheKey);
-  if (kept?.json === json) return kept.yaml;
+  if (kept?.digest === digest) return kept.yaml;
   const yaml = YAML.stringify({ [key]: value }, OPTIONS);
-  printed.set(cacheKey, { json, yaml });
+  printed.set(cacheKey, { digest, yaml });
   return yaml;
+}
+
+/** The last text printed for each entry (a fixed set: the document's top-level entries and paths). */
+export function printedEntries(): Record<string, PrintedEntry> {
+  return Object.fromEntries(printed);
+}
+
+/** Takes texts saved by `printedEntries` (printed by the same code), reused while their JSON is unchanged. */
+export function keepPrinted(saved: Readonly<Record<string, PrintedEntry>>): void {
+  for (const [key, entry] of Object.entries(saved))
+    if (!printed.has(key) && typeof entry?.digest === 'string' && typeof entry.yaml === 'string')
+      printed.set(key, entry);
 }
 
 /** Indents every non-empty line by two spaces (empty lines inside block scalars stay empty, as yaml prints them). */

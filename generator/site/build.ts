@@ -4,9 +4,9 @@
 // published API files are linked in by reference, not copied (for 700 assets, 700 links instead of 700 copies).
 import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import Eleventy from '@11ty/eleventy';
 import { PUBLISHED_FOLDERS, configureSite } from './configure.ts';
 import { linkTree } from './link-tree.ts';
+import { loadEleventy } from './load-eleventy.ts';
 import { buildInto } from './move-into.ts';
 
 export interface BuildSiteOptions {
@@ -26,6 +26,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
   if (outDir === siteDir || siteDir.startsWith(`${outDir}/`) || outDir.startsWith(`${siteDir}/`)) {
     throw new Error(`the output folder must be outside the site folder: ${outDir}`);
   }
+  const Eleventy = await loadEleventy();
   await buildInto(outDir, async (building) => {
     const eleventy = new Eleventy(siteDir, building, {
       quietMode: options.quiet ?? true,

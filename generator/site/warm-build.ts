@@ -7,10 +7,10 @@
 // (test/site-warm-build.test.ts). A failed build leaves the last good site served.
 import { copyFile, link, mkdir, readFile, readdir, realpath, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import Eleventy from '@11ty/eleventy';
 import { PUBLISHED_FOLDERS, configureSite, passthroughCopies } from './configure.ts';
 import type { SiteOptions } from './configure.ts';
 import { linkTree } from './link-tree.ts';
+import { loadEleventy } from './load-eleventy.ts';
 import { buildInto } from './move-into.ts';
 import { loadSiteData } from './site-data.ts';
 import type { SiteData } from './site-data.ts';
@@ -103,6 +103,7 @@ export class WarmSiteBuilder {
   async #render(): Promise<RenderedPage[]> {
     if (!this.#eleventy) {
       // Eleventy only reports output paths in JSON mode (it writes nothing): `outDir` names where pages belong.
+      const Eleventy = await loadEleventy();
       const eleventy = new Eleventy(this.#options.siteDir, this.#options.outDir, {
         quietMode: true,
         configPath: false,
