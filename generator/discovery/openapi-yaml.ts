@@ -6,6 +6,7 @@
 // The texts can also be kept between processes (`printedEntries`, `keepPrinted`; see site/derived-cache.ts).
 import { createHash } from 'node:crypto';
 import YAML from 'yaml';
+import { printBlockEntry } from './yaml-block.ts';
 
 const OPTIONS = { aliasDuplicateObjects: false, lineWidth: 0 } as const;
 
@@ -25,7 +26,8 @@ function printEntry(cacheKey: string, key: string, value: unknown): string {
   const digest = createHash('sha256').update(JSON.stringify(value)).digest('base64');
   const kept = printed.get(cacheKey);
   if (kept?.digest === digest) return kept.yaml;
-  const yaml = YAML.stringify({ [key]: value }, OPTIONS);
+  // The layout printed here, the yaml package for whatever that printer does not know (see yaml-block.ts).
+  const yaml = printBlockEntry(key, value) ?? YAML.stringify({ [key]: value }, OPTIONS);
   printed.set(cacheKey, { digest, yaml });
   return yaml;
 }

@@ -6,7 +6,8 @@ import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PUBLISHED_FOLDERS, configureSite } from './configure.ts';
 import { linkTree } from './link-tree.ts';
-import { loadEleventy } from './load-eleventy.ts';
+import { keepCompiledTemplates, loadEleventy } from './load-eleventy.ts';
+import type { WithEngines } from './load-eleventy.ts';
 import { buildInto } from './move-into.ts';
 
 export interface BuildSiteOptions {
@@ -39,6 +40,9 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
           linkPublished: true,
         }),
     });
+    await eleventy.init();
+    // Each template compiled once, not once per page (see load-eleventy.ts).
+    await keepCompiledTemplates(eleventy as unknown as WithEngines);
     await eleventy.write();
     const published = options.publishedDir ? resolve(options.publishedDir) : siteDir;
     for (const folder of PUBLISHED_FOLDERS) {
