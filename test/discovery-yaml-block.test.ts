@@ -67,6 +67,33 @@ function randomJson(seed: number) {
     '/',
     '---',
     '...',
+    'Z',
+    'T',
+    '12',
+    '0x',
+    'e5',
+    '.inf',
+    'Infinity',
+    'NaN',
+    "it's",
+    '(',
+    ')',
+    'x',
+    'o',
+    'F',
+    '2026-01-05',
+    ' or ',
+    '\u2028',
+    '\u00a0',
+    '\ufeff',
+    'ü',
+    '—',
+    '…',
+    '😀',
+    '\u0007',
+    'False',
+    'NULL',
+    'TRUE',
   ];
   const text = () => Array.from({ length: Math.floor(next() * 10) }, () => pick(ATOMS)).join('');
   const NUMBERS = [0, 1, -1, 1.5, 1e21, 1e-7, 0.1 + 0.2, 123456789, -0.25, 2 ** 53, 5e-324, -0];
@@ -79,7 +106,7 @@ function randomJson(seed: number) {
       );
     return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
   };
-  return { key: text, value: () => value(0) };
+  return { key: text, value: () => value(0), text };
 }
 
 describe('printBlockEntry', () => {
@@ -97,6 +124,21 @@ describe('printBlockEntry', () => {
       }
     }
     expect(printed).toBeGreaterThan(6000); // most of them: giving up is the exception
+  });
+
+  it('prints random strings, as keys and as values, as the yaml package does', () => {
+    const random = randomJson(2026);
+    for (let i = 0; i < 30000; i += 1) {
+      const text = random.text();
+      for (const [key, value] of [
+        ['k', text],
+        [text, 1],
+        ['k', { [text]: [text] }],
+      ] as const) {
+        const mine = printBlockEntry(key, value);
+        if (mine !== null) expect(mine, JSON.stringify({ key, value })).toBe(yamlPackage(key, value));
+      }
+    }
   });
 
   it('prints every entry of the OpenAPI document itself, identical to the yaml package', () => {

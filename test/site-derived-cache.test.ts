@@ -150,6 +150,23 @@ describe('loadSiteData with a store', () => {
     expect(lists).toHaveLength(2);
   });
 
+  it('writes the printed YAML again only once something was printed anew', async () => {
+    await loadSiteData(options('https://one.test'));
+    const file = join(dir, 'cache', 'openapi-yaml.json');
+    const written = JSON.parse(await readFile(file, 'utf8')) as Record<
+      string,
+      { digest: string; yaml: string }
+    >;
+    expect(Object.keys(written)).toContain('servers');
+    await writeFile(file, JSON.stringify({ ...written, marker: { digest: 'x', yaml: 'x' } }));
+    await loadSiteData(options('https://one.test')); // nothing new: the store is left as it is
+    expect(JSON.parse(await readFile(file, 'utf8'))).toHaveProperty('marker');
+    await loadSiteData(options('https://three.test')); // a new base URL: servers and more printed anew
+    const rewritten = JSON.parse(await readFile(file, 'utf8')) as typeof written;
+    expect(rewritten).not.toHaveProperty('marker');
+    expect(rewritten.servers?.yaml).toContain('https://three.test');
+  });
+
   it('writes the JSON Schemas and the printed YAML, and gives the same data as a build without a store', async () => {
     const withStore = await loadSiteData(options('https://one.test'));
     const without = await loadSiteData({ ...options('https://one.test'), cache: NO_CACHE });

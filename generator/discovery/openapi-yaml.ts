@@ -21,6 +21,8 @@ export interface PrintedEntry {
 
 /** The last text printed for each entry. */
 const printed = new Map<string, PrintedEntry>();
+/** How many entries were printed (not reused) in this process. */
+let printedAnew = 0;
 
 function printEntry(cacheKey: string, key: string, value: unknown): string {
   const digest = createHash('sha256').update(JSON.stringify(value)).digest('base64');
@@ -29,12 +31,21 @@ function printEntry(cacheKey: string, key: string, value: unknown): string {
   // The layout printed here, the yaml package for whatever that printer does not know (see yaml-block.ts).
   const yaml = printBlockEntry(key, value) ?? YAML.stringify({ [key]: value }, OPTIONS);
   printed.set(cacheKey, { digest, yaml });
+  printedAnew += 1;
   return yaml;
 }
 
-/** The last text printed for each entry (a fixed set: the document's top-level entries and paths). */
+/** How many entries were printed rather than reused so far: the texts to keep changed when it did. */
+export const printCount = (): number => printedAnew;
+
+/** The texts of the entries of the last document printed. */
 export function printedEntries(): Record<string, PrintedEntry> {
-  return Object.fromEntries(printed);
+  const entries: Record<string, PrintedEntry> = {};
+  for (const key of lastEntries) {
+    const entry = printed.get(key);
+    if (entry) entries[key] = entry;
+  }
+  return entries;
 }
 
 /** Takes texts saved by `printedEntries` (printed by the same code), reused while their JSON is unchanged. */
@@ -50,14 +61,24 @@ const indent = (text: string): string => text.replace(/^(?=.)/gm, '  ');
 const isMapping = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0;
 
+/** The entries of the last document printed. */
+let lastEntries: string[] = [];
+
 export function openApiYaml(document: Readonly<Record<string, unknown>>): string {
   let out = '';
+  const entries: string[] = [];
   for (const [key, value] of Object.entries(document)) {
     if (SPLIT.has(key) && isMapping(value)) {
       out += `${key}:\n`;
-      for (const [child, childValue] of Object.entries(value))
+      for (const [child, childValue] of Object.entries(value)) {
+        entries.push(`${key}\n${child}`);
         out += indent(printEntry(`${key}\n${child}`, child, childValue));
-    } else out += printEntry(key, key, value);
+      }
+    } else {
+      entries.push(key);
+      out += printEntry(key, key, value);
+    }
   }
+  lastEntries = entries;
   return out;
 }

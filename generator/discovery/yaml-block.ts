@@ -8,9 +8,24 @@ import YAML from 'yaml';
 
 const OPTIONS = { aliasDuplicateObjects: false, lineWidth: 0 } as const;
 
-/** Strings the yaml package prints as they are (checked against it by the tests), skipping a call per string. */
-const PLAIN = /^[A-Za-z][A-Za-z0-9_./()-]*$/;
+/**
+ * Strings the yaml package prints as they are, known without asking it (a call per string is most of the cost):
+ * one line of common characters that starts with no YAML indicator, holds no `: ` or ` #`, ends in neither a
+ * space nor `:`, and cannot be read as a null, a boolean or a number. The tests check this against the package.
+ */
+const PLAIN_CHARS = /^[A-Za-z0-9(/$][\x20-\x7E\u00C0-\u024F\u2010-\u2027\u2030-\u205E]*$/;
+const NOT_PLAIN = /: | #|[ :]$/;
 const RESERVED = /^(?:true|false|null|True|False|Null|TRUE|FALSE|NULL)$/;
+/** A number-like start is plain only with a character no YAML 1.2 core number has. */
+const NUMBER_START = /^[0-9]/;
+const NUMBER_CHARS = /^[0-9a-fA-FxXoO.+\-_]*$/;
+
+const isPlain = (text: string): boolean =>
+  text.length <= 1000 &&
+  PLAIN_CHARS.test(text) &&
+  !NOT_PLAIN.test(text) &&
+  !RESERVED.test(text) &&
+  !(NUMBER_START.test(text) && NUMBER_CHARS.test(text));
 
 const printedValues = new Map<string, string>();
 const printedKeys = new Map<string, string>();
@@ -20,7 +35,7 @@ const printedKeys = new Map<string, string>();
  * `---` would end the document): one line, or a block scalar whose lines are indented by two spaces.
  */
 function valueText(text: string): string {
-  if (PLAIN.test(text) && !RESERVED.test(text)) return text;
+  if (isPlain(text)) return text;
   let printed = printedValues.get(text);
   if (printed === undefined) {
     printed = YAML.stringify({ k: text }, OPTIONS).slice('k: '.length).replace(/\n$/, '');
@@ -34,7 +49,7 @@ function valueText(text: string): string {
  * key such as `---` would start a document), or null when not on one line.
  */
 function keyText(text: string, atTop: boolean): string | null {
-  if (PLAIN.test(text) && !RESERVED.test(text)) return text;
+  if (isPlain(text)) return text;
   const cacheKey = `${atTop ? 't' : 'n'}${text}`;
   let printed = printedKeys.get(cacheKey);
   if (printed === undefined) {

@@ -31,7 +31,7 @@ import {
 import { buildLlmsTxt } from '../discovery/llms-txt.ts';
 import { historyRowSchemaEntries } from '../discovery/history-entries.ts';
 import { buildOpenApiDocument } from '../discovery/openapi.ts';
-import { keepPrinted, openApiYaml, printedEntries } from '../discovery/openapi-yaml.ts';
+import { keepPrinted, openApiYaml, printCount, printedEntries } from '../discovery/openapi-yaml.ts';
 import { examplesOf, latestRunTime, readPublishedFiles } from '../discovery/run-files.ts';
 import type { PublishedFile } from '../discovery/run-files.ts';
 import { absoluteUrl, normaliseBaseUrl } from '../discovery/urls.ts';
@@ -126,38 +126,47 @@ const exists = (path: string) =>
 /** Every JSON Schema the site publishes, also those of the history rows. */
 const allSchemaEntries = () => [...schemaEntries(), ...historyRowSchemaEntries()];
 
-/** The kept values as last read or written, per store: written again only when they changed. */
-const keptText = new WeakMap<DerivedCache, Map<string, string>>();
+/** What a store held when first read in this process, and what has been written to it since. */
+interface Kept {
+  /** Whether the store holds every JSON Schema. */
+  schemas: boolean;
+  /** The count of YAML entries printed (`printCount`) when the store last received them. */
+  printed: number;
+}
 
-async function restoreDerived(cache: DerivedCache): Promise<Map<string, string>> {
-  let kept = keptText.get(cache);
+const keptIn = new WeakMap<DerivedCache, Kept>();
+
+/** Takes what `cache` keeps into this process, once per store. */
+async function restoreDerived(cache: DerivedCache): Promise<Kept> {
+  let kept = keptIn.get(cache);
   if (!kept) {
-    kept = new Map();
-    keptText.set(cache, kept);
     const [schemas, yaml] = await Promise.all([
       cache.read<Record<string, Record<string, unknown>>>('json-schemas'),
       cache.read<Parameters<typeof keepPrinted>[0]>('openapi-yaml'),
     ]);
     if (schemas) keepEmitted(allSchemaEntries(), schemas);
     if (yaml) keepPrinted(yaml);
-    kept.set('json-schemas', JSON.stringify(schemas)).set('openapi-yaml', JSON.stringify(yaml));
+    kept = {
+      schemas: schemas !== null && allSchemaEntries().every((entry) => schemas[entry.name] !== undefined),
+      printed: yaml ? printCount() : -1, // a store without texts receives them after this build
+    };
+    keptIn.set(cache, kept);
   }
   return kept;
 }
 
-async function saveDerived(cache: DerivedCache, kept: Map<string, string>): Promise<void> {
-  const values: Record<string, unknown> = {
-    'json-schemas': emittedSchemas(allSchemaEntries()),
-    'openapi-yaml': printedEntries(),
-  };
-  await Promise.all(
-    Object.entries(values).map(async ([name, value]) => {
-      const text = JSON.stringify(value);
-      if (kept.get(name) === text) return;
-      kept.set(name, text);
-      await cache.write(name, value);
-    }),
-  );
+/** Gives `cache` what this build derived that it does not hold yet. */
+async function saveDerived(cache: DerivedCache, kept: Kept): Promise<void> {
+  const writes: Promise<void>[] = [];
+  if (!kept.schemas) {
+    writes.push(cache.write('json-schemas', emittedSchemas(allSchemaEntries())));
+    kept.schemas = true;
+  }
+  if (kept.printed !== printCount()) {
+    writes.push(cache.write('openapi-yaml', printedEntries()));
+    kept.printed = printCount();
+  }
+  await Promise.all(writes);
 }
 
 /** The MCP tool list for the agents page: the MCP SDK is loaded only when no list is kept for this code and URL. */
