@@ -58,6 +58,8 @@ export async function buildAll() {
     packages: 'external',
     sourcemap: 'linked',
     logLevel: 'warning',
+    // Tells the code it runs compiled, tied to this build/ (generator/site/derived-cache.ts).
+    define: { EMI_COMPILED: 'true' },
     plugins: [keepSourceUrls],
   });
   await rename(OUT_DIR, old).catch((error) => {

@@ -3,10 +3,17 @@
 // wallet code in chunks loaded on the first click). `emi build` calls this before Eleventy copies them into
 // dist/; the outputs are generated, never committed.
 import { rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, version } from 'esbuild';
 import { isCurrent, writeStamp } from './bundle-stamp.ts';
+
+/**
+ * esbuild's version (part of each stamp's key), read from its package.json: a build whose bundles are current
+ * does not load esbuild at all.
+ */
+const esbuildVersion = (): string =>
+  (createRequire(import.meta.url)('esbuild/package.json') as { version: string }).version;
 
 const SITE = fileURLToPath(new URL('../../site/', import.meta.url));
 export const BUYER_ENTRY = join(SITE, 'x402-buyer/src/main.ts');
@@ -34,9 +41,10 @@ interface BundleJob {
 }
 
 async function bundle({ entry, minify, out, stamp, before }: BundleJob): Promise<void> {
-  const key = JSON.stringify({ esbuild: version, entry, minify, out });
+  const key = JSON.stringify({ esbuild: esbuildVersion(), entry, minify, out });
   if (stamp && (await isCurrent(stamp, key))) return;
   await before?.();
+  const { build } = await import('esbuild');
   const workingDir = process.cwd();
   const result = await build({
     entryPoints: [entry],

@@ -73,6 +73,28 @@ export function toJsonSchema(schema: z.ZodType): JsonSchema {
   return json;
 }
 
+/**
+ * The emissions of `entries` by entry name, for a cache that outlives the process (see site/derived-cache.ts);
+ * `keepEmitted` takes them back, so a later process emits none of them again.
+ */
+export function emittedSchemas(entries: readonly SchemaEntry[]): Record<string, JsonSchema> {
+  const byName = new Map<string, z.ZodType | null>();
+  for (const { name, schema } of entries)
+    byName.set(name, byName.has(name) && byName.get(name) !== schema ? null : schema);
+  // A name shared by two different schemas is left out: it could not say which one it was emitted from.
+  return Object.fromEntries(
+    [...byName].flatMap(([name, schema]) => (schema === null ? [] : [[name, toJsonSchema(schema)]])),
+  );
+}
+
+/** Takes emissions saved by `emittedSchemas` (from the same code) instead of emitting them again. */
+export function keepEmitted(entries: readonly SchemaEntry[], saved: Readonly<Record<string, JsonSchema>>) {
+  for (const entry of entries) {
+    const json = saved[entry.name];
+    if (json !== undefined && !emitted.has(entry.schema)) emitted.set(entry.schema, deepFreeze(json));
+  }
+}
+
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);

@@ -4,9 +4,10 @@
 // published API files are linked in by reference, not copied (for 700 assets, 700 links instead of 700 copies).
 import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import Eleventy from '@11ty/eleventy';
 import { PUBLISHED_FOLDERS, configureSite } from './configure.ts';
 import { linkTree } from './link-tree.ts';
+import { keepCompiledTemplates, loadEleventy } from './load-eleventy.ts';
+import type { WithEngines } from './load-eleventy.ts';
 import { buildInto } from './move-into.ts';
 
 export interface BuildSiteOptions {
@@ -26,6 +27,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
   if (outDir === siteDir || siteDir.startsWith(`${outDir}/`) || outDir.startsWith(`${siteDir}/`)) {
     throw new Error(`the output folder must be outside the site folder: ${outDir}`);
   }
+  const Eleventy = await loadEleventy();
   await buildInto(outDir, async (building) => {
     const eleventy = new Eleventy(siteDir, building, {
       quietMode: options.quiet ?? true,
@@ -38,6 +40,9 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
           linkPublished: true,
         }),
     });
+    await eleventy.init();
+    // Each template compiled once, not once per page (see load-eleventy.ts).
+    await keepCompiledTemplates(eleventy as unknown as WithEngines);
     await eleventy.write();
     const published = options.publishedDir ? resolve(options.publishedDir) : siteDir;
     for (const folder of PUBLISHED_FOLDERS) {

@@ -25,6 +25,7 @@ declare module '@11ty/eleventy' {
 
   export default class Eleventy {
     constructor(input?: string, output?: string, options?: EleventyOptions);
+    init(): Promise<void>;
     write(): Promise<unknown>;
   }
 }

@@ -1,5 +1,6 @@
 // Everything the templates print, prepared once per build: the discovery documents, one entry per endpoint
 // page, the home view and the payment terms. Templates hold layout only.
+import { createHash } from 'node:crypto';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -19,18 +20,27 @@ import type { SitemapEntry } from '../discovery/crawl-files.ts';
 import { buildRobotsTxt } from '../discovery/crawl-files.ts';
 import { DOCS_PATHS, endpointDocsPath } from '../discovery/docs-paths.ts';
 import { freeResourcesInIntegrationOrder, noteFor, paidResources } from '../discovery/endpoint-notes.ts';
-import { componentNameOf, schemaEntries, schemaFileOf, standaloneSchema } from '../discovery/json-schema.ts';
+import {
+  componentNameOf,
+  emittedSchemas,
+  keepEmitted,
+  schemaEntries,
+  schemaFileOf,
+  standaloneSchema,
+} from '../discovery/json-schema.ts';
 import { buildLlmsTxt } from '../discovery/llms-txt.ts';
 import { historyRowSchemaEntries } from '../discovery/history-entries.ts';
 import { buildOpenApiDocument } from '../discovery/openapi.ts';
-import { openApiYaml } from '../discovery/openapi-yaml.ts';
+import { keepPrinted, openApiYaml, printCount, printedEntries } from '../discovery/openapi-yaml.ts';
 import { examplesOf, latestRunTime, readPublishedFiles } from '../discovery/run-files.ts';
 import type { PublishedFile } from '../discovery/run-files.ts';
 import { absoluteUrl, normaliseBaseUrl } from '../discovery/urls.ts';
 import { readPublishedHistory } from './history.ts';
 import { buildHomeView } from './home-view.ts';
 import { buildTrackRecordView } from './track-record.ts';
-import { listMcpTools } from '../../mcp/tool-list.ts';
+import type { ToolSummary } from '../../mcp/tool-list.ts';
+import { codeCache } from './derived-cache.ts';
+import type { DerivedCache } from './derived-cache.ts';
 import { fieldRows } from './schema-fields.ts';
 
 export interface SiteDataOptions {
@@ -38,6 +48,8 @@ export interface SiteDataOptions {
   /** Folder holding the published `api/` and `arena/` files; defaults to `siteDir`. */
   publishedDir?: string;
   baseUrl: string;
+  /** Where values derived from the code alone are kept between processes (default: see derived-cache.ts). */
+  cache?: DerivedCache;
 }
 
 export interface EndpointPage {
@@ -111,8 +123,67 @@ const exists = (path: string) =>
     () => false,
   );
 
+/** Every JSON Schema the site publishes, also those of the history rows. */
+const allSchemaEntries = () => [...schemaEntries(), ...historyRowSchemaEntries()];
+
+/** What a store held when first read in this process, and what has been written to it since. */
+interface Kept {
+  /** Whether the store holds every JSON Schema. */
+  schemas: boolean;
+  /** The count of YAML entries printed (`printCount`) when the store last received them. */
+  printed: number;
+}
+
+const keptIn = new WeakMap<DerivedCache, Kept>();
+
+/** Takes what `cache` keeps into this process, once per store. */
+async function restoreDerived(cache: DerivedCache): Promise<Kept> {
+  let kept = keptIn.get(cache);
+  if (!kept) {
+    const [schemas, yaml] = await Promise.all([
+      cache.read<Record<string, Record<string, unknown>>>('json-schemas'),
+      cache.read<Parameters<typeof keepPrinted>[0]>('openapi-yaml'),
+    ]);
+    if (schemas) keepEmitted(allSchemaEntries(), schemas);
+    if (yaml) keepPrinted(yaml);
+    kept = {
+      schemas: schemas !== null && allSchemaEntries().every((entry) => schemas[entry.name] !== undefined),
+      printed: yaml ? printCount() : -1, // a store without texts receives them after this build
+    };
+    keptIn.set(cache, kept);
+  }
+  return kept;
+}
+
+/** Gives `cache` what this build derived that it does not hold yet. */
+async function saveDerived(cache: DerivedCache, kept: Kept): Promise<void> {
+  const writes: Promise<void>[] = [];
+  if (!kept.schemas) {
+    writes.push(cache.write('json-schemas', emittedSchemas(allSchemaEntries())));
+    kept.schemas = true;
+  }
+  if (kept.printed !== printCount()) {
+    writes.push(cache.write('openapi-yaml', printedEntries()));
+    kept.printed = printCount();
+  }
+  await Promise.all(writes);
+}
+
+/** The MCP tool list for the agents page: the MCP SDK is loaded only when no list is kept for this code and URL. */
+async function mcpTools(baseUrl: string, cache: DerivedCache): Promise<ToolSummary[]> {
+  const name = `mcp-tools-${createHash('sha256').update(baseUrl).digest('hex').slice(0, 16)}`;
+  const saved = await cache.read<ToolSummary[]>(name);
+  if (Array.isArray(saved)) return saved;
+  const { listMcpTools } = await import('../../mcp/tool-list.ts');
+  const tools = await listMcpTools(baseUrl);
+  await cache.write(name, tools);
+  return tools;
+}
+
 export async function loadSiteData(options: SiteDataOptions) {
   const baseUrl = normaliseBaseUrl(options.baseUrl);
+  const cache = options.cache ?? codeCache;
+  const kept = await restoreDerived(cache);
   const files = await readPublishedFiles(options.publishedDir ?? options.siteDir);
   const runs = await readPublishedHistory(options.publishedDir ?? options.siteDir);
   // The buyer is published only once its page exists (its folder may hold sources alone while in progress).
@@ -136,7 +207,7 @@ export async function loadSiteData(options: SiteDataOptions) {
     ...(hasBuyer ? [{ path: '/x402-buyer/', lastmod: null }] : []),
   ];
 
-  return {
+  const data = {
     site: {
       title: PROJECT,
       baseUrl,
@@ -151,7 +222,7 @@ export async function loadSiteData(options: SiteDataOptions) {
       docs: DOCS_PATHS,
     },
     home: buildHomeView(body('/api/market-regime.php'), body('/api/main-brain.php'), runs),
-    mcpTools: await listMcpTools(baseUrl),
+    mcpTools: await mcpTools(baseUrl, cache),
     trackRecord: await buildTrackRecordView(options.publishedDir ?? options.siteDir),
     endpoints,
     freeEndpoints: endpoints.filter((e) => e.access === 'free'),
@@ -165,7 +236,7 @@ export async function loadSiteData(options: SiteDataOptions) {
     discovery: {
       openapiJson: `${pretty(openapi)}\n`,
       openapiYaml: openApiYaml(openapi),
-      schemaFiles: [...schemaEntries(), ...historyRowSchemaEntries()].map((entry) => ({
+      schemaFiles: allSchemaEntries().map((entry) => ({
         fileName: entry.fileName,
         json: `${pretty(standaloneSchema(entry, baseUrl))}\n`,
       })),
@@ -178,6 +249,8 @@ export async function loadSiteData(options: SiteDataOptions) {
     },
     sitemapApiEntries,
   };
+  await saveDerived(cache, kept);
+  return data;
 }
 
 export type SiteData = Awaited<ReturnType<typeof loadSiteData>>;

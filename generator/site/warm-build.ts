@@ -7,10 +7,11 @@
 // (test/site-warm-build.test.ts). A failed build leaves the last good site served.
 import { copyFile, link, mkdir, readFile, readdir, realpath, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import Eleventy from '@11ty/eleventy';
 import { PUBLISHED_FOLDERS, configureSite, passthroughCopies } from './configure.ts';
 import type { SiteOptions } from './configure.ts';
 import { linkTree } from './link-tree.ts';
+import { keepCompiledTemplates, loadEleventy } from './load-eleventy.ts';
+import type { WithEngines } from './load-eleventy.ts';
 import { buildInto } from './move-into.ts';
 import { loadSiteData } from './site-data.ts';
 import type { SiteData } from './site-data.ts';
@@ -30,11 +31,9 @@ interface RenderedPage {
 }
 
 /** The parts of Eleventy's instance its watch mode uses between builds; not in its published types. */
-interface Restartable {
+interface Restartable extends WithEngines {
   restart(): Promise<void>;
-  init(): Promise<void>;
   toJSON(): Promise<RenderedPage[]>;
-  extensionMap: { engineManager: { getEngine(name: string, map: unknown): Promise<object> } };
 }
 
 export class WarmSiteBuilder {
@@ -103,6 +102,7 @@ export class WarmSiteBuilder {
   async #render(): Promise<RenderedPage[]> {
     if (!this.#eleventy) {
       // Eleventy only reports output paths in JSON mode (it writes nothing): `outDir` names where pages belong.
+      const Eleventy = await loadEleventy();
       const eleventy = new Eleventy(this.#options.siteDir, this.#options.outDir, {
         quietMode: true,
         configPath: false,
@@ -115,22 +115,8 @@ export class WarmSiteBuilder {
       await this.#eleventy.restart();
       await this.#eleventy.init();
     }
-    await this.#keepCompiledTemplates(this.#eleventy);
+    await keepCompiledTemplates(this.#eleventy);
     return this.#eleventy.toJSON();
-  }
-
-  /**
-   * Eleventy 3.1 marks its Nunjucks and JavaScript engines not cacheable, so each build compiles every Nunjucks
-   * template again and imports every .11ty.js template again (a fresh module copy each time, which a long-running
-   * process would keep forever). This one instance keeps them, for as long as it lives: the templates ship with
-   * emi, and a process started after an upgrade starts a new instance.
-   */
-  async #keepCompiledTemplates(eleventy: Restartable): Promise<void> {
-    const { engineManager } = eleventy.extensionMap;
-    for (const name of ['njk', '11ty.js']) {
-      const engine = await engineManager.getEngine(name, eleventy.extensionMap);
-      Object.defineProperty(engine, 'cacheable', { value: true });
-    }
   }
 }
 

@@ -1,0 +1,40 @@
+// Eleventy as emi's builds use it: loaded without its watch-mode module resolver hook, and with each template
+// compiled once per instance. Both rely on Eleventy 3.1 internals and are guarded by tests
+// (test/site-load-eleventy.test.ts; the byte-for-byte comparisons of test/site-warm-build.test.ts and
+// test/site-build-process.test.ts).
+import type Eleventy from '@11ty/eleventy';
+
+/**
+ * On import, Eleventy 3.1 registers a module resolver hook (src/Util/EsmResolverPortAdapter.js) whose one job is
+ * to bust the import cache of files its watch mode saw change; on Node 20 the hook runs on a loader thread of its
+ * own, which every later import then waits for (about a tenth of a one-off `emi build`). emi never watches, and
+ * its templates ship with it, so the hook is turned off with the switch Eleventy provides for it
+ * (ELEVENTY_SKIP_ESM_RESOLVER, 11ty/eleventy#3371), unless the environment already sets that switch.
+ */
+export async function loadEleventy(): Promise<typeof Eleventy> {
+  process.env.ELEVENTY_SKIP_ESM_RESOLVER ??= 'true';
+  const { default: loaded } = await import('@11ty/eleventy');
+  return loaded;
+}
+
+/** The part of Eleventy's instance that reaches its template engines; not in its published types. */
+export interface WithEngines {
+  init(): Promise<void>;
+  extensionMap: { engineManager: { getEngine(name: string, map: unknown): Promise<object> } };
+}
+
+/**
+ * Eleventy 3.1 marks its Nunjucks and JavaScript engines not cacheable, so it compiles a Nunjucks template again
+ * for every page it renders (the endpoint page's body 13 times and its permalink 39 times in one build) and, on
+ * each build of a kept instance, imports every .11ty.js template again (a fresh module copy each time, which a
+ * long-running process would keep forever). Marked cacheable, an instance compiles and imports each template
+ * once, for as long as it lives: the templates ship with emi, and a process started after an upgrade starts a new
+ * instance. Call after `init()`, which makes the engines.
+ */
+export async function keepCompiledTemplates(eleventy: WithEngines): Promise<void> {
+  const { engineManager } = eleventy.extensionMap;
+  for (const name of ['njk', '11ty.js']) {
+    const engine = await engineManager.getEngine(name, eleventy.extensionMap);
+    Object.defineProperty(engine, 'cacheable', { value: true });
+  }
+}
