@@ -17,7 +17,6 @@ export const ENTRY_POINTS = {
   'discovery-urls': 'generator/discovery/urls.ts',
   'bench-generate-once': 'bench/generate-once.ts',
   'bench-run': 'bench/run.ts',
-  'simulated-venues-worker': 'generator/sources/simulator/venue-thread-worker.ts',
 };
 
 /**

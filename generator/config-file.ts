@@ -4,7 +4,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { assertWritableFolder } from './publish/writable.ts';
-import { assertCronExpression } from './schedule.ts';
 import { loadSourcesConfig } from './sources/config.ts';
 
 export const CONFIG_EXIT_CODE = 2;
@@ -78,7 +77,8 @@ export async function checkCommandConfiguration(
     const file = typeof opts.config === 'string' ? opts.config : env.EMI_CONFIG;
     if (file !== undefined) await checkConfigFile(file, env);
   }
-  if (typeof opts.cron === 'string') assertCronExpression(opts.cron);
+  // node-cron loads only for the commands that take --cron.
+  if (typeof opts.cron === 'string') (await import('./schedule.ts')).assertCronExpression(opts.cron);
   for (const [folder, role] of writtenFolders(command, opts)) await assertWritableFolder(folder, role);
 }
 

@@ -36,7 +36,6 @@ export const SITE_TEMPLATES = fileURLToPath(new URL('../site/', import.meta.url)
 
 // The engines, Eleventy and the x402 stack are imported on first use, so commands that need none start quickly.
 export async function generate(flags: GenerateFlags): Promise<RunReport> {
-  if (flags.source === 'sim') (await import('./sources/simulator/venue-thread.ts')).startVenueThread();
   const { resolveSourceFlags } = await import('./sources/cli.ts');
   const { runPipeline } = await import('./pipeline.ts');
   const { asOf, sourceOptions } = await resolveSourceFlags(flags);

@@ -16,7 +16,7 @@ import type {
   SectionValues,
   SourcePlan,
 } from './adapters/source.ts';
-import { createThreadedSimulatedTransport } from './simulator/venue-thread.ts';
+import { createSimulatedTransport } from './simulator/transport.ts';
 import { estimateLiquidations } from './liquidation-estimate.ts';
 import { checkPrices } from './price-check.ts';
 import type { Transport } from './transport.ts';
@@ -117,7 +117,7 @@ function fillEstimatedLiquidations(assets: AssetMarket[], asOf: number): void {
 }
 
 /** The simulator answering the default plan: the embedded, offline default source. */
-export async function collectSimulatedMarket(options: {
+export function collectSimulatedMarket(options: {
   seed: number;
   asOf: number;
   symbols: readonly string[];
@@ -125,7 +125,7 @@ export async function collectSimulatedMarket(options: {
   concurrency?: number;
 }): Promise<MarketSnapshot> {
   const { seed, asOf, symbols } = options;
-  const transport = await createThreadedSimulatedTransport({ seed, asOf, symbols, listings: 'with-gaps' });
+  const transport = createSimulatedTransport({ seed, asOf, symbols, listings: 'with-gaps' });
   return collectMarket({ ...options, transport, seed, plan: SIMULATED_RUN_PLAN });
 }
 
