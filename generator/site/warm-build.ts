@@ -77,14 +77,14 @@ export class WarmSiteBuilder {
     }
     await buildInto(outDir, async (building, previous) => {
       const served = previous === null ? null : await realpath(previous);
-      const last =
-        served !== null && this.#last?.dir === served ? this.#last.pages : new Map<string, string>();
+      const last = served !== null && this.#last?.dir === served ? this.#last.pages : null;
       await Promise.all([
         ...[...rendered].map(([path, content]) =>
-          // The same text as the served file (when this builder wrote it) is linked without reading it again.
-          last.get(path) === content
+          // When this builder wrote the served generation, its pages are known: the same text is linked, other
+          // text written, without reading the served file.
+          last?.get(path) === content
             ? linkInto(join(previous as string, path), join(building, path))
-            : placeBytes(Buffer.from(content), path, building, previous),
+            : placeBytes(Buffer.from(content), path, building, last ? null : previous),
         ),
         ...passthroughCopies(this.#options).map(({ from, to }) => placeCopy(from, to, building, previous)),
       ]);
