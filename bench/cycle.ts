@@ -1,13 +1,17 @@
 // One scheduled publishing cycle (generate + build, 7 assets, simulated) inside one long-running process, as
 // `emi schedule` and `emi up` run it: a warm-up cycle, then `repeats` timed cycles. In-process by design: the
-// operator pays for the process once, then for each cycle.
-import { mkdtemp, rm } from 'node:fs/promises';
+// operator pays for the process once, then for each cycle. With `historyRows`, the cycles run on top of that many
+// earlier runs of history, as a process that has been running for a while does.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED } from '../generator/defaults.ts';
 import { publishCycle } from '../generator/cycle.ts';
+import { appendHistory } from '../generator/history/index.ts';
+import { HISTORY_RESOURCE_IDS, historyDir } from '../schemas/history.ts';
+import type { HistoryResourceId, HistoryRow } from '../schemas/history.ts';
 
-export async function measureCycles(repeats: number): Promise<number[]> {
+export async function measureCycles(repeats: number, { historyRows = 0 } = {}): Promise<number[]> {
   const dir = await mkdtemp(join(tmpdir(), 'emi-bench-cycle-'));
   const flags = {
     cadence: DEFAULT_CADENCE_SECONDS,
@@ -28,10 +32,34 @@ export async function measureCycles(repeats: number): Promise<number[]> {
       const report = await publishCycle(flags);
       if (report.status !== 'ok') throw new Error(`cycle ${i}: ${report.status} ${report.error ?? ''}`);
       if (i > 0) times.push(performance.now() - started); // cycle 0 loads the modules: the warm-up
+      if (i === 0 && historyRows > 0)
+        await fillHistory(join(flags.state, 'published', 'current'), historyRows);
     }
     return times;
   } finally {
     console.log = log;
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Gives the served generation `rows` earlier runs of history per resource, one a minute (1 440 is a day at the
+ * default cadence), so the cycles that follow pay what a process that has run for that long pays.
+ */
+async function fillHistory(generation: string, rows: number): Promise<void> {
+  const now = Date.now();
+  const byResource: Partial<Record<HistoryResourceId, HistoryRow[]>> = {};
+  for (const id of HISTORY_RESOURCE_IDS) {
+    const latest = JSON.parse(await readFile(join(generation, historyDir(id), 'latest.json'), 'utf8')) as {
+      rows: HistoryRow[];
+    };
+    const [row] = latest.rows;
+    if (!row) throw new Error(`no history row for ${id} to copy`);
+    byResource[id] = Array.from({ length: rows }, (_, k) => ({
+      ...row,
+      run_at: new Date(Math.floor(now / 60_000) * 60_000 - (rows - k) * 60_000).toISOString(),
+    }));
+  }
+  const result = await appendHistory(byResource, { root: generation, now });
+  if (result.refused.length > 0) throw new Error(`history rows refused: ${result.refused[0]?.reason}`);
 }

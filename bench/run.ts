@@ -160,6 +160,23 @@ try {
     met: cycle < 300,
   });
 
+  // The same cycle after a day of runs at the default cadence: every run appends to files that grow all day.
+  const dayCycle = median(await measureCycles(REPEATS, { historyRows: 1440 }));
+  rows.push({
+    id: 'cycle_day_history',
+    measure: 'the same cycle after a day of runs (1 440 history rows per resource)',
+    how: 'in-process',
+    value: dayCycle,
+    unit: 'ms',
+    baseline: 'the cycle above, first day',
+    baselineValue: cycle,
+    ratio: dayCycle / cycle,
+    ratioLabel: 'x baseline',
+    lowerIsBetter: true,
+    goal: '(history adds at most half)',
+    met: dayCycle / cycle <= 1.5,
+  });
+
   rows.push({
     id: 'memory_vs_node',
     measure: 'peak memory of `emi generate`, 7 assets',
