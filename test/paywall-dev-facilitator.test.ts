@@ -22,6 +22,17 @@ const post = (path: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 
+/** Mainnet parameters valid for the next ten rounds of `ledger`, with a flat `fee`. */
+const suggestedParams = (ledger: InMemoryAlgorandLedger, fee: bigint) => ({
+  fee,
+  minFee: 1000n,
+  firstValid: ledger.round,
+  lastValid: ledger.round + 10n,
+  genesisHash: algosdk.base64ToBytes(ALGORAND_MAINNET_GENESIS_HASH),
+  genesisID: 'mainnet-v1.0',
+  flatFee: true,
+});
+
 describe('HTTP surface', () => {
   it('lists the exact scheme on Algorand mainnet with its run-time fee payer', async () => {
     const supported = await (await fetch(`${facilitator.url}/supported`)).json();
@@ -147,15 +158,7 @@ describe('ledger rules', () => {
   ledger.fund(alice.addr.toString(), 1_000_000n);
   ledger.optIn(bob.addr.toString());
 
-  const params = () => ({
-    fee: 1000n,
-    minFee: 1000n,
-    firstValid: ledger.round,
-    lastValid: ledger.round + 10n,
-    genesisHash: algosdk.base64ToBytes(ALGORAND_MAINNET_GENESIS_HASH),
-    genesisID: 'mainnet-v1.0',
-    flatFee: true,
-  });
+  const params = () => suggestedParams(ledger, 1000n);
   const transfer = (amount: bigint, receiver = bob.addr) =>
     algosdk.makeAssetTransferTxnWithSuggestedParamsFromObject({
       sender: alice.addr,
@@ -253,15 +256,7 @@ describe('fee payer signer', () => {
       sender,
       receiver: sender,
       amount: 0n,
-      suggestedParams: {
-        fee: 2000n,
-        minFee: 1000n,
-        firstValid: ledger.round,
-        lastValid: ledger.round + 10n,
-        genesisHash: algosdk.base64ToBytes(ALGORAND_MAINNET_GENESIS_HASH),
-        genesisID: 'mainnet-v1.0',
-        flatFee: true,
-      },
+      suggestedParams: suggestedParams(ledger, 2000n),
     });
 
   it("signs natively to the very bytes algosdk's own signer makes, every time it is asked", async () => {
