@@ -16,6 +16,7 @@ import type { MarketSnapshot, SourceIssue } from './market/types.ts';
 import { serialiseAll } from './publish/publish.ts';
 import type { PublishItem } from './publish/publish.ts';
 import { stageFile, writeFileAtomic } from './publish/atomic-write.ts';
+import { allSettledOrThrow } from './publish/settled.ts';
 import { beginGeneration, cleanGenerations, realFs } from './publish/generations.ts';
 import type { Generation, PublishFs, ServedLink } from './publish/generations.ts';
 import { STATUS_FILE, readRunStatus, runStatus } from './publish/status.ts';
@@ -173,9 +174,9 @@ async function stageGeneration(
     // Each file is flushed on its own; many at once let the disk batch the flushes (a generation is not served
     // before all of them are done, so their order does not matter).
     const writes = pLimit(PARALLEL_WRITES);
-    await writes.map(rest, ({ target, data }) => generation.write(target, data));
+    await allSettledOrThrow(rest.map(({ target, data }) => writes(() => generation.write(target, data))));
     // History is part of the generation: the previous one's files, linked, then this run's rows appended.
-    await Promise.all([
+    await allSettledOrThrow([
       ...(bodies.arena ? [] : ARENA_FILES.map((file) => generation.carryOver(file))),
       generation.carryOver(HISTORY_ROOT),
     ]);

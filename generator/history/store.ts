@@ -24,6 +24,7 @@ import type {
   HistoryRow,
 } from '../../schemas/history.ts';
 import { writeFileAtomic } from '../publish/atomic-write.ts';
+import { allSettledOrThrow } from '../publish/settled.ts';
 import { toCsv } from './csv.ts';
 import { fileIdentity, knownRows, rememberRows } from './day-rows-cache.ts';
 
@@ -128,7 +129,7 @@ async function writePair(
   body: { rows: HistoryRow[] | object[] },
 ) {
   const dir = join(root, historyDir(id));
-  await Promise.all([
+  await allSettledOrThrow([
     writeFileAtomic(join(dir, `${name}.json`), pretty(body)),
     writeFileAtomic(join(dir, `${name}.csv`), toCsv(columnsOf(id), body.rows as HistoryRow[])),
   ]);
@@ -298,7 +299,7 @@ export async function appendHistory(
 ): Promise<AppendResult> {
   const now = options.now ?? Date.now();
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
-  const perResource = await Promise.all(
+  const perResource = await allSettledOrThrow(
     HISTORY_RESOURCE_IDS.map((id) =>
       appendResource(options.root, id, rowsByResource[id] ?? [], utcDay(now), retentionDays),
     ),
