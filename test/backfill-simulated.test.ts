@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { backfillSimulated } from '../generator/backfill-command.ts';
 import { runPipeline } from '../generator/pipeline.ts';
+import { simulatedRun } from './helpers/simulated-run.ts';
 
 const AS_OF = Date.parse('2026-11-21T12:00:00Z');
 
@@ -18,14 +19,7 @@ describe('backfill over the simulated market', () => {
     expect(again.skipped).toBe(24);
     expect(again.resolved).toBe(0);
 
-    await runPipeline({
-      outDir: join(dir, 'site'),
-      paidDir: join(dir, 'paid'),
-      stateDir,
-      source: 'sim',
-      seed: 42,
-      asOf: AS_OF,
-    });
+    await runPipeline(simulatedRun(dir, AS_OF, { stateDir }));
     const brain = JSON.parse(await readFile(join(dir, 'site/api/main-brain.php'), 'utf8')) as {
       public_performance: {
         resolved_rounds: number;

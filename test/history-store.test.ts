@@ -20,6 +20,7 @@ import { appendHistory, columnsOf, rowsOfRun } from '../generator/history/index.
 import { fileIdentity, knownRows } from '../generator/history/day-rows-cache.ts';
 import type { HistoryBodies, RunRows } from '../generator/history/index.ts';
 import { runPipeline } from '../generator/pipeline.ts';
+import { simulatedRun } from './helpers/simulated-run.ts';
 
 const run = promisify(execFile);
 const DAY = 86_400_000;
@@ -33,15 +34,9 @@ const dayPath = (dir: string, id: string, day: string, ext = 'json') =>
   join(dir, 'api', 'history', id, `${day}.${ext}`);
 
 async function generate(dir: string, asOf: number) {
-  const report = await runPipeline({
-    outDir: join(dir, 'site'),
-    paidDir: join(dir, 'paid'),
-    stateDir: join(dir, 'state'),
-    source: 'sim',
-    seed: 42,
-    asOf,
-    now: () => asOf,
-  });
+  const report = await runPipeline(
+    simulatedRun(dir, asOf, { stateDir: join(dir, 'state'), now: () => asOf }),
+  );
   expect(report.status).toBe('ok');
 }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runPipeline } from '../generator/pipeline.ts';
 import type { PipelineOptions } from '../generator/pipeline.ts';
+import { simulatedRun } from './helpers/simulated-run.ts';
 
 const AS_OF = Date.parse('2026-11-21T12:00:00Z');
 const mounted: string[] = [];
@@ -70,14 +71,7 @@ describe.skipIf(!canMount)('a full file system', () => {
   it('gives failed with the cause, or ok only when everything landed; the last good stays served', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'emi-full-'));
     expect(mountTmpfs(dir, '12m')).toBe(true);
-    const options: PipelineOptions = {
-      outDir: join(dir, 'site'),
-      paidDir: join(dir, 'paid'),
-      stateDir: join(dir, 'var'),
-      source: 'sim',
-      seed: 42,
-      asOf: AS_OF,
-    };
+    const options = simulatedRun(dir, AS_OF);
     expect((await runPipeline(options)).status).toBe('ok');
     let failures = 0;
     // Leave less and less room, so that the disk fills at a different step each time.
@@ -121,14 +115,7 @@ describe.skipIf(!canMount)('a read-only output folder', () => {
     const site = join(dir, 'site');
     await mkdir(site);
     expect(mountTmpfs(site, '1m')).toBe(true);
-    const options: PipelineOptions = {
-      outDir: site,
-      paidDir: join(dir, 'paid'),
-      stateDir: join(dir, 'var'),
-      source: 'sim',
-      seed: 42,
-      asOf: AS_OF,
-    };
+    const options = simulatedRun(dir, AS_OF, { outDir: site });
     expect((await runPipeline(options)).status).toBe('ok');
     execFileSync('mount', ['-o', 'remount,ro', site]);
     const report = await runPipeline({ ...options, asOf: AS_OF + 3_600_000 });

@@ -5,20 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { runPipeline } from '../generator/pipeline.ts';
 import type { PipelineOptions } from '../generator/pipeline.ts';
 import { validatePaidOutput, validatePublicOutput } from '../generator/publish/validate-output.ts';
+import { simulatedRun } from './helpers/simulated-run.ts';
 
 const AS_OF = Date.parse('2026-11-21T12:00:00Z');
 
 async function freshRun(overrides: Partial<PipelineOptions> = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'emi-pipeline-'));
-  const options: PipelineOptions = {
-    outDir: join(dir, 'site'),
-    paidDir: join(dir, 'paid'),
-    stateDir: join(dir, 'var'),
-    source: 'sim',
-    seed: 42,
-    asOf: AS_OF,
-    ...overrides,
-  };
+  const options = simulatedRun(dir, AS_OF, overrides);
   const report = await runPipeline(options);
   return { dir, options, report };
 }

@@ -17,6 +17,7 @@ import { createSimulatedTransport } from '../generator/sources/simulator/transpo
 import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { FREE_RESOURCES, PAID_RESOURCES, reasoningFileFor } from '../schemas/resources.ts';
 import { openApiResponseValidator } from './discovery-ajv.ts';
+import { simulatedRun } from './helpers/simulated-run.ts';
 
 const AS_OF = Date.parse('2026-11-21T12:00:00Z');
 const GONE = 'ETH';
@@ -35,12 +36,7 @@ interface Run {
 async function run(dropped: readonly string[]): Promise<Run> {
   const dir = await mkdtemp(join(tmpdir(), 'emi-no-data-'));
   const report = await runPipeline({
-    outDir: join(dir, 'site'),
-    paidDir: join(dir, 'paid'),
-    stateDir: join(dir, 'var'),
-    source: 'sim',
-    seed: 42,
-    asOf: AS_OF,
+    ...simulatedRun(dir, AS_OF),
     collector: (request) =>
       collectMarket({
         transport: createSimulatedTransport({
