@@ -6,7 +6,6 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createProgram } from '../generator/cli.ts';
 import { PaywallErrorBody } from '../schemas/paid/payment-required.ts';
 import { startWranglerDev, uploadPaidFiles } from '../deploy/cloudflare/run.ts';
 import type { WranglerDev } from '../deploy/cloudflare/run.ts';
@@ -17,6 +16,7 @@ import type { StatementAnswer } from '../paywall-worker/publishers/admin-api.ts'
 import { fetchChallenge, newBuyer, paymentHeader, writePaidFixtures } from './paywall-harness.ts';
 import { account, publisherEntry, settleHold, startSettleProxy } from './publishers-harness.ts';
 import { freePort } from './free-port.ts';
+import { emiInProcess } from './helpers/emi-in-process.ts';
 
 const TOKEN = 'operator-admin-token';
 const REPORT = '/p/acme/api/x402-atlas-human-report.php';
@@ -94,23 +94,12 @@ describe('publishers on the Cloudflare Worker in workerd (wrangler dev)', { time
 
   /** Runs `emi publisher ...` in this process with EMI_ADMIN_TOKEN set; returns what it printed. */
   async function emi(...args: string[]): Promise<string> {
-    const printed: string[] = [];
     vi.stubEnv('EMI_ADMIN_TOKEN', TOKEN);
-    const log = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => {
-      printed.push(`${parts.join(' ')}\n`);
-    });
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      printed.push(String(chunk));
-      return true;
-    });
     try {
-      await createProgram().parseAsync(['publisher', ...args, '--worker', worker.url], { from: 'user' });
+      return await emiInProcess(['publisher', ...args, '--worker', worker.url]);
     } finally {
-      log.mockRestore();
-      write.mockRestore();
       vi.unstubAllEnvs();
     }
-    return printed.join('');
   }
 
   it('credits through the admin route only with the operator token, and from emi publisher credit --worker', async () => {

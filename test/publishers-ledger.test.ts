@@ -5,8 +5,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createProgram } from '../generator/cli.ts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CreditError, RESERVATION_TTL_MS } from '../paywall-worker/publishers/credit-ledger.ts';
 import type { CreditLedger, SaleRecord } from '../paywall-worker/publishers/credit-ledger.ts';
 import { SqliteCreditLedger } from '../paywall-worker/publishers/credit-ledger-sqlite.ts';
@@ -18,6 +17,7 @@ import {
 } from '../paywall-worker/publishers/credit-ledger-durable.ts';
 import { statementCsv, statementText } from '../paywall-worker/publishers/statement.ts';
 import { account } from './publishers-harness.ts';
+import { emiInProcess } from './helpers/emi-in-process.ts';
 
 let dir: string;
 let clock: number;
@@ -170,23 +170,7 @@ describe('statements', () => {
 
 describe('emi publisher', () => {
   /** Runs `emi publisher ...` in this process (as bin/emi.js would) and returns what it printed. */
-  async function emi(...args: string[]): Promise<string> {
-    const printed: string[] = [];
-    const log = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => {
-      printed.push(`${parts.join(' ')}\n`);
-    });
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      printed.push(String(chunk));
-      return true;
-    });
-    try {
-      await createProgram().parseAsync(['publisher', ...args, '--state', dir], { from: 'user' });
-    } finally {
-      log.mockRestore();
-      write.mockRestore();
-    }
-    return printed.join('');
-  }
+  const emi = (...args: string[]): Promise<string> => emiInProcess(['publisher', ...args, '--state', dir]);
 
   it('adds a publisher, credits it, lists it and prints an empty statement', async () => {
     const config = join(dir, 'emi.config.json');
