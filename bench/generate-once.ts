@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
+import { configureOneShotProcess } from '../generator/one-shot.ts';
 import { runPipeline } from '../generator/pipeline.ts';
 
 const size = Number(process.argv[2] ?? TRACKED_ASSETS.length);
@@ -12,6 +13,7 @@ const synthetic = Array.from(
   (_, i) => `S${String(i + 1).padStart(3, '0')}`,
 );
 const symbols = [...TRACKED_ASSETS, ...synthetic].slice(0, size);
+configureOneShotProcess(); // as `emi generate` does
 const dir = await mkdtemp(join(tmpdir(), 'emi-bench-'));
 const started = performance.now();
 const report = await runPipeline({

@@ -124,6 +124,12 @@ describe('built site', () => {
     const pages = (await filesUnder(site.distDir)).filter((f) => f.endsWith('index.html'));
     for (const page of pages)
       expect(locs).toContain(`${BASE}/${relative(site.distDir, page).replace(/index\.html$/, '')}`);
+    // The pages come first, in path order, whatever dates their template files have in this checkout.
+    const pageLocs = locs.slice(0, pages.length);
+    expect(pageLocs).toEqual([...pageLocs].sort());
+    expect(new Set(pageLocs)).toEqual(
+      new Set(pages.map((page) => `${BASE}/${relative(site.distDir, page).replace(/index\.html$/, '')}`)),
+    );
 
     const lastRun = new Date(FIRST_RUN + (RUNS - 1) * RUN_SPACING_MS).getTime();
     for (const resource of FREE_RESOURCES) {

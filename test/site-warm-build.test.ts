@@ -116,6 +116,20 @@ describe('warm site build', () => {
     expectSameTree(await tree(warmDist()), await coldTree('cold-3b'));
   }, 120_000);
 
+  it('links an untouched copied-through file and copies one rewritten in place, even at the same size', async () => {
+    const served = await realpath(warmDist());
+    const stylesheet = join('x402-buyer', 'buyer.css');
+    const page = join('x402-buyer', 'index.html');
+    const pageBefore = await stat(join(served, page));
+    // Rewritten in place (same inode), same length: only its modification time says it changed.
+    await writeFile(join(siteDir, stylesheet), 'p { color: navy }\n');
+    await warm.build();
+    const next = await realpath(warmDist());
+    expect(await readFile(join(next, stylesheet), 'utf8')).toBe('p { color: navy }\n');
+    expect((await stat(join(next, page))).ino).toBe(pageBefore.ino);
+    expectSameTree(await tree(warmDist()), await coldTree('cold-copies'));
+  }, 120_000);
+
   it('leaves the last good site served when a build fails, and the next build still matches', async () => {
     const served = await realpath(warmDist());
     const before = await tree(warmDist());
@@ -126,12 +140,12 @@ describe('warm site build', () => {
     } finally {
       await rm(failFlag());
     }
-    expect(warm.warmBuilds).toBe(4);
+    expect(warm.warmBuilds).toBe(5);
     expect(await realpath(warmDist())).toBe(served);
     expectSameTree(await tree(warmDist()), before);
 
     await warm.build();
-    expect(warm.warmBuilds).toBe(5);
+    expect(warm.warmBuilds).toBe(6);
     expectSameTree(await tree(warmDist()), await coldTree('cold-4'));
   }, 120_000);
 });

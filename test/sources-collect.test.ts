@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SectionSource } from '../generator/sources/adapters/source.ts';
 import { DEFAULT_SOURCE_PLAN } from '../generator/sources/adapters/plan.ts';
+import { OPEN_INTEREST_HISTORY_HOURS } from '../generator/sources/adapters/source.ts';
 import { collectMarket, collectSimulatedMarket } from '../generator/sources/collect.ts';
 import { createSimulatedTransport } from '../generator/sources/simulator/transport.ts';
 import type { Transport, TransportResponse } from '../generator/sources/transport.ts';
@@ -53,8 +54,10 @@ describe('collectMarket over the simulator', () => {
       expect(ticker!.bid).toBe(statesBid ? book!.bids[0]![0] : null);
       expect(Math.abs(ticker!.last / candles.at(-1)!.close - 1)).toBeLessThan(0.1);
       expect(asset.funding?.value.history8h.length).toBeGreaterThanOrEqual(89);
-      // Hourly history as deep as the serving venue keeps it (the default run walks the derivatives chain).
-      const depth = { 'binance-usdm': 500, bybit: 200, okx: 1, hyperliquid: 1 } as Record<string, number>;
+      // Two days of hourly history where the serving venue keeps it, one point where it has none (the default run
+      // walks the derivatives chain).
+      const hours = OPEN_INTEREST_HISTORY_HOURS;
+      const depth = { 'binance-usdm': hours, bybit: hours, okx: 1, hyperliquid: 1 } as Record<string, number>;
       expect(asset.openInterest?.value.history).toHaveLength(depth[asset.openInterest!.provenance.venue]!);
       expect(asset.liquidations?.value.events).toBeGreaterThanOrEqual(0);
       expect(asset.liquidations?.provenance).toEqual({

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR_MS, regimeAt, SimulatedMarket } from '../generator/sources/simulator/market-model.ts';
 import type { Regime } from '../generator/sources/simulator/market-model.ts';
+import { SIMULATED_RUN_PLAN } from '../generator/sources/adapters/plan.ts';
+import { collectMarket } from '../generator/sources/collect.ts';
 import { createSimulatedTransport } from '../generator/sources/simulator/transport.ts';
-import type { Transport } from '../generator/sources/transport.ts';
+import type { Transport, TransportResponse } from '../generator/sources/transport.ts';
+import { TRACKED_ASSETS } from '../schemas/common.ts';
 
 const AS_OF = Date.UTC(2026, 2, 10, 14, 37, 21, 512); // inside an hour on purpose
 
@@ -77,6 +80,41 @@ describe('simulated transport: determinism', () => {
     const first = await bodies(createSimulatedTransport({ seed: 11, asOf: AS_OF }), urls);
     const other = await bodies(createSimulatedTransport({ seed: 12, asOf: AS_OF }), urls);
     first.forEach((body, i) => expect(other[i]).not.toBe(body));
+  });
+});
+
+describe('simulated transport: answers handed over as values', () => {
+  it('hands the adapters exactly what parsing its bytes gives, for every answer of a default run', async () => {
+    const simulated = createSimulatedTransport({ seed: 42, asOf: AS_OF, listings: 'with-gaps' });
+    const answers: Array<{ url: string; response: TransportResponse }> = [];
+    const transport: Transport = {
+      mode: 'simulated',
+      async fetch(request, signal) {
+        const response = await simulated.fetch(request, signal);
+        answers.push({ url: request.url, response });
+        return response;
+      },
+    };
+    await collectMarket({
+      transport,
+      symbols: TRACKED_ASSETS,
+      asOf: AS_OF,
+      seed: 42,
+      plan: SIMULATED_RUN_PLAN,
+    });
+    // Every dialect of the fallback chain is asked (the default run's gaps walk it), each answer as a value.
+    const hosts = new Set(answers.map(({ url }) => new URL(url).host));
+    expect(hosts.size).toBeGreaterThanOrEqual(5);
+    for (const { url, response } of [
+      ...answers,
+      ...(await Promise.all(
+        endpointUrls('HBAR').map(async (url) => ({ url, response: await simulated.fetch({ url }) })),
+      )),
+    ]) {
+      expect(response.json, url).toBeDefined();
+      // Strict: an undefined field, a -0, NaN or Infinity would not survive the bytes.
+      expect(response.json, url).toStrictEqual(JSON.parse(response.body));
+    }
   });
 });
 

@@ -3,14 +3,11 @@
 // version once. Identity is safe here: the generator never rewrites a file in place (a new file is renamed over
 // it) and each generation hard-links the previous one's files, so the same device, inode, size and modification
 // time mean the same bytes.
-import type { Stats } from 'node:fs';
 import type { HistoryRow } from '../../schemas/history.ts';
 
 /** Versions kept: a few per resource (the day being written and the one before it). */
 const KEPT_FILES = 64;
 const rowsByFile = new Map<string, readonly HistoryRow[]>();
-
-export const fileIdentity = (info: Stats): string => `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}`;
 
 export function rememberRows(identity: string, rows: readonly HistoryRow[]): void {
   rowsByFile.delete(identity);

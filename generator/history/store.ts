@@ -26,7 +26,8 @@ import type {
 import { writeFileAtomic } from '../publish/atomic-write.ts';
 import { allSettledOrThrow } from '../publish/settled.ts';
 import { toCsv } from './csv.ts';
-import { fileIdentity, knownRows, rememberRows } from './day-rows-cache.ts';
+import { fileIdentity } from '../publish/file-identity.ts';
+import { knownRows, rememberRows } from './day-rows-cache.ts';
 
 export interface HistoryStoreOptions {
   /** Public site root (the generator's `--out`): files land in `api/history/` below it. */

@@ -86,9 +86,11 @@ export async function configureSite(
   eleventyConfig.addFilter('shortUtc', (iso: string | null) => (iso ? `${shortUtc(iso)} UTC` : 'unknown'));
   eleventyConfig.addFilter('sitemapXml', (pages: EleventyPage[]) =>
     buildSitemapXml(current().site.baseUrl, [
+      // In path order: Eleventy's own order follows the template files' dates, which differ from clone to clone.
       ...pages
         .filter((page): page is EleventyPage & { url: string } => typeof page.url === 'string')
-        .map((page) => ({ path: page.url, lastmod: current().site.runTime })),
+        .map((page) => ({ path: page.url, lastmod: current().site.runTime }))
+        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
       ...current().sitemapApiEntries,
     ]),
   );

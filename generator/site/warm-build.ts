@@ -5,10 +5,11 @@
 // are those the served generation already holds is hard-linked from it, anything else is written. The switch is
 // the same single atomic step as buildSite's, and the output is the same byte for byte
 // (test/site-warm-build.test.ts). A failed build leaves the last good site served.
-import { copyFile, link, mkdir, readFile, readdir, realpath, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, readFile, readdir, realpath, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { PUBLISHED_FOLDERS, configureSite, passthroughCopies } from './configure.ts';
 import type { SiteOptions } from './configure.ts';
+import { fileIdentity } from '../publish/file-identity.ts';
 import { linkTree } from './link-tree.ts';
 import { keepCompiledTemplates, loadEleventy } from './load-eleventy.ts';
 import type { WithEngines } from './load-eleventy.ts';
@@ -41,8 +42,11 @@ export class WarmSiteBuilder {
   #eleventy: Restartable | null = null;
   #data: SiteData | null = null;
   #builds = 0;
-  /** The generation the last build served, with each page's text: unchanged text needs no reading to compare. */
-  #last: { dir: string; pages: Map<string, string> } | null = null;
+  /**
+   * The generation the last build served, with each page's text and each copied file's source identity: unchanged
+   * text, or an unchanged source file, needs no reading to compare.
+   */
+  #last: { dir: string; pages: Map<string, string>; copies: Map<string, string> } | null = null;
 
   constructor(options: WarmSiteOptions) {
     this.#options = {
@@ -69,6 +73,7 @@ export class WarmSiteBuilder {
     this.#data = await loadSiteData(this.#options);
     const pages = await this.#render();
     const rendered = new Map<string, string>();
+    const copies = new Map<string, string>();
     for (const page of pages) {
       if (page.outputPath === false) continue; // a page with `permalink: false` is not written
       const path = relative(outDir, resolve(page.outputPath));
@@ -77,16 +82,18 @@ export class WarmSiteBuilder {
     }
     await buildInto(outDir, async (building, previous) => {
       const served = previous === null ? null : await realpath(previous);
-      const last = served !== null && this.#last?.dir === served ? this.#last.pages : null;
+      const last = served !== null && this.#last?.dir === served ? this.#last : null;
       await Promise.all([
         ...[...rendered].map(([path, content]) =>
           // When this builder wrote the served generation, its pages are known: the same text is linked, other
           // text written, without reading the served file.
-          last?.get(path) === content
+          last?.pages.get(path) === content
             ? linkInto(join(previous as string, path), join(building, path))
             : placeBytes(Buffer.from(content), path, building, last ? null : previous),
         ),
-        ...passthroughCopies(this.#options).map(({ from, to }) => placeCopy(from, to, building, previous)),
+        ...passthroughCopies(this.#options).map(({ from, to }) =>
+          placeCopy(from, to, building, previous, { before: last?.copies ?? null, now: copies }),
+        ),
       ]);
       for (const folder of PUBLISHED_FOLDERS) {
         const published = join(this.#options.publishedDir ?? siteDir, folder);
@@ -95,7 +102,7 @@ export class WarmSiteBuilder {
         await linkTree(source, join(building, folder));
       }
     });
-    this.#last = { dir: await realpath(outDir), pages: rendered };
+    this.#last = { dir: await realpath(outDir), pages: rendered, copies };
     this.#builds += 1;
   }
 
@@ -137,12 +144,25 @@ async function placeBytes(bytes: Buffer, path: string, building: string, previou
   await writeFile(target, bytes, { flag: 'wx' });
 }
 
+/** Source identities of the copied files, by path in the site: those the served generation was built with, if known. */
+interface CopiedSources {
+  before: ReadonlyMap<string, string> | null;
+  now: Map<string, string>;
+}
+
 /**
  * Copies a file, or every file under a folder, through as Eleventy's passthrough copy does (a missing source
  * copies nothing; dotfiles are copied too). Copied, not linked, from the source: the site's own files may be
- * rewritten in place (the browser bundles); a file equal to the served one is linked from the served generation.
+ * rewritten in place (the browser bundles); a file equal to the served one is linked from the served generation,
+ * without reading either when its source is the very file the served one was copied from.
  */
-async function placeCopy(from: string, to: string, building: string, previous: string | null): Promise<void> {
+async function placeCopy(
+  from: string,
+  to: string,
+  building: string,
+  previous: string | null,
+  sources: CopiedSources,
+): Promise<void> {
   const entries = await readdir(from, { recursive: true, withFileTypes: true }).catch(
     (error: NodeJS.ErrnoException) =>
       error.code === 'ENOTDIR' ? null : error.code === 'ENOENT' ? [] : Promise.reject(error),
@@ -158,6 +178,10 @@ async function placeCopy(from: string, to: string, building: string, previous: s
           });
   await Promise.all(
     files.map(async ({ source, path }) => {
+      const identity = fileIdentity(await stat(source));
+      sources.now.set(path, identity);
+      if (previous !== null && sources.before?.get(path) === identity)
+        return linkInto(join(previous, path), join(building, path));
       if (previous !== null) return placeBytes(await readFile(source), path, building, previous);
       await mkdir(dirname(join(building, path)), { recursive: true });
       await copyFile(source, join(building, path));

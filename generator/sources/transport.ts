@@ -9,6 +9,11 @@ export interface TransportResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /**
+   * The body already parsed, when the transport built the answer as a value (the simulator): exactly
+   * `JSON.parse(body)`, so readers may skip parsing it.
+   */
+  json?: unknown;
 }
 
 export interface Transport {

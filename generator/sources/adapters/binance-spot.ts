@@ -3,7 +3,14 @@
 import { z } from 'zod';
 import type { Candle, OrderBook, Sourced, Ticker24h } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
-import { DecimalString, parseEntries, positiveOrNull, SourceError, venueCalls } from './request.ts';
+import {
+  compiledOnFirstUse,
+  DecimalString,
+  parseEntries,
+  positiveOrNull,
+  SourceError,
+  venueCalls,
+} from './request.ts';
 import { perSymbolSource, sourced, withReasons } from './source.ts';
 import type { FetchContext, SectionSource } from './source.ts';
 import type { VenueErrors } from './venue-errors.ts';
@@ -70,6 +77,8 @@ export const BinanceDepth = z.object({
   asks: z.array(BookLevel),
 });
 export type BinanceDepth = z.infer<typeof BinanceDepth>;
+const KLINE_ROWS = compiledOnFirstUse(z.array(BinanceKline));
+const DEPTH_ROWS = compiledOnFirstUse(BinanceDepth);
 
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
@@ -152,7 +161,7 @@ export const binanceSpotCandles = perSymbolSource<'candles'>(VENUE, async (symbo
   // One extra row: the last one is still forming and gets dropped.
   const limit = Math.min(KLINES_MAX, context.candleLimit + 1);
   const url = `${BASE_URL}/api/v3/klines?symbol=${binanceSymbol(symbol)}&interval=1h&limit=${limit}`;
-  const rows = await calls.parsed(context, url, z.array(BinanceKline));
+  const rows = await calls.parsed(context, url, KLINE_ROWS);
   const candles = normaliseKlines(rows, context.asOf, context.candleLimit);
   const last = candles.at(-1);
   if (!last) throw new SourceError('no closed hourly bar in the response');
@@ -161,7 +170,7 @@ export const binanceSpotCandles = perSymbolSource<'candles'>(VENUE, async (symbo
 
 export const binanceSpotBook = perSymbolSource<'book'>(VENUE, async (symbol, context) => {
   const url = `${BASE_URL}/api/v3/depth?symbol=${binanceSymbol(symbol)}&limit=100`;
-  const raw = await calls.parsed(context, url, BinanceDepth);
+  const raw = await calls.parsed(context, url, DEPTH_ROWS);
   // The depth snapshot carries no time of its own: it is as fresh as the call.
   return sourced(normaliseDepth(raw), VENUE, context.asOf, context);
 });

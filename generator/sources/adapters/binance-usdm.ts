@@ -5,8 +5,15 @@ import type { Funding, OpenInterest } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { BINANCE_ERRORS, binanceSymbol } from './binance-spot.ts';
 import { per8h, settledHistory } from './funding.ts';
-import { DecimalString, MsTime, positiveOrNull, SourceError, venueCalls } from './request.ts';
-import { perSymbolSource, sourced } from './source.ts';
+import {
+  compiledOnFirstUse,
+  DecimalString,
+  MsTime,
+  positiveOrNull,
+  SourceError,
+  venueCalls,
+} from './request.ts';
+import { OPEN_INTEREST_HISTORY_HOURS, perSymbolSource, sourced } from './source.ts';
 
 const VENUE = 'binance-usdm';
 const BASE_URL = 'https://fapi.binance.com';
@@ -14,8 +21,6 @@ const BASE_URL = 'https://fapi.binance.com';
 const calls = venueCalls('Binance', BINANCE_ERRORS);
 const HOUR_MS = 3_600_000;
 const FUNDING_HISTORY_DAYS = 30;
-/** Binance keeps a month of hourly open interest and serves at most 500 rows. */
-const OPEN_INTEREST_ROWS = 500;
 
 // ---- raw shapes -------------------------------------------------------------------------------------------------
 
@@ -43,6 +48,8 @@ export const BinanceOpenInterestHist = z.object({
   timestamp: MsTime,
 });
 export type BinanceOpenInterestHist = z.infer<typeof BinanceOpenInterestHist>;
+const FUNDING_ROWS = compiledOnFirstUse(z.array(BinanceFundingRate));
+const OPEN_INTEREST_ROWS = compiledOnFirstUse(z.array(BinanceOpenInterestHist));
 
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
@@ -87,15 +94,15 @@ export const binanceUsdmFunding = perSymbolSource<'funding'>(VENUE, async (symbo
     calls.parsed(
       context,
       `${BASE_URL}/fapi/v1/fundingRate?symbol=${instrument}&startTime=${since}&limit=1000`,
-      z.array(BinanceFundingRate),
+      FUNDING_ROWS,
     ),
   ]);
   return sourced(normaliseFunding(premium, history), VENUE, premium.time, context);
 });
 
 export const binanceUsdmOpenInterest = perSymbolSource<'openInterest'>(VENUE, async (symbol, context) => {
-  const url = `${BASE_URL}/futures/data/openInterestHist?symbol=${binanceSymbol(symbol)}&period=1h&limit=${OPEN_INTEREST_ROWS}`;
-  const rows = await calls.parsed(context, url, z.array(BinanceOpenInterestHist));
+  const url = `${BASE_URL}/futures/data/openInterestHist?symbol=${binanceSymbol(symbol)}&period=1h&limit=${OPEN_INTEREST_HISTORY_HOURS}`;
+  const rows = await calls.parsed(context, url, OPEN_INTEREST_ROWS);
   const value = normaliseOpenInterest(rows);
   return sourced(value, VENUE, value.history.at(-1)?.time ?? context.asOf, context);
 });

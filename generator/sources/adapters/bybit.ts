@@ -15,7 +15,7 @@ import {
   venueCalls,
 } from './request.ts';
 import type { FetchContext, SectionSource, SectionValues } from './source.ts';
-import { perSymbolSource, sourced } from './source.ts';
+import { OPEN_INTEREST_HISTORY_HOURS, perSymbolSource, sourced } from './source.ts';
 import type { VenueErrors } from './venue-errors.ts';
 
 const VENUE = 'bybit';
@@ -37,7 +37,7 @@ const ERRORS: VenueErrors = {
 };
 const calls = venueCalls('Bybit', ERRORS);
 const TICKERS_URL = `${BASE_URL}/v5/market/tickers?category=linear`;
-/** Bybit serves at most 200 rows of funding or open-interest history per call. */
+/** Bybit serves at most 200 rows of funding history per call. */
 const HISTORY_ROWS = 200;
 
 // ---- raw shapes -------------------------------------------------------------------------------------------------
@@ -186,7 +186,7 @@ export const bybitFunding = bybitSource<'funding'>(async (symbol, ticker, contex
 });
 
 export const bybitOpenInterest = bybitSource<'openInterest'>(async (symbol, ticker, context) => {
-  const url = `${BASE_URL}/v5/market/open-interest?category=linear&symbol=${bybitSymbol(symbol)}&intervalTime=1h&limit=${HISTORY_ROWS}`;
+  const url = `${BASE_URL}/v5/market/open-interest?category=linear&symbol=${bybitSymbol(symbol)}&intervalTime=1h&limit=${OPEN_INTEREST_HISTORY_HOURS}`;
   const rows = unwrap(await calls.parsed(context, url, BybitEnvelope), BybitOpenInterest).list;
   return sourced(normaliseOpenInterest(ticker, rows, context.asOf), VENUE, context.asOf, context);
 });

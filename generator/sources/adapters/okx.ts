@@ -5,6 +5,7 @@ import type { Funding, Liquidations, OpenInterest } from '../../market/types.ts'
 import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { per8h, settledHistory } from './funding.ts';
 import {
+  compiledOnFirstUse,
   Decimal,
   DecimalString,
   MsTime,
@@ -81,6 +82,7 @@ export const OkxLiquidationOrders = z.object({
   ),
 });
 export type OkxLiquidationOrders = z.infer<typeof OkxLiquidationOrders>;
+const LIQUIDATION_ROWS = compiledOnFirstUse(OkxLiquidationOrders);
 
 const envelope = <T extends z.ZodType>(row: T) =>
   z.object({ code: z.string(), msg: z.string(), data: z.array(row) });
@@ -211,7 +213,7 @@ export const okxLiquidations = perSymbolSource<'liquidations'>(VENUE, async (sym
   // Newest first, one page at a time, until the page reaches back a full day.
   for (let page = 0; page < MAX_PAGES; page++) {
     const url = `${base}&limit=${PAGE_SIZE}${after === null ? '' : `&after=${after}`}`;
-    const pageDetails = unwrap(await calls.parsed(context, url, OkxLiquidationOrders)).flatMap(
+    const pageDetails = unwrap(await calls.parsed(context, url, LIQUIDATION_ROWS)).flatMap(
       (entry) => entry.details,
     );
     details.push(...pageDetails);
