@@ -32,7 +32,7 @@ import { dailyBackup, damagedStoreMessage, isDamagedStoreError } from './state/r
 import { runHistoryWith } from './run-history.ts';
 import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED } from './defaults.ts';
 import { appendHistory, marketRowsOf, retentionFromEnv, rowsOfRun as allRowsOfRun } from './history/index.ts';
-import type { RunRows } from './history/index.ts';
+import type { AppendResult, RunRows } from './history/index.ts';
 import { collectFor } from './market-source.ts';
 import type { CollectRequest, SourceName } from './market-source.ts';
 
@@ -172,19 +172,15 @@ async function stageGeneration(
     if (first) await generation.write(first.target, first.data);
     await holdIfAsked();
     // Each file is flushed on its own; many at once let the disk batch the flushes (a generation is not served
-    // before all of them are done, so their order does not matter).
+    // before all of them are done, so their order does not matter). The history lives in folders of its own, so
+    // it is carried over and appended meanwhile.
     const writes = pLimit(PARALLEL_WRITES);
-    await allSettledOrThrow(rest.map(({ target, data }) => writes(() => generation.write(target, data))));
-    // History is part of the generation: the previous one's files, linked, then this run's rows appended.
-    await allSettledOrThrow([
-      ...(bodies.arena ? [] : ARENA_FILES.map((file) => generation.carryOver(file))),
-      generation.carryOver(HISTORY_ROOT),
+    const staging = stageHistory(generation, clock, bodies);
+    await allSettledOrThrow<unknown>([
+      allSettledOrThrow(rest.map(({ target, data }) => writes(() => generation.write(target, data)))),
+      staging,
     ]);
-    const rows = rowsOfRun(bodies.free, bodies.arena);
-    const history = await appendHistory(
-      Object.fromEntries(Object.entries(rows).map(([id, row]) => [id, [row]])),
-      { root: generation.dir, now: clock.generatedAt, retentionDays: retentionFromEnv() },
-    );
+    const history = await staging;
     for (const refused of history.refused) {
       console.error(`history: ${refused.resource} row of ${refused.run_at} not kept: ${refused.reason}`);
     }
@@ -193,6 +189,24 @@ async function stageGeneration(
     await generation.abort().catch(() => undefined);
     throw error;
   }
+}
+
+/** History is part of the generation: the previous one's files, linked, then this run's rows appended. */
+async function stageHistory(
+  generation: Generation,
+  clock: RunClock,
+  bodies: RunBodies,
+): Promise<AppendResult> {
+  await allSettledOrThrow([
+    ...(bodies.arena ? [] : ARENA_FILES.map((file) => generation.carryOver(file))),
+    generation.carryOver(HISTORY_ROOT),
+  ]);
+  const rows = rowsOfRun(bodies.free, bodies.arena);
+  return appendHistory(Object.fromEntries(Object.entries(rows).map(([id, row]) => [id, [row]])), {
+    root: generation.dir,
+    now: clock.generatedAt,
+    retentionDays: retentionFromEnv(),
+  });
 }
 
 /** A run's history rows: market rows always, arena rows only when the arena store was read. */

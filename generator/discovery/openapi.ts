@@ -275,6 +275,17 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       },
     ],
     paths,
-    components: { schemas: componentSchemas(schemaEntries(), baseUrl), ...sharedComponents() },
+    components: { schemas: componentsFor(baseUrl), ...sharedComponents() },
   };
+}
+
+/** The schema components depend on the code and the base URL alone: derived once per process and base URL. */
+const componentsByBaseUrl = new Map<string, ReturnType<typeof componentSchemas>>();
+function componentsFor(baseUrl: string): ReturnType<typeof componentSchemas> {
+  let components = componentsByBaseUrl.get(baseUrl);
+  if (!components) {
+    components = componentSchemas(schemaEntries(), baseUrl);
+    componentsByBaseUrl.set(baseUrl, components);
+  }
+  return components;
 }

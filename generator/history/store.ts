@@ -27,6 +27,8 @@ import { writeFileAtomic } from '../publish/atomic-write.ts';
 import { allSettledOrThrow } from '../publish/settled.ts';
 import { toCsv } from './csv.ts';
 import { fileIdentity } from '../publish/file-identity.ts';
+import { folderMaker } from '../publish/folders.ts';
+import type { MakeFolder } from '../publish/folders.ts';
 import { knownRows, rememberRows } from './day-rows-cache.ts';
 
 export interface HistoryStoreOptions {
@@ -128,11 +130,12 @@ async function writePair(
   id: HistoryResourceId,
   name: string,
   body: { rows: HistoryRow[] | object[] },
+  makeFolder: MakeFolder,
 ) {
   const dir = join(root, historyDir(id));
   await allSettledOrThrow([
-    writeFileAtomic(join(dir, `${name}.json`), pretty(body)),
-    writeFileAtomic(join(dir, `${name}.csv`), toCsv(columnsOf(id), body.rows as HistoryRow[])),
+    writeFileAtomic(join(dir, `${name}.json`), pretty(body), makeFolder),
+    writeFileAtomic(join(dir, `${name}.csv`), toCsv(columnsOf(id), body.rows as HistoryRow[]), makeFolder),
   ]);
 }
 
@@ -146,6 +149,7 @@ async function appendDay(
   day: string,
   rows: readonly HistoryRow[],
   closed: boolean,
+  makeFolder: MakeFolder,
 ): Promise<{ written: HistoryRow[] | null; refused: RefusedRow[] }> {
   const refuse = (reason: string) => ({
     written: null,
@@ -158,7 +162,7 @@ async function appendDay(
   const merged = [...existing.filter((row) => !fresh.has(row.run_at)), ...rows].sort((a, b) =>
     a.run_at.localeCompare(b.run_at),
   );
-  await writePair(root, id, day, dayBody(id, day, merged));
+  await writePair(root, id, day, dayBody(id, day, merged), makeFolder);
   const info = await stat(dayFile(root, id, day)).catch(() => null);
   if (info) rememberRows(fileIdentity(info), merged);
   return { written: merged, refused: [] };
@@ -168,11 +172,12 @@ async function appendDay(
 async function writeLatest(
   root: string,
   id: HistoryResourceId,
+  days: readonly string[],
   written: ReadonlyMap<string, HistoryRow[]>,
+  makeFolder: MakeFolder,
 ): Promise<void> {
   const rows: HistoryRow[] = [];
-  const days = await listDays(root, id);
-  for (const day of days.reverse()) {
+  for (const day of [...days].reverse()) {
     if (rows.length >= LATEST_ROWS) break;
     rows.unshift(...(written.get(day) ?? (await readDayRows(root, id, day)) ?? []));
   }
@@ -184,17 +189,21 @@ async function writeLatest(
     max_rows: LATEST_ROWS,
     rows: rows.slice(-LATEST_ROWS),
   };
-  await writePair(root, id, 'latest', body);
+  await writePair(root, id, 'latest', body, makeFolder);
 }
 
 const oldestKeptAfter = (newestDay: string, retentionDays: number) =>
   utcDay(Date.parse(`${newestDay}T00:00:00.000Z`) - retentionDays * DAY_MS);
 
-/** Deletes the day files older than `retentionDays` before the newest day file. */
-async function applyRetention(root: string, id: HistoryResourceId, retentionDays: number): Promise<string[]> {
-  const days = await listDays(root, id);
+/** Deletes the day files (of `days`, oldest first) older than `retentionDays` before the newest one. */
+async function applyRetention(
+  root: string,
+  id: HistoryResourceId,
+  days: readonly string[],
+  retentionDays: number,
+): Promise<{ kept: string[]; removed: string[] }> {
   const newest = days.at(-1);
-  if (!newest) return [];
+  if (!newest) return { kept: [], removed: [] };
   const oldestKept = oldestKeptAfter(newest, retentionDays);
   const removed: string[] = [];
   for (const day of days.filter((d) => d < oldestKept)) {
@@ -203,18 +212,20 @@ async function applyRetention(root: string, id: HistoryResourceId, retentionDays
     await rm(join(dir, `${day}.csv`), { force: true });
     removed.push(`${id}/${day}`);
   }
-  return removed;
+  return { kept: days.filter((d) => d >= oldestKept), removed };
 }
 
 export async function buildIndex(
   root: string,
   retentionDays: number,
   now: number,
+  /** The day files per resource, when the caller already knows them (otherwise read from the folders). */
+  known: Partial<Record<HistoryResourceId, readonly string[]>> = {},
 ): Promise<HistoryIndexFile> {
   const resources = await Promise.all(
     HISTORY_RESOURCE_IDS.map(async (id) => {
       const spec = HISTORY_RESOURCES[id];
-      const days = await listDays(root, id);
+      const days = [...(known[id] ?? (await listDays(root, id)))];
       const dir = `/${historyDir(id)}`;
       return {
         resource: id,
@@ -243,14 +254,15 @@ export async function buildIndex(
   };
 }
 
-/** One resource's part of appendHistory. */
+/** One resource's part of appendHistory, with the day files it leaves (oldest first). */
 async function appendResource(
   root: string,
   id: HistoryResourceId,
   rows: readonly HistoryRow[],
   today: string,
   retentionDays: number,
-): Promise<AppendResult> {
+  makeFolder: MakeFolder,
+): Promise<AppendResult & { days: string[] }> {
   const result: AppendResult = { appended: 0, refused: [], removed: [] };
   const schema = historyRowSchema(HISTORY_RESOURCES[id]);
   const existingDays = await listDays(root, id);
@@ -279,14 +291,16 @@ async function appendResource(
   const written = new Map<string, HistoryRow[]>();
   for (const [day, dayRows] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
     const closed = day < lastExisting && existingDays.includes(day);
-    const outcome = await appendDay(root, id, day, dayRows, closed);
+    const outcome = await appendDay(root, id, day, dayRows, closed, makeFolder);
     if (outcome.written) written.set(day, outcome.written);
     result.refused.push(...outcome.refused);
     result.appended += dayRows.length - outcome.refused.length;
   }
-  result.removed.push(...(await applyRetention(root, id, retentionDays)));
-  await writeLatest(root, id, written);
-  return result;
+  const present = [...new Set([...existingDays, ...written.keys()])].sort();
+  const { kept, removed } = await applyRetention(root, id, present, retentionDays);
+  result.removed.push(...removed);
+  await writeLatest(root, id, kept, written, makeFolder);
+  return { ...result, days: kept };
 }
 
 /**
@@ -300,9 +314,11 @@ export async function appendHistory(
 ): Promise<AppendResult> {
   const now = options.now ?? Date.now();
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
+  // Each folder is made once: the day's and latest files of a resource share one.
+  const makeFolder = folderMaker();
   const perResource = await allSettledOrThrow(
     HISTORY_RESOURCE_IDS.map((id) =>
-      appendResource(options.root, id, rowsByResource[id] ?? [], utcDay(now), retentionDays),
+      appendResource(options.root, id, rowsByResource[id] ?? [], utcDay(now), retentionDays, makeFolder),
     ),
   );
   const result: AppendResult = { appended: 0, refused: [], removed: [] };
@@ -311,9 +327,11 @@ export async function appendHistory(
     result.refused.push(...one.refused);
     result.removed.push(...one.removed);
   }
+  const days = Object.fromEntries(HISTORY_RESOURCE_IDS.map((id, i) => [id, perResource[i]?.days]));
   await writeFileAtomic(
     join(options.root, HISTORY_INDEX_FILE),
-    pretty(await buildIndex(options.root, retentionDays, now)),
+    pretty(await buildIndex(options.root, retentionDays, now, days)),
+    makeFolder,
   );
   return result;
 }

@@ -1,11 +1,20 @@
 // Files are replaced by rename, never rewritten in place: a reader sees the old file or the new one, never a torn one.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
+import { makeFolderEachTime } from './folders.ts';
+import type { MakeFolder } from './folders.ts';
 
-/** Writes `data` to a hidden temporary file beside `target` (flushed to disk) and returns its path. */
-export async function stageFile(target: string, data: string): Promise<string> {
-  await mkdir(dirname(target), { recursive: true });
+/**
+ * Writes `data` to a hidden temporary file beside `target` (flushed to disk) and returns its path. Callers writing
+ * many files may share a `folderMaker` so that each folder is made once.
+ */
+export async function stageFile(
+  target: string,
+  data: string,
+  makeFolder: MakeFolder = makeFolderEachTime,
+): Promise<string> {
+  await makeFolder(dirname(target));
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx');
   try {
@@ -20,8 +29,12 @@ export async function stageFile(target: string, data: string): Promise<string> {
   return temp;
 }
 
-export async function writeFileAtomic(target: string, data: string): Promise<void> {
-  const temp = await stageFile(target, data);
+export async function writeFileAtomic(
+  target: string,
+  data: string,
+  makeFolder: MakeFolder = makeFolderEachTime,
+): Promise<void> {
+  const temp = await stageFile(target, data, makeFolder);
   try {
     await rename(temp, target);
   } catch (error) {

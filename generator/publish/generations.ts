@@ -13,6 +13,7 @@ import * as nodeFs from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { processIsAlive } from '../state/lock.ts';
 import { linkTree } from '../site/link-tree.ts';
+import { folderMaker } from './folders.ts';
 
 /** Generations kept: the one served and the one before it (a rollback target, and readers still busy with it). */
 export const KEEP_GENERATIONS = 2;
@@ -149,6 +150,9 @@ export async function beginGeneration(
   const previous = await readCurrent(store, fs);
   const previousDir = previous === null ? null : join(store, previous);
   let state: 'open' | 'committed' | 'done' = 'open';
+  const makeFolder = folderMaker(async (folder) => {
+    await fs.mkdir(folder, { recursive: true });
+  });
 
   return {
     dir: building,
@@ -157,13 +161,13 @@ export async function beginGeneration(
       if (previousDir === null) return 0;
       const info = await fs.lstat(join(previousDir, path)).catch(() => null);
       if (!info?.isFile()) return linkTree(join(previousDir, path), join(building, path), fs);
-      await fs.mkdir(dirname(join(building, path)), { recursive: true });
+      await makeFolder(dirname(join(building, path)));
       await fs.link(join(previousDir, path), join(building, path));
       return 1;
     },
     async write(file, data) {
       const target = join(building, file);
-      await fs.mkdir(dirname(target), { recursive: true });
+      await makeFolder(dirname(target));
       const handle = await fs.open(target, 'wx');
       try {
         await handle.writeFile(data, 'utf8');

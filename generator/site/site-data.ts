@@ -29,6 +29,7 @@ import {
   standaloneSchema,
 } from '../discovery/json-schema.ts';
 import { buildLlmsTxt } from '../discovery/llms-txt.ts';
+import type { SchemaEntry } from '../discovery/json-schema.ts';
 import { historyRowSchemaEntries } from '../discovery/history-entries.ts';
 import { buildOpenApiDocument } from '../discovery/openapi.ts';
 import { keepPrinted, openApiYaml, printCount, printedEntries } from '../discovery/openapi-yaml.ts';
@@ -107,7 +108,7 @@ function endpointPage(
     amountAtomic: paid ? resource.amountAtomic : null,
     schemaUrl: absoluteUrl(baseUrl, `/schemas/${schemaFileOf(resource)}`),
     componentName: componentNameOf(resource),
-    fields: entry ? fieldRows(standaloneSchema(entry, baseUrl)) : [],
+    fields: entry ? codeParts(baseUrl).fields(entry) : [],
     example: paid ? pretty(PAID_EXAMPLES[resource.id] ?? null) : file ? pretty(file.body) : null,
     exampleNote: paid
       ? 'An example body (simulated numbers, one asset). The real body is served only after payment.'
@@ -115,6 +116,38 @@ function endpointPage(
     curl,
     generatedAt: file?.lastmod ?? null,
   };
+}
+
+/**
+ * The parts of the site that depend on the code and the base URL alone (the schema files, each endpoint's field
+ * table): derived once per process and base URL, as a long-running process builds the site every cycle.
+ */
+const codePartsByBaseUrl = new Map<
+  string,
+  { schemaFiles: Array<{ fileName: string; json: string }>; fields: (entry: SchemaEntry) => FieldRows }
+>();
+type FieldRows = ReturnType<typeof fieldRows>;
+function codeParts(baseUrl: string) {
+  let parts = codePartsByBaseUrl.get(baseUrl);
+  if (!parts) {
+    const fields = new Map<string, FieldRows>();
+    parts = {
+      schemaFiles: allSchemaEntries().map((entry) => ({
+        fileName: entry.fileName,
+        json: `${pretty(standaloneSchema(entry, baseUrl))}\n`,
+      })),
+      fields: (entry) => {
+        let rows = fields.get(entry.fileName);
+        if (!rows) {
+          rows = fieldRows(standaloneSchema(entry, baseUrl));
+          fields.set(entry.fileName, rows);
+        }
+        return rows;
+      },
+    };
+    codePartsByBaseUrl.set(baseUrl, parts);
+  }
+  return parts;
 }
 
 const exists = (path: string) =>
@@ -236,10 +269,7 @@ export async function loadSiteData(options: SiteDataOptions) {
     discovery: {
       openapiJson: `${pretty(openapi)}\n`,
       openapiYaml: openApiYaml(openapi),
-      schemaFiles: allSchemaEntries().map((entry) => ({
-        fileName: entry.fileName,
-        json: `${pretty(standaloneSchema(entry, baseUrl))}\n`,
-      })),
+      schemaFiles: codeParts(baseUrl).schemaFiles,
       llmsTxt: buildLlmsTxt({ baseUrl, hasBuyer }),
       robotsTxt: buildRobotsTxt(baseUrl),
       errorFiles: [

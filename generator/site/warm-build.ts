@@ -5,11 +5,13 @@
 // are those the served generation already holds is hard-linked from it, anything else is written. The switch is
 // the same single atomic step as buildSite's, and the output is the same byte for byte
 // (test/site-warm-build.test.ts). A failed build leaves the last good site served.
-import { copyFile, link, mkdir, readFile, readdir, realpath, stat, writeFile } from 'node:fs/promises';
+import { copyFile, link, readFile, readdir, realpath, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { PUBLISHED_FOLDERS, configureSite, passthroughCopies } from './configure.ts';
 import type { SiteOptions } from './configure.ts';
 import { fileIdentity } from '../publish/file-identity.ts';
+import { folderMaker } from '../publish/folders.ts';
+import type { MakeFolder } from '../publish/folders.ts';
 import { linkTree } from './link-tree.ts';
 import { keepCompiledTemplates, loadEleventy } from './load-eleventy.ts';
 import type { WithEngines } from './load-eleventy.ts';
@@ -83,24 +85,27 @@ export class WarmSiteBuilder {
     await buildInto(outDir, async (building, previous) => {
       const served = previous === null ? null : await realpath(previous);
       const last = served !== null && this.#last?.dir === served ? this.#last : null;
+      const into: Placement = { building, previous, makeFolder: folderMaker() };
       await Promise.all([
         ...[...rendered].map(([path, content]) =>
           // When this builder wrote the served generation, its pages are known: the same text is linked, other
           // text written, without reading the served file.
           last?.pages.get(path) === content
-            ? linkInto(join(previous as string, path), join(building, path))
-            : placeBytes(Buffer.from(content), path, building, last ? null : previous),
+            ? linkInto(join(previous as string, path), path, into)
+            : placeBytes(Buffer.from(content), path, { ...into, previous: last ? null : previous }),
         ),
         ...passthroughCopies(this.#options).map(({ from, to }) =>
-          placeCopy(from, to, building, previous, { before: last?.copies ?? null, now: copies }),
+          placeCopy(from, to, into, { before: last?.copies ?? null, now: copies }),
         ),
       ]);
-      for (const folder of PUBLISHED_FOLDERS) {
-        const published = join(this.#options.publishedDir ?? siteDir, folder);
-        // Resolved once: every file comes from the generation served now, even if a run switches meanwhile.
-        const source = await realpath(published).catch(() => published);
-        await linkTree(source, join(building, folder));
-      }
+      await Promise.all(
+        PUBLISHED_FOLDERS.map(async (folder) => {
+          const published = join(this.#options.publishedDir ?? siteDir, folder);
+          // Resolved once: every file comes from the generation served now, even if a run switches meanwhile.
+          const source = await realpath(published).catch(() => published);
+          await linkTree(source, join(building, folder));
+        }),
+      );
     });
     this.#last = { dir: await realpath(outDir), pages: rendered, copies };
     this.#builds += 1;
@@ -127,15 +132,24 @@ export class WarmSiteBuilder {
   }
 }
 
-async function linkInto(source: string, target: string): Promise<void> {
-  await mkdir(dirname(target), { recursive: true });
+/** Where one build places its files: the new generation, the served one (null: none, or not to be read). */
+interface Placement {
+  building: string;
+  previous: string | null;
+  makeFolder: MakeFolder;
+}
+
+/** Hard-links `source` at `path` in the new generation. */
+async function linkInto(source: string, path: string, { building, makeFolder }: Placement): Promise<void> {
+  const target = join(building, path);
+  await makeFolder(dirname(target));
   await link(source, target);
 }
 
 /** Puts `bytes` at `path` in the new generation: a hard link to the served generation's file if it is the same. */
-async function placeBytes(bytes: Buffer, path: string, building: string, previous: string | null) {
+async function placeBytes(bytes: Buffer, path: string, { building, previous, makeFolder }: Placement) {
   const target = join(building, path);
-  await mkdir(dirname(target), { recursive: true });
+  await makeFolder(dirname(target));
   if (previous !== null) {
     const served = join(previous, path);
     const old = await readFile(served).catch(() => null);
@@ -156,13 +170,8 @@ interface CopiedSources {
  * rewritten in place (the browser bundles); a file equal to the served one is linked from the served generation,
  * without reading either when its source is the very file the served one was copied from.
  */
-async function placeCopy(
-  from: string,
-  to: string,
-  building: string,
-  previous: string | null,
-  sources: CopiedSources,
-): Promise<void> {
+async function placeCopy(from: string, to: string, into: Placement, sources: CopiedSources): Promise<void> {
+  const { building, previous, makeFolder } = into;
   const entries = await readdir(from, { recursive: true, withFileTypes: true }).catch(
     (error: NodeJS.ErrnoException) =>
       error.code === 'ENOTDIR' ? null : error.code === 'ENOENT' ? [] : Promise.reject(error),
@@ -181,9 +190,9 @@ async function placeCopy(
       const identity = fileIdentity(await stat(source));
       sources.now.set(path, identity);
       if (previous !== null && sources.before?.get(path) === identity)
-        return linkInto(join(previous, path), join(building, path));
-      if (previous !== null) return placeBytes(await readFile(source), path, building, previous);
-      await mkdir(dirname(join(building, path)), { recursive: true });
+        return linkInto(join(previous, path), path, into);
+      if (previous !== null) return placeBytes(await readFile(source), path, into);
+      await makeFolder(dirname(join(building, path)));
       await copyFile(source, join(building, path));
     }),
   );
