@@ -5,6 +5,7 @@ import type { Funding, OpenInterest, Sourced } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { per8h, settledHistory } from './funding.ts';
 import {
+  compiledOnFirstUse,
   Decimal,
   MsTime,
   OptionalDecimal,
@@ -14,6 +15,7 @@ import {
   SourceError,
   venueCalls,
 } from './request.ts';
+import type { ResponseSchema } from './request.ts';
 import type { FetchContext, SectionSource, SectionValues } from './source.ts';
 import { OPEN_INTEREST_HISTORY_HOURS, perSymbolSource, sourced } from './source.ts';
 import type { VenueErrors } from './venue-errors.ts';
@@ -72,6 +74,7 @@ export const BybitFundingRow = z.object({
 });
 export type BybitFundingRow = z.infer<typeof BybitFundingRow>;
 export const BybitFundingHistory = z.object({ list: z.array(BybitFundingRow) });
+const FUNDING_ROWS = compiledOnFirstUse(BybitFundingHistory);
 
 /**
  * Since June 2026 Bybit documents `openInterest` of this endpoint as both sides added and sends the one-sided
@@ -84,11 +87,12 @@ export const BybitOpenInterestRow = z.object({
 });
 export type BybitOpenInterestRow = z.infer<typeof BybitOpenInterestRow>;
 export const BybitOpenInterest = z.object({ list: z.array(BybitOpenInterestRow) });
+const OPEN_INTEREST_ROWS = compiledOnFirstUse(BybitOpenInterest);
 
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
 /** Bybit reports failures inside its envelope: a non-zero retCode (often with HTTP 200), message kept. */
-function unwrap<T>(raw: z.infer<typeof BybitEnvelope>, result: z.ZodType<T>): T {
+function unwrap<T>(raw: z.infer<typeof BybitEnvelope>, result: ResponseSchema<T>): T {
   if (raw.retCode !== 0) throw calls.envelopeFailure(String(raw.retCode), raw.retMsg);
   return parseRaw(result, raw.result);
 }
@@ -181,13 +185,13 @@ function bybitSource<S extends 'funding' | 'openInterest'>(
 
 export const bybitFunding = bybitSource<'funding'>(async (symbol, ticker, context) => {
   const url = `${BASE_URL}/v5/market/funding/history?category=linear&symbol=${bybitSymbol(symbol)}&limit=${HISTORY_ROWS}`;
-  const history = unwrap(await calls.parsed(context, url, BybitEnvelope), BybitFundingHistory).list;
+  const history = unwrap(await calls.parsed(context, url, BybitEnvelope), FUNDING_ROWS).list;
   return sourced(normaliseFunding(ticker, history), VENUE, context.asOf, context);
 });
 
 export const bybitOpenInterest = bybitSource<'openInterest'>(async (symbol, ticker, context) => {
   const url = `${BASE_URL}/v5/market/open-interest?category=linear&symbol=${bybitSymbol(symbol)}&intervalTime=1h&limit=${OPEN_INTEREST_HISTORY_HOURS}`;
-  const rows = unwrap(await calls.parsed(context, url, BybitEnvelope), BybitOpenInterest).list;
+  const rows = unwrap(await calls.parsed(context, url, BybitEnvelope), OPEN_INTEREST_ROWS).list;
   return sourced(normaliseOpenInterest(ticker, rows, context.asOf), VENUE, context.asOf, context);
 });
 

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { Candle, OrderBook, Ticker24h } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
-import { DecimalString, SourceError, venueCalls } from './request.ts';
+import { compiledOnFirstUse, DecimalString, SourceError, venueCalls } from './request.ts';
 import { perSymbolSource, sourced } from './source.ts';
 import type { VenueErrors } from './venue-errors.ts';
 
@@ -45,6 +45,7 @@ export const CoinbaseCandle = z.tuple([
   z.number(),
 ]);
 export type CoinbaseCandle = z.infer<typeof CoinbaseCandle>;
+const CANDLE_ROWS = compiledOnFirstUse(z.array(CoinbaseCandle));
 
 /** `/products/{id}/book?level=2`: [price, size, number of orders], best first. */
 const BookLevel = z.tuple([DecimalString, DecimalString, z.number().int()]);
@@ -53,6 +54,7 @@ export type CoinbaseBook = z.infer<typeof CoinbaseBook>;
 /** A product in auction mode answers with indicative prices and its `auction_status` instead of bids and asks. */
 const CoinbaseAuction = z.object({ auction_status: z.string() });
 const CoinbaseBookAnswer = z.union([CoinbaseBook, CoinbaseAuction]);
+const BOOK_ROWS = compiledOnFirstUse(CoinbaseBookAnswer);
 
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
@@ -112,7 +114,7 @@ export const coinbaseCandles = perSymbolSource<'candles'>(VENUE, async (symbol, 
   const rows: CoinbaseCandle[] = [];
   for (const page of candlePages(context.asOf, context.candleLimit)) {
     const url = `${base}&start=${encodeURIComponent(page.start)}&end=${encodeURIComponent(page.end)}`;
-    const pageRows = await calls.parsed(context, url, z.array(CoinbaseCandle));
+    const pageRows = await calls.parsed(context, url, CANDLE_ROWS);
     rows.push(...pageRows);
     if (pageRows.length === 0) break; // nothing older: the product is younger than the window
   }
@@ -124,7 +126,7 @@ export const coinbaseCandles = perSymbolSource<'candles'>(VENUE, async (symbol, 
 
 export const coinbaseBook = perSymbolSource<'book'>(VENUE, async (symbol, context) => {
   const url = `${BASE_URL}/products/${coinbaseProduct(symbol)}/book?level=2`;
-  const raw = await calls.parsed(context, url, CoinbaseBookAnswer);
+  const raw = await calls.parsed(context, url, BOOK_ROWS);
   // Indicative auction prices are not a book anyone can trade against: not available, never an empty book.
   if (!('bids' in raw)) {
     throw new SourceError(

@@ -7,6 +7,7 @@ import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { per8h } from './funding.ts';
 import {
   Decimal,
+  compiledOnFirstUse,
   DecimalString,
   OptionalDecimal,
   parseEntries,
@@ -66,6 +67,7 @@ export const HyperliquidFundingRow = z.object({
   time: z.number().int(),
 });
 export type HyperliquidFundingRow = z.infer<typeof HyperliquidFundingRow>;
+const FUNDING_ROWS = compiledOnFirstUse(z.array(HyperliquidFundingRow));
 
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
@@ -130,7 +132,7 @@ function hyperliquidSource<S extends 'funding' | 'openInterest'>(
 export const hyperliquidFunding = hyperliquidSource<'funding'>(async (symbol, ctx, context) => {
   const startTime = Math.floor(context.asOf / HOUR_MS) * HOUR_MS - HISTORY_HOURS * HOUR_MS;
   const request = info({ type: 'fundingHistory', coin: symbol, startTime });
-  const history = await calls.parsed(context, request, z.array(HyperliquidFundingRow));
+  const history = await calls.parsed(context, request, FUNDING_ROWS);
   return sourced(normaliseFunding(ctx, history), VENUE, context.asOf, context);
 });
 

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { Candle, Sourced, Ticker24h } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
-import { DecimalString, positiveOrNull, SourceError, venueCalls } from './request.ts';
+import { compiledOnFirstUse, DecimalString, positiveOrNull, SourceError, venueCalls } from './request.ts';
 import { perSymbolSource, sourced, withReasons } from './source.ts';
 import type { FetchContext, SectionSource } from './source.ts';
 import type { VenueErrors } from './venue-errors.ts';
@@ -75,6 +75,7 @@ export const KrakenOhlcRow = z.tuple([
 export type KrakenOhlcRow = z.infer<typeof KrakenOhlcRow>;
 /** The result holds one pair key (renamed) and `last`, the id to pass as `since` for the next increment. */
 export const KrakenOhlc = envelope(z.record(z.string(), z.union([z.array(KrakenOhlcRow), z.number()])));
+const OHLC_ROWS = compiledOnFirstUse(KrakenOhlc);
 
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
@@ -136,7 +137,7 @@ async function fetchOhlc(
   const url =
     `${BASE_URL}/0/public/OHLC?pair=${krakenPair(symbol)}&interval=60` +
     (since === null ? '' : `&since=${Math.floor(since / 1000)}`);
-  const result = unwrap(await calls.parsed(context, url, KrakenOhlc));
+  const result = unwrap(await calls.parsed(context, url, OHLC_ROWS));
   const rows = pairEntry(result, symbol);
   if (!Array.isArray(rows)) throw new SourceError(`OHLC answer without the pair ${krakenPair(symbol)}`);
   return rows;

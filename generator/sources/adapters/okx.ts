@@ -109,6 +109,7 @@ export const OkxFundingHistoryRow = z.object({
 });
 export type OkxFundingHistoryRow = z.infer<typeof OkxFundingHistoryRow>;
 export const OkxFundingHistory = envelope(OkxFundingHistoryRow);
+const FUNDING_HISTORY_ROWS = compiledOnFirstUse(OkxFundingHistory);
 
 /** `/api/v5/public/open-interest`: oi in contracts, oiCcy in coins, oiUsd in USD. */
 export const OkxOpenInterestRow = z.object({
@@ -256,7 +257,7 @@ export const okxFunding = perSymbolSource<'funding'>(VENUE, async (symbol, conte
     calls.parsed(
       context,
       `${BASE_URL}/api/v5/public/funding-rate-history?instId=${instId}&limit=100`,
-      OkxFundingHistory,
+      FUNDING_HISTORY_ROWS,
     ),
   ]);
   const row = firstRow(unwrap(current), 'funding rate');

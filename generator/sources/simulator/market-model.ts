@@ -97,6 +97,10 @@ interface Path {
   vol: Float64Array; // total volatility of each hour
 }
 
+/** Paths of recent runs, newest last: enough for every tracked symbol, bounded for large universes. */
+const KEPT_PATHS = 64;
+const recentPaths = new Map<string, Path>();
+
 export class SimulatedMarket {
   /** Index of the hour containing the as-of time (possibly just begun). */
   readonly currentHour: number;
@@ -276,7 +280,14 @@ export class SimulatedMarket {
     const state = this.state(symbol);
     if (state.path && state.path.from <= hour - LOOKBACK_HOURS) return state.path;
     const from = Math.min(hour, this.currentHour - MIN_HISTORY_HOURS) - LOOKBACK_HOURS;
-    state.path = this.computePath(state, from);
+    // A path depends on the seed, the symbol, its window and the current hour alone, so the runs of one hour share
+    // it (a long-running process runs every minute).
+    const key = `${this.seed}:${symbol}:${from}:${this.currentHour}`;
+    state.path = recentPaths.get(key) ?? this.computePath(state, from);
+    recentPaths.delete(key);
+    recentPaths.set(key, state.path);
+    const oldest = recentPaths.keys().next().value;
+    if (recentPaths.size > KEPT_PATHS && oldest !== undefined) recentPaths.delete(oldest);
     return state.path;
   }
 
