@@ -66,7 +66,6 @@ function addGenerateOptions(command: Command): Command {
 }
 
 async function generateOnce(flags: GenerateFlags): Promise<void> {
-  (await import('./one-shot.ts')).configureOneShotProcess();
   const report = await generate(flags);
   if (report.status === 'failed' || report.status === 'stale') throw new Error(summarise(report));
   console.log(summarise(report));
@@ -142,7 +141,11 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
 
   addGenerateOptions(
     program.command('generate').description('compute every snapshot once and publish it atomically'),
-  ).action(generateOnce);
+  ).action(async (flags: GenerateFlags) => {
+    // `emi up` runs generateOnce too, then keeps running: only this command is a one-off process.
+    (await import('./one-shot.ts')).configureOneShotProcess();
+    await generateOnce(flags);
+  });
 
   program
     .command('build')
@@ -189,8 +192,8 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
           dir: resolve(o.dir),
           paid: resolve(o.paid),
           voteStorePath: resolve(process.env.EMI_STATE_DIR ?? 'var', 'arena-votes.sqlite'),
+          onListening: instance.listening,
         });
-        await instance.listening(stack.url);
         onShutdown(stack.close);
       },
     );
@@ -252,8 +255,8 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
         config: o.config,
         ledgerFile: resolve(o.state, 'publishers.sqlite'),
         voteStorePath: resolve(o.state, 'arena-votes.sqlite'),
+        onListening: instance.listening,
       });
-      await instance.listening(stack.url);
       const schedule = await scheduleRuns({ ...o, baseUrl });
       onShutdown(async () => {
         await schedule.stop();

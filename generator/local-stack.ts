@@ -22,6 +22,11 @@ export interface LocalStackOptions {
   /** SQLite file of wallet-signed votes (POST /arena/vote), imported by the generator at each run. */
   voteStorePath?: string;
   log?: (line: string) => void;
+  /**
+   * Runs once the server listens, before its address is announced: whoever reads the address (a person, a test, a
+   * second `emi up`) then finds it recorded too.
+   */
+  onListening?: (url: string) => Promise<void>;
 }
 
 export interface LocalStack {
@@ -62,6 +67,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       mcp: paywall.mcp ?? undefined,
     });
     const server = await listen(app, options.port, options.host);
+    await options.onListening?.(server.url);
     log(`site: ${server.url}/ (free API under ${server.url}/api/, docs, llms.txt, openapi.json)`);
     for (const line of paywall.describe()) log(line);
     log(`buyer page: ${server.url}/x402-buyer/`);

@@ -1,5 +1,5 @@
 // One instance per folder: a second `emi up` on the same folders says what is running and touches nothing.
-import { mkdtemp, readdir, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -35,6 +35,9 @@ describe('a second emi up on the same folders', () => {
     try {
       await first.waitFor(/site: http:\/\/127\.0\.0\.1:\d+\//);
       expect(first.child.exitCode).toBeNull(); // still running
+      // The address is recorded before it is announced: whoever reads the announcement finds it in the claim.
+      const claim = JSON.parse(await readFile(join(dir, '.dist.instance.json'), 'utf8')) as { url?: string };
+      expect(claim.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const before = await snapshot(dir);
       const second = await runEmi(dir, upArgs);
       expect(second.code).not.toBe(0);
