@@ -16,14 +16,14 @@ import type { SharedResponses } from './request.ts';
 
 export type SectionName = Exclude<keyof AssetMarket, 'symbol'>;
 
-/** The order in which sections appear in a snapshot (and issues in its list). */
 /**
  * Hours of open-interest history asked of a venue: every reader looks back 24 hours (the positioning reading's
  * day-ago value, the liquidation estimate's drops), so two days leave a day's margin for gaps. Asking for the
- * venues' maximum (500 rows at Binance) made open interest half of a run's venue bytes for nothing.
+ * venues' maximum (500 rows at Binance) made open interest about two fifths of a run's venue bytes for nothing.
  */
 export const OPEN_INTEREST_HISTORY_HOURS = 48;
 
+/** The order in which sections appear in a snapshot (and issues in its list). */
 export const SECTION_NAMES: readonly SectionName[] = [
   'candles',
   'ticker',
