@@ -269,6 +269,39 @@ describe('schemas and CSV twins', () => {
     expect(latest.rows).toEqual([]);
   });
 
+  it('the CSV twins stay exact run after run in one process, and per resource for a row object given to two', async () => {
+    const out = join(root, 'csv-runs');
+    /** Each CSV record, as the JSON rows say it should read. */
+    const expectTwins = async (id: HistoryResourceId, name: string) => {
+      const json = (await readJson(dayPath(out, id, name))) as { columns: string[]; rows: HistoryRow[] };
+      const [header, ...records] = parseCsv(await readFile(dayPath(out, id, name, 'csv'), 'utf8'));
+      expect(header).toEqual(json.columns);
+      expect(records).toEqual(
+        json.rows.map((row) => json.columns.map((c) => (row[c] === null ? '' : String(row[c])))),
+      );
+      return json.rows.length;
+    };
+    // One object handed to two resources: each file lists it with its own columns.
+    const shared = { ...sampleRows['market-regime'], ...sampleRows['human-consensus'] } as HistoryRow;
+    for (let minute = 0; minute < 5; minute++) {
+      const at = new Date(T0 + minute * 60_000).toISOString();
+      const row = minute === 2 ? Object.assign(shared, { run_at: at }) : null;
+      await appendHistory(
+        {
+          'market-regime': [row ?? { ...sampleRows['market-regime'], run_at: at }],
+          'human-consensus': [
+            row ?? { ...sampleRows['human-consensus'], run_at: at, round_id: `r-${minute}` },
+          ],
+        },
+        { root: out, now: T0 + minute * 60_000 },
+      );
+    }
+    for (const id of ['market-regime', 'human-consensus'] as const) {
+      expect(await expectTwins(id, '2026-05-20')).toBe(5);
+      expect(await expectTwins(id, 'latest')).toBe(5);
+    }
+  });
+
   it('the CSV twin holds the JSON rows, column for column', async () => {
     const out = join(root, 'csv');
     const tricky = { ...sampleRows['human-consensus'], round_id: 'a "quoted", id\nwith a break' };

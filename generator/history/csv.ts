@@ -8,12 +8,17 @@ function field(value: HistoryValue | undefined): string {
   return typeof value === 'number' ? String(value) : quote(value);
 }
 
-export function toCsv(columns: readonly string[], rows: ReadonlyArray<Record<string, HistoryValue>>): string {
-  const lines = [
-    columns.map(quote).join(','),
-    ...rows.map((row) => columns.map((c) => field(row[c])).join(',')),
-  ];
-  return `${lines.join('\r\n')}\r\n`;
+export function toCsv(
+  columns: readonly string[],
+  rows: ReadonlyArray<Record<string, HistoryValue>>,
+  record: (row: Record<string, HistoryValue>) => string = (row) => csvRecord(columns, row),
+): string {
+  return `${[columns.map(quote).join(','), ...rows.map(record)].join('\r\n')}\r\n`;
+}
+
+/** One row's record (its fields in the order of `columns`), without the line break. */
+export function csvRecord(columns: readonly string[], row: Record<string, HistoryValue>): string {
+  return columns.map((c) => field(row[c])).join(',');
 }
 
 /** Splits CSV text into records of raw fields (quoted fields unquoted); used by tests and readers of the twins. */

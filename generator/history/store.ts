@@ -25,7 +25,7 @@ import type {
 } from '../../schemas/history.ts';
 import { writeFileAtomic } from '../publish/atomic-write.ts';
 import { allSettledOrThrow } from '../publish/settled.ts';
-import { toCsv } from './csv.ts';
+import { csvRecord, toCsv } from './csv.ts';
 import { fileIdentity } from '../publish/file-identity.ts';
 import { folderMaker } from '../publish/folders.ts';
 import type { MakeFolder } from '../publish/folders.ts';
@@ -121,8 +121,26 @@ function dayBody(id: HistoryResourceId, date: string, rows: readonly HistoryRow[
     educational_notice: EDUCATIONAL_NOTICE,
     columns: columnsOf(id),
     date,
-    rows: rows.map((row) => ({ ...row })),
+    rows: [...rows],
   };
+}
+
+/**
+ * CSV records kept per row object. A day file gains one row per run but is written whole every time (never in
+ * place: earlier generations share the file), and a long-running process keeps a day's row objects between runs
+ * (day-rows-cache.ts), so each row is formatted once rather than once a run (1 440 times by the end of a day at
+ * the default cadence). The JSON twin stays a plain JSON.stringify: building it from kept row texts measured slower.
+ */
+const csvRecords = new WeakMap<object, { columns: string; record: string }>();
+function csvOfRows(columns: readonly string[], rows: readonly HistoryRow[]): string {
+  const key = columns.join(',');
+  return toCsv(columns, rows, (row) => {
+    const kept = csvRecords.get(row);
+    if (kept?.columns === key) return kept.record;
+    const record = csvRecord(columns, row);
+    csvRecords.set(row, { columns: key, record });
+    return record;
+  });
 }
 
 async function writePair(
@@ -135,7 +153,11 @@ async function writePair(
   const dir = join(root, historyDir(id));
   await allSettledOrThrow([
     writeFileAtomic(join(dir, `${name}.json`), pretty(body), makeFolder),
-    writeFileAtomic(join(dir, `${name}.csv`), toCsv(columnsOf(id), body.rows as HistoryRow[]), makeFolder),
+    writeFileAtomic(
+      join(dir, `${name}.csv`),
+      csvOfRows(columnsOf(id), body.rows as HistoryRow[]),
+      makeFolder,
+    ),
   ]);
 }
 
