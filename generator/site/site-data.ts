@@ -29,7 +29,6 @@ import {
   standaloneSchema,
 } from '../discovery/json-schema.ts';
 import { buildLlmsTxt } from '../discovery/llms-txt.ts';
-import type { SchemaEntry } from '../discovery/json-schema.ts';
 import { historyRowSchemaEntries } from '../discovery/history-entries.ts';
 import { buildOpenApiDocument } from '../discovery/openapi.ts';
 import { keepPrinted, openApiYaml, printCount, printedEntries } from '../discovery/openapi-yaml.ts';
@@ -108,7 +107,7 @@ function endpointPage(
     amountAtomic: paid ? resource.amountAtomic : null,
     schemaUrl: absoluteUrl(baseUrl, `/schemas/${schemaFileOf(resource)}`),
     componentName: componentNameOf(resource),
-    fields: entry ? codeParts(baseUrl).fields(entry) : [],
+    fields: entry ? (codeParts(baseUrl).fields.get(entry.fileName) ?? []) : [],
     example: paid ? pretty(PAID_EXAMPLES[resource.id] ?? null) : file ? pretty(file.body) : null,
     exampleNote: paid
       ? 'An example body (simulated numbers, one asset). The real body is served only after payment.'
@@ -120,30 +119,25 @@ function endpointPage(
 
 /**
  * The parts of the site that depend on the code and the base URL alone (the schema files, each endpoint's field
- * table): derived once per process and base URL, as a long-running process builds the site every cycle.
+ * table by schema file): derived once per process and base URL, as a long-running process builds the site every
+ * cycle.
  */
-const codePartsByBaseUrl = new Map<
-  string,
-  { schemaFiles: Array<{ fileName: string; json: string }>; fields: (entry: SchemaEntry) => FieldRows }
->();
-type FieldRows = ReturnType<typeof fieldRows>;
-function codeParts(baseUrl: string) {
+interface CodeParts {
+  schemaFiles: Array<{ fileName: string; json: string }>;
+  fields: ReadonlyMap<string, ReturnType<typeof fieldRows>>;
+}
+const codePartsByBaseUrl = new Map<string, CodeParts>();
+function codeParts(baseUrl: string): CodeParts {
   let parts = codePartsByBaseUrl.get(baseUrl);
   if (!parts) {
-    const fields = new Map<string, FieldRows>();
     parts = {
       schemaFiles: allSchemaEntries().map((entry) => ({
         fileName: entry.fileName,
         json: `${pretty(standaloneSchema(entry, baseUrl))}\n`,
       })),
-      fields: (entry) => {
-        let rows = fields.get(entry.fileName);
-        if (!rows) {
-          rows = fieldRows(standaloneSchema(entry, baseUrl));
-          fields.set(entry.fileName, rows);
-        }
-        return rows;
-      },
+      fields: new Map(
+        schemaEntries().map((entry) => [entry.fileName, fieldRows(standaloneSchema(entry, baseUrl))]),
+      ),
     };
     codePartsByBaseUrl.set(baseUrl, parts);
   }
