@@ -87,18 +87,13 @@ async function warmBuilder(options: WarmSiteOptions): Promise<WarmSiteBuilder> {
   return builder;
 }
 
-/** Builds the site; `warm` keeps the Eleventy instance for the next build of the same site (long-running processes). */
-export async function build(flags: BuildFlags, { warm = false } = {}): Promise<void> {
+/**
+ * Builds the site; `warm` keeps the Eleventy instance for the next build of the same site (long-running
+ * processes). `published` says the files were validated by the run that has just published them in this process.
+ */
+export async function build(flags: BuildFlags, { warm = false, published = false } = {}): Promise<void> {
   // A site is only built from a complete, valid set of published files.
-  const { validatePublicOutput } = await import('./publish/validate-output.ts');
-  const invalid = (await validatePublicOutput(resolve(flags.published))).filter((check) => !check.ok);
-  if (invalid.length > 0) {
-    const [first] = invalid;
-    throw new Error(
-      `refusing to build: ${invalid.length} published file(s) missing or invalid in ${resolve(flags.published)} ` +
-        `(${first?.file}: ${first?.problems[0]}); run emi generate first`,
-    );
-  }
+  if (!published) await refuseInvalidOutput(resolve(flags.published));
   if (existsSync(resolve(flags.site, 'x402-buyer', 'index.html')))
     await bundleSiteProgramsOnce(resolve(flags.site));
   if (warm) {
@@ -118,6 +113,18 @@ export async function build(flags: BuildFlags, { warm = false } = {}): Promise<v
     baseUrl: flags.baseUrl,
     quiet: true,
   });
+}
+
+/** Throws when a published file is missing or fails its schema (a folder from elsewhere, or an older version). */
+async function refuseInvalidOutput(folder: string): Promise<void> {
+  const { validatePublicOutput } = await import('./publish/validate-output.ts');
+  const invalid = (await validatePublicOutput(folder)).filter((check) => !check.ok);
+  if (invalid.length === 0) return;
+  const [first] = invalid;
+  throw new Error(
+    `refusing to build: ${invalid.length} published file(s) missing or invalid in ${folder} ` +
+      `(${first?.file}: ${first?.problems[0]}); run emi generate first`,
+  );
 }
 
 /**
@@ -140,7 +147,8 @@ export async function publishCycle(
         baseUrl: flags.baseUrl,
         state: flags.state,
       },
-      { warm: true },
+      // Nothing is published unless every body passed its schema: the run has just checked these files.
+      { warm: true, published: true },
     );
   }
   return report;

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import module from 'node:module';
+import { copyFile, mkdir, mkdtemp, readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -90,5 +91,14 @@ describe('bin/emi.js without a build', () => {
     expect(failure?.stderr.trim().split('\n')).toEqual([
       'emi: the compiled CLI (build/cli.js) is missing: run `npm run build` (or `npm ci`) first',
     ]);
+  });
+});
+
+// Node 22.1+ only (module.enableCompileCache); this machine's Node 20 has no compile cache to keep, so it skips.
+describe.skipIf(!('enableCompileCache' in module))('bin/emi.js on a Node with a compile cache', () => {
+  it('keeps the compiled code of a run in the compile cache folder', async () => {
+    const cache = await mkdtemp(join(tmpdir(), 'emi-compile-cache-'));
+    await run(process.execPath, [EMI, '--version'], { env: { ...process.env, NODE_COMPILE_CACHE: cache } });
+    expect(await readdir(cache, { recursive: true })).not.toEqual([]);
   });
 });
