@@ -89,11 +89,11 @@ async function warmBuilder(options: WarmSiteOptions): Promise<WarmSiteBuilder> {
 
 /**
  * Builds the site; `warm` keeps the Eleventy instance for the next build of the same site (long-running
- * processes). `published` says the files were validated by the run that has just published them in this process.
+ * processes). `validated` says the run that has just published the files, in this process, checked them.
  */
-export async function build(flags: BuildFlags, { warm = false, published = false } = {}): Promise<void> {
+export async function build(flags: BuildFlags, { warm = false, validated = false } = {}): Promise<void> {
   // A site is only built from a complete, valid set of published files.
-  if (!published) await refuseInvalidOutput(resolve(flags.published));
+  if (!validated) await refuseInvalidOutput(resolve(flags.published));
   if (existsSync(resolve(flags.site, 'x402-buyer', 'index.html')))
     await bundleSiteProgramsOnce(resolve(flags.site));
   if (warm) {
@@ -148,7 +148,7 @@ export async function publishCycle(
         state: flags.state,
       },
       // Nothing is published unless every body passed its schema: the run has just checked these files.
-      { warm: true, published: true },
+      { warm: true, validated: true },
     );
   }
   return report;
