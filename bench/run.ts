@@ -11,6 +11,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureCycles, WARM_UP_CYCLES } from './cycle.ts';
+import type { PaywallSummary } from './paywall.ts';
 
 const SHORT = process.argv.includes('--short');
 const WRITE_BASELINE = process.argv.includes('--write-baseline');
@@ -21,6 +22,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EMI = join(ROOT, 'bin', 'emi.js');
 const USAGE = join(ROOT, 'bench', 'report-usage.mjs');
 const GENERATE_ONCE = join(ROOT, 'build', 'bench-generate-once.js');
+const PAYWALL_ONCE = join(ROOT, 'build', 'bench-paywall-once.js');
 /** A ratio "regresses by more than half" when it is this many times worse than its baseline. */
 const TOLERANCE = 1.5;
 
@@ -45,6 +47,20 @@ function runProcess(args: string[]): Sample {
   const line = result.stderr.split('\n').find((l) => l.startsWith('EMI_BENCH_USAGE '));
   const usage = JSON.parse(line?.slice('EMI_BENCH_USAGE '.length) ?? '{}') as Omit<Sample, 'wallMs'>;
   return { wallMs, ...usage };
+}
+
+/** The paywall benchmark in its own process (bench/paywall-once.ts): its tables are passed on, its summary returned. */
+function runPaywallProcess(): PaywallSummary {
+  const result = spawnSync(process.execPath, [PAYWALL_ONCE], {
+    encoding: 'utf8',
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (result.status !== 0) throw new Error(`the paywall benchmark exited ${result.status}`);
+  const lines = result.stdout.trimEnd().split('\n');
+  const summary = lines.pop() ?? '';
+  console.log(lines.join('\n'));
+  return JSON.parse(summary) as PaywallSummary;
 }
 
 /** Median of REPEATS runs after one warm-up run (which fills the OS file cache). */
@@ -236,8 +252,7 @@ try {
     process.env.BENCH_PAYWALL_PAID ??= '40';
     process.env.BENCH_PAYWALL_BUYERS ??= '5';
   }
-  const { runPaywallBench } = await import('./paywall.ts');
-  const paywall = await runPaywallBench();
+  const paywall = runPaywallProcess();
   rows.push({
     id: 'challenge_share',
     measure: '402 challenge, requests/s',

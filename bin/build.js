@@ -16,6 +16,7 @@ export const ENTRY_POINTS = {
   'site-configure': 'generator/site/configure.ts',
   'discovery-urls': 'generator/discovery/urls.ts',
   'bench-generate-once': 'bench/generate-once.ts',
+  'bench-paywall-once': 'bench/paywall-once.ts',
   'bench-run': 'bench/run.ts',
 };
 
