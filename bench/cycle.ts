@@ -1,10 +1,10 @@
 // One scheduled publishing cycle (generate + build, 7 assets, simulated) inside one long-running process, as
 // `emi schedule` and `emi up` run it: WARM_UP_CYCLES untimed cycles, then `repeats` timed cycles. In-process by
 // design: the operator pays for the process once, then for each cycle. The first cycle loads every module and the
-// next few still run code V8 has not optimised yet (in one run on the project's machine, cycles 2 to 6 took a median
-// 346 ms and the ten after them 252 ms), so the timed cycles are those of a process that has run for a few minutes, as `emi schedule`
-// does for all but its first minutes. With `historyRows`, the cycles run on top of that many earlier runs of
-// history, as a process that has been running for a while does.
+// next few still run code V8 has not optimised yet (in one profiling run, cycles 2 to 6 took a median 346 ms and
+// the ten after them 252 ms), so the timed cycles are those of a process that has run for a few minutes, as
+// `emi schedule` has for all but its first minutes. With `historyRows`, the cycles run on top of that many earlier
+// runs of history, as a process that has been running for a while does.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
