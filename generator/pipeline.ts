@@ -17,7 +17,7 @@ import { serialiseAll } from './publish/publish.ts';
 import type { PublishItem } from './publish/publish.ts';
 import { stageFile, writeFileAtomic } from './publish/atomic-write.ts';
 import { allSettledOrThrow } from './publish/settled.ts';
-import { beginGeneration, cleanGenerations, realFs } from './publish/generations.ts';
+import { beginGeneration, realFs, tidyInBackground } from './publish/generations.ts';
 import type { Generation, PublishFs, ServedLink } from './publish/generations.ts';
 import { STATUS_FILE, readRunStatus, runStatus } from './publish/status.ts';
 import { assertWritableFolder } from './publish/writable.ts';
@@ -389,7 +389,7 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
         }
         await serveAndRecord(generation, staged);
         report = done;
-        await cleanGenerations(publishedStore(options.stateDir), fs).catch(() => undefined);
+        tidyInBackground(publishedStore(options.stateDir), fs);
       };
       try {
         await publishWithStore(options, snapshot, runClockNow, publish);

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, readdir, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { publishGeneration, realFs } from '../generator/publish/generations.ts';
+import { generationsTidied, publishGeneration, realFs } from '../generator/publish/generations.ts';
 import type { PublishFs, ServedLink } from '../generator/publish/generations.ts';
 
 const FILES = ['api/a.php', 'api/reasoning/b.php', 'arena/c.php', 'paid/d.json'];
@@ -85,6 +85,33 @@ describe('publishGeneration', () => {
       }
     });
   }
+
+  it('returns once the new generation is served; the next one begins only after the old ones are removed', async () => {
+    const { store, publish, served } = await setup();
+    await publish(1);
+    await publish(2);
+    // The removal after the third publish waits on a gate: publishing must not wait for it.
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const gatedRm: PublishFs['rm'] = async (...args) => {
+      await gate;
+      return fs.rm(...args);
+    };
+    await publish(3, { ...realFs, rm: gatedRm });
+    expect(await served()).toEqual([3, 3, 3, 3]);
+    const generations = async () => (await readdir(store)).filter((name) => /^(g|tmp)-/.test(name));
+    expect(await generations()).toHaveLength(3); // generation 1 not yet removed
+    let fourthServed = false;
+    const fourth = publish(4).then(() => (fourthServed = true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(fourthServed).toBe(false); // waits for the removal
+    expect((await generations()).filter((name) => name.startsWith('tmp-'))).toEqual([]); // not even begun
+    open();
+    await fourth;
+    await generationsTidied();
+    expect(await served()).toEqual([4, 4, 4, 4]);
+    expect(await generations()).toHaveLength(2);
+  });
 
   it('a rename failing half-way (the switch) leaves the previous generation served', async () => {
     const { publish, served } = await setup();

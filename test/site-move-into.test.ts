@@ -2,6 +2,7 @@ import { lstat, mkdir, mkdtemp, readFile, readdir, realpath, writeFile } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { generationsTidied } from '../generator/publish/generations.ts';
 import { buildInto } from '../generator/site/move-into.ts';
 
 async function tree(root: string, files: Record<string, string>): Promise<void> {
@@ -88,6 +89,7 @@ describe('buildInto (the atomic switch of dist/)', () => {
     expect(misses).toBe(0);
     expect(mixes).toBe(0);
     expect(await readFile(join(dist, 'api/market-regime.php'), 'utf8')).toBe('{"run":40}');
+    await generationsTidied(); // superseded builds are removed in the background
     const generations = (await readdir(join(dir, '.dist.generations'))).filter((n) => n.startsWith('g-'));
     expect(generations.length).toBeLessThanOrEqual(2);
   });

@@ -135,6 +135,30 @@ export async function cleanGenerations(store: string, fs: PublishFs = realFs): P
   }
 }
 
+/** Background removals per store (absolute path), still under way. */
+const tidying = new Map<string, Promise<void>>();
+
+/**
+ * Removes the generations a commit has superseded without holding up the run that served the new one: removing a
+ * built site is thousands of file operations, a third of a warm publishing cycle, and nothing waits for it. The
+ * store's next generation begins only once it is done, so at most one removal per store is ever under way, and a
+ * process stopped part-way leaves only superseded folders, which that next generation removes.
+ */
+export function tidyInBackground(store: string, fs: PublishFs = realFs): void {
+  store = resolve(store);
+  const removal: Promise<void> = cleanGenerations(store, fs)
+    .catch(() => undefined) // tidiness only: never fails a served generation
+    .finally(() => {
+      if (tidying.get(store) === removal) tidying.delete(store);
+    });
+  tidying.set(store, removal);
+}
+
+/** Resolves once every background removal has finished. */
+export async function generationsTidied(): Promise<void> {
+  await Promise.all(tidying.values());
+}
+
 /** Starts a generation in `store` that will be served through `links`. */
 export async function beginGeneration(
   store: string,
@@ -142,6 +166,7 @@ export async function beginGeneration(
   fs: PublishFs = realFs,
 ): Promise<Generation> {
   store = resolve(store);
+  await tidying.get(store);
   await fs.mkdir(store, { recursive: true });
   await cleanGenerations(store, fs);
   const id = `g-${String(Date.now()).padStart(13, '0')}-${suffix()}`;
@@ -214,6 +239,6 @@ export async function publishGeneration(
     await generation.abort().catch(() => undefined);
     throw error;
   }
-  await cleanGenerations(store, fs).catch(() => undefined); // tidiness only: never fails a served generation
+  tidyInBackground(store, fs);
   return generation;
 }
