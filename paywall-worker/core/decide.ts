@@ -120,6 +120,9 @@ function refuse(offer: Offer, error: string, detail?: string, settlement?: Settl
   return { kind: 'payment_required', paymentRequired: offer.paymentRequired, header, body, settlement };
 }
 
+const sameData = (a: Offer['data'], b: Offer['data']): boolean =>
+  a.generatedAt === b.generatedAt && a.mode === b.mode;
+
 /** The path a payment names in `resource.url`, if it names one. */
 function namedPath(payload: PaymentPayload): string | null {
   const url = payload.resource?.url;
@@ -131,7 +134,9 @@ function namedPath(payload: PaymentPayload): string | null {
   }
 }
 
-export function createPaywallCore(deps: CoreDeps): { decide(request: PaidRequest): Promise<Decision> } {
+export function createPaywallCore(deps: CoreDeps): {
+  decide(request: PaidRequest): Decision | Promise<Decision>;
+} {
   const { server, book, log } = deps;
 
   let initialized: Promise<void> | null = null;
@@ -147,7 +152,7 @@ export function createPaywallCore(deps: CoreDeps): { decide(request: PaidRequest
   const offers = new Map<string, Offer>();
   async function offerFor(point: SalePoint, data: Offer['data']): Promise<Offer> {
     const known = offers.get(point.path);
-    if (known && known.data.generatedAt === data.generatedAt && known.data.mode === data.mode) return known;
+    if (known && sameData(known.data, data)) return known;
     await initialize();
     const offer = await buildOffer(server, point, deps.offerSettings, data);
     offers.set(point.path, offer);
@@ -165,7 +170,29 @@ export function createPaywallCore(deps: CoreDeps): { decide(request: PaidRequest
     return body;
   }
 
-  async function decide(request: PaidRequest): Promise<Decision> {
+  /**
+   * The 402 of an unpaid request, answered at once (no I/O wait, no promise) when it can only be the one the last
+   * full decision gave: the paid file is unchanged (the store confirms it synchronously), still for sale at this
+   * instant, its offer already encoded, and no seller's credit is involved. Every other request, and every payment,
+   * is decided in full.
+   */
+  function knownChallenge(request: PaidRequest): Decision | undefined {
+    if (request.paymentSignature !== undefined || request.legacyPayment) return undefined;
+    if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
+    const point = deps.points.get(request.path);
+    const offer = offers.get(request.path);
+    if (!point || !offer || point.seller) return undefined;
+    const state = deps.reader.known(point.resource);
+    if (!state?.ok || !sameData(offer.data, state.file)) return undefined;
+    if (freshnessRefusal(state.file, deps.freshness, deps.now())) return undefined;
+    return refuse(offer, 'payment_required');
+  }
+
+  function decide(request: PaidRequest): Decision | Promise<Decision> {
+    return knownChallenge(request) ?? decideInFull(request);
+  }
+
+  async function decideInFull(request: PaidRequest): Promise<Decision> {
     const point = deps.points.get(request.path);
     if (!point) return fail(404, 'not_found', 'No such paid resource.', null);
     if (request.method !== 'GET' && request.method !== 'HEAD') {

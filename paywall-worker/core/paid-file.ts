@@ -43,7 +43,9 @@ export class PaidFileReader {
     let text: string | null;
     let version: string | null | undefined;
     try {
-      version = await this.storage.version?.(resource.file);
+      version = this.storage.versionNow
+        ? this.storage.versionNow(resource.file)
+        : await this.storage.version?.(resource.file);
       const unchanged =
         version === undefined
           ? this.now() - (cached?.readAt ?? -Infinity) < this.cacheMs
@@ -57,6 +59,21 @@ export class PaidFileReader {
     const state = cached && text === cached.text ? cached.state : this.check(resource, text);
     this.cache.set(resource.file, { state, text, readAt: this.now(), version });
     return state;
+  }
+
+  /**
+   * The file's state when it is known without waiting: read before, and the store confirms synchronously that it has
+   * not changed since. Undefined whenever that cannot be said at once (a store without `versionNow`, a file never
+   * read, changed or unreadable); `load` then finds out.
+   */
+  known(resource: PaidResource): PaidFileState | undefined {
+    const cached = this.cache.get(resource.file);
+    if (!cached || !this.storage.versionNow) return undefined;
+    try {
+      return this.storage.versionNow(resource.file) === cached.version ? cached.state : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private check(resource: PaidResource, text: string | null): PaidFileState {

@@ -1,0 +1,164 @@
+// The unpaid 402 answered at once: a repeated unpaid request for an unchanged file gets the very same challenge
+// without any I/O wait, and nothing that changes what may be sold (a new generation, a deleted file, time making
+// the file stale, a payment, a publisher's credit) is ever answered from it.
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import algosdk from 'algosdk';
+import { PAID_EXAMPLES } from '../schemas/paid/examples.ts';
+import { createPaywallApp } from '../paywall-worker/app.ts';
+import type { PaywallApp } from '../paywall-worker/app.ts';
+import type { Decision, SaleHooks } from '../paywall-worker/core/decide.ts';
+import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import type { SalePoint } from '../paywall-worker/offers.ts';
+import { createFsStorage } from '../paywall-worker/storage-fs.ts';
+import { resourceById } from './paywall-harness.ts';
+
+const resource = resourceById('paidMarketRegime');
+const MAX_AGE_SECONDS = 180;
+let facilitator: DevFacilitator;
+let dir: string;
+let payTo: string;
+let clock: number;
+
+beforeAll(async () => {
+  facilitator = await startDevFacilitator();
+  payTo = algosdk.generateAccount().addr.toString();
+  facilitator.ledger.optIn(payTo);
+});
+afterAll(async () => {
+  await facilitator?.close();
+});
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'emi-known-402-'));
+  clock = Date.now();
+  return () => rm(dir, { recursive: true, force: true });
+});
+
+/** Publishes the paid file as the generator does (a new file renamed over the old), generated at `at`. */
+async function publish(at: number): Promise<string> {
+  const updated = new Date(at).toISOString();
+  const body = { ...(PAID_EXAMPLES[resource.id] as Record<string, unknown>), updated };
+  await writeFile(join(dir, 'next.tmp'), JSON.stringify(body));
+  await rename(join(dir, 'next.tmp'), join(dir, resource.file));
+  return updated;
+}
+
+function app(options: { salePoints?: SalePoint[]; hooks?: SaleHooks } = {}): PaywallApp {
+  return createPaywallApp(
+    {
+      payTo,
+      facilitatorUrl: facilitator.url,
+      baseUrl: 'http://127.0.0.1:8080',
+      storage: createFsStorage(dir),
+      allowSimulated: true,
+      maxDataAgeSeconds: MAX_AGE_SECONDS,
+    },
+    { ...options, now: () => clock, log: () => {} },
+  );
+}
+
+const unpaid = (path = resource.path) => ({ path, method: 'GET' });
+
+describe('an unpaid request for an unchanged file', () => {
+  it('is answered at once, with the very bytes of the full decision', async () => {
+    await publish(clock - 5_000);
+    const paywall = app();
+    const first = paywall.decide(unpaid());
+    expect(first).toBeInstanceOf(Promise); // nothing known yet: read, validated, offer encoded
+    const full = await first;
+    const again = paywall.decide(unpaid());
+    expect(again).not.toBeInstanceOf(Promise);
+    expect(again).toEqual(full);
+    expect((again as Decision).kind).toBe('payment_required');
+    // HEAD gets the same challenge; the HTTP answer is the same 402.
+    expect(paywall.decide({ ...unpaid(), method: 'HEAD' })).toEqual(full);
+    const response = await paywall.request(resource.path);
+    expect(response.status).toBe(402);
+    expect(response.headers.get('PAYMENT-REQUIRED')).toBe((full as { header: string }).header);
+  });
+});
+
+describe('never answered from the last challenge', () => {
+  it('a new generation of the file: the next 402 offers the new data', async () => {
+    const old = await publish(clock - 60_000);
+    const paywall = app();
+    const before = await paywall.decide(unpaid());
+    expect(JSON.stringify(before)).toContain(old);
+    const fresh = await publish(clock - 1_000);
+    const next = paywall.decide(unpaid());
+    expect(next).toBeInstanceOf(Promise);
+    const after = await next;
+    expect(after.kind).toBe('payment_required');
+    expect(JSON.stringify(after)).toContain(fresh);
+    expect(JSON.stringify(after)).not.toContain(old);
+  });
+
+  it('a deleted file: refused before any payment is asked for', async () => {
+    await publish(clock - 5_000);
+    const paywall = app();
+    expect((await paywall.decide(unpaid())).kind).toBe('payment_required');
+    await rm(join(dir, resource.file));
+    const answer = await paywall.decide(unpaid());
+    expect(answer).toMatchObject({ kind: 'error', status: 503 });
+    expect((answer as { body: { error: string } }).body.error).toBe('paid_resource_unavailable');
+  });
+
+  it('a file that time has made stale: 503, not a challenge', async () => {
+    await publish(clock - 5_000);
+    const paywall = app();
+    expect((await paywall.decide(unpaid())).kind).toBe('payment_required');
+    clock += MAX_AGE_SECONDS * 1000;
+    const answer = await paywall.decide(unpaid());
+    expect(answer).toMatchObject({ kind: 'error', status: 503 });
+    expect((answer as { body: { error: string } }).body.error).toBe('data_stale');
+  });
+
+  it('a request carrying a payment, of either version, is decided in full', async () => {
+    await publish(clock - 5_000);
+    const paywall = app();
+    await paywall.decide(unpaid());
+    const paying = paywall.decide({ ...unpaid(), paymentSignature: 'not-base64-json' });
+    expect(paying).toBeInstanceOf(Promise);
+    expect(await paying).toMatchObject({ kind: 'payment_required' });
+    expect(JSON.stringify(await paying)).toContain('payment_header_not_base64');
+    const legacy = paywall.decide({ ...unpaid(), legacyPayment: true });
+    expect(legacy).toBeInstanceOf(Promise);
+    expect(JSON.stringify(await legacy)).toContain('x402_v1_not_supported');
+  });
+
+  it("a publisher's sale point: its credit is asked on every unpaid request", async () => {
+    await publish(clock - 5_000);
+    const path = '/p/acme/api/x402-market-regime.php';
+    let credit = true;
+    let asked = 0;
+    const hooks: SaleHooks = {
+      unavailable: async (point) => {
+        if (!point.seller) return null;
+        asked += 1;
+        return credit ? null : 'no credit left';
+      },
+      reserve: async () => true,
+      delivered: async () => {},
+      release: async () => {},
+    };
+    const point: SalePoint = {
+      path,
+      resource,
+      payTo,
+      amountAtomic: resource.amountAtomic,
+      priceUsd: resource.priceUsd,
+      seller: { id: 'acme', name: 'Acme' },
+    };
+    const paywall = app({ salePoints: [point], hooks });
+    expect((await paywall.decide(unpaid(path))).kind).toBe('payment_required');
+    expect((await paywall.decide(unpaid(path))).kind).toBe('payment_required');
+    expect(asked).toBe(2);
+    credit = false;
+    const answer = await paywall.decide(unpaid(path));
+    expect(answer).toMatchObject({ kind: 'error', status: 503 });
+    expect((answer as { body: { error: string } }).body.error).toBe('not_available_from_seller');
+  });
+});
