@@ -152,6 +152,13 @@ describe('formatting, URLs and crawl files', () => {
     expect(formatPrice(2.5)).toBe('$2.50');
     expect(formatPrice(0.123456)).toBe('$0.1235');
     expect(formatPrice(null)).toBe('n/a');
+    // The same text as en-US's own formatting, across magnitudes and at rounding edges.
+    const intl = (price: number, digits: number) =>
+      `$${price.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
+    for (const price of [1000, 999.995, 1234567.5, 2_000_000_000.49, 1, 0.99995, 0.5, 0.00001, 42.125]) {
+      const digits = price >= 1000 ? 0 : price >= 1 ? 2 : 4;
+      expect(formatPrice(price)).toBe(intl(price, digits));
+    }
     expect(formatChange(1.234)).toEqual({ text: '+1.23%', cls: 'up' });
     expect(formatChange(-0.5)).toEqual({ text: '-0.50%', cls: 'down' });
   });

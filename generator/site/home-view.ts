@@ -65,10 +65,17 @@ const REGIME_COLORS: Record<string, string> = {
 };
 const regimeColor = (value: string) => REGIME_COLORS[value] ?? '#BBBBBB';
 
+/**
+ * US dollars with thousands separators, as en-US prints them. Written out rather than `toLocaleString`, whose first
+ * call loads ICU's number formatting: most of the home page's cost in a one-off `emi build`. Prices are positive,
+ * so `toFixed` rounds as Intl does (half away from zero, on the exact value).
+ */
 export function formatPrice(price: number | null): string {
   if (price === null) return 'n/a';
   const digits = price >= 1000 ? 0 : price >= 1 ? 2 : 4;
-  return `$${price.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
+  const [whole = '', fraction] = price.toFixed(digits).split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+$)/g, ',');
+  return `$${grouped}${fraction === undefined ? '' : `.${fraction}`}`;
 }
 
 export function formatChange(change: number | null): { text: string; cls: CoinRow['changeClass'] } {
