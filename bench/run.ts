@@ -56,8 +56,11 @@ function runPaywallProcess(): PaywallSummary {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  if (result.status !== 0) throw new Error(`the paywall benchmark exited ${result.status}`);
   const lines = result.stdout.trimEnd().split('\n');
+  if (result.status !== 0) {
+    console.log(result.stdout); // what it printed before it failed
+    throw new Error(`the paywall benchmark exited ${result.status ?? result.signal}`);
+  }
   const summary = lines.pop() ?? '';
   console.log(lines.join('\n'));
   return JSON.parse(summary) as PaywallSummary;
