@@ -129,14 +129,13 @@ describe('never answered from the last challenge', () => {
     expect(JSON.stringify(await legacy)).toContain('x402_v1_not_supported');
   });
 
-  it("a publisher's sale point: its credit is asked on every unpaid request", async () => {
+  it("a publisher's sale point: its credit is asked on every unpaid request, and only there", async () => {
     await publish(clock - 5_000);
     const path = '/p/acme/api/x402-market-regime.php';
     let credit = true;
     let asked = 0;
     const hooks: SaleHooks = {
-      unavailable: async (point) => {
-        if (!point.seller) return null;
+      unavailable: async () => {
         asked += 1;
         return credit ? null : 'no credit left';
       },
@@ -160,5 +159,9 @@ describe('never answered from the last challenge', () => {
     const answer = await paywall.decide(unpaid(path));
     expect(answer).toMatchObject({ kind: 'error', status: 503 });
     expect((answer as { body: { error: string } }).body.error).toBe('not_available_from_seller');
+    // The operator's own point does not depend on a seller's credit: never asked, still for sale.
+    expect((await paywall.decide(unpaid())).kind).toBe('payment_required');
+    expect((await paywall.decide(unpaid())).kind).toBe('payment_required');
+    expect(asked).toBe(3);
   });
 });

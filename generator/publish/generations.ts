@@ -140,9 +140,9 @@ const tidying = new Map<string, Promise<void>>();
 
 /**
  * Removes the generations a commit has superseded without holding up the run that served the new one: removing a
- * built site is thousands of file operations, a third of a warm publishing cycle, and nothing waits for it. The
- * store's next generation begins only once it is done, so at most one removal per store is ever under way, and a
- * process stopped part-way leaves only superseded folders, which that next generation removes.
+ * built site is hundreds of file operations that no reader waits for. The store's next generation begins only once
+ * it is done, so at most one removal per store is ever under way, and a process stopped part-way leaves only
+ * superseded folders, which that next generation removes.
  */
 export function tidyInBackground(store: string, fs: PublishFs = realFs): void {
   store = resolve(store);

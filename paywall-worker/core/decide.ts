@@ -51,7 +51,10 @@ export type Decision =
 
 /** What a sale needs beyond the payment (a publisher's credit): reserved before settling, kept only on delivery. */
 export interface SaleHooks {
-  /** A refusal message when the point cannot sell now (asked before any payment is requested), else null. */
+  /**
+   * A refusal message when the point cannot sell now (asked before any payment is requested), else null. Asked for
+   * the sale points of a seller (a publisher) only: the operator's own points sell whenever their file can be sold.
+   */
   unavailable(point: SalePoint): Promise<string | null>;
   /** Reserves what one sale consumes; false when nothing is left. */
   reserve(point: SalePoint, txid: string): Promise<boolean>;
@@ -173,8 +176,8 @@ export function createPaywallCore(deps: CoreDeps): {
   /**
    * The 402 of an unpaid request, answered at once (no I/O wait, no promise) when it can only be the one the last
    * full decision gave: the paid file is unchanged (the store confirms it synchronously), still for sale at this
-   * instant, its offer already encoded, and no seller's credit is involved. Every other request, and every payment,
-   * is decided in full.
+   * instant, its offer already encoded, and no seller's credit is involved (see SaleHooks.unavailable). Every other
+   * request, and every payment, is decided in full.
    */
   function knownChallenge(request: PaidRequest): Decision | undefined {
     if (request.paymentSignature !== undefined || request.legacyPayment) return undefined;
@@ -214,7 +217,7 @@ export function createPaywallCore(deps: CoreDeps): {
     // Why a new sale cannot be made now (stale or simulated data, no seller credit). It never stops the delivery
     // of a payment already made: a buyer charged a minute ago still gets the report.
     const stale = freshnessRefusal(file, deps.freshness, deps.now());
-    const unavailable = stale ? null : await deps.hooks?.unavailable(point);
+    const unavailable = stale || !point.seller ? null : await deps.hooks?.unavailable(point);
     const notForSale = stale
       ? fail(503, stale.error, stale.message, point)
       : unavailable
