@@ -174,10 +174,10 @@ export function createPaywallCore(deps: CoreDeps): {
   }
 
   /**
-   * The 402 of an unpaid request, answered at once (no I/O wait, no promise) when it can only be the one the last
-   * full decision gave: the paid file is unchanged (the store confirms it synchronously), still for sale at this
-   * instant, its offer already encoded, and no seller's credit is involved (see SaleHooks.unavailable). Every other
-   * request, and every payment, is decided in full.
+   * The 402 of an unpaid request, answered at once (no I/O wait, no promise) when it can only be the one a full
+   * decision would give: the paid file is unchanged (the store confirms it synchronously), still for sale at this
+   * instant, its offer for this data already encoded, and no seller's credit is involved (see
+   * SaleHooks.unavailable). Every other request, and every payment, is decided in full.
    */
   function knownChallenge(request: PaidRequest): Decision | undefined {
     if (request.paymentSignature !== undefined || request.legacyPayment) return undefined;
