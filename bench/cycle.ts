@@ -3,8 +3,8 @@
 // design: the operator pays for the process once, then for each cycle. The first cycle loads every module and the
 // next few still run code V8 has not optimised yet (in one profiling run, cycles 2 to 6 took a median 346 ms and
 // the ten after them 252 ms), so the timed cycles are those of a process that has run for a few minutes, as
-// `emi schedule` has for all but its first minutes. With `historyRows`, the cycles run on top of that many earlier
-// runs of history, as a process that has been running for a while does.
+// `emi schedule` has for all but its first minutes. `measureCyclePairs` also runs a site with a day of earlier
+// history, as a process that has been running for a while has, in turns with a first-day one.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,35 +17,89 @@ import type { HistoryResourceId, HistoryRow } from '../schemas/history.ts';
 /** Cycles run before timing: the first loads the modules, the next ones warm V8 up. */
 export const WARM_UP_CYCLES = 5;
 
-export async function measureCycles(repeats: number, { historyRows = 0 } = {}): Promise<number[]> {
-  const dir = await mkdtemp(join(tmpdir(), 'emi-bench-cycle-'));
-  const flags = {
+/** One site the cycles publish: its folders below `dir`, and the earlier history it is given after its first cycle. */
+interface BenchSite {
+  flags: Parameters<typeof publishCycle>[0];
+  historyRows: number;
+  cycles: number;
+}
+
+const benchSite = (dir: string, historyRows: number): BenchSite => ({
+  flags: {
     cadence: DEFAULT_CADENCE_SECONDS,
     seed: DEFAULT_SEED,
-    source: 'sim' as const,
+    source: 'sim',
     out: join(dir, 'site'),
     paid: join(dir, 'paid'),
     state: join(dir, 'var'),
     dist: join(dir, 'dist'),
     baseUrl: 'http://127.0.0.1:8080',
-  };
+  },
+  historyRows,
+  cycles: 0,
+});
+
+/** One cycle of `site`, timed. */
+async function timedCycle(site: BenchSite): Promise<number> {
+  const started = performance.now();
+  const report = await publishCycle(site.flags);
+  const ms = performance.now() - started;
+  if (report.status !== 'ok') throw new Error(`cycle ${site.cycles}: ${report.status} ${report.error ?? ''}`);
+  site.cycles += 1;
+  if (site.cycles === 1 && site.historyRows > 0)
+    await fillHistory(join(site.flags.state, 'published', 'current'), site.historyRows);
+  return ms;
+}
+
+/** Runs `body` with fresh folders, and without Eleventy's line per build. */
+async function inBenchFolder<T>(body: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'emi-bench-cycle-'));
   const log = console.log;
-  console.log = () => {}; // Eleventy prints one line per build
+  console.log = () => {};
   try {
-    const times: number[] = [];
-    for (let i = 0; i < WARM_UP_CYCLES + repeats; i++) {
-      const started = performance.now();
-      const report = await publishCycle(flags);
-      if (report.status !== 'ok') throw new Error(`cycle ${i}: ${report.status} ${report.error ?? ''}`);
-      if (i >= WARM_UP_CYCLES) times.push(performance.now() - started);
-      if (i === 0 && historyRows > 0)
-        await fillHistory(join(flags.state, 'published', 'current'), historyRows);
-    }
-    return times;
+    return await body(dir);
   } finally {
     console.log = log;
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+export function measureCycles(repeats: number): Promise<number[]> {
+  return inBenchFolder(async (dir) => {
+    const site = benchSite(dir, 0);
+    for (let i = 0; i < WARM_UP_CYCLES; i++) await timedCycle(site);
+    const times: number[] = [];
+    for (let i = 0; i < repeats; i++) times.push(await timedCycle(site));
+    return times;
+  });
+}
+
+/**
+ * A first-day site and one with `historyRows` earlier runs of history, their cycles taking turns in one process
+ * (each pair back to back, the two taking turns at going first), after the warm-up cycles of each: a pair's two
+ * cycles meet the same moments of the machine, so their ratio is what the history adds.
+ */
+export function measureCyclePairs(
+  repeats: number,
+  historyRows: number,
+): Promise<Array<{ first: number; day: number }>> {
+  return inBenchFolder(async (dir) => {
+    const first = benchSite(join(dir, 'first'), 0);
+    const day = benchSite(join(dir, 'day'), historyRows);
+    for (let i = 0; i < WARM_UP_CYCLES; i++) {
+      await timedCycle(first);
+      await timedCycle(day);
+    }
+    const pairs: Array<{ first: number; day: number }> = [];
+    for (let i = 0; i < repeats; i++) {
+      if (i % 2 === 0) pairs.push({ first: await timedCycle(first), day: await timedCycle(day) });
+      else {
+        const dayMs = await timedCycle(day);
+        pairs.push({ first: await timedCycle(first), day: dayMs });
+      }
+    }
+    return pairs;
+  });
 }
 
 /**
