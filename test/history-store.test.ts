@@ -18,6 +18,7 @@ import { FREE_RESOURCES } from '../schemas/resources.ts';
 import { parseCsv } from '../generator/history/csv.ts';
 import { appendHistory, columnsOf, rowsOfRun } from '../generator/history/index.ts';
 import { knownRows } from '../generator/history/day-rows-cache.ts';
+import { prettyWithRows } from '../generator/history/store.ts';
 import { fileIdentity } from '../generator/publish/file-identity.ts';
 import type { HistoryBodies, RunRows } from '../generator/history/index.ts';
 import { runPipeline } from '../generator/pipeline.ts';
@@ -299,6 +300,29 @@ describe('schemas and CSV twins', () => {
     for (const id of ['market-regime', 'human-consensus'] as const) {
       expect(await expectTwins(id, '2026-05-20')).toBe(5);
       expect(await expectTwins(id, 'latest')).toBe(5);
+      // The JSON files, built from rows' kept texts, read as JSON.stringify(..., null, 2) prints them.
+      for (const name of ['2026-05-20', 'latest']) {
+        const text = await readFile(dayPath(out, id, name), 'utf8');
+        expect(text).toBe(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+      }
+    }
+  });
+
+  it('a file body with rows prints byte for byte as JSON.stringify(body, null, 2), rows kept or not', () => {
+    const head = { resource: 'x', columns: ['a', 'b'], date: '2026-05-20' };
+    const rows: object[] = [
+      { a: 1, b: null },
+      { a: -0.000123, b: 'line\nbreak "quoted" \\ back\tslash' },
+      { a: 1e21, b: 'ünïcødé \u2028 ✓', c: [1, [2, { d: 'e' }]], e: {} },
+      { a: [], b: true },
+    ];
+    const expected = (body: object) => `${JSON.stringify(body, null, 2)}\n`;
+    expect(prettyWithRows({ ...head, rows: [] }).toString('utf8')).toBe(expected({ ...head, rows: [] }));
+    for (let n = 1; n <= rows.length; n++) {
+      const body = { ...head, rows: rows.slice(0, n) };
+      expect(prettyWithRows(body).toString('utf8')).toBe(expected(body));
+      // The second time from the kept bytes.
+      expect(prettyWithRows(body).toString('utf8')).toBe(expected(body));
     }
   });
 

@@ -11,7 +11,7 @@ import type { MakeFolder } from './folders.ts';
  */
 export async function stageFile(
   target: string,
-  data: string,
+  data: string | Uint8Array,
   makeFolder: MakeFolder = makeFolderEachTime,
 ): Promise<string> {
   await makeFolder(dirname(target));
@@ -31,7 +31,7 @@ export async function stageFile(
 
 export async function writeFileAtomic(
   target: string,
-  data: string,
+  data: string | Uint8Array,
   makeFolder: MakeFolder = makeFolderEachTime,
 ): Promise<void> {
   const temp = await stageFile(target, data, makeFolder);
