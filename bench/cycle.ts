@@ -12,6 +12,7 @@ import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED } from '../generator/defaults.ts'
 import { publishCycle } from '../generator/cycle.ts';
 import { appendHistory } from '../generator/history/index.ts';
 import { HISTORY_RESOURCE_IDS, historyDir } from '../schemas/history.ts';
+import { inTurns } from './turns.ts';
 import type { HistoryResourceId, HistoryRow } from '../schemas/history.ts';
 
 /** Cycles run before timing: the first loads the modules, the next ones warm V8 up. */
@@ -75,9 +76,8 @@ export function measureCycles(repeats: number): Promise<number[]> {
 }
 
 /**
- * A first-day site and one with `historyRows` earlier runs of history, their cycles taking turns in one process
- * (each pair back to back, the two taking turns at going first), after the warm-up cycles of each: a pair's two
- * cycles meet the same moments of the machine, so their ratio is what the history adds.
+ * A first-day site and one with `historyRows` earlier runs of history, their cycles in pairs in one process
+ * (bench/turns.ts) after the warm-up cycles of each: a pair's ratio is what the history adds.
  */
 export function measureCyclePairs(
   repeats: number,
@@ -92,11 +92,12 @@ export function measureCyclePairs(
     }
     const pairs: Array<{ first: number; day: number }> = [];
     for (let i = 0; i < repeats; i++) {
-      if (i % 2 === 0) pairs.push({ first: await timedCycle(first), day: await timedCycle(day) });
-      else {
-        const dayMs = await timedCycle(day);
-        pairs.push({ first: await timedCycle(first), day: dayMs });
-      }
+      const [firstMs, dayMs] = await inTurns(
+        i,
+        () => timedCycle(first),
+        () => timedCycle(day),
+      );
+      pairs.push({ first: firstMs, day: dayMs });
     }
     return pairs;
   });

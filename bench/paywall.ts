@@ -17,6 +17,7 @@ import { startPaywallServer } from '../paywall-worker/server.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
 import { buyWithDevWallet, createDevBuyer } from '../paywall-worker/buy.ts';
+import { inTurns } from './turns.ts';
 
 const REQUESTS = Number(process.env.BENCH_PAYWALL_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_PAYWALL_CONCURRENCY ?? 16);
@@ -85,19 +86,14 @@ async function load(
   };
 }
 
-/**
- * Runs the two loads as ROUNDS back-to-back pairs, taking turns at going first, and keeps the pair whose ratio
- * (b's requests per second over a's) is the median: the machine's speed drifts by a third within a minute, so a
- * ratio is only meaningful between loads that met the same moments, and one pair alone is mostly that drift.
- */
+/** Runs the two loads as ROUNDS pairs (bench/turns.ts) and keeps the pair whose ratio (b's req/s over a's) is the median. */
 async function compare(
   a: () => Promise<Row>,
   b: () => Promise<Row>,
 ): Promise<{ pair: [Row, Row]; ratios: number[] }> {
   const pairs: Array<{ pair: [Row, Row]; ratio: number }> = [];
   for (let i = 0; i < ROUNDS; i++) {
-    const [first, second] = i % 2 === 0 ? [await a(), await b()] : [await b(), await a()];
-    const pair: [Row, Row] = i % 2 === 0 ? [first, second] : [second, first];
+    const pair = await inTurns(i, a, b);
     pairs.push({ pair, ratio: pair[1].rps / pair[0].rps });
   }
   pairs.sort((x, y) => x.ratio - y.ratio);

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureCycles, measureCyclePairs, WARM_UP_CYCLES } from './cycle.ts';
 import type { PaywallSummary } from './paywall.ts';
+import { inTurns } from './turns.ts';
 
 const SHORT = process.argv.includes('--short');
 const WRITE_BASELINE = process.argv.includes('--write-baseline');
@@ -93,22 +94,22 @@ interface PairedSamples {
 }
 
 /**
- * Runs a measure and its baseline REPEATS times in pairs, back to back and taking turns at going first, after one
- * untimed run of each (which fills the OS file cache). Each gets its median; the ratio is the median of the pairs'
- * ratios, because this machine's speed drifts by a third within a minute: only samples that met the same moments
- * make a ratio that a CI check can hold against a baseline.
+ * Runs a measure and its baseline REPEATS times in pairs (bench/turns.ts), after one untimed run of each (which
+ * fills the OS file cache). Each gets its median; the ratio is the median of the pairs' ratios, the only kind a CI
+ * check can hold against a baseline on this machine.
  */
-function paired(measure: () => Sample[], baseline: () => Sample[]): PairedSamples {
+async function paired(measure: () => Sample[], baseline: () => Sample[]): Promise<PairedSamples> {
   measure();
   baseline();
-  const pairs = Array.from({ length: REPEATS }, (_, i) => {
-    if (i % 2 === 0) {
-      const first = together(measure());
-      return { value: first, baseline: together(baseline()) };
-    }
-    const first = together(baseline());
-    return { value: together(measure()), baseline: first };
-  });
+  const pairs: Array<{ value: Sample; baseline: Sample }> = [];
+  for (let i = 0; i < REPEATS; i++) {
+    const [value, base] = await inTurns(
+      i,
+      () => together(measure()),
+      () => together(baseline()),
+    );
+    pairs.push({ value, baseline: base });
+  }
   return {
     value: medianSample(pairs.map((p) => p.value)),
     baseline: medianSample(pairs.map((p) => p.baseline)),
@@ -142,7 +143,7 @@ const folders = (name: string) => ['--out', join(dir, name, 'site'), '--paid', j
 const stateOf = (name: string) => ['--state', join(dir, name, 'var')];
 
 try {
-  const help = paired(() => [runProcess([EMI, '--help'])], node1);
+  const help = await paired(() => [runProcess([EMI, '--help'])], node1);
   rows.push({
     id: 'help_vs_node',
     measure: '`emi --help`, wall, median',
@@ -159,7 +160,7 @@ try {
   });
 
   const generateArgs = [EMI, 'generate', ...folders('g'), ...stateOf('g')];
-  const generate = paired(() => [runProcess(generateArgs)], node1);
+  const generate = await paired(() => [runProcess(generateArgs)], node1);
   rows.push({
     id: 'generate_vs_node',
     measure: '`emi generate`, 7 assets, simulated',
@@ -185,7 +186,7 @@ try {
     '--base-url',
     'http://127.0.0.1:8080',
   ];
-  const both = paired(
+  const both = await paired(
     () => [
       runProcess([EMI, 'generate', ...folders('gb'), ...stateOf('gb')]),
       runProcess([...buildArgs, ...stateOf('gb')]),
@@ -260,7 +261,7 @@ try {
   // Larger universes: the compiled pipeline over 7 tracked + synthetic symbols, one whole process per run, each
   // size in turns with the size below it.
   const universe = (size: number) => () => [runProcess([GENERATE_ONCE, String(size)])];
-  const growth70 = paired(universe(70), universe(7));
+  const growth70 = await paired(universe(70), universe(7));
   rows.push({
     id: 'growth_7_to_70',
     measure: 'generate, 70 assets',
@@ -276,7 +277,7 @@ try {
     met: growth70.ratio <= 10,
   });
   if (!SHORT) {
-    const growth700 = paired(universe(700), universe(70));
+    const growth700 = await paired(universe(700), universe(70));
     rows.push({
       id: 'growth_70_to_700',
       measure: 'generate, 700 assets',
