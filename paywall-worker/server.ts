@@ -1,7 +1,6 @@
 // Runs the paywall worker on Node (used by `emi paywall`; `emi serve` mounts the same app on its own origin).
-import type { Hono } from 'hono';
 import { createPaywallApp } from './app.ts';
-import type { PaywallAppOptions, PaywallConfig } from './app.ts';
+import type { PaywallApp, PaywallAppOptions, PaywallConfig } from './app.ts';
 import { listen } from './node-listen.ts';
 
 export interface PaywallServerOptions extends PaywallConfig {
@@ -11,7 +10,7 @@ export interface PaywallServerOptions extends PaywallConfig {
 
 export interface PaywallServer {
   url: string;
-  app: Hono;
+  app: PaywallApp;
   close(): Promise<void>;
 }
 

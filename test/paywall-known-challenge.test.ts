@@ -14,7 +14,8 @@ import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { SalePoint } from '../paywall-worker/offers.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
-import { resourceById } from './paywall-harness.ts';
+import { buyWithDevWallet } from '../paywall-worker/buy.ts';
+import { fetchChallenge, resourceById, startStack } from './paywall-harness.ts';
 
 const resource = resourceById('paidMarketRegime');
 const MAX_AGE_SECONDS = 180;
@@ -163,5 +164,28 @@ describe('never answered from the last challenge', () => {
     expect((await paywall.decide(unpaid())).kind).toBe('payment_required');
     expect((await paywall.decide(unpaid())).kind).toBe('payment_required');
     expect(asked).toBe(3);
+  });
+});
+
+describe('over HTTP, with the official client', () => {
+  it('a 402 answered at once is the same challenge, and @x402/fetch pays it and gets the file', async () => {
+    const stack = await startStack();
+    try {
+      const url = stack.url(resource);
+      const full = await fetchChallenge(url); // the first request is decided in full
+      expect(stack.worker.app.decide(unpaid())).not.toBeInstanceOf(Promise); // the next one is answered at once
+      const known = await fetchChallenge(url);
+      expect(known.response.headers.get('PAYMENT-REQUIRED')).toBe(
+        full.response.headers.get('PAYMENT-REQUIRED'),
+      );
+      expect(known.body).toEqual(full.body);
+      // @x402/fetch reads the challenge the server now answers at once, signs and pays it.
+      const bought = await buyWithDevWallet({ url, facilitatorUrl: stack.facilitator.url });
+      expect(bought.status).toBe(200);
+      expect(bought.settlement?.success).toBe(true);
+      expect(resource.schema.safeParse(bought.body).success).toBe(true);
+    } finally {
+      await stack.close();
+    }
   });
 });
