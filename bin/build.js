@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // Compiles the TypeScript that runs at run time into build/ with esbuild; type checking stays in `npm run
 // typecheck`. Run by `npm ci`/`npm install` (the `prepare` script), by the test suite's global set-up and by
-// `npm run build`. Packages stay external (node_modules is imported as is). Every output file sits directly in
-// build/: the entry points under their own names, and the code behind each `await import()` in its own chunk,
-// so a command loads only the chunks it uses.
+// `npm run build`. Packages are bundled in, except a few left in node_modules (`leaveSomePackages`). Every
+// output file sits directly in build/: the entry points under their own names, and the code behind each
+// `await import()` in its own chunk, so a command loads only the chunks it uses.
 import { build } from 'esbuild';
-import { readFile, rename, rm } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -21,22 +21,60 @@ export const ENTRY_POINTS = {
 };
 
 /**
- * Source files locate their assets with `new URL('../site/', import.meta.url)`. In build/ that URL would be the
- * chunk's, so each source's `import.meta.url` is rewritten to the URL its source file has in the checkout
- * (computed from the chunk's own URL, as every output file sits one level below the project root).
+ * Source files locate their assets with `new URL('../site/', import.meta.url)`, and Eleventy its own files the
+ * same way. In build/ that URL would be the chunk's, so each file's `import.meta.url` is rewritten to the URL the
+ * file has in the checkout (computed from the chunk's own URL, as every output file sits one level below the
+ * project root).
  */
 const keepSourceUrls = {
   name: 'keep-source-urls',
   setup(build) {
-    build.onLoad({ filter: /\.ts$/ }, async (args) => {
+    build.onLoad({ filter: /\.(ts|js|mjs)$/ }, async (args) => {
       const source = await readFile(args.path, 'utf8');
       if (!source.includes('import.meta.url')) return undefined;
       const path = relative(ROOT, args.path).split('\\').join('/');
       const url = `new URL(${JSON.stringify(path)}, new URL("../", import.meta.url)).href`;
-      return { contents: source.replaceAll('import.meta.url', url), loader: 'ts' };
+      return {
+        contents: source.replaceAll('import.meta.url', url),
+        loader: args.path.endsWith('.ts') ? 'ts' : 'js',
+      };
     });
   },
 };
+
+/**
+ * Packages are bundled into build/ too, except these: native code, esbuild (a binary of its own) and what only
+ * Eleventy's watch mode and dev server use. From node_modules a command loads packages as many small modules
+ * (`emi paywall` some 1 600, Eleventy some 400, zod 95), which Node resolves, reads and compiles one by one, and
+ * for CommonJS parses twice; bundled, they are a few chunks (see the README's Decisions for what it saves). One
+ * copy of each package serves every chunk, so zod schemas handed to the MCP SDK are read by the same zod. Bundled
+ * packages keep their own `import.meta.url` (keepSourceUrls), so they still find their files.
+ */
+const LEFT_IN_NODE_MODULES = new Set([
+  '@11ty/eleventy-dev-server',
+  'better-sqlite3',
+  'chokidar',
+  'esbuild',
+  'fsevents',
+]);
+const packageName = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
+const leaveSomePackages = {
+  name: 'leave-some-packages',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) =>
+      LEFT_IN_NODE_MODULES.has(packageName(args.path)) ? { external: true } : undefined,
+    );
+  },
+};
+
+/** CommonJS code bundled into an ES module still calls `require` (for Node's built-in modules). */
+const REQUIRE_BANNER =
+  "import { createRequire as __emiRequire } from 'node:module'; const require = __emiRequire(import.meta.url);";
 
 /** Builds into a fresh folder, then swaps it in, so a running `emi` never meets a half-written build. */
 export async function buildAll() {
@@ -44,7 +82,7 @@ export async function buildAll() {
   const fresh = `${OUT_DIR.replace(/\/$/, '')}.${process.pid}.tmp`;
   const old = `${OUT_DIR.replace(/\/$/, '')}.${process.pid}.old`;
   await rm(fresh, { recursive: true, force: true });
-  await build({
+  const { metafile } = await build({
     absWorkingDir: ROOT,
     entryPoints: ENTRY_POINTS,
     outdir: fresh,
@@ -55,13 +93,19 @@ export async function buildAll() {
     format: 'esm',
     platform: 'node',
     target: 'node20.19',
-    packages: 'external',
+    banner: { js: REQUIRE_BANNER },
     sourcemap: 'linked',
     logLevel: 'warning',
     // Tells the code it runs compiled, tied to this build/ (generator/site/derived-cache.ts).
     define: { EMI_COMPILED: 'true' },
-    plugins: [keepSourceUrls],
+    plugins: [keepSourceUrls, leaveSomePackages],
+    metafile: true,
   });
+  // The files each output file was made from: the tests read it to tell which chunks hold a bundled package.
+  const sources = Object.entries(metafile.outputs)
+    .filter(([file]) => file.endsWith('.js'))
+    .map(([file, output]) => [basename(file), Object.keys(output.inputs)]);
+  await writeFile(join(fresh, 'sources.json'), JSON.stringify(Object.fromEntries(sources)));
   await rename(OUT_DIR, old).catch((error) => {
     if (error.code !== 'ENOENT') throw error;
   });
