@@ -1,5 +1,5 @@
 // Settings for a process that runs once and ends (`emi generate`, `emi build`), as opposed to `emi schedule`/`emi up`.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * zod checks each published file once in such a process, which is about three times faster without first generating

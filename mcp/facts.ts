@@ -1,5 +1,5 @@
 // What every tool result states besides its body: the educational notice, the data mode and the data's age.
-import { z } from 'zod';
+import * as z from 'zod';
 import { DataMode, EDUCATIONAL_NOTICE } from '../schemas/common.ts';
 import { generatedAtOf } from '../generator/discovery/run-files.ts';
 

@@ -1,6 +1,6 @@
 // One tool per free resource (the reasoning tool takes an asset), answering the published file with its facts.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { ReasoningResponse } from '../schemas/reasoning.ts';
 import { FREE_RESOURCES, reasoningFileFor } from '../schemas/resources.ts';

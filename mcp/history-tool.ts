@@ -1,6 +1,6 @@
 // The `history` tool: rows of the published history of one resource, for a range of UTC days or the latest rows.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DataMode } from '../schemas/common.ts';
 import {
   BASE_COLUMNS,

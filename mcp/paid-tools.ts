@@ -15,7 +15,7 @@ import { noteFor } from '../generator/discovery/endpoint-notes.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import type { PaidResource } from '../schemas/resources.ts';
 import { DataFacts, factsOfBody } from './facts.ts';
-import { z } from 'zod';
+import * as z from 'zod';
 import { toolNameOf } from './free-tools.ts';
 import { structuredResult, toolError } from './results.ts';
 

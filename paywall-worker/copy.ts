@@ -1,7 +1,7 @@
 // What each paid product is and is not, in the words the 402 body uses for people and agents.
 import type { PaidResource } from '../schemas/resources.ts';
 import type { ResourceLinks } from '../schemas/common.ts';
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 interface ProductCopy {
   whatThisIs: string;

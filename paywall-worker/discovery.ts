@@ -3,7 +3,7 @@
 // PAYMENT-SIGNATURE header, so it is kept small enough for both headers to stay under 4 KB, the default of common
 // proxies: the example is a preview (the body's top-level scalar fields, long texts cut), and its schema names
 // those fields and their types. The full body schema lives in /openapi.json and /schemas/.
-import { z } from 'zod';
+import * as z from 'zod';
 
 type JsonSchema = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // Strict decoding of the PAYMENT-SIGNATURE request header: a size cap, canonical padded base64 (standard
 // alphabet), UTF-8 that must decode without replacement characters, JSON, then the x402 v2 exact-on-Algorand
 // payload shape. Anything else is refused before it reaches the x402 packages or the facilitator.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PaymentPayload } from '@x402/core/types';
 
 /** Large enough for a 16-transaction group plus the echoed discovery extension; far below Node's 16 KiB limit. */

@@ -1,6 +1,6 @@
 // Arena resources (spec 2.5): the active round, the crowd's consensus and the shared-intelligence view that
 // puts round, crowd, main brain, teacher brain, price and integrity side by side.
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   ArenaPrediction,
   ArenaReading,

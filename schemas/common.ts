@@ -1,6 +1,6 @@
 // Shared building blocks of every published resource: constants, enums and small reusable shapes. Every object
 // is strict (rejects unknown keys), so that no internal value can slip into a published file by accident.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ARENA_PREDICTIONS, TRACKED_ASSETS } from './constants.ts';
 
 export { ARENA_PREDICTIONS, TRACKED_ASSETS };

@@ -1,5 +1,5 @@
 // GET /api/derivatives.php: funding, open interest and liquidations per asset (spec 2.4).
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   AssetSymbol,
   Bias,

@@ -1,6 +1,6 @@
 // Strict building blocks shared by the free market endpoints. Every object here rejects unknown keys, so that no
 // internal value (a weight, a raw score) can slip into a published file by accident.
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   AgentGuidance,
   CACHE_SECONDS,

@@ -1,6 +1,6 @@
 // The JSON body of every error the hosts and the preview server answer (400, 404): a small, stable shape so
 // that a client can handle failures without parsing HTML error pages.
-import { z } from 'zod';
+import * as z from 'zod';
 import { DISCLAIMER, TRACKED_ASSETS } from './common.ts';
 
 export const ErrorResponse = z.object({

@@ -1,6 +1,6 @@
 // The published history: one compact row per generator run and per free resource, in day files, a latest file
 // and an index. Columns are declared once here; the row schema, the CSV header and the docs all come from them.
-import { z } from 'zod';
+import * as z from 'zod';
 import { DataMode, EDUCATIONAL_NOTICE, IsoTimestamp, TRACKED_ASSETS } from './common.ts';
 
 export type ColumnKind = 'number' | 'string';

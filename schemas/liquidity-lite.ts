@@ -1,5 +1,5 @@
 // GET /api/liquidity-lite.php: spreads, depth and market structure per asset (spec 2.3).
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   AssetSymbol,
   Bias,

@@ -1,5 +1,5 @@
 // GET /api/main-brain.php: one snapshot of the brain's per-asset reading and its market context (spec 2.1, 2.2).
-import { z } from 'zod';
+import * as z from 'zod';
 import { AssetSymbol, Bias, Confidence, DataStatus, Limitation, SnapshotStatus } from './common.ts';
 import { freeSnapshotEnvelope } from './envelope.ts';
 import { PublicPerformance } from './performance.ts';

@@ -1,5 +1,5 @@
 // GET /api/market-regime.php: the market-wide risk regime of the tracked assets (spec 2.1).
-import { z } from 'zod';
+import * as z from 'zod';
 import { AssetSymbol, Confidence, Limitation } from './common.ts';
 import { freeSnapshotEnvelope } from './envelope.ts';
 

@@ -1,6 +1,6 @@
 // How the brain's recorded calls fared against resolved outcomes. Filled from the arena store; every rate
 // carries its sample size, and a rate from too few rounds is withheld rather than shown bare.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const RateWithInterval = z.strictObject({
   value: z.number().min(0).max(1),

@@ -1,5 +1,5 @@
 // GET /api/reasoning.php?asset=X: the brain's reading of one asset in plain language (spec 2.7).
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   AssetSymbol,
   Confidence,

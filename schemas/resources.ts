@@ -1,6 +1,6 @@
 // The registry of every published resource: its URL path, where its file lives, its schema and its terms.
 // Publishing, validation, the preview server, the paywall and the OpenAPI document all read this one list.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { TRACKED_ASSETS } from './common.ts';
 import { FREE_CATALOG, PAID_CATALOG } from './catalog.ts';
 import type { CatalogEntry, PaidCatalogEntry } from './catalog.ts';

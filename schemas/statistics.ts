@@ -1,5 +1,5 @@
 // Statistics (spec 2.8): counts and track records read from the arena store. Not a market signal.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArenaReading, Confidence, DataMode, IsoTimestamp, TrackedAsset } from './common.ts';
 import { PublicPerformance } from './performance.ts';
 import { RoundInfo, VoteSources } from './arena.ts';

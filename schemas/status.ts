@@ -1,5 +1,5 @@
 // GET /status.json: what the last generator run did, published with the site for operators and monitors.
-import { z } from 'zod';
+import * as z from 'zod';
 import { DISCLAIMER, DataMode, IsoTimestamp, PROJECT } from './common.ts';
 
 export const RunStatus = z.strictObject({

@@ -1,6 +1,6 @@
 // Teacher lessons (spec 2.6): every resolved arena round scored for the main brain and the crowd.
 // Historical learning context, not a live signal. Every metric carries its sample size.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArenaPrediction, ArenaReading, DataMode, IsoTimestamp, TrackedAsset } from './common.ts';
 import { RateWithInterval } from './performance.ts';
 

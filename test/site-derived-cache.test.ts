@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import YAML from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { emittedSchemas, keepEmitted, toJsonSchema } from '../generator/discovery/json-schema.ts';
 import type { SchemaEntry } from '../generator/discovery/json-schema.ts';
 import { buildOpenApiDocument } from '../generator/discovery/openapi.ts';

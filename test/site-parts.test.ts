@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildRobotsTxt, buildSitemapXml } from '../generator/discovery/crawl-files.ts';
 import { toJsonSchema } from '../generator/discovery/json-schema.ts';
 import { generatedAtOf } from '../generator/discovery/run-files.ts';

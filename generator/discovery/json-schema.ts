@@ -1,6 +1,6 @@
 // JSON Schema (draft 2020-12) for every published resource, emitted from the same zod schemas that validate
 // the generator's output: once as standalone files under /schemas/, once as OpenAPI components.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ErrorResponse } from '../../schemas/error.ts';
 import { meaningOf, valuesSentence } from '../../schemas/field-meanings.ts';
 import { FREE_RESOURCES, PAID_RESOURCES } from '../../schemas/resources.ts';

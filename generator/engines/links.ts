@@ -1,6 +1,6 @@
 // Catalogue links shared by the free bodies: related resources, the paid upgrade path and agent guidance.
 // Paths and prices come from the catalogue (schemas/catalog.ts), the same data the registry is built from.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { SCHEMA_VERSION } from '../../schemas/common.ts';
 import { FREE_CATALOG, PAID_CATALOG } from '../../schemas/catalog.ts';
 import type { PaidCatalogEntry } from '../../schemas/catalog.ts';

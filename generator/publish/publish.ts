@@ -2,7 +2,7 @@
 // staged files renamed over the last good ones. A failure at any step leaves the previous files untouched.
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { stageFile } from './atomic-write.ts';
 
 export interface PublishItem {

@@ -1,7 +1,7 @@
 // Checks a folder of published output against the registry's schemas: what `emi validate` runs.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { FREE_RESOURCES, PAID_RESOURCES, REASONING_FILES } from '../../schemas/resources.ts';
 import { ReasoningResponse } from '../../schemas/reasoning.ts';
 import { describeIssues } from './publish.ts';

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TRACKED_ASSETS } from '../../schemas/common.ts';
-import { z } from 'zod';
+import * as z from 'zod';
 
 const NullableNumber = z.number().finite().nullable().catch(null);
 

@@ -1,7 +1,7 @@
 // Configuration of market-data sources: a JSON file (path via --config or EMI_CONFIG) and environment variables
 // over built-in defaults. Everything is validated by zod; a wrong venue name or a typo'd key stops the run early.
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_LIVE_ORDER, venuesFor } from './adapters/plan.ts';
 import type { SourceOrder } from './adapters/plan.ts';
 import { SECTION_NAMES } from './adapters/source.ts';

@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import algosdk from 'algosdk';
-import { z } from 'zod';
+import * as z from 'zod';
 import { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { ExactAvmScheme } from '@x402/avm/exact/facilitator';

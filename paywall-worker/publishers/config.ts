@@ -3,7 +3,7 @@
 // stops the worker with one line naming the publisher and the field, because a wrong address would send a buyer's
 // money to the wrong place.
 import algosdk from 'algosdk';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PAID_RESOURCES } from '../../schemas/resources.ts';
 import type { PaidResource } from '../../schemas/resources.ts';
 import { USDC_DECIMALS } from '../../schemas/paid/terms.ts';

@@ -1,7 +1,7 @@
 // Atlas human report: the atlas written for people reading in a browser. A headline, short narrative sections,
 // one table row per asset, series ready for charts, and the disclaimers in full. The spec gives no body: documented
 // in the README's Decisions.
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   AssetSymbol,
   Bias,

@@ -1,7 +1,7 @@
 // Paid atlas for developers and AI agents (SVC-X402-002), public schema 0.1.0. The spec lists two shapes; this is
 // their union reconciled into one body: every field of both, with `summary` an object (the 0.1.0 shape) whose
 // `text` carries the prose that the other shape gave as a string.
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   AssetSymbol,
   Bias,

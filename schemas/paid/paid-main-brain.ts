@@ -2,7 +2,7 @@
 // this joins, for each coin, the market snapshot, liquidity, derivatives positioning and the reasoning, says
 // whether they agree, and lists the evidence and the limitations of each. The spec gives no body: documented in
 // the README's Decisions.
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   AssetSymbol,
   Bias,

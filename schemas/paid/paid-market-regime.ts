@@ -1,6 +1,6 @@
 // Paid market regime (SVC-X402-001, spec 2.9): the free regime reading in full, plus the risk factors behind its
 // risk score and a regime line per asset. `source` is a string here, as the spec lists it.
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   AssetSymbol,
   Bias,

@@ -1,6 +1,6 @@
 // The HTTP 402 body of every paid path (spec 2.9): the x402 v2 `PaymentRequired` object (the same one the
 // PAYMENT-REQUIRED header carries, base64 encoded) plus the spec's explanatory fields for people and agents.
-import { z } from 'zod';
+import * as z from 'zod';
 import { DataMode, IsoTimestamp, ResourceLinks } from '../common.ts';
 import { AlgorandAddress, AlgorandNetworkId, AtomicAmount } from './terms.ts';
 

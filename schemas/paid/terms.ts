@@ -1,5 +1,5 @@
 // Payment terms shared by the paid schemas, the paywall worker and the buyer tooling (x402 v2, exact scheme).
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const X402_VERSION = 2;
 /** CAIP-2 id of Algorand mainnet, short form (first 32 chars of the url-safe genesis hash). Emitted everywhere. */

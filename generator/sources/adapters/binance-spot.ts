@@ -1,6 +1,6 @@
 // Binance spot: 24 h ticker, hourly klines and depth. The venue's facts, raw shapes as documented by Binance, pure
 // normalisers into the market types, the sources the collector calls and the venue's descriptor.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Candle, OrderBook, Sourced, Ticker24h } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
 import {

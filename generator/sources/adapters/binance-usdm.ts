@@ -1,6 +1,6 @@
 // Binance USDⓈ-M perpetuals: premium index and funding history (funding), open-interest history. The venue's facts,
 // raw shapes as documented by Binance, pure normalisers into the market types, the sources and the descriptor.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Funding, OpenInterest } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { BINANCE_ERRORS, binanceSymbol } from './binance-spot.ts';

@@ -1,6 +1,6 @@
 // Bybit v5 linear (USDT) perpetuals: one tickers call answers every contract (funding, mark, index, open interest);
 // funding history and open-interest history per contract add the past. Raw shapes as documented by Bybit.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Funding, OpenInterest, Sourced } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { per8h, settledHistory } from './funding.ts';

@@ -1,6 +1,6 @@
 // Coinbase Exchange: 24 h stats (ticker), hourly candles and the level-2 book of the USD products. The venue's facts,
 // raw shapes as documented by Coinbase, pure normalisers into the market types, the sources and the descriptor.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Candle, OrderBook, Ticker24h } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { compiledOnFirstUse, DecimalString, SourceError, venueCalls } from './request.ts';

@@ -1,6 +1,6 @@
 // CoinGecko: one `simple/price` call for every tracked coin. An aggregate across exchanges (USD), without a book;
 // the keyless API shares a small per-IP limit and asks for attribution, so it comes last in the default order.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Sourced, Ticker24h } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { parseEntries, venueCalls } from './request.ts';

@@ -1,6 +1,6 @@
 // Hyperliquid perpetuals: one POST /info {"type":"metaAndAssetCtxs"} answers every coin (hourly funding, open
 // interest in coins, mark and oracle prices); {"type":"fundingHistory"} adds past hourly rates per coin.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Funding, OpenInterest, Sourced } from '../../market/types.ts';
 import type { TransportRequest } from '../transport.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';

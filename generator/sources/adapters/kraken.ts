@@ -1,6 +1,6 @@
 // Kraken: the ticker of the USD pairs (one call for all) and hourly OHLC. Kraken renames pairs in its answers
 // (XBTUSD -> XXBTZUSD), wraps everything in {error, result} and sends its last OHLC row while it is still forming.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Candle, Sourced, Ticker24h } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { compiledOnFirstUse, DecimalString, positiveOrNull, SourceError, venueCalls } from './request.ts';

@@ -1,6 +1,6 @@
 // OKX v5 USDT swaps: filled liquidation orders (the only keyless REST feed of liquidations), funding and open
 // interest. Raw shapes as documented by OKX, pure normalisers into the market types, and the collector's sources.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Funding, Liquidations, OpenInterest } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { per8h, settledHistory } from './funding.ts';

@@ -1,6 +1,6 @@
 // One venue call: transport -> status check -> JSON -> zod. Every failure becomes a SourceError with a short reason,
 // read with the venue's own error envelope (its descriptor's `errors`).
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Transport, TransportRequest } from '../transport.ts';
 import type { FetchContext } from './source.ts';
 import { classifyEnvelope, classifyHttpError } from './venue-errors.ts';

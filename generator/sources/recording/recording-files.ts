@@ -1,7 +1,7 @@
 // The layout of a recording folder: one JSON file per distinct request, named from a hash of method, URL and body,
 // and an index.json that lists them with the run's as-of time (a replay must ask the same URLs).
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TransportRequest } from '../transport.ts';
 
 export const INDEX_FILE = 'index.json';

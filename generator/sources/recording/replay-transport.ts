@@ -2,7 +2,7 @@
 // was never recorded fails its section with a message naming the URL, never the run.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Transport } from '../transport.ts';
 import { INDEX_FILE, RecordedExchange, RecordingIndex, requestKey } from './recording-files.ts';
 
