@@ -16,12 +16,9 @@ export function createFsStorage(root: string): PaidFileStorage {
       }
     },
     // A stat of a local file takes microseconds; the async form would cost a thread-pool round trip per request.
-    versionNow: (file) => statVersion(join(base, file)),
-    version: async (file) => statVersion(join(base, file)),
+    versionNow(file) {
+      const info = statSync(join(base, file), { throwIfNoEntry: false });
+      return info ? `${info.ino}:${info.mtimeMs}:${info.size}` : null;
+    },
   };
-}
-
-function statVersion(path: string): string | null {
-  const info = statSync(path, { throwIfNoEntry: false });
-  return info ? `${info.ino}:${info.mtimeMs}:${info.size}` : null;
 }

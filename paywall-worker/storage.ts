@@ -10,8 +10,9 @@ export interface PaidFileStorage {
    */
   version?(file: string): Promise<string | null>;
   /**
-   * The same token without waiting, where the store can read it synchronously (the local disk): an unpaid request
-   * whose file has not changed is then answered without any I/O wait (see core/decide.ts).
+   * The same token without waiting, where the store can read it synchronously (the local disk): used instead of
+   * `version`, and an unpaid request whose file has not changed is then answered without any I/O wait (see
+   * core/decide.ts).
    */
   versionNow?(file: string): string | null;
 }
