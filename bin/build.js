@@ -5,9 +5,11 @@
 // output file sits directly in build/: the entry points under their own names, and the code behind each
 // `await import()` in its own chunk, so a command loads only the chunks it uses.
 import { build } from 'esbuild';
+import { existsSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { STAMP_FILE, stampSources } from './build-stamp.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const OUT_DIR = fileURLToPath(new URL('../build/', import.meta.url));
@@ -106,6 +108,11 @@ export async function buildAll() {
     .filter(([file]) => file.endsWith('.js'))
     .map(([file, output]) => [basename(file), Object.keys(output.inputs)]);
   await writeFile(join(fresh, 'sources.json'), JSON.stringify(Object.fromEntries(sources)));
+  // What it was compiled from, for bin/emi.js to tell when build/ has fallen behind: the project's own files, and
+  // for the bundled packages the lockfile, which `npm install <package>` rewrites without compiling build/ again.
+  const own = Object.keys(metafile.inputs).filter((file) => !file.startsWith('node_modules/'));
+  if (existsSync(join(ROOT, 'package-lock.json'))) own.push('package-lock.json');
+  await writeFile(join(fresh, STAMP_FILE), JSON.stringify(stampSources(ROOT, own)));
   await rename(OUT_DIR, old).catch((error) => {
     if (error.code !== 'ENOENT') throw error;
   });

@@ -1,15 +1,40 @@
 #!/usr/bin/env node
 // The `emi` command: runs the compiled CLI in build/ (made by `npm ci`, `npm install` or `npm run build`).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import module from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 const CLI = new URL('../build/cli.js', import.meta.url);
 if (!existsSync(CLI)) {
   console.error('emi: the compiled CLI (build/cli.js) is missing: run `npm run build` (or `npm ci`) first');
   process.exit(1);
 }
+await warnIfBehindSources();
 // Node 22.1 and later keep V8's compiled code between runs (as `tsc` does); older Node has no such API and
 // compiles every module at each start. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 module.enableCompileCache?.();
 const { main } = await import(CLI.href);
 await main(process.argv);
+
+/**
+ * build/ runs what it was compiled from: after an edit, or a `git pull` without `npm ci`, say so on stderr rather
+ * than run older code in silence (bin/build-stamp.js). Help and version text skip the check.
+ */
+async function warnIfBehindSources() {
+  const args = process.argv.slice(2);
+  if (args.length === 0 || args.some((arg) => /^(-h|--help|-V|--version|help)$/.test(arg))) return;
+  const { STAMP_FILE, changedSources } = await import('./build-stamp.js');
+  let stamp;
+  try {
+    stamp = JSON.parse(readFileSync(new URL(`../build/${STAMP_FILE}`, import.meta.url), 'utf8'));
+  } catch {
+    return; // a build from before stamps: nothing to compare with
+  }
+  const changed = changedSources(fileURLToPath(new URL('..', import.meta.url)), stamp);
+  if (changed.length === 0) return;
+  const more = changed.length > 1 ? ` and ${changed.length - 1} more` : '';
+  console.error(
+    `emi: build/ is older than the TypeScript it was compiled from (${changed[0]}${more} changed since): ` +
+      'run `npm run build` (after a `git pull`: `npm ci`); running the compiled code as it is',
+  );
+}
