@@ -34,7 +34,7 @@ async function warnIfBehindSources() {
   if (changed.length === 0) return;
   const more = changed.length > 1 ? ` and ${changed.length - 1} more` : '';
   console.error(
-    `emi: build/ is older than the TypeScript it was compiled from (${changed[0]}${more} changed since): ` +
+    `emi: build/ is out of date (${changed[0]}${more} changed since it was compiled): ` +
       'run `npm run build` (after a `git pull`: `npm ci`); running the compiled code as it is',
   );
 }

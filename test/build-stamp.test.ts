@@ -92,7 +92,7 @@ describe('bin/emi.js with a build older than its sources', () => {
     const stale = await emi('generate');
     expect(stale.stdout).toBe('ran generate\n');
     expect(stale.stderr.trim().split('\n')).toEqual([
-      'emi: build/ is older than the TypeScript it was compiled from (generator/a.ts changed since): ' +
+      'emi: build/ is out of date (generator/a.ts changed since it was compiled): ' +
         'run `npm run build` (after a `git pull`: `npm ci`); running the compiled code as it is',
     ]);
   });
@@ -101,7 +101,9 @@ describe('bin/emi.js with a build older than its sources', () => {
     const { root, emi } = await project();
     await writeFile(join(root, 'generator/a.ts'), 'export const a = 10;\n');
     await rm(join(root, 'generator/b.ts'));
-    expect((await emi('build')).stderr).toContain('(generator/a.ts and 1 more changed since)');
+    expect((await emi('build')).stderr).toContain(
+      '(generator/a.ts and 1 more changed since it was compiled)',
+    );
     expect(await emi('--help')).toEqual({ stdout: 'ran --help\n', stderr: '' });
     expect(await emi('generate', '--version')).toEqual({ stdout: 'ran generate --version\n', stderr: '' });
   });
