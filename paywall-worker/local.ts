@@ -1,8 +1,11 @@
 // The paywall as the local stack runs it: with a configured facilitator and payee, or, when no facilitator URL is
 // configured, with the development facilitator on loopback (and a throwaway development payee if none is set).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import algosdk from 'algosdk';
 import { Hono } from 'hono';
 import { ALGORAND_MAINNET } from '../schemas/paid/terms.ts';
+import { PAID_RESOURCES } from '../schemas/resources.ts';
 import { createPaywallApp } from './app.ts';
 import { createArenaVoteApp } from './arena-vote/app.ts';
 import { openSqliteVoteStore } from './arena-vote/store-sqlite.ts';
@@ -75,6 +78,19 @@ export const paywallEnv = (
 const logToStderr = (entry: PaywallLogEntry): void => {
   if (entry.level !== 'info') console.error(JSON.stringify({ at: new Date().toISOString(), ...entry }));
 };
+
+/**
+ * How many of the paid files are there at start, so that a mistyped `--paid`, or a worker started before the first
+ * run, is seen at once rather than as a 503 on every paid path.
+ */
+function paidFilesPresent(paidDir: string): string {
+  const missing = PAID_RESOURCES.filter((r) => !existsSync(join(paidDir, r.file))).map((r) => r.file);
+  const total = PAID_RESOURCES.length;
+  if (missing.length === 0) return `all ${total} there`;
+  const until = 'their paths answer 503 until `emi generate` writes them';
+  if (missing.length === total) return `none of the ${total} there yet: ${until}`;
+  return `${total - missing.length} of ${total} there, missing ${missing.join(', ')}: ${until}`;
+}
 
 /** The paywall behind the publishers' storefront pages (`/p/<id>/x402-buyer/`), which are answered first. */
 function withStorefronts(
@@ -173,7 +189,7 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
         devFacilitator
           ? `x402 facilitator: development facilitator on ${facilitatorUrl} (in-memory ledger, POST /dev/fund)`
           : `x402 facilitator: ${facilitatorUrl}`,
-        `x402 paid files: ${options.paidDir}`,
+        `x402 paid files: ${options.paidDir} (${paidFilesPresent(options.paidDir)})`,
         `x402 sells: ${allowSimulated ? 'simulated, replayed or live data (each 402 says which)' : 'live data only'}, at most ${options.maxDataAgeSeconds ?? 180} s old`,
         ...(publishers?.publishers.map(
           (p) =>
