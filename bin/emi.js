@@ -24,13 +24,13 @@ async function warnIfBehindSources() {
   const args = process.argv.slice(2);
   if (args.length === 0 || args.some((arg) => /^(-h|--help|-V|--version|help)$/.test(arg))) return;
   const { STAMP_FILE, changedSources } = await import('./build-stamp.js');
-  let stamp;
+  let changed;
   try {
-    stamp = JSON.parse(readFileSync(new URL(`../build/${STAMP_FILE}`, import.meta.url), 'utf8'));
+    const stamp = JSON.parse(readFileSync(new URL(`../build/${STAMP_FILE}`, import.meta.url), 'utf8'));
+    changed = changedSources(fileURLToPath(new URL('..', import.meta.url)), stamp);
   } catch {
-    return; // a build from before stamps: nothing to compare with
+    return; // a build from before stamps, or a stamp that cannot be read: a check never stops a command
   }
-  const changed = changedSources(fileURLToPath(new URL('..', import.meta.url)), stamp);
   if (changed.length === 0) return;
   const more = changed.length > 1 ? ` and ${changed.length - 1} more` : '';
   console.error(

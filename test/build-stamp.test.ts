@@ -108,10 +108,14 @@ describe('bin/emi.js with a build older than its sources', () => {
     expect(await emi('generate', '--version')).toEqual({ stdout: 'ran generate --version\n', stderr: '' });
   });
 
-  it('runs without a word when the build has no stamp (built before stamps)', async () => {
+  it('runs without a word when the build has no stamp (built before stamps) or one it cannot read', async () => {
     const { root, emi } = await project();
-    await rm(join(root, 'build', STAMP_FILE));
     await writeFile(join(root, 'generator/a.ts'), 'export const a = 10;\n');
+    for (const broken of ['{"files":', '{"files":null}']) {
+      await writeFile(join(root, 'build', STAMP_FILE), broken);
+      expect(await emi('generate')).toEqual({ stdout: 'ran generate\n', stderr: '' });
+    }
+    await rm(join(root, 'build', STAMP_FILE));
     expect(await emi('generate')).toEqual({ stdout: 'ran generate\n', stderr: '' });
   });
 });
