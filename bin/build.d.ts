@@ -3,3 +3,5 @@ export declare const OUT_DIR: string;
 export declare const ENTRY_POINTS: Readonly<Record<string, string>>;
 /** Compiles build/ afresh and swaps it in; resolves to the milliseconds it took. */
 export declare function buildAll(): Promise<number>;
+/** Packages left out of the bundle: loaded from node_modules at run time. */
+export declare const LEFT_IN_NODE_MODULES: ReadonlySet<string>;

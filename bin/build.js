@@ -52,7 +52,7 @@ const keepSourceUrls = {
  * copy of each package serves every chunk, so zod schemas handed to the MCP SDK are read by the same zod. Bundled
  * packages keep their own `import.meta.url` (keepSourceUrls), so they still find their files.
  */
-const LEFT_IN_NODE_MODULES = new Set([
+export const LEFT_IN_NODE_MODULES = new Set([
   '@11ty/eleventy-dev-server',
   'better-sqlite3',
   'chokidar',

@@ -10,13 +10,17 @@ import { waitUntilServing } from '../wait-until-serving.ts';
 
 export const WRANGLER_CONFIG = fileURLToPath(new URL('./wrangler.toml', import.meta.url));
 export const PAID_BUCKET = 'emi-paid';
-const WRANGLER = join(
-  createRequire(import.meta.url).resolve('wrangler/package.json'),
-  '..',
-  'bin',
-  'wrangler.js',
-);
+const WRANGLER = wranglerCli();
 const QUIET_ENV = { WRANGLER_SEND_METRICS: 'false', CI: 'true', CLOUDFLARE_CF_FETCH_ENABLED: 'false' };
+
+/** wrangler is a devDependency: an install with `npm ci --omit=dev` has none, and says so here. */
+function wranglerCli(): string {
+  try {
+    return join(createRequire(import.meta.url).resolve('wrangler/package.json'), '..', 'bin', 'wrangler.js');
+  } catch {
+    throw new Error('wrangler is not installed (a devDependency): run `npm ci` without --omit=dev');
+  }
+}
 
 /** wrangler started with node, its stdout and stderr collected together. */
 function spawnWrangler(args: string[]) {
