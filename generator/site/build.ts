@@ -6,7 +6,7 @@ import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PUBLISHED_FOLDERS, configureSite } from './configure.ts';
 import { linkTree } from './link-tree.ts';
-import { keepCompiledTemplates, loadEleventy } from './load-eleventy.ts';
+import { ESM_TEMPLATES, keepCompiledTemplates, loadEleventy } from './load-eleventy.ts';
 import type { WithEngines } from './load-eleventy.ts';
 import { buildInto } from './move-into.ts';
 
@@ -32,6 +32,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
     const eleventy = new Eleventy(siteDir, building, {
       quietMode: options.quiet ?? true,
       configPath: false, // everything is configured here; the root eleventy.config.js is for the Eleventy CLI
+      loader: ESM_TEMPLATES,
       config: (eleventyConfig) =>
         configureSite(eleventyConfig, {
           siteDir,

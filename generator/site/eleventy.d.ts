@@ -19,6 +19,8 @@ declare module '@11ty/eleventy' {
   export interface EleventyOptions {
     quietMode?: boolean;
     configPath?: string | false;
+    /** How JavaScript templates are loaded; 'auto' (the default) reads the working directory's package.json. */
+    loader?: 'esm' | 'cjs' | 'auto';
     pathPrefix?: string;
     config?: (eleventyConfig: EleventyUserConfig) => void | Promise<void>;
   }

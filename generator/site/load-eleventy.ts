@@ -17,6 +17,14 @@ export async function loadEleventy(): Promise<typeof Eleventy> {
   return loaded;
 }
 
+/**
+ * emi's `.11ty.js` templates are ES modules. Eleventy's default loader ('auto') asks the package.json of the working
+ * directory, so `emi build` run from any other folder read them as CommonJS and rendered every template that exports
+ * `data` beside its default function (robots.txt, llms.txt, the sitemap, the OpenAPI document, the JSON Schemas) as
+ * an empty file.
+ */
+export const ESM_TEMPLATES = 'esm' as const;
+
 /** The part of Eleventy's instance that reaches its template engines; not in its published types. */
 export interface WithEngines {
   init(): Promise<void>;

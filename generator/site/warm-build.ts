@@ -13,7 +13,7 @@ import { fileIdentity } from '../publish/file-identity.ts';
 import { folderMaker } from '../publish/folders.ts';
 import type { MakeFolder } from '../publish/folders.ts';
 import { linkTree } from './link-tree.ts';
-import { keepCompiledTemplates, loadEleventy } from './load-eleventy.ts';
+import { ESM_TEMPLATES, keepCompiledTemplates, loadEleventy } from './load-eleventy.ts';
 import type { WithEngines } from './load-eleventy.ts';
 import { buildInto } from './move-into.ts';
 import { loadSiteData } from './site-data.ts';
@@ -118,6 +118,7 @@ export class WarmSiteBuilder {
       const eleventy = new Eleventy(this.#options.siteDir, this.#options.outDir, {
         quietMode: true,
         configPath: false,
+        loader: ESM_TEMPLATES,
         config: (eleventyConfig) =>
           configureSite(eleventyConfig, this.#options, () => this.#data as SiteData),
       }) as unknown as Restartable;

@@ -1,0 +1,73 @@
+// The emi commands the deploy recipes run (the systemd units, the scheduled CI workflow), run as written from a
+// working directory of their own, on the simulated market instead of the live venues (tests never reach the
+// internet): a renamed option, or one that only works from the checkout's own folder, fails here.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..');
+const EMI = join(ROOT, 'bin', 'emi.js');
+const BASE_URL = 'https://emi.example.org';
+
+/** The arguments of every one-shot `node bin/emi.js ...` line of a recipe (the paywall is a service, not a step). */
+function emiSteps(text: string, prefix: RegExp): string[][] {
+  return text
+    .split('\n')
+    .map((line) => prefix.exec(line)?.[1])
+    .filter((command): command is string => command !== undefined)
+    .map((command) =>
+      command
+        .replaceAll('${{ vars.EMI_BASE_URL }}', BASE_URL)
+        .split(/\s+/)
+        .map((arg, i, all) => (all[i - 1] === '--source' && arg === 'live' ? 'sim' : arg)),
+    )
+    .filter(([name]) => name !== 'paywall');
+}
+
+let dir: string | undefined;
+afterEach(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function runSteps(steps: string[][]): Promise<string> {
+  dir = await mkdtemp(join(tmpdir(), 'emi-recipe-'));
+  for (const args of steps) {
+    await run(process.execPath, [EMI, ...args], {
+      cwd: dir,
+      env: { ...process.env, EMI_BASE_URL: BASE_URL, NODE_ENV: 'production' },
+    });
+  }
+  return dir;
+}
+
+describe('the commands of the deploy recipes, run as written from a folder of their own', () => {
+  it('the systemd generate service publishes and builds the site', async () => {
+    const unit = await readFile(join(ROOT, 'deploy/systemd/emi-generate.service'), 'utf8');
+    const steps = emiSteps(unit, /^ExecStart=\/usr\/bin\/node bin\/emi\.js (.+)$/);
+    expect(steps.map(([name]) => name)).toEqual(['generate', 'build']);
+    const cwd = await runSteps(steps);
+    expect((await stat(join(cwd, 'dist', 'index.html'))).isFile()).toBe(true);
+    expect(await readFile(join(cwd, 'dist', 'api', 'main-brain.php'), 'utf8')).toContain('"simulated"');
+    // The discovery files come from ES module templates, rendered alike from any working directory.
+    const openapi = JSON.parse(await readFile(join(cwd, 'dist', 'openapi.json'), 'utf8')) as {
+      openapi: string;
+    };
+    expect(openapi.openapi).toBe('3.1.0');
+    expect(await readFile(join(cwd, 'dist', 'robots.txt'), 'utf8')).toContain(
+      `Sitemap: ${BASE_URL}/sitemap.xml`,
+    );
+  });
+
+  it('the scheduled CI workflow generates, validates and builds the site', async () => {
+    const workflow = await readFile(join(ROOT, 'deploy/ci/github-actions-schedule.yml'), 'utf8');
+    const steps = emiSteps(workflow, /^\s*- run: node bin\/emi\.js (.+)$/);
+    expect(steps.map(([name]) => name)).toEqual(['generate', 'validate', 'build']);
+    const cwd = await runSteps(steps);
+    expect((await stat(join(cwd, 'dist', 'index.html'))).isFile()).toBe(true);
+    expect(await readFile(join(cwd, 'dist', 'sitemap.xml'), 'utf8')).toContain(BASE_URL);
+  });
+});
