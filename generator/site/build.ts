@@ -4,7 +4,7 @@
 // published API files are linked in by reference, not copied (for 700 assets, 700 links instead of 700 copies).
 import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { PUBLISHED_FOLDERS, configureSite } from './configure.ts';
+import { PUBLISHED_FOLDERS, configureSite, eleventyPath } from './configure.ts';
 import { linkTree } from './link-tree.ts';
 import { ESM_TEMPLATES, keepCompiledTemplates, loadEleventy } from './load-eleventy.ts';
 import type { WithEngines } from './load-eleventy.ts';
@@ -29,7 +29,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
   }
   const Eleventy = await loadEleventy();
   await buildInto(outDir, async (building) => {
-    const eleventy = new Eleventy(siteDir, building, {
+    const eleventy = new Eleventy(eleventyPath(siteDir), building, {
       quietMode: options.quiet ?? true,
       configPath: false, // everything is configured here; the root eleventy.config.js is for the Eleventy CLI
       loader: ESM_TEMPLATES,

@@ -20,8 +20,25 @@ export interface SiteOptions extends SiteDataOptions {
 /** The buyer page ships its page, stylesheet and bundle, never its TypeScript sources. */
 const BUYER_FILES = ['index.html', 'buyer.css', 'app.js'];
 
-/** Eleventy matches passthrough and ignore globs against paths relative to the working directory. */
-const fromCwd = (path: string) => relative(process.cwd(), path) || '.';
+/** Characters a glob reads as syntax. */
+const GLOB_SYNTAX = /[*?[\]{}()!]/;
+
+/**
+ * A path as Eleventy takes it: relative to the working directory, where it matches its input, passthrough and
+ * ignore globs. Eleventy reads each path as a glob, so one holding glob syntax would silently match nothing (a
+ * checkout under `~/sites (old)/` built a site with no pages); relative, the checkout's own path stays out of it
+ * when emi runs from the checkout, and anything else is refused.
+ */
+export function eleventyPath(path: string): string {
+  const fromCwd = relative(process.cwd(), path) || '.';
+  if (GLOB_SYNTAX.test(fromCwd)) {
+    throw new Error(
+      `Eleventy reads ${fromCwd} (the way from the working directory to ${path}) as a glob, and would build ` +
+        'nothing from it: run emi from a folder with none of * ? [ ] { } ( ) ! on that way (the checkout itself)',
+    );
+  }
+  return fromCwd;
+}
 
 /** A file or folder Eleventy copies through untouched: absolute source, path inside the output. */
 export interface Passthrough {
@@ -71,17 +88,17 @@ export async function configureSite(
   eleventyConfig.setUseGitIgnore(false);
   for (const folder of COPIED_THROUGH) {
     const root = folder === 'assets' ? options.siteDir : (options.publishedDir ?? options.siteDir);
-    eleventyConfig.ignores.add(`${fromCwd(join(root, folder))}/**`);
-    eleventyConfig.ignores.add(`${fromCwd(join(options.siteDir, folder))}/**`);
+    eleventyConfig.ignores.add(`${eleventyPath(join(root, folder))}/**`);
+    eleventyConfig.ignores.add(`${eleventyPath(join(options.siteDir, folder))}/**`);
   }
   for (const { from, to } of passthroughCopies(options))
-    eleventyConfig.addPassthroughCopy({ [fromCwd(from)]: to });
-  const buyer = fromCwd(join(options.siteDir, 'x402-buyer'));
+    eleventyConfig.addPassthroughCopy({ [eleventyPath(from)]: to });
+  const buyer = eleventyPath(join(options.siteDir, 'x402-buyer'));
   eleventyConfig.ignores.add(`${buyer}/**`);
   // The arena vote form's TypeScript is bundled into assets/arena-vote.js; its sources are never published.
-  eleventyConfig.ignores.add(`${fromCwd(join(options.siteDir, 'arena-vote'))}/**`);
+  eleventyConfig.ignores.add(`${eleventyPath(join(options.siteDir, 'arena-vote'))}/**`);
   // What the browser bundles were made from (generator/buyer/bundle-stamp.ts): never published.
-  eleventyConfig.ignores.add(`${fromCwd(join(options.siteDir, '.bundles'))}/**`);
+  eleventyConfig.ignores.add(`${eleventyPath(join(options.siteDir, '.bundles'))}/**`);
 
   eleventyConfig.addFilter('shortUtc', (iso: string | null) => (iso ? `${shortUtc(iso)} UTC` : 'unknown'));
   eleventyConfig.addFilter('sitemapXml', (pages: EleventyPage[]) =>

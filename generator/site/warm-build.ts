@@ -7,7 +7,7 @@
 // (test/site-warm-build.test.ts). A failed build leaves the last good site served.
 import { copyFile, link, readFile, readdir, realpath, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import { PUBLISHED_FOLDERS, configureSite, passthroughCopies } from './configure.ts';
+import { PUBLISHED_FOLDERS, configureSite, eleventyPath, passthroughCopies } from './configure.ts';
 import type { SiteOptions } from './configure.ts';
 import { fileIdentity } from '../publish/file-identity.ts';
 import { folderMaker } from '../publish/folders.ts';
@@ -115,7 +115,7 @@ export class WarmSiteBuilder {
     if (!this.#eleventy) {
       // Eleventy only reports output paths in JSON mode (it writes nothing): `outDir` names where pages belong.
       const Eleventy = await loadEleventy();
-      const eleventy = new Eleventy(this.#options.siteDir, this.#options.outDir, {
+      const eleventy = new Eleventy(eleventyPath(this.#options.siteDir), this.#options.outDir, {
         quietMode: true,
         configPath: false,
         loader: ESM_TEMPLATES,

@@ -1,0 +1,60 @@
+// Eleventy reads every path it is given as a glob: a checkout under a folder named like `sites (old)` built a site
+// with no pages, in silence. emi hands it paths relative to the working directory, and refuses one that would still
+// hold glob syntax.
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyTemplates } from './site-fixture.ts';
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..');
+const EMI = join(ROOT, 'bin', 'emi.js');
+const BASE_URL = 'https://emi.example.org';
+
+let outer: string;
+let project: string;
+beforeAll(async () => {
+  outer = await mkdtemp(join(tmpdir(), 'emi-glob-'));
+  project = join(outer, 'sites (old)');
+  await mkdir(join(project, 'site'), { recursive: true });
+  await copyTemplates(join(project, 'site'));
+  // The templates find their packages (the API reference's bundle) from where they are, as in a checkout.
+  await symlink(join(ROOT, 'node_modules'), join(project, 'node_modules'));
+  await run(process.execPath, [EMI, 'generate', '--out', 'published', '--paid', 'paid', '--state', 'var'], {
+    cwd: project,
+  });
+});
+afterAll(async () => {
+  await rm(outer, { recursive: true, force: true });
+});
+
+const build = (cwd: string, out: string) =>
+  run(
+    process.execPath,
+    [EMI, 'build', '--site', join(project, 'site'), '--published', join(project, 'published'), '--out', out],
+    { cwd, env: { ...process.env, EMI_BASE_URL: BASE_URL } },
+  );
+
+describe('a site whose folders sit under a path holding glob syntax', () => {
+  it('builds every page when emi runs from the project folder', async () => {
+    await build(project, 'dist');
+    const dist = join(project, 'dist');
+    expect((await stat(join(dist, 'docs', 'api', 'index.html'))).isFile()).toBe(true);
+    expect(await readFile(join(dist, 'robots.txt'), 'utf8')).toContain(`Sitemap: ${BASE_URL}/sitemap.xml`);
+    expect(await readFile(join(dist, 'index.html'), 'utf8')).toContain('simulated');
+  });
+
+  it('is refused with the reason when the way from the working directory holds it, never built empty', async () => {
+    const failure = await build(outer, join(outer, 'dist')).then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure?.code).toBe(1);
+    expect(failure?.stderr).toContain('Eleventy reads sites (old)/site');
+    expect(failure?.stderr).toContain('as a glob');
+    await expect(stat(join(outer, 'dist', 'index.html'))).rejects.toThrow();
+  });
+});
