@@ -4,9 +4,9 @@
 // published API files are linked in by reference, not copied (for 700 assets, 700 links instead of 700 copies).
 import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { PUBLISHED_FOLDERS, configureSite, eleventyPath } from './configure.ts';
+import { PUBLISHED_FOLDERS, configureSite } from './configure.ts';
 import { linkTree } from './link-tree.ts';
-import { ESM_TEMPLATES, keepCompiledTemplates, loadEleventy } from './load-eleventy.ts';
+import { createEleventy, keepCompiledTemplates } from './load-eleventy.ts';
 import type { WithEngines } from './load-eleventy.ts';
 import { buildInto } from './move-into.ts';
 
@@ -27,12 +27,9 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
   if (outDir === siteDir || siteDir.startsWith(`${outDir}/`) || outDir.startsWith(`${siteDir}/`)) {
     throw new Error(`the output folder must be outside the site folder: ${outDir}`);
   }
-  const Eleventy = await loadEleventy();
   await buildInto(outDir, async (building) => {
-    const eleventy = new Eleventy(eleventyPath(siteDir), building, {
+    const eleventy = await createEleventy(siteDir, building, {
       quietMode: options.quiet ?? true,
-      configPath: false, // everything is configured here; the root eleventy.config.js is for the Eleventy CLI
-      loader: ESM_TEMPLATES,
       config: (eleventyConfig) =>
         configureSite(eleventyConfig, {
           siteDir,

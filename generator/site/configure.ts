@@ -1,10 +1,11 @@
 // Eleventy configuration as code: global data from the run, the generated folders copied through untouched,
 // and the filters the templates need. Used by `buildSite` and by the root eleventy.config.js alike.
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import type { EleventyPage, EleventyUserConfig } from '@11ty/eleventy';
 import { buildSitemapXml } from '../discovery/crawl-files.ts';
 import { STATUS_FILE } from '../publish/status.ts';
 import { shortUtc } from './charts.ts';
+import { eleventyPath } from './load-eleventy.ts';
 import { loadSiteData } from './site-data.ts';
 import type { SiteData, SiteDataOptions } from './site-data.ts';
 
@@ -19,26 +20,6 @@ export interface SiteOptions extends SiteDataOptions {
 }
 /** The buyer page ships its page, stylesheet and bundle, never its TypeScript sources. */
 const BUYER_FILES = ['index.html', 'buyer.css', 'app.js'];
-
-/** Characters a glob reads as syntax. */
-const GLOB_SYNTAX = /[*?[\]{}()!]/;
-
-/**
- * A path as Eleventy takes it: relative to the working directory, where it matches its input, passthrough and
- * ignore globs. Eleventy reads each path as a glob, so one holding glob syntax would silently match nothing (a
- * checkout under `~/sites (old)/` built a site with no pages); relative, the checkout's own path stays out of it
- * when emi runs from the checkout, and anything else is refused.
- */
-export function eleventyPath(path: string): string {
-  const fromCwd = relative(process.cwd(), path) || '.';
-  if (GLOB_SYNTAX.test(fromCwd)) {
-    throw new Error(
-      `Eleventy reads ${fromCwd} (the way from the working directory to ${path}) as a glob, and would build ` +
-        'nothing from it: run emi from a folder with none of * ? [ ] { } ( ) ! on that way (the checkout itself)',
-    );
-  }
-  return fromCwd;
-}
 
 /** A file or folder Eleventy copies through untouched: absolute source, path inside the output. */
 export interface Passthrough {

@@ -2,7 +2,9 @@
 // compiled once per instance. Both rely on Eleventy 3.1 internals and are guarded by tests
 // (test/site-load-eleventy.test.ts; the byte-for-byte comparisons of test/site-warm-build.test.ts and
 // test/site-build-process.test.ts).
+import { relative } from 'node:path';
 import type Eleventy from '@11ty/eleventy';
+import type { EleventyUserConfig } from '@11ty/eleventy';
 
 /**
  * On import, Eleventy 3.1 registers a module resolver hook (src/Util/EsmResolverPortAdapter.js) whose one job is
@@ -17,13 +19,41 @@ export async function loadEleventy(): Promise<typeof Eleventy> {
   return loaded;
 }
 
+/** Characters a glob reads as syntax. */
+const GLOB_SYNTAX = /[*?[\]{}()!]/;
+
 /**
- * emi's `.11ty.js` templates are ES modules. Eleventy's default loader ('auto') asks the package.json of the working
- * directory, so `emi build` run from any other folder read them as CommonJS and rendered every template that exports
- * `data` beside its default function (robots.txt, llms.txt, the sitemap, the OpenAPI document, the JSON Schemas) as
- * an empty file.
+ * A path as Eleventy takes it: relative to the working directory, where it matches its input, passthrough and
+ * ignore globs. Eleventy reads each path as a glob, so one holding glob syntax would silently match nothing (a
+ * checkout under `~/sites (old)/` built a site with no pages); relative, the checkout's own path stays out of it
+ * when emi runs from the checkout, and anything else is refused.
  */
-export const ESM_TEMPLATES = 'esm' as const;
+export function eleventyPath(path: string): string {
+  const fromCwd = relative(process.cwd(), path) || '.';
+  if (GLOB_SYNTAX.test(fromCwd)) {
+    throw new Error(
+      `Eleventy reads ${fromCwd} (the way from the working directory to ${path}) as a glob, and would build ` +
+        'nothing from it: run emi from a folder with none of * ? [ ] { } ( ) ! on that way (the checkout itself)',
+    );
+  }
+  return fromCwd;
+}
+
+/**
+ * An Eleventy instance as every emi build makes one: configured in code (the root eleventy.config.js is for the
+ * Eleventy CLI), its input given through `eleventyPath`, and its `.11ty.js` templates loaded as the ES modules they
+ * are. Eleventy's default loader ('auto') asks the working directory's package.json instead, so a build run from
+ * any other folder rendered every template exporting `data` beside its default function (robots.txt, llms.txt,
+ * the sitemap, the OpenAPI document, the JSON Schemas) as an empty file.
+ */
+export async function createEleventy(
+  siteDir: string,
+  outDir: string,
+  options: { quietMode: boolean; config: (eleventyConfig: EleventyUserConfig) => void | Promise<void> },
+): Promise<Eleventy> {
+  const Loaded = await loadEleventy();
+  return new Loaded(eleventyPath(siteDir), outDir, { ...options, configPath: false, loader: 'esm' });
+}
 
 /** The part of Eleventy's instance that reaches its template engines; not in its published types. */
 export interface WithEngines {

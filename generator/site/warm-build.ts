@@ -7,13 +7,13 @@
 // (test/site-warm-build.test.ts). A failed build leaves the last good site served.
 import { copyFile, link, readFile, readdir, realpath, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import { PUBLISHED_FOLDERS, configureSite, eleventyPath, passthroughCopies } from './configure.ts';
+import { PUBLISHED_FOLDERS, configureSite, passthroughCopies } from './configure.ts';
 import type { SiteOptions } from './configure.ts';
 import { fileIdentity } from '../publish/file-identity.ts';
 import { folderMaker } from '../publish/folders.ts';
 import type { MakeFolder } from '../publish/folders.ts';
 import { linkTree } from './link-tree.ts';
-import { ESM_TEMPLATES, keepCompiledTemplates, loadEleventy } from './load-eleventy.ts';
+import { createEleventy, keepCompiledTemplates } from './load-eleventy.ts';
 import type { WithEngines } from './load-eleventy.ts';
 import { buildInto } from './move-into.ts';
 import { loadSiteData } from './site-data.ts';
@@ -114,14 +114,11 @@ export class WarmSiteBuilder {
   async #render(): Promise<RenderedPage[]> {
     if (!this.#eleventy) {
       // Eleventy only reports output paths in JSON mode (it writes nothing): `outDir` names where pages belong.
-      const Eleventy = await loadEleventy();
-      const eleventy = new Eleventy(eleventyPath(this.#options.siteDir), this.#options.outDir, {
+      const eleventy = (await createEleventy(this.#options.siteDir, this.#options.outDir, {
         quietMode: true,
-        configPath: false,
-        loader: ESM_TEMPLATES,
         config: (eleventyConfig) =>
           configureSite(eleventyConfig, this.#options, () => this.#data as SiteData),
-      }) as unknown as Restartable;
+      })) as unknown as Restartable;
       await eleventy.init();
       this.#eleventy = eleventy; // kept once it has set up
     } else {
