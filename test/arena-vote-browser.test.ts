@@ -97,7 +97,8 @@ describe.skipIf(!hasChromium)('arena page: connect a wallet and vote', () => {
 
     await page.click('#arena-sign');
     await expect.poll(() => page.textContent('#arena-result')).toContain(`Vote received for ${round}`);
-    expect(await page.textContent('#arena-history tbody')).toContain(`${round}BEARISH`);
+    // The page shows the answer, then fetches "your votes" again.
+    await expect.poll(() => page.textContent('#arena-history tbody')).toContain(`${round}BEARISH`);
 
     // A second vote by the same wallet in the same round is refused by the endpoint, and said so.
     await page.click('#arena-sign');

@@ -28,6 +28,8 @@ interface HostState {
   limit: LimitFunction;
   spacingMs: number;
   nextStart: number;
+  /** When the last call actually started. */
+  lastStart: number;
 }
 
 export class HostBudget {
@@ -48,6 +50,11 @@ export class HostBudget {
       state.nextStart = start + state.spacingMs;
       const delay = start - this.now();
       if (delay > 0) await this.wait(delay, signal);
+      // A timer fires late on a busy machine: the start before this one may have come late, and this one must
+      // still keep the spacing from it.
+      const behind = state.lastStart + state.spacingMs - this.now();
+      if (behind > 0) await this.wait(behind, signal);
+      state.lastStart = this.now();
       return task();
     });
   }
@@ -60,6 +67,7 @@ export class HostBudget {
         limit: pLimit(Math.max(1, limits.concurrency)),
         spacingMs: limits.requestsPerSecond > 0 ? 1000 / limits.requestsPerSecond : 0,
         nextStart: 0,
+        lastStart: -Infinity,
       };
       this.hosts.set(host, state);
     }
