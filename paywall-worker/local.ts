@@ -1,7 +1,7 @@
 // The paywall as the local stack runs it: with a configured facilitator and payee, or, when no facilitator URL is
 // configured, with the development facilitator on loopback (and a throwaway development payee if none is set).
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import algosdk from 'algosdk';
 import { Hono } from 'hono';
 import { ALGORAND_MAINNET } from '../schemas/paid/terms.ts';
@@ -18,6 +18,7 @@ import { createStorefront } from './publishers/storefront.ts';
 import { DEV_FACILITATOR_PORT, startDevFacilitator } from './dev-facilitator/server.ts';
 import type { DevFacilitator } from './dev-facilitator/server.ts';
 import { createFsStorage } from './storage-fs.ts';
+import { DEFAULT_PAYMENT_BOOK_FILE, SqlitePaymentBook } from './payment-book-sqlite.ts';
 import { createMcpRoute } from '../mcp/http.ts';
 import { readTextFrom } from '../mcp/published-fs.ts';
 import { createMcpServer, fetchPaidThrough } from '../mcp/server.ts';
@@ -43,6 +44,11 @@ export interface LocalPaywallOptions {
   algodUrl?: string;
   /** The publishers' credit ledger; default `publishers.sqlite` in EMI_STATE_DIR or `var`. */
   ledgerFile?: string;
+  /**
+   * The payment book with a configured facilitator (real money); default `payments.sqlite` in EMI_STATE_DIR or
+   * `var`. The development facilitator's ledger lives in memory, so its payment book does too.
+   */
+  paymentBookFile?: string;
   /** The built buyer page (`dist/x402-buyer`) and its faucet URL, for the publishers' branded storefronts. */
   buyerPage?: { dir: string; devFundUrl?: string };
   /** SQLite file of POST /arena/vote (the generator imports it from its state folder); no vote route without it. */
@@ -147,7 +153,12 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
   const facilitatorUrl = options.facilitatorUrl ?? (devFacilitator as DevFacilitator).url;
   // Test money buys test data: the development stack sells the simulated market, and says so in every 402.
   const allowSimulated = options.allowSimulated ?? devFacilitator !== null;
+  let book: SqlitePaymentBook | null = null;
   try {
+    const bookFile = devFacilitator
+      ? null
+      : (options.paymentBookFile ?? resolve(process.env.EMI_STATE_DIR ?? 'var', DEFAULT_PAYMENT_BOOK_FILE));
+    book = bookFile ? new SqlitePaymentBook(bookFile) : null;
     const app = createPaywallApp(
       {
         payTo,
@@ -160,7 +171,7 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
         allowSimulated,
         maxDataAgeSeconds: options.maxDataAgeSeconds,
       },
-      { salePoints: publishers?.salePoints, hooks: publishers?.hooks },
+      { salePoints: publishers?.salePoints, hooks: publishers?.hooks, paymentBook: book ?? undefined },
     );
     const votes = options.voteStorePath ? openSqliteVoteStore(options.voteStorePath) : null;
     if (votes) app.route('/', createArenaVoteApp({ store: votes, site: new URL(options.baseUrl).origin }));
@@ -190,6 +201,9 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
           ? `x402 facilitator: development facilitator on ${facilitatorUrl} (in-memory ledger, POST /dev/fund)`
           : `x402 facilitator: ${facilitatorUrl}`,
         `x402 paid files: ${options.paidDir} (${paidFilesPresent(options.paidDir)})`,
+        bookFile
+          ? `x402 payment book: ${bookFile} (settled payments are delivered again for an hour, across restarts)`
+          : 'x402 payment book: in memory, like the development ledger',
         `x402 sells: ${allowSimulated ? 'simulated, replayed or live data (each 402 says which)' : 'live data only'}, at most ${options.maxDataAgeSeconds ?? 180} s old`,
         ...(publishers?.publishers.map(
           (p) =>
@@ -198,11 +212,13 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
       ],
       close: async () => {
         votes?.close();
+        book?.close();
         await devFacilitator?.close();
         publishers?.close();
       },
     };
   } catch (error) {
+    book?.close();
     await devFacilitator?.close();
     publishers?.close();
     throw error;

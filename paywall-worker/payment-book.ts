@@ -1,8 +1,9 @@
 // The payment book: what the paywall knows about each payment, keyed by the payment transaction id. One contract,
 // several homes (process memory on Node, a SQLite file, a Durable Object at the edge), so that every runtime keeps
-// the same books: a payment is processed by one request at a time, settled at most once, and once settled it is
-// delivered again (never charged again) to whoever presents the same signed payment before the record expires.
-// Nothing else is needed: the chain itself refuses a transaction id it has already confirmed.
+// the same books: a payment is processed by one request at a time, settled at most once, and once settled the body
+// it bought is delivered again (never charged again, never replaced by newer data) to whoever presents the same
+// signed payment before the record expires, as an idempotency key replays its stored response. Nothing else is
+// needed: the chain itself refuses a transaction id it has already confirmed.
 import type { SettleResponse } from '@x402/core/types';
 
 /** A confirmed settlement of one payment, kept so that a retry of the same payment gets the file again. */
@@ -10,66 +11,109 @@ export interface SettledPayment {
   /** The paid path the payment bought (a payment pays for one resource). */
   path: string;
   settlement: SettleResponse;
+  /** The signed payment transaction that settled (canonical base64): a retry must present these very bytes. */
+  payment: string;
+  /**
+   * The body that was sold. A retry gets it, not the file as it is now: a confirmed payment's fields are public on
+   * chain, so fresher data on replay would let anyone who copies the payment read every later generation for free.
+   */
+  body: string;
 }
 
 export type ClaimResult =
   /** New to the book: process it now. */
   | { state: 'claimed' }
-  /** An earlier attempt's outcome is unknown (its settle answer was lost): now claimed, find out first. */
-  | { state: 'pending' }
+  /**
+   * An earlier attempt's outcome is unknown (its settle answer was lost): now claimed, find out first. `payment` is
+   * the signed payment that attempt sent; only the same bytes may resume it.
+   */
+  | { state: 'pending'; payment: string }
   | { state: 'in_flight' }
   | { state: 'settled'; record: SettledPayment };
 
 export interface PaymentBook {
-  /** Atomically claims a payment for processing (one request at a time per payment). */
-  claim(txid: string): Promise<ClaimResult>;
+  /**
+   * Atomically claims a payment for processing (one request at a time per payment). `payment` is the signed payment
+   * presented; a pending payment keeps the one its unknown attempt sent.
+   */
+  claim(txid: string, payment: string): Promise<ClaimResult>;
   /** The payment was not settled and not submitted: it may be presented again. */
   release(txid: string): Promise<void>;
-  /** The settle answer was lost: a retry must first find out whether the payment landed. */
-  pending(txid: string): Promise<void>;
+  /** The settle answer of this signed payment was lost: a retry must first find out whether it landed. */
+  pending(txid: string, payment: string): Promise<void>;
   /** The payment is confirmed on chain: remember it for redelivery. */
   settled(txid: string, record: SettledPayment): Promise<void>;
 }
 
-type Entry = { state: 'in_flight' } | { state: 'pending' } | { state: 'settled'; record: SettledPayment };
+/** One payment's entry, in whichever home keeps the book; `since` is when it entered its state. */
+export type BookEntry =
+  | { state: 'in_flight'; since: number; payment: string }
+  | { state: 'pending'; since: number; payment: string }
+  | { state: 'settled'; since: number; record: SettledPayment };
 
-/** The book in one process's memory (Node, tests). Entries are forgotten after `ttlMs`, oldest first. */
+/** Longer than the longest verify + settle (two facilitator timeouts): a claim older than this lost its worker. */
+export const IN_FLIGHT_LEASE_MS = 2 * 60 * 1000;
+/** Longer than an Algorand validity window (1000 rounds, about 47 minutes). */
+export const RECORD_TTL_MS = 60 * 60 * 1000;
+
+/**
+ * The book's rule for a claim, the same in every home: what the claimant is told, and the entry to store (null:
+ * leave it as it is). A claim older than its lease, like a lost settle answer, leaves an outcome to find out first,
+ * and keeps the signed bytes of the attempt that may have landed.
+ */
+export function claimEntry(
+  known: BookEntry | undefined,
+  payment: string,
+  now: number,
+): { result: ClaimResult; entry: BookEntry | null } {
+  const age = known ? now - known.since : Infinity;
+  if (known?.state === 'settled' && age < RECORD_TTL_MS) {
+    return { result: { state: 'settled', record: known.record }, entry: null };
+  }
+  if (known?.state === 'in_flight' && age < IN_FLIGHT_LEASE_MS)
+    return { result: { state: 'in_flight' }, entry: null };
+  const unknown = known && known.state !== 'settled' && age < RECORD_TTL_MS ? known : null;
+  const kept = unknown?.payment ?? payment;
+  return {
+    result: unknown ? { state: 'pending', payment: kept } : { state: 'claimed' },
+    entry: { state: 'in_flight', since: now, payment: kept },
+  };
+}
+
+/** The book in one process's memory (Node, tests). Entries are forgotten after RECORD_TTL_MS, oldest first. */
 export class MemoryPaymentBook implements PaymentBook {
-  private readonly entries = new Map<string, { entry: Entry; expiresAt: number }>();
+  private readonly entries = new Map<string, BookEntry>();
 
   constructor(
-    /** Longer than an Algorand validity window (1000 rounds, about 47 minutes). */
-    private readonly ttlMs = 60 * 60 * 1000,
-    private readonly maxEntries = 100_000,
     private readonly now: () => number = Date.now,
+    private readonly maxEntries = 100_000,
   ) {}
 
-  claim(txid: string): Promise<ClaimResult> {
+  claim(txid: string, payment: string): Promise<ClaimResult> {
     this.forgetExpired();
-    const known = this.entries.get(txid)?.entry;
-    if (known && known.state !== 'pending') return Promise.resolve(known);
-    this.put(txid, { state: 'in_flight' });
-    return Promise.resolve({ state: known ? 'pending' : 'claimed' });
+    const { result, entry } = claimEntry(this.entries.get(txid), payment, this.now());
+    if (entry) this.put(txid, entry);
+    return Promise.resolve(result);
   }
 
   release(txid: string): Promise<void> {
-    if (this.entries.get(txid)?.entry.state === 'in_flight') this.entries.delete(txid);
+    if (this.entries.get(txid)?.state === 'in_flight') this.entries.delete(txid);
     return Promise.resolve();
   }
 
-  pending(txid: string): Promise<void> {
-    this.put(txid, { state: 'pending' });
+  pending(txid: string, payment: string): Promise<void> {
+    this.put(txid, { state: 'pending', since: this.now(), payment });
     return Promise.resolve();
   }
 
   settled(txid: string, record: SettledPayment): Promise<void> {
-    this.put(txid, { state: 'settled', record });
+    this.put(txid, { state: 'settled', since: this.now(), record });
     return Promise.resolve();
   }
 
-  private put(txid: string, entry: Entry): void {
-    this.entries.delete(txid); // re-insert so that insertion order stays expiry order
-    this.entries.set(txid, { entry, expiresAt: this.now() + this.ttlMs });
+  private put(txid: string, entry: BookEntry): void {
+    this.entries.delete(txid); // re-insert so that insertion order stays age order
+    this.entries.set(txid, entry);
     if (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
@@ -78,8 +122,8 @@ export class MemoryPaymentBook implements PaymentBook {
 
   private forgetExpired(): void {
     const now = this.now();
-    for (const [txid, { expiresAt }] of this.entries) {
-      if (expiresAt > now) break;
+    for (const [txid, { since }] of this.entries) {
+      if (now - since < RECORD_TTL_MS) break;
       this.entries.delete(txid);
     }
   }

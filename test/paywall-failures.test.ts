@@ -27,7 +27,7 @@ import {
 } from './paywall-harness.ts';
 import type { Buyer, Stack } from './paywall-harness.ts';
 
-type Mode = 'pass' | 'slow' | '500' | 'garbage' | 'expire-first' | 'unconfirmed';
+type Mode = 'pass' | 'slow' | 'late' | '500' | 'garbage' | 'expire-first' | 'unconfirmed';
 
 /** A facilitator in front of the development one whose verify and settle can misbehave on demand. */
 async function startProxyFacilitator(target: string, ledgerAdvance: () => void) {
@@ -43,6 +43,8 @@ async function startProxyFacilitator(target: string, ledgerAdvance: () => void) 
         await new Promise((r) => setTimeout(r, 3000));
         return c.json({ error: 'too late' }, 500); // never forwarded: the ledger stays as it was
       }
+      // Settled after the worker gave up waiting: the money moves, the answer never reaches it.
+      if (mode === 'late') await new Promise((r) => setTimeout(r, 2000));
       if (mode === '500') return c.json({ error: 'internal failure' }, 500);
       if (mode === 'garbage') return c.text('<html>not json</html>', 200);
       if (mode === 'expire-first') ledgerAdvance(); // the payment's validity ends between verify and settle
@@ -162,6 +164,38 @@ describe('facilitator trouble', () => {
     const again = await fetch(url(), { headers: paymentHeader(payload) });
     expect(again.status).toBe(200);
     expect(decodePaymentResponseHeader(again.headers.get('PAYMENT-RESPONSE')!).transaction).toBe(txid);
+    expect(before - stack.facilitator.ledger.assetBalance(buyer.address)).toBe(BigInt(resource.amountAtomic));
+  });
+
+  it('delivers a payment whose settle answer was lost only to the signed bytes that were sent', async () => {
+    proxy.modes.settle = 'late';
+    const payload = await signedPayment();
+    const before = stack.facilitator.ledger.assetBalance(buyer.address);
+    expect((await fetch(url(), { headers: paymentHeader(payload) })).status).toBe(504);
+    const { paymentGroup, paymentIndex } = payload.payload as {
+      paymentGroup: string[];
+      paymentIndex: number;
+    };
+    const { txn } = algosdk.decodeSignedTransaction(Buffer.from(paymentGroup[paymentIndex]!, 'base64'));
+    while (stack.facilitator.ledger.confirmedRound(txn.txID()) === undefined) {
+      await new Promise((r) => setTimeout(r, 50)); // the late settlement lands
+    }
+    // The confirmed transaction is public: a copy signed by someone else has its id but not its bytes.
+    const forged = Buffer.from(txn.signTxn(algosdk.generateAccount().sk)).toString('base64');
+    const copy = {
+      ...payload,
+      payload: {
+        ...payload.payload,
+        paymentGroup: paymentGroup.map((m, i) => (i === paymentIndex ? forged : m)),
+      },
+    };
+    const refused = await fetch(url(), { headers: paymentHeader(copy) });
+    expect(refused.status).toBe(402);
+    expect((await refused.json()).error).toBe('payment_already_used');
+    // The buyer's own retry still gets the file it paid for, charged once.
+    const again = await fetch(url(), { headers: paymentHeader(payload) });
+    expect(again.status).toBe(200);
+    expect(resource.schema.safeParse(await again.json()).success).toBe(true);
     expect(before - stack.facilitator.ledger.assetBalance(buyer.address)).toBe(BigInt(resource.amountAtomic));
   });
 

@@ -6,6 +6,8 @@ import { decodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { PaymentRequiredBody } from '../schemas/paid/payment-required.ts';
 import { MAX_PAYMENT_HEADER_CHARS } from '../paywall-worker/payment-header.ts';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
 import { startPaywallServer } from '../paywall-worker/server.ts';
 import {
@@ -16,6 +18,7 @@ import {
   paymentHeader,
   resourceById,
   startStack,
+  writePaidFixtures,
 } from './paywall-harness.ts';
 import type { Buyer, Stack } from './paywall-harness.ts';
 
@@ -195,6 +198,50 @@ describe('replays', () => {
     expect(await again.text()).toBe(await first.text());
     expect(stack.facilitator.ledger.assetBalance(buyer.address)).toBe(paid);
     expect(stack.facilitator.ledger.transactionCount).toBe(txns);
+  });
+
+  it('gives a retry the body it bought, not the data published since', async () => {
+    const payload = await payWithTransactionFor((r) => r);
+    const first = await fetch(stack.url(resource), { headers: paymentHeader(payload) });
+    expect(first.status).toBe(200);
+    const sold = await first.text();
+    await new Promise((resolve) => setTimeout(resolve, 5)); // a later `updated`
+    await writePaidFixtures(stack.paidDir); // the next generation of the paid files
+    const fresh = await readFile(join(stack.paidDir, resource.file), 'utf8');
+    expect(fresh).not.toBe(sold);
+    const again = await fetch(stack.url(resource), { headers: paymentHeader(payload) });
+    expect(again.status).toBe(200);
+    expect(await again.text()).toBe(sold);
+  });
+
+  it('serves a settled payment again only to its own signed bytes, not to a copy rebuilt from the chain', async () => {
+    const payload = await payWithTransactionFor((r) => r);
+    expect((await send(paymentHeader(payload))).response.status).toBe(200);
+    // Every field of a confirmed transaction is public: a copy keeps the transaction id with another signature,
+    // or none.
+    const { paymentGroup, paymentIndex } = payload.payload as {
+      paymentGroup: string[];
+      paymentIndex: number;
+    };
+    const signed = algosdk.decodeSignedTransaction(Buffer.from(paymentGroup[paymentIndex]!, 'base64'));
+    const withMember = (bytes: Uint8Array): PaymentPayload => ({
+      ...payload,
+      payload: {
+        ...payload.payload,
+        paymentGroup: paymentGroup.map((member, i) =>
+          i === paymentIndex ? Buffer.from(bytes).toString('base64') : member,
+        ),
+      },
+    });
+    const unsigned = await expectRefused(
+      withMember(algosdk.encodeUnsignedTransaction(signed.txn)),
+      'invalid_payment_transaction',
+    );
+    expect(unsigned.body.message).toMatch(/not signed/);
+    const otherKey = withMember(signed.txn.signTxn(algosdk.generateAccount().sk));
+    const copied = await expectRefused(otherKey, 'payment_already_used');
+    expect(copied.body.message).toMatch(/other signed bytes/);
+    expect(copied.response.headers.get('PAYMENT-RESPONSE')).toBeNull();
   });
 
   it('serves exactly one of two identical payments sent at once', async () => {

@@ -62,6 +62,7 @@ describe.skipIf(!hasNginx())('npm run preview:nginx', () => {
           env: {
             ...process.env,
             EMI_FACILITATOR_URL: facilitator.url,
+            EMI_STATE_DIR: join(dir, 'var'), // the payment book of a worker with a configured facilitator
             EMI_PAYTO: payTo,
             EMI_ALLOW_SIMULATED: '1',
           },

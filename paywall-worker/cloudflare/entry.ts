@@ -20,14 +20,14 @@ export { ArenaVoteStore } from '../arena-vote/store-durable-object.ts';
 
 export class PaymentBookObject extends DurableObject {
   private readonly book = new StoragePaymentBook(this.ctx.storage);
-  claim(txid: string): Promise<ClaimResult> {
-    return this.book.claim(txid);
+  claim(txid: string, payment: string): Promise<ClaimResult> {
+    return this.book.claim(txid, payment);
   }
   release(txid: string): Promise<void> {
     return this.book.release(txid);
   }
-  pending(txid: string): Promise<void> {
-    return this.book.pending(txid);
+  pending(txid: string, payment: string): Promise<void> {
+    return this.book.pending(txid, payment);
   }
   settled(txid: string, record: SettledPayment): Promise<void> {
     return this.book.settled(txid, record);
@@ -66,9 +66,9 @@ interface BookNamespace {
 function durableBook(namespace: BookNamespace): PaymentBook {
   const shard = (txid: string) => namespace.get(namespace.idFromName(`payments-${txid.charAt(0)}`));
   return {
-    claim: (txid) => shard(txid).claim(txid),
+    claim: (txid, payment) => shard(txid).claim(txid, payment),
     release: (txid) => shard(txid).release(txid),
-    pending: (txid) => shard(txid).pending(txid),
+    pending: (txid, payment) => shard(txid).pending(txid, payment),
     settled: (txid, record) => shard(txid).settled(txid, record),
   };
 }

@@ -123,6 +123,17 @@ function refuse(offer: Offer, error: string, detail?: string, settlement?: Settl
   return { kind: 'payment_required', paymentRequired: offer.paymentRequired, header, body, settlement };
 }
 
+/**
+ * A transaction the book knows from other signed bytes: a copy of a confirmed payment rebuilt from the chain (whose
+ * fields are public) without the buyer's signature, or with another one. Only the bytes that were sent are served.
+ */
+const notThisPayment = (offer: Offer): Decision =>
+  refuse(
+    offer,
+    'payment_already_used',
+    'This transaction was presented before with other signed bytes; only the signed payment that was sent is served again.',
+  );
+
 const sameData = (a: Offer['data'], b: Offer['data']): boolean =>
   a.generatedAt === b.generatedAt && a.mode === b.mode;
 
@@ -276,7 +287,7 @@ export function createPaywallCore(deps: CoreDeps): {
       network: requirements.network,
       payer: group.payer,
     };
-    const claim = await book.claim(group.txid);
+    const claim = await book.claim(group.txid, group.signedPayment);
     if (claim.state === 'in_flight') {
       return refuse(
         offer,
@@ -288,14 +299,20 @@ export function createPaywallCore(deps: CoreDeps): {
       if (claim.record.path !== point.path) {
         return refuse(offer, 'payment_already_used', 'This payment has already bought another resource.');
       }
-      // Idempotent delivery: the holder of the signed payment gets the file again, never a second charge.
+      if (claim.record.payment !== group.signedPayment) return notThisPayment(offer);
+      // Idempotent delivery: the holder of the signed payment gets the body it bought again, never a second
+      // charge, and never newer data than it paid for.
       log({ level: 'info', event: 'redelivered', path: point.path, txid: group.txid });
       return {
         kind: 'serve',
-        body: servedBody(point, file.text),
+        body: claim.record.body,
         settlement: claim.record.settlement,
         redelivery: true,
       };
+    }
+    if (claim.state === 'pending' && claim.payment !== group.signedPayment) {
+      await book.pending(group.txid, claim.payment); // left for the payment that was sent
+      return notThisPayment(offer);
     }
     if (claim.state === 'claimed' && notForSale) {
       await book.release(group.txid);
@@ -321,7 +338,8 @@ export function createPaywallCore(deps: CoreDeps): {
         return outcome;
       }
       const body = servedBody(point, file.text);
-      const attempt = { offer, payload, requirements, expected, lastValid: group.lastValid, body };
+      const { lastValid, signedPayment } = group;
+      const attempt = { offer, payload, requirements, expected, lastValid, signedPayment, body };
       outcome =
         claim.state === 'pending'
           ? await resume(attempt, notForSale ?? soldOut)
@@ -347,7 +365,7 @@ export function createPaywallCore(deps: CoreDeps): {
       if (outcome?.kind !== 'serve') {
         // An error naming the transaction means the payment may have landed: the next try must find out first.
         const unknown = outcome?.kind === 'error' && outcome.body.transaction !== null;
-        await (unknown ? book.pending(group.txid) : book.release(group.txid));
+        await (unknown ? book.pending(group.txid, group.signedPayment) : book.release(group.txid));
         if (reserved) await deps.hooks?.release(point, group.txid);
       }
     }
@@ -455,8 +473,8 @@ export function createPaywallCore(deps: CoreDeps): {
   }
 
   async function deliver(attempt: Attempt, settlement: SettleResponse): Promise<Decision> {
-    const { offer, expected } = attempt;
-    await book.settled(expected.txid, { path: offer.point.path, settlement });
+    const { offer, expected, signedPayment: payment, body } = attempt;
+    await book.settled(expected.txid, { path: offer.point.path, settlement, payment, body });
     await deps.hooks?.delivered(offer.point, expected.txid, settlement);
     log({ level: 'info', event: 'sold', path: offer.point.path, txid: expected.txid });
     return { kind: 'serve', body: attempt.body, settlement, redelivery: false };
@@ -534,5 +552,6 @@ interface Attempt {
   requirements: PaymentRequirements;
   expected: ExpectedSettlement;
   lastValid: bigint;
+  signedPayment: string;
   body: string;
 }

@@ -14,13 +14,31 @@ export interface GroupPolicy {
 export const DEFAULT_GROUP_POLICY: GroupPolicy = { maxFeePayerFeeMicroAlgos: 10_000n };
 
 export type GroupCheck =
-  | { ok: true; txid: string; payer: string; lastValid: bigint }
+  | {
+      ok: true;
+      txid: string;
+      payer: string;
+      lastValid: bigint;
+      /**
+       * The signed payment transaction's bytes in canonical base64. The transaction id leaves the signature out, and
+       * every field of a confirmed transaction is public on chain, so only these bytes tell the buyer's signed payment
+       * from a copy rebuilt without (or with another) signature.
+       */
+      signedPayment: string;
+    }
   | { ok: false; reason: string; message: string };
 
 const refuse = (reason: string, message: string): GroupCheck => ({ ok: false, reason, message });
 
+interface Member {
+  txn: algosdk.Transaction;
+  /** Carries a signature of any kind (single, multisig or logic); the facilitator checks that it is valid. */
+  signed: boolean;
+  bytes: Uint8Array;
+}
+
 /** A group member: signed (the buyer's payment) or unsigned (the fee payer's, which the facilitator signs). */
-function decode(base64: string): algosdk.Transaction | null {
+function decode(base64: string): Member | null {
   let bytes: Uint8Array;
   try {
     bytes = base64ToBytes(base64);
@@ -28,10 +46,11 @@ function decode(base64: string): algosdk.Transaction | null {
     return null;
   }
   try {
-    return algosdk.decodeSignedTransaction(bytes).txn;
+    const signed = algosdk.decodeSignedTransaction(bytes);
+    return { txn: signed.txn, signed: Boolean(signed.sig ?? signed.msig ?? signed.lsig), bytes };
   } catch {
     try {
-      return algosdk.decodeUnsignedTransaction(bytes);
+      return { txn: algosdk.decodeUnsignedTransaction(bytes), signed: false, bytes };
     } catch {
       return null;
     }
@@ -54,10 +73,15 @@ export function checkPaymentGroup(
       `The payment group has ${group.length} transactions; the exact scheme needs the payment and at most one fee-payer transaction`,
     );
   }
-  const txns = group.map(decode);
-  const payment = txns[paymentIndex];
-  if (!payment || txns.some((t) => t === null)) {
+  const members = group.map(decode);
+  const txns = members.map((member) => member?.txn ?? null);
+  const paid = members[paymentIndex];
+  const payment = paid?.txn;
+  if (!paid || !payment || txns.some((t) => t === null)) {
     return refuse('invalid_payment_transaction', 'A transaction of the payment group does not decode');
+  }
+  if (!paid.signed) {
+    return refuse('invalid_payment_transaction', 'The payment transaction is not signed');
   }
   const transfer = payment.assetTransfer;
   if (payment.type !== algosdk.TransactionType.axfer || !transfer) {
@@ -103,5 +127,11 @@ export function checkPaymentGroup(
       );
     }
   }
-  return { ok: true, txid: payment.txID(), payer: payment.sender.toString(), lastValid: payment.lastValid };
+  return {
+    ok: true,
+    txid: payment.txID(),
+    payer: payment.sender.toString(),
+    lastValid: payment.lastValid,
+    signedPayment: algosdk.bytesToBase64(paid.bytes),
+  };
 }

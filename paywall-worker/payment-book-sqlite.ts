@@ -1,0 +1,81 @@
+// The payment book in one SQLite file (WAL), for Node: `emi paywall`, `emi serve` and `emi up` with a real
+// facilitator. A settled payment's record (and the body it bought) survives a restart, so a buyer whose answer was
+// lost still gets the file by sending the same payment again; two workers on one state folder share it. Each claim
+// is one write transaction (BEGIN IMMEDIATE), so one payment is claimed by one request at a time across processes.
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { claimEntry, RECORD_TTL_MS } from './payment-book.ts';
+import type { BookEntry, ClaimResult, PaymentBook, SettledPayment } from './payment-book.ts';
+
+export const DEFAULT_PAYMENT_BOOK_FILE = 'payments.sqlite';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS payments (
+  txid TEXT PRIMARY KEY,
+  since INTEGER NOT NULL,
+  entry TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS payments_by_age ON payments (since);
+`;
+
+export class SqlitePaymentBook implements PaymentBook {
+  private readonly db: Database.Database;
+  private readonly read: Database.Statement<[string], { entry: string }>;
+  private readonly write: Database.Statement<[string, number, string]>;
+
+  constructor(
+    file: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL'); // a settled payment's record survives a power loss
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(SCHEMA);
+    this.read = this.db.prepare('SELECT entry FROM payments WHERE txid = ?');
+    this.write = this.db.prepare('INSERT OR REPLACE INTO payments (txid, since, entry) VALUES (?, ?, ?)');
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private get(txid: string): BookEntry | undefined {
+    const row = this.read.get(txid);
+    return row ? (JSON.parse(row.entry) as BookEntry) : undefined;
+  }
+
+  private put(txid: string, entry: BookEntry): void {
+    this.write.run(txid, entry.since, JSON.stringify(entry));
+  }
+
+  claim(txid: string, payment: string): Promise<ClaimResult> {
+    const run = this.db.transaction((): ClaimResult => {
+      const now = this.now();
+      this.db.prepare('DELETE FROM payments WHERE since <= ?').run(now - RECORD_TTL_MS);
+      const { result, entry } = claimEntry(this.get(txid), payment, now);
+      if (entry) this.put(txid, entry);
+      return result;
+    });
+    return Promise.resolve(run.immediate());
+  }
+
+  release(txid: string): Promise<void> {
+    this.db
+      .prepare("DELETE FROM payments WHERE txid = ? AND json_extract(entry, '$.state') = 'in_flight'")
+      .run(txid);
+    return Promise.resolve();
+  }
+
+  pending(txid: string, payment: string): Promise<void> {
+    this.put(txid, { state: 'pending', since: this.now(), payment });
+    return Promise.resolve();
+  }
+
+  settled(txid: string, record: SettledPayment): Promise<void> {
+    this.put(txid, { state: 'settled', since: this.now(), record });
+    return Promise.resolve();
+  }
+}
