@@ -69,7 +69,10 @@ describe('by default', () => {
     await writeBody('live', 16 * 60);
     const response = await get();
     expect(response.status).toBe(503);
-    expect(PaywallErrorBody.parse(await response.json()).error).toBe('data_stale');
+    const body = PaywallErrorBody.parse(await response.json());
+    expect(body.error).toBe('data_stale');
+    // Also what a request carrying a payment is told: it was not settled.
+    expect(body.message).toMatch(/no payment was taken \(a payment sent with this request was not settled\)/);
   });
 
   it('sells fresh live data, and the 402 says it is live and when it was generated', async () => {

@@ -98,6 +98,9 @@ export interface FreshnessPolicy {
   maxAgeSeconds: number;
 }
 
+/** True of a request without a payment and of one whose payment is refused for this reason alike. */
+const NOTHING_TAKEN = 'no payment was taken (a payment sent with this request was not settled)';
+
 /** Why a file may not be sold right now, in words for the buyer; null when it may. */
 export function freshnessRefusal(
   file: PaidFile,
@@ -107,7 +110,7 @@ export function freshnessRefusal(
   if (file.mode !== 'live' && !policy.allowSimulated) {
     return {
       error: 'data_not_live',
-      message: `This report is built from ${file.mode} data, which this service does not sell; no payment was requested.`,
+      message: `This report is built from ${file.mode} data, which this service does not sell; ${NOTHING_TAKEN}.`,
     };
   }
   const ageSeconds = Math.round((nowMs - Date.parse(file.generatedAt)) / 1000);
@@ -116,7 +119,7 @@ export function freshnessRefusal(
       error: 'data_stale',
       message:
         `This report was generated ${ageSeconds} s ago (${file.generatedAt}), past the ${policy.maxAgeSeconds} s ` +
-        'this service sells; no payment was requested. Try again after the next update.',
+        `this service sells; ${NOTHING_TAKEN}. Try again after the next update.`,
     };
   }
   return null;
