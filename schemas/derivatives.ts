@@ -41,6 +41,41 @@ export type OpenInterestReading = z.infer<typeof OpenInterestReading>;
 export const FundingLevel = z.enum(['extreme_high', 'high', 'normal', 'low', 'extreme_low']);
 export type FundingLevel = z.infer<typeof FundingLevel>;
 
+/**
+ * The rule behind funding `level` and `crowding`, rates per 8 h as fractions. The engine reads these numbers and
+ * the published descriptions quote them, so the words cannot drift from the rule.
+ */
+export const FUNDING_RULE = {
+  /** At or beyond these fixed marks the level is extreme, whatever the rate's history. */
+  extremeHigh8h: 0.001,
+  extremeLow8h: -0.0005,
+  /** Robust z-scores that make a level extreme, or high/low, against the rate's own recent history. */
+  extremeZ: 2.5,
+  highZ: 1.5,
+  /** Bands used instead of the z-score when there are too few settled rates for one. */
+  high8h: 0.0003,
+  low8h: -0.0001,
+  /** The common base rate: funding at it is the default, not a sign of crowding. */
+  base8h: 0.0001,
+  /** The z-score compares the current rate with the settled rates of this many days... */
+  windowDays: 30,
+  /** ...when there are at least this many of them. */
+  minHistory: 10,
+} as const;
+
+/** A rate per 8 h in percent for a description: 0.001 -> "+0.1 %". */
+const pct8h = (fraction: number): string =>
+  `${fraction > 0 ? '+' : ''}${Number((fraction * 100).toFixed(4))} %`;
+
+/** What `level` means, in the words of its rule. */
+export const FUNDING_LEVEL_RULE =
+  `\`extreme_high\` when the rate is at or above the fixed mark of ${pct8h(FUNDING_RULE.extremeHigh8h)} per 8 h ` +
+  `or its z_score_30d is ${FUNDING_RULE.extremeZ} or more; \`extreme_low\` when the rate is at or below ` +
+  `${pct8h(FUNDING_RULE.extremeLow8h)} per 8 h or its z_score_30d is -${FUNDING_RULE.extremeZ} or less (the fixed ` +
+  `marks apply whatever the history). Otherwise, with a z-score: \`high\` from ${FUNDING_RULE.highZ}, \`low\` ` +
+  `from -${FUNDING_RULE.highZ}, \`normal\` between; without one (too few settled rates): \`high\` from ` +
+  `${pct8h(FUNDING_RULE.high8h)} and \`low\` from ${pct8h(FUNDING_RULE.low8h)} per 8 h, \`normal\` between`;
+
 /** The venue that supplied the value, tagged "(simulated)" or "(replayed)" when it was. */
 const Venue = z.string().describe('venue of the value, e.g. "binance-usdm" or "binance-usdm (simulated)"');
 
@@ -60,10 +95,28 @@ const FundingDetail = z
     z_score_30d: z
       .number()
       .nullable()
-      .describe('robust z-score of the current rate against up to 30 days of settled rates; null if too few'),
-    history_points: z.number().int().min(0),
-    level: FundingLevel,
-    crowding: z.enum(['crowded_longs', 'crowded_shorts', 'none']),
+      .describe(
+        `robust z-score of the current rate against the settled rates of the last ${FUNDING_RULE.windowDays} days ` +
+          '(fewer days when the venue gives less history): (rate - median) / (1.4826 x median absolute ' +
+          `deviation), the spread floored at 0.001 % per 8 h; null with fewer than ${FUNDING_RULE.minHistory} rates`,
+      ),
+    history_points: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        `settled rates the z-score is computed from: those of the last ${FUNDING_RULE.windowDays} days, at most ` +
+          `${FUNDING_RULE.windowDays} x 24 / venue_interval_hours (counted at the current interval, so approximate ` +
+          'when the venue changed it within the month); fewer when the venue gave less history',
+      ),
+    level: FundingLevel.describe(`funding level: ${FUNDING_LEVEL_RULE}`),
+    crowding: z
+      .enum(['crowded_longs', 'crowded_shorts', 'none'])
+      .describe(
+        '`crowded_longs` when `level` is `extreme_high` and the rate is above the ' +
+          `${pct8h(FUNDING_RULE.base8h)} per 8 h base rate; \`crowded_shorts\` when \`level\` is \`extreme_low\` ` +
+          'and the rate is negative; otherwise `none`',
+      ),
     basis_pct: z.number().nullable().describe('(mark - index) / index, in percent'),
     venue: Venue,
   })

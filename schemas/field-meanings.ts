@@ -1,12 +1,63 @@
 // What each published field means, for the fields whose zod schema carries no `.describe()` of its own: one
 // place, read when the JSON Schemas are emitted, so that OpenAPI, /schemas/, the docs pages and llms.txt all say
-// the same thing. A field's own `.describe()` wins. Keys are a field name, or "parent.name" where one name
-// means different things in different objects. Nothing here is a trading instruction, and each reading says so.
+// the same thing. A field's own `.describe()` wins. Keys are a field name or, where one name means different
+// things in different places, "parent.name" (the enclosing property; an array's items and a map's values count
+// as the array or map) or "name:type" (the field's JSON type, null aside: a count is an "integer", a share a
+// "number"). A name that no meaning fits everywhere (`level`, `kind`) has no bare key, so that a new field of
+// that name shows up undescribed rather than misdescribed. Nothing here is a trading instruction, and each
+// reading says so.
 
 const NOT_ADVICE = 'A description of evidence, not an instruction to buy, sell or wait.';
 
-/** Meanings by "parent.field" (checked first), where a bare name would be ambiguous. */
+const LIQUIDITY_STATUS =
+  'how complete the liquidity evidence of the asset is: `verified` (candles, a quote or order book, and a ' +
+  'spread all came in), `partial` (some of them are missing), `unavailable` (no candles, quote ' +
+  'or order book: no reading)';
+const OUTCOME_SHARE = (side: string) => `probability or share of the ${side} outcome, 0-1`;
+
+/** Meanings by "parent.field" (checked first) or "field:type" (next), where a bare name would be ambiguous. */
 export const FIELD_MEANINGS_IN: Readonly<Record<string, string>> = {
+  'volatility.level':
+    'where current volatility ranks against recent history: `calm` (30th percentile or lower), `normal`, ' +
+    '`elevated` (70th or higher), `extreme` (90th or higher); null without enough history',
+  'correlation.level':
+    'band of `average_pairwise`: `low` (under 0.3), `moderate` (0.3 to under 0.6), `high` (0.6 or more: the ' +
+    'assets move together); null without data',
+  'risk_factors.level':
+    'how much this factor adds to the market’s risk reading: `low`, `moderate`, `elevated` or `high` (the note ' +
+    'gives the figures behind it); a level, never a weight',
+  'assets.status': LIQUIDITY_STATUS,
+  'liquidity.status': LIQUIDITY_STATUS,
+  'teacher_brain.status': 'whether there are enough resolved rounds for the figures to mean anything',
+  'teacher_brain.metrics':
+    'the teacher’s figures over the resolved rounds of the window: hit rates, agreement, calibration, base rates',
+  'status:integer': 'the HTTP status code of this answer',
+  'generator_runs.ok': 'runs that finished without failing',
+  'recent.kind': '`brain_call_recorded`, `round_resolved` or `round_voided` (no price to resolve with)',
+  'charts.kind': 'how the chart is drawn: `bar` or `stacked-bar`',
+  'columns.kind': 'type of the column’s values: `number` or `string`; a missing value is null in either',
+  'rows.agreement':
+    'whether the asset’s directional readings (brain, derivatives, order book) lean the same way: `aligned`, ' +
+    '`mixed` (neutral beside one direction), `conflicting` (one bullish, one bearish) or `insufficient` ' +
+    '(fewer than two readings)',
+  'liquidations.events': 'number of liquidation events in 24 hours',
+  'events:object': 'the arena’s recent events (brain calls recorded, rounds resolved or voided) with a note',
+  'price:object': 'the round asset’s price: now, at the round start and the change since, with the data mode',
+  'resource:object': 'the resource being sold',
+  'confidence:object':
+    'confidence overall and per asset, 0-100 each: how strong, consistent and complete the evidence is; not a ' +
+    'probability that a reading is right',
+  'evidence:object': 'plain-language statements of what the evidence shows, grouped by section',
+  'summary:object':
+    'plain-language summary of the body with the market-wide readings; educational, not advice',
+  'evidence.market': 'the market regime’s evidence in plain words (`regime.evidence` of the market regime)',
+  'evidence.liquidity': 'each asset’s liquidity notes, prefixed with its symbol',
+  'evidence.derivatives':
+    'the derivatives body’s evidence in plain words (funding, open interest, liquidations)',
+  'evidence.reasoning': 'each asset’s reasoning summary',
+  'bullish:number': OUTCOME_SHARE('bullish (up)'),
+  'bearish:number': OUTCOME_SHARE('bearish (down)'),
+  'neutral:number': OUTCOME_SHARE('neutral (flat)'),
   'hit_rate.value':
     'share of resolved calls that were right, 0-1 (0.5 is a coin toss); null when none resolved',
   'hit_rate.n': 'number of resolved calls the rate is computed from; small n means a wide interval',
@@ -124,9 +175,6 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   share_above_ema50: 'share of assets above their 50-hour average, 0-1; null without trend data',
   breadth_share_above_ema50: 'share of assets above their 50-hour average, 0-1; null without trend data',
   median_direction: 'direction of the typical asset’s trend: `up`, `down` or `flat`; null without data',
-  level:
-    'where current volatility ranks against recent history: `calm` (30th percentile or lower), `normal`, ' +
-    '`elevated` (70th or higher), `extreme` (90th or higher); null without enough history',
   volatility_level: 'volatility band: `calm`, `normal`, `elevated`, `extreme`; null without data',
   deepest_asset: 'asset furthest below its recent high; null without data',
   deepest_from_recent_high_pct: 'how far that asset is below its recent high, in percent (0 or negative)',
@@ -191,8 +239,6 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   rate_kind:
     '`predicted`: the funding rate the venue states for the period still running (it can change until the period ' +
     'settles); `settled`: the last rate actually charged',
-  history_points: 'funding observations used for the percentile',
-  crowding: '`crowded_longs` / `crowded_shorts` when funding is at an extreme of its history, else `none`',
   open_interest: 'open interest of the perpetual contract; null without data',
   value_usd: 'open interest in US dollars',
   change_24h_pct: 'change over 24 hours, in percent; null without a 24-hour-old value',
@@ -200,7 +246,6 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   liquidations: 'forced closures of leveraged positions over 24 hours; null without data',
   long_usd_24h: 'long positions liquidated in 24 hours, in US dollars',
   short_usd_24h: 'short positions liquidated in 24 hours, in US dollars',
-  events: 'number of liquidation events in 24 hours',
   dominant_side: '`longs` / `shorts`: which side was liquidated more; `balanced`; `none` (no liquidations)',
   evidence: 'plain-language statements of what the evidence shows; null without data',
   related_endpoints: 'other endpoints on the same subject; null when none',
@@ -272,7 +317,6 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   combined_intelligence: 'the brain’s call and the crowd’s consensus side by side',
   agreement: '`agree`, `disagree`, `no_crowd` (no votes) or `no_brain_call`',
   at: 'when the event happened (UTC, ISO 8601)',
-  kind: '`brain_call_recorded`, `round_resolved` or `round_voided` (no price to resolve with)',
   detail: 'plain-language detail',
   change_since_round_start_percent: 'price change since the round opened, in percent; null without data',
   as_of: 'market time the figures describe (UTC, ISO 8601)',
@@ -291,7 +335,6 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   book_imbalance: 'order-book imbalance, -1 (all asks) to 1 (all bids); null without data',
   derivatives: 'derivatives figures of the asset; null without data',
   funding_rate_8h_pct: 'perpetual funding rate per 8 hours, in percent; null without data',
-  funding_level: 'funding against its history: `extreme_high`, `high`, `normal`, `low`, `extreme_low`',
   open_interest_change_24h_pct: 'open interest change over 24 hours, in percent; null without data',
   open_interest_reading:
     '`new_longs`, `short_covering`, `new_shorts`, `deleveraging` or `flat`, from open interest and price',
@@ -324,7 +367,7 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   // x402
   ecosystem: 'payment ecosystem, e.g. "Algorand"',
   x402Version: 'x402 protocol version: 2',
-  resource: 'the resource being sold',
+  resource: 'which free resource the history rows come from (its folder under /api/history/)',
   url: 'absolute URL',
   mimeType: 'media type of the resource once paid',
   serviceName: 'name of the selling service',
@@ -340,9 +383,14 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   retry_after_seconds: 'seconds to wait before retrying (503); null otherwise',
 };
 
-/** The meaning of `field` inside `parent` (the parent property's name, or "" at the top level). */
-export const meaningOf = (parent: string, field: string): string | undefined =>
-  FIELD_MEANINGS_IN[`${parent}.${field}`] ?? FIELD_MEANINGS[field];
+/**
+ * The meaning of `field` inside `parent` (the parent property's name, or "" at the top level), whose JSON type is
+ * `type` (null aside).
+ */
+export const meaningOf = (parent: string, field: string, type?: string): string | undefined =>
+  FIELD_MEANINGS_IN[`${parent}.${field}`] ??
+  (type === undefined ? undefined : FIELD_MEANINGS_IN[`${field}:${type}`]) ??
+  FIELD_MEANINGS[field];
 
 /**
  * Plain words for enum values, appended to a field's description for each value it does not already name.

@@ -10,6 +10,8 @@ import { PAID_EXAMPLES } from '../schemas/paid/examples.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import { buildOpenApiDocument } from '../generator/discovery/openapi.ts';
 import { createAjv, openApiResponseValidator } from './discovery-ajv.ts';
+import { renderNetlifyRedirects } from '../deploy/netlify/render.ts';
+import { cacheFor, routeRequest } from '../schemas/delivery.ts';
 
 const run = promisify(execFile);
 const BASE_URL = 'https://emi.test';
@@ -85,15 +87,24 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('gives the reasoning asset query its enum, default BTC and a JSON 400', () => {
+  it('gives the reasoning asset query exactly the spellings every host serves, default BTC and a JSON 400', () => {
     const operation = doc.paths['/api/reasoning.php'].get;
     const parameter = pointer(operation.parameters[0].$ref) as Json;
     expect(parameter).toMatchObject({ name: 'asset', in: 'query', required: false });
-    expect(parameter.schema).toEqual({
-      type: 'string',
-      enum: ['BTC', 'ETH', 'XRP', 'SOL', 'ALGO', 'XLM', 'HBAR'],
-      default: 'BTC',
-    });
+    expect(parameter.schema.default).toBe('BTC');
+    const admits = createAjv().compile(parameter.schema);
+    // Netlify matches query values as written, so its rules list what every host serves (the preview, nginx and
+    // the Worker take any case, through the delivery policy).
+    const netlify = [
+      ...renderNetlifyRedirects().matchAll(/^\/api\/reasoning\.php +asset=(\w+) +\/api\//gm),
+    ].map((m) => m[1] ?? '');
+    expect(netlify).toEqual(expect.arrayContaining(['ETH', 'eth']));
+    for (const spelling of netlify) {
+      expect(admits(spelling), spelling).toBe(true);
+      expect(routeRequest('GET', '/api/reasoning.php', spelling).kind, spelling).toBe('file');
+    }
+    expect(new Set(parameter.schema.enum)).toEqual(new Set(netlify));
+    expect(admits('DOGE')).toBe(false);
     const badRequest = pointer(operation.responses['400'].$ref) as Json;
     expect(badRequest.content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorResponse');
     expect(badRequest.content['application/json'].examples.invalidAsset.value.allowed_values).toHaveLength(7);
@@ -115,6 +126,20 @@ describe('OpenAPI document', () => {
       'x-cache-seconds': 60,
       'x-stability': 'stable',
     });
+  });
+
+  it('gives every path its cache hint, stability and product id; history as hosts cache it', () => {
+    const maxAge = (path: string) => Number(/max-age=(\d+)/.exec(cacheFor(path) ?? '')?.[1]);
+    for (const [path, item] of Object.entries(doc.paths as Record<string, { get: Json }>)) {
+      expect(item.get, path).toHaveProperty('x-cache-seconds');
+      expect(item.get, path).toHaveProperty('x-stability');
+      expect(item.get, path).toHaveProperty('x-product-id');
+      if (!path.startsWith('/api/history/')) continue;
+      // The hint is what hosts send for such a file (the delivery policy), for a finished day as for today.
+      const file = path.replace('{resource}', 'market-regime').replace('{date}', '2026-01-01');
+      expect(item.get['x-cache-seconds'], path).toBe(maxAge(file));
+      expect(item.get['x-stability'], path).toBe('stable');
+    }
   });
 
   it('gives every paid path its 402, the x402 headers and the exact payment terms', () => {

@@ -218,7 +218,15 @@ describe('built site', () => {
       // The charts read the published history (api/history/), not the run-history file named here.
       expect(await readFile(join(out, 'index.html'), 'utf8')).toContain(`Collecting, ${RUNS} of 12 runs`);
       expect(await readFile(join(out, 'llms.txt'), 'utf8')).toContain(`(${BASE}/x402-buyer/)`);
-      expect(await readFile(join(out, 'sitemap.xml'), 'utf8')).toContain(`<loc>${BASE}/x402-buyer/</loc>`);
+      // Listed like the other pages, with the same last modification.
+      const sitemap = await readFile(join(out, 'sitemap.xml'), 'utf8');
+      const lastmodOf = (path: string) =>
+        sitemap
+          .split('\n')
+          .find((line) => line.includes(`<loc>${BASE}${path}</loc>`))
+          ?.match(/<lastmod>([^<]+)</)?.[1];
+      expect(lastmodOf('/x402-buyer/')).toBeDefined();
+      expect(lastmodOf('/x402-buyer/')).toBe(lastmodOf('/docs/'));
     } finally {
       await rm(join(site.siteDir, 'x402-buyer'), { recursive: true, force: true });
     }

@@ -8,6 +8,7 @@ import {
   HistoryLatestFile,
   historyRowSchema,
 } from '../../schemas/history.ts';
+import { CACHE_SECONDS } from '../../schemas/common.ts';
 import type { SchemaEntry } from './json-schema.ts';
 
 type Json = Record<string, unknown>;
@@ -62,9 +63,16 @@ const resourceParameter = {
 };
 const csv = { 'text/csv': { schema: { type: 'string' } } };
 const cacheNote = {
-  day: 'A day file is final once a later day has a file: hosts may cache finished days for a long time.',
-  latest: 'Changes every run: cache it no longer than the free files (60 s).',
+  day:
+    `A day file is final once a later day has a file, so a client may keep a finished day; hosts send the free ` +
+    `files' ${CACHE_SECONDS} s cache hint, as they cannot tell a finished day from today's by its name.`,
+  latest: `Changes every run: cache it no longer than the free files (${CACHE_SECONDS} s).`,
 };
+/**
+ * The terms every path carries (see openapi.ts). Every host sends history files the free files' cache hint
+ * (schemas/delivery.ts); the files are derived from free resources and are no product of their own.
+ */
+const terms = { 'x-product-id': null, 'x-cache-seconds': CACHE_SECONDS, 'x-stability': 'stable' };
 
 function operation(id: string, summary: string, description: string, schema: string): Json {
   return {
@@ -80,6 +88,7 @@ function operation(id: string, summary: string, description: string, schema: str
       },
       '404': { $ref: '#/components/responses/NotFound' },
     },
+    ...terms,
   };
 }
 
@@ -93,6 +102,7 @@ const csvOperation = (id: string, summary: string, description: string): Json =>
     '200': { description: summary, content: csv },
     '404': { $ref: '#/components/responses/NotFound' },
   },
+  ...terms,
 });
 
 export function historyPaths(): Json {
@@ -143,8 +153,7 @@ export function historyPaths(): Json {
 
 export function historyLlmsLines(url: (path: string) => string): string {
   return [
-    `- [History index](${url('/api/history/index.json')}): which past values exist (one row per run, per resource), columns and days`,
+    `- [History index](${url('/api/history/index.json')}): which past values exist (one row per run, per resource), columns and every day file; one UTC day is /api/history/<resource>/YYYY-MM-DD.json, final once the day is over`,
     `- [Latest history rows](${url('/api/history/market-regime/latest.json')}): the last 500 rows; replace market-regime with ${HISTORY_RESOURCE_IDS.filter((id) => id !== 'market-regime').join(', ')}; .csv twins beside each file`,
-    `- [History of one day](${url('/api/history/index.json')}): /api/history/<resource>/YYYY-MM-DD.json, one UTC day, listed in the index; final once the day is over`,
   ].join('\n');
 }

@@ -103,17 +103,27 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/**
- * Gives every property without a `.describe()` of its own its meaning from `schemas/field-meanings.ts`, so that
- * every published field says what it is (a test lists any that does not).
- */
+const branchesOf = (schema: Record<string, unknown>): Record<string, unknown>[] =>
+  Array.isArray(schema.anyOf) ? (schema.anyOf as Record<string, unknown>[]) : [];
+
 /** The enum of a field, also when it is nullable (`anyOf: [{ enum }, { type: null }]`). */
 function enumOf(schema: Record<string, unknown>): unknown[] {
   if (Array.isArray(schema.enum)) return schema.enum;
-  const branches = Array.isArray(schema.anyOf) ? (schema.anyOf as Record<string, unknown>[]) : [];
-  return branches.flatMap((b) => (Array.isArray(b.enum) ? b.enum : []));
+  return branchesOf(schema).flatMap((b) => (Array.isArray(b.enum) ? b.enum : []));
 }
 
+/** The JSON type of a field, null aside ("object", "integer", ...); undefined when it states none. */
+function typeOf(schema: Record<string, unknown>): string | undefined {
+  return [schema, ...branchesOf(schema)]
+    .flatMap((s) => [s.type].flat())
+    .find((type): type is string => typeof type === 'string' && type !== 'null');
+}
+
+/**
+ * Gives every property without a `.describe()` of its own its meaning from `schemas/field-meanings.ts` (by its
+ * name, its parent's name and its type), so that every published field says what it is (a test lists any that
+ * does not, and any whose description names values the field cannot take).
+ */
 function withMeanings(node: unknown, parent: string): unknown {
   if (Array.isArray(node)) return node.map((item) => withMeanings(item, parent));
   if (node === null || typeof node !== 'object') return node;
@@ -123,7 +133,8 @@ function withMeanings(node: unknown, parent: string): unknown {
       out[key] = Object.fromEntries(
         Object.entries(value).map(([field, child]) => {
           const described = withMeanings(child, field) as Record<string, unknown>;
-          const description = (described.description as string | undefined) ?? meaningOf(parent, field);
+          const description =
+            (described.description as string | undefined) ?? meaningOf(parent, field, typeOf(described));
           if (description === undefined) return [field, described];
           return [
             field,

@@ -40,7 +40,7 @@ export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
         link(
           r.title,
           url(r.path),
-          `${noteFor(r).useWhen}${r.id === 'reasoning' ? ` Add ?asset= one of ${TRACKED_ASSETS.join(', ')} (case-insensitive).` : ''} ${freshnessSentence(r)}`,
+          `${noteFor(r).useWhen}${r.id === 'reasoning' ? ` Add ?asset= one of ${TRACKED_ASSETS.join(', ')} (upper or lower case).` : ''} ${freshnessSentence(r)}`,
         ),
       )
       .join('\n'),

@@ -161,8 +161,16 @@ function sharedComponents(): Json {
         name: 'asset',
         in: 'query',
         required: false,
-        description: `Tracked asset symbol, case-insensitive (\`eth\` is \`ETH\`). Without the parameter the answer is for ${DEFAULT_REASONING_ASSET}.`,
-        schema: { type: 'string', enum: [...TRACKED_ASSETS], default: DEFAULT_REASONING_ASSET },
+        description:
+          `Tracked asset symbol in upper or lower case (\`eth\` is \`ETH\`). Without the parameter the answer is ` +
+          `for ${DEFAULT_REASONING_ASSET}. The local preview, nginx and Cloudflare also take mixed case (\`Eth\`); ` +
+          'Netlify matches query values as written and answers 400 to it, so only these spellings work everywhere.',
+        // What every host serves: Netlify's static rules list exactly the upper- and lower-case spellings.
+        schema: {
+          type: 'string',
+          enum: TRACKED_ASSETS.flatMap((asset) => [asset, asset.toLowerCase()]),
+          default: DEFAULT_REASONING_ASSET,
+        },
       },
     },
     headers: {

@@ -67,3 +67,23 @@ export const missingDataNotes = (snapshot: MarketSnapshot, sections: readonly Se
   }
   return notes;
 };
+
+/** A per-asset line with its "SYMBOL: " prefix, added only when it does not start with it already. */
+export const withSymbol = (symbol: string, line: string): string =>
+  line.startsWith(`${symbol}: `) ? line : `${symbol}: ${line}`;
+
+/**
+ * Per-asset lines ("XLM: ...") with the same text after the prefix joined into one ("XLM and HBAR: ..."), so that a
+ * body-wide list names every asset concerned and stays short.
+ */
+export const groupedBySymbol = (
+  entries: ReadonlyArray<{ symbol: string; lines: readonly string[] }>,
+): string[] => {
+  const groups = new Map<string, string[]>();
+  for (const { symbol, lines } of entries)
+    for (const line of lines) {
+      const text = line.startsWith(`${symbol}: `) ? line.slice(symbol.length + 2) : line;
+      groups.set(text, [...(groups.get(text) ?? []), symbol]);
+    }
+  return [...groups].map(([text, symbols]) => `${symbolList(symbols)}: ${text}`);
+};

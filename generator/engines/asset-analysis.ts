@@ -7,7 +7,8 @@ import { readTrend, type TrendReading } from './trend.ts';
 import { readLiquidity, type LiquidityReading } from './liquidity.ts';
 import { readDerivatives, type DerivativesReading } from './positioning.ts';
 import { issuesFor, issueText, venueLabel } from './labels.ts';
-import { confidenceWord, signedPct } from './format.ts';
+import { bookLeanOf } from './agreement.ts';
+import { confidenceWord, listWords, signedPct } from './format.ts';
 import { last } from './math.ts';
 
 /** Internal evidence weights (sum 1). Published bodies describe evidence, never these numbers. */
@@ -91,24 +92,43 @@ const STRUCTURE_WORDS = {
 export const noDataLimitation = (symbol: string): string =>
   `${symbol}: no usable market data this run (no price and no evidence from any venue); every reading for it is null.`;
 
+/** How readings stand beside the overall lean, e.g. "leans the other way (bullish)". */
+const besideLean = (lean: Bias, vote: Bias, plural: boolean): string => {
+  const [is, leans] = plural ? ['are', 'lean'] : ['is', 'leans'];
+  if (vote === 'neutral') return `${is} neutral${lean === 'neutral' ? ' too' : ''}`;
+  if (vote === lean) return `${leans} ${vote} too`;
+  return lean === 'neutral' ? `${leans} ${vote}` : `${leans} the other way (${vote})`;
+};
+
+/**
+ * One sentence per asset. Beside the overall lean it names the positioning vote and the order book's lean: the
+ * same readings the paid `agreement` compares, so this text and that label always describe one picture.
+ */
 const summarize = (
   symbol: string,
   a: Pick<AssetAnalysis, 'bias' | 'confidence' | 'internal' | 'dataStatus'>,
+  readings: { positioning: Bias | null; 'the order book': Bias | null },
 ): string => {
   if (a.dataStatus === 'unavailable') return `${symbol}: no market data this run, so there is no reading.`;
   if (a.bias === null || a.confidence === null)
     return `${symbol}: not enough evidence this run to describe a lean.`;
+  const bias = a.bias;
   const c = `confidence ${a.confidence}/100, ${confidenceWord(a.confidence)}`;
   const lean =
-    a.bias === 'neutral' ? 'the evidence does not lean clearly either way' : `the evidence leans ${a.bias}`;
-  const agreement =
-    a.internal.agreement >= 0.8
-      ? 'the signals largely agree'
-      : a.internal.agreement < 0.5
-        ? 'the signals are mixed'
-        : 'the signals partly agree';
+    bias === 'neutral' ? 'the evidence does not lean clearly either way' : `the evidence leans ${bias}`;
+  const byVote = new Map<Bias, string[]>();
+  for (const [name, vote] of Object.entries(readings))
+    if (vote !== null) byVote.set(vote, [...(byVote.get(vote) ?? []), name]);
+  const compared =
+    byVote.size > 0
+      ? listWords(
+          [...byVote].map(
+            ([vote, names]) => `${listWords(names)} ${besideLean(bias, vote, names.length > 1)}`,
+          ),
+        )
+      : 'no positioning or order-book reading to compare';
   const missing = a.internal.availability < 1 ? '; some evidence was missing' : '';
-  return `${symbol}: ${lean} (${c}); ${agreement}${missing}.`;
+  return `${symbol}: ${lean} (${c}); ${compared}${missing}.`;
 };
 
 export function analyzeAsset(
@@ -145,9 +165,9 @@ export function analyzeAsset(
     limitations.push(
       `${s}: derivatives data is incomplete (${asset.funding ? 'open interest' : 'funding'} missing).`,
     );
-  // Estimated values are evidence of a weaker kind: the reader of any body built on this asset must see it.
-  if (asset.liquidations?.provenance.estimated)
-    limitations.push(`${s}: liquidation figures are estimates, not observed events.`);
+  // Positioning that came in weaker than usual (estimated liquidations, too little history, ...) is evidence of a
+  // weaker kind: the reader of any body built on this asset must see it.
+  limitations.push(...derivatives.gaps);
 
   const signals: Partial<Record<SignalName, number>> = {};
   if (trend) Object.assign(signals, trend.signals);
@@ -190,9 +210,10 @@ export function analyzeAsset(
 
   if (trend) reasonPoints.push(...trendPoints(trend));
   reasonPoints.push(...derivatives.evidence.slice(0, 3));
-  if (liquidity.imbalance !== null && Math.abs(liquidity.imbalance) >= 0.2)
+  const bookLean = bookLeanOf(liquidity.imbalance);
+  if (bookLean === 'bullish' || bookLean === 'bearish')
     reasonPoints.push(
-      `The order book within 1% of the mid holds more ${liquidity.imbalance > 0 ? 'bids than asks' : 'asks than bids'}.`,
+      `The order book within 1% of the mid holds more ${bookLean === 'bullish' ? 'bids than asks' : 'asks than bids'}.`,
     );
   if (liquidity.structure) reasonPoints.push(STRUCTURE_WORDS[liquidity.structure]);
 
@@ -215,7 +236,11 @@ export function analyzeAsset(
     internal,
     reasonPoints,
     limitations,
-    summary: summarize(s, { bias, confidence, internal, dataStatus }),
+    summary: summarize(
+      s,
+      { bias, confidence, internal, dataStatus },
+      { positioning: derivatives.vote, 'the order book': bookLean },
+    ),
     degraded: limitations.length > 0,
     dataStatus,
   };

@@ -3,7 +3,14 @@ import { DISCLAIMER, FREE_ACCESS, LITE_VERSION, PROJECT, type DataMode } from '.
 import type { DerivativesAsset, DerivativesResponse } from '../../schemas/derivatives.ts';
 import type { MarketAnalysis } from './analysis.ts';
 import { noDataLimitation, type AssetAnalysis } from './asset-analysis.ts';
-import { averageConfidence, leaningOf, missingDataNotes, overallBias, prevailingState } from './aggregate.ts';
+import {
+  averageConfidence,
+  groupedBySymbol,
+  leaningOf,
+  missingDataNotes,
+  overallBias,
+  prevailingState,
+} from './aggregate.ts';
 import { iso, type RunClock } from './clock.ts';
 import { PAID_ATLAS, PAID_MAIN_BRAIN, REASONING_TEMPLATE, relatedResources } from './links.ts';
 import { sourceInfo, sourceLine, truthStatement, venueLabel } from './labels.ts';
@@ -120,11 +127,11 @@ export function derivativesBody(analysis: MarketAnalysis, clock: RunClock): Deri
     confidence,
     assets: Object.fromEntries(rows.map((r) => [r.asset, r])),
     evidence,
-    limitations: missingDataNotes(snapshot, ['funding', 'openInterest', 'liquidations']).concat(
-      assets.some((a) => a.derivatives.liquidations?.estimated)
-        ? ['Some liquidation figures are estimates derived from open-interest changes, not observed events.']
-        : [],
-    ),
+    // Every reason an asset's entry has limitations (and so the body is `degraded`) is named here, by kind.
+    limitations: [
+      ...missingDataNotes(snapshot, ['funding', 'openInterest', 'liquidations']),
+      ...groupedBySymbol(assets.map((a) => ({ symbol: a.symbol, lines: a.derivatives.gaps }))),
+    ],
     related_endpoints: relatedResources(analysis.defaultAsset),
     explore: { reasoning_by_asset: REASONING_TEMPLATE, supported_assets: analysis.supportedAssets },
     upgrade_path: {

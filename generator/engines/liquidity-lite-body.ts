@@ -4,6 +4,7 @@ import type { LiquidityLiteAsset, LiquidityLiteResponse } from '../../schemas/li
 import type { MarketAnalysis } from './analysis.ts';
 import { noDataLimitation, type AssetAnalysis } from './asset-analysis.ts';
 import { missingDataNotes } from './aggregate.ts';
+import { BOOK_IMBALANCE_DECIMALS, bookLeanOf } from './agreement.ts';
 import { iso, type RunClock } from './clock.ts';
 import { PAID_ATLAS, PAID_MAIN_BRAIN } from './links.ts';
 import { sourceInfo, sourceLine, truthStatement } from './labels.ts';
@@ -36,8 +37,9 @@ const notesOf = (a: AssetAnalysis): string[] => {
           ? `Volume over the last 24 hours is ${l.relativeVolume.toFixed(1)} times its usual level: quieter than usual.`
           : 'Volume over the last 24 hours is near its usual level.',
     );
-  if (l.imbalance !== null && Math.abs(l.imbalance) >= 0.2)
-    notes.push(`Resting depth within 1% of mid leans to the ${l.imbalance > 0 ? 'bid' : 'ask'} side.`);
+  const lean = bookLeanOf(l.imbalance);
+  if (lean === 'bullish' || lean === 'bearish')
+    notes.push(`Resting depth within 1% of mid leans to the ${lean === 'bullish' ? 'bid' : 'ask'} side.`);
   return notes;
 };
 
@@ -65,7 +67,7 @@ const liquidityAsset = (
           spread_method: l.spreadMethod,
           bid_depth_usd_1pct: l.bidDepthUsd === null ? null : round(l.bidDepthUsd, 0),
           ask_depth_usd_1pct: l.askDepthUsd === null ? null : round(l.askDepthUsd, 0),
-          book_imbalance: roundOrNull(l.imbalance, 3),
+          book_imbalance: roundOrNull(l.imbalance, BOOK_IMBALANCE_DECIMALS),
           relative_volume: roundOrNull(l.relativeVolume, 2),
           amihud_illiquidity: l.amihud === null ? null : roundSignificant(l.amihud, 4),
         }

@@ -4,7 +4,14 @@ import type { CoinSnapshot, MainBrainResponse } from '../../schemas/main-brain.t
 import type { PublicPerformance } from '../../schemas/performance.ts';
 import type { MarketAnalysis } from './analysis.ts';
 import type { AssetAnalysis } from './asset-analysis.ts';
-import { averageConfidence, leaningOf, missingDataNotes, overallBias, prevailingState } from './aggregate.ts';
+import {
+  averageConfidence,
+  groupedBySymbol,
+  leaningOf,
+  missingDataNotes,
+  overallBias,
+  prevailingState,
+} from './aggregate.ts';
 import { iso, type RunClock } from './clock.ts';
 import {
   DEVELOPER_RESOURCES,
@@ -46,7 +53,10 @@ export function mainBrainBody(
   const withEvidence = assets.filter((a) => a.bias !== null).length;
   const noTrackRecord = performance.status === 'unavailable';
   const degraded = assets.some((a) => a.degraded) || regime.degraded || noTrackRecord;
-  const limitations = missingDataNotes(snapshot, ['candles', 'ticker', 'book', 'funding', 'openInterest']);
+  const limitations = [
+    ...missingDataNotes(snapshot, ['candles', 'ticker', 'book', 'funding', 'openInterest']),
+    ...groupedBySymbol(assets.map((a) => ({ symbol: a.symbol, lines: a.derivatives.gaps }))),
+  ];
   if (noTrackRecord)
     limitations.push('Track record unavailable: the arena store could not be read this run.');
   return {

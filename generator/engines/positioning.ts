@@ -1,19 +1,20 @@
-// Derivatives positioning of one asset: funding (8h, annualised, robust z-score against ~30 days), crowding,
+// Derivatives positioning of one asset: funding (8h, annualised, robust z-score against 30 days), crowding,
 // basis, the four open-interest-versus-price readings, a leverage proxy and liquidations.
 import type { Bias } from '../../schemas/common.ts';
-import type { DerivativesState, FundingLevel, OpenInterestReading } from '../../schemas/derivatives.ts';
+import {
+  FUNDING_RULE,
+  type DerivativesState,
+  type FundingLevel,
+  type OpenInterestReading,
+} from '../../schemas/derivatives.ts';
 import type { AssetMarket, Funding, FundingRateKind, OpenInterest } from '../market/types.ts';
-import { clamp, mad, median } from './math.ts';
+import { clamp, mad, median, round } from './math.ts';
 import { pct, signedPct, usd } from './format.ts';
 
 const HOUR = 3_600_000;
-const FUNDING_HISTORY_POINTS = 90; // 30 days of 8-hour settlements
-const MIN_FUNDING_HISTORY = 10;
 const MAD_TO_SIGMA = 1.4826;
 /** Floor of the robust spread (0.001 % per 8h): venues often pin funding at a constant base rate. */
 const MIN_FUNDING_SPREAD = 0.00001;
-/** Funding at the common 0.01 % base rate is the default, not a sign of crowding. */
-const BASE_RATE_8H = 0.0001;
 const OI_FLAT_BAND = 0.02;
 const LEAN_DEAD_BAND = 0.15;
 
@@ -26,6 +27,8 @@ export interface FundingReading {
   z: number | null;
   historyPoints: number;
   level: FundingLevel;
+  /** What decided `level`: a fixed mark (extremes), the z-score, or the fixed bands used without one. */
+  levelBasis: 'fixed_mark' | 'history' | 'fixed_band';
   crowding: 'crowded_longs' | 'crowded_shorts' | 'none';
   basis: number | null;
   venue: string;
@@ -59,27 +62,48 @@ export interface DerivativesReading {
   vote: Bias | null;
   confidence: number | null;
   evidence: string[];
+  /** Every limitation of this reading, each starting "SYMBOL: ". */
   limitations: string[];
+  /**
+   * The limitations of sections that came in but weaker than usual (a settled-only rate, too few settled rates, a
+   * one-point open-interest history, estimated liquidations): every body built on the asset lists them, while a
+   * missing section is stated by each body in its own words.
+   */
+  gaps: string[];
 }
 
-const fundingLevel = (rate8h: number, z: number | null): FundingLevel => {
-  if (rate8h >= 0.001 || (z !== null && z >= 2.5)) return 'extreme_high';
-  if (rate8h <= -0.0005 || (z !== null && z <= -2.5)) return 'extreme_low';
-  if (z !== null) return z >= 1.5 ? 'high' : z <= -1.5 ? 'low' : 'normal';
-  return rate8h >= 0.0003 ? 'high' : rate8h <= -0.0001 ? 'low' : 'normal';
+/** `level` by FUNDING_RULE (its published description says the same): fixed marks first, then the z-score. */
+const fundingLevel = (rate8h: number, z: number | null): Pick<FundingReading, 'level' | 'levelBasis'> => {
+  const r = FUNDING_RULE;
+  if (rate8h >= r.extremeHigh8h) return { level: 'extreme_high', levelBasis: 'fixed_mark' };
+  if (z !== null && z >= r.extremeZ) return { level: 'extreme_high', levelBasis: 'history' };
+  if (rate8h <= r.extremeLow8h) return { level: 'extreme_low', levelBasis: 'fixed_mark' };
+  if (z !== null) {
+    const level = z <= -r.extremeZ ? 'extreme_low' : z >= r.highZ ? 'high' : z <= -r.highZ ? 'low' : 'normal';
+    return { level, levelBasis: 'history' };
+  }
+  const level = rate8h >= r.high8h ? 'high' : rate8h <= r.low8h ? 'low' : 'normal';
+  return { level, levelBasis: 'fixed_band' };
 };
 
+/**
+ * The settled rates of the last 30 days. The history carries no times, so they are counted at the venue's
+ * current interval (90 at 8 h, 180 at 4 h, 720 at 1 h); a venue that gave less history gives fewer.
+ */
+const lastWindow = (funding: Funding): number[] =>
+  funding.history8h.slice(-Math.round((FUNDING_RULE.windowDays * 24) / Math.max(1, funding.intervalHours)));
+
 export const readFunding = (funding: Funding, venue: string): FundingReading => {
-  const history = funding.history8h.slice(-FUNDING_HISTORY_POINTS);
+  const history = lastWindow(funding);
   const centre = median(history);
   const spread = mad(history);
   const z =
-    history.length >= MIN_FUNDING_HISTORY && centre !== null && spread !== null
+    history.length >= FUNDING_RULE.minHistory && centre !== null && spread !== null
       ? (funding.rate8h - centre) / Math.max(MAD_TO_SIGMA * spread, MIN_FUNDING_SPREAD)
       : null;
-  const level = fundingLevel(funding.rate8h, z);
+  const { level, levelBasis } = fundingLevel(funding.rate8h, z);
   const crowding =
-    level === 'extreme_high' && funding.rate8h > BASE_RATE_8H
+    level === 'extreme_high' && funding.rate8h > FUNDING_RULE.base8h
       ? 'crowded_longs'
       : level === 'extreme_low' && funding.rate8h < 0
         ? 'crowded_shorts'
@@ -96,6 +120,7 @@ export const readFunding = (funding: Funding, venue: string): FundingReading => 
     z,
     historyPoints: history.length,
     level,
+    levelBasis,
     crowding,
     basis,
     venue,
@@ -153,13 +178,33 @@ const OI_WORDS: Record<OpenInterestReading, string> = {
   flat: 'little change in positioning',
 };
 
+/** How the level was decided, in words: the fixed mark, or the z-score against the last 30 days. */
+const levelWords = (f: FundingReading): string => {
+  const level = f.level.replace('_', ' ');
+  // The days the rates span, at the venue's interval (the window's, or fewer when the venue gave less history).
+  const days = Math.min(FUNDING_RULE.windowDays, Math.round((f.historyPoints * f.intervalHours) / 24));
+  const history =
+    f.z === null
+      ? ''
+      : `a robust z-score of ${round(f.z, 2).toFixed(2)} against the ${f.historyPoints} settled rates of ` +
+        `the last ${days} days`;
+  if (f.levelBasis === 'fixed_mark') {
+    const mark = f.level === 'extreme_high' ? FUNDING_RULE.extremeHigh8h : FUNDING_RULE.extremeLow8h;
+    const side = f.level === 'extreme_high' ? 'above' : 'below';
+    return `: ${level}, at or ${side} the fixed mark of ${signedPct(mark, 2)} per 8 hours${history && ` (${history})`}`;
+  }
+  if (f.levelBasis === 'history') return `: ${level} against its recent history (${history})`;
+  return f.level === 'normal' ? '' : `: ${level} by the fixed bands used without enough history`;
+};
+
 const describeFunding = (f: FundingReading): string[] => {
   const rate = `${pct(f.rate8h, 4)} per 8 hours (${pct(f.annualised, 1)} annualised)`;
   const lines = [
     (f.rateKind === 'predicted'
       ? `Funding predicted for the period now running is ${rate}`
       : `The last settled funding rate is ${rate}`) +
-      (f.z === null ? '.' : `, ${f.level.replace('_', ' ')} against its recent history.`),
+      levelWords(f) +
+      '.',
   ];
   if (f.crowding === 'crowded_longs')
     lines.push('Longs pay an unusually high premium: positioning looks crowded long.');
@@ -194,18 +239,21 @@ export function readDerivatives(
 ): DerivativesReading {
   const evidence: string[] = [];
   const limitations: string[] = [];
+  const gaps: string[] = [];
   const s = asset.symbol;
+  const gap = (text: string) => {
+    gaps.push(`${s}: ${text}`);
+    limitations.push(`${s}: ${text}`);
+  };
 
   const funding = asset.funding ? readFunding(asset.funding.value, asset.funding.provenance.venue) : null;
   if (funding) {
     evidence.push(...describeFunding(funding));
     if (funding.rateKind === 'settled')
-      limitations.push(
-        `${s}: funding is the last settled rate; the venue gave no prediction for the period now running.`,
-      );
+      gap('funding is the last settled rate; the venue gave no prediction for the period now running.');
     if (funding.z === null)
-      limitations.push(
-        `${s}: only ${funding.historyPoints} settled funding rates; no comparison with the last 30 days.`,
+      gap(
+        `only ${funding.historyPoints} settled funding rates; no comparison with the last ${FUNDING_RULE.windowDays} days.`,
       );
   } else limitations.push(`${s}: no funding data this run.`);
 
@@ -219,7 +267,11 @@ export function readDerivatives(
         `${signedPct(openInterest.priceChange24h, 1)}: ${OI_WORDS[openInterest.reading]}.`,
     );
   } else if (openInterest)
-    limitations.push(`${s}: open-interest history too short for a 24-hour comparison.`);
+    gap(
+      openInterest.change24h === null
+        ? 'open-interest history too short for a 24-hour comparison.'
+        : 'no 24-hour price change to read the open-interest change against.',
+    );
   else limitations.push(`${s}: no open-interest data this run.`);
   if (openInterest?.leverageProxy != null)
     evidence.push(
@@ -239,8 +291,7 @@ export function readDerivatives(
     : null;
   if (liquidations) {
     evidence.push(describeLiquidations(liquidations));
-    if (liquidations.estimated)
-      limitations.push(`${s}: liquidation figures are estimates, not observed events.`);
+    if (liquidations.estimated) gap('liquidation figures are estimates, not observed events.');
   } else limitations.push(`${s}: no liquidation data this run.`);
 
   let lean = openInterest?.reading ? OI_LEAN[openInterest.reading] : 0;
@@ -266,5 +317,16 @@ export function readDerivatives(
         : lean < -LEAN_DEAD_BAND
           ? 'bearish'
           : 'neutral';
-  return { funding, openInterest, liquidations, state, lean, vote, confidence, evidence, limitations };
+  return {
+    funding,
+    openInterest,
+    liquidations,
+    state,
+    lean,
+    vote,
+    confidence,
+    evidence,
+    limitations,
+    gaps,
+  };
 }

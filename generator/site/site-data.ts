@@ -223,7 +223,8 @@ export async function loadSiteData(options: SiteDataOptions) {
     endpointPage(r, baseUrl, files),
   );
 
-  // Sitemap: the free files with their own times; the pages are added from Eleventy's collection.
+  // Sitemap: the free files with their own times; the pages are added from Eleventy's collection, each with the
+  // run's time, and so is the buyer page (copied through, so not in the collection).
   const sitemapApiEntries: SitemapEntry[] = [
     ...files
       .filter((f) => !f.requestPath.includes('?'))
@@ -231,7 +232,7 @@ export async function loadSiteData(options: SiteDataOptions) {
     { path: '/openapi.json', lastmod: runTime },
     { path: '/openapi.yaml', lastmod: runTime },
     { path: '/llms.txt', lastmod: runTime },
-    ...(hasBuyer ? [{ path: '/x402-buyer/', lastmod: null }] : []),
+    ...(hasBuyer ? [{ path: '/x402-buyer/', lastmod: runTime }] : []),
   ];
 
   const data = {

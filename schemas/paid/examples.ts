@@ -154,7 +154,8 @@ export const paidMainBrainExample: PaidMainBrain = {
       asset: 'BTC',
       bias: 'bearish',
       confidence: 9,
-      summary: 'BTC: the evidence leans bearish (confidence 9/100, low); the signals are mixed.',
+      summary:
+        'BTC: the evidence leans bearish (confidence 9/100, low); positioning leans bearish too and the order book is neutral.',
       agreement: 'mixed',
       agreement_readings: { brain: 'bearish', derivatives: 'bearish', order_book: 'neutral' },
       risk_level: 'low',
@@ -183,7 +184,8 @@ export const paidMainBrainExample: PaidMainBrain = {
       reasoning: {
         prediction: 'BEARISH',
         confidence: 9,
-        summary: 'BTC: the evidence leans bearish (confidence 9/100, low); the signals are mixed.',
+        summary:
+          'BTC: the evidence leans bearish (confidence 9/100, low); positioning leans bearish too and the order book is neutral.',
         reason_points: ['The 20-hour average is 0.7 average true ranges above the 50-hour average: the ...'],
       },
       evidence: ['The 20-hour average is 0.7 average true ranges above the 50-hour average: the ...'],
@@ -267,7 +269,9 @@ export const atlasExample: Atlas = {
     market: ['0 of 1 assets trade above their 50-hour exponential average.'],
     liquidity: ['BTC: Volume over the last 24 hours is near its usual level.'],
     derivatives: ['1 of 1 assets have derivatives data this run.'],
-    reasoning: ['BTC: the evidence leans bearish (confidence 9/100, low); the signals are mixed.'],
+    reasoning: [
+      'BTC: the evidence leans bearish (confidence 9/100, low); positioning leans bearish too and the order book is neutral.',
+    ],
   },
   limitations: [],
   updated: '2025-01-15T12:00:00.000Z',
@@ -363,7 +367,7 @@ export const atlasHumanReportExample: AtlasHumanReport = {
         liquidity: 'deep',
         positioning: 'new shorts',
         agreement: 'mixed',
-        note: 'BTC: the evidence leans bearish (confidence 9/100, low); the signals are mixed.',
+        note: 'BTC: the evidence leans bearish (confidence 9/100, low); positioning leans bearish too and the order book is neutral.',
         data_status: 'available',
       },
     ],

@@ -16,7 +16,7 @@ import {
   SCHEMA_VERSION,
   SourceInfo,
 } from '../common.ts';
-import { DerivativesState, FundingLevel, OpenInterestReading } from '../derivatives.ts';
+import { DerivativesState, FUNDING_LEVEL_RULE, FundingLevel, OpenInterestReading } from '../derivatives.ts';
 import { LiquidityContext, LiquidityStatus, MarketStructure } from '../liquidity-lite.ts';
 import { MainBrainResponse } from '../main-brain.ts';
 import { PublicPerformance } from '../performance.ts';
@@ -67,7 +67,9 @@ export const CoinDerivatives = z.strictObject({
   vote: Bias.nullable(),
   confidence: Confidence.nullable(),
   funding_rate_8h_pct: z.number().nullable(),
-  funding_level: FundingLevel.nullable(),
+  funding_level: FundingLevel.nullable().describe(
+    `funding level of the asset, as \`funding.level\` in /api/derivatives.php; null without data. ${FUNDING_LEVEL_RULE}`,
+  ),
   open_interest_change_24h_pct: z.number().nullable(),
   open_interest_reading: OpenInterestReading.nullable(),
 });

@@ -3,8 +3,9 @@ import { DISCLAIMER, PROJECT } from '../../../schemas/common.ts';
 import type { Atlas, AtlasAsset } from '../../../schemas/paid/atlas.ts';
 import { ATLAS_SCHEMA_VERSION } from '../../../schemas/paid/terms.ts';
 import { iso, type RunClock } from '../clock.ts';
+import { withSymbol } from '../aggregate.ts';
 import type { FreeSnapshots } from '../index.ts';
-import type { AssetView } from './join.ts';
+import { conflictWords, type AssetView } from './join.ts';
 
 const CONFIDENCE_MEANING =
   'Confidence (0-100) is the strength and agreement of the available evidence, not the probability of being right.';
@@ -43,14 +44,17 @@ export function atlasBody(free: FreeSnapshots, views: readonly AssetView[], cloc
   const strongest = byConfidence(views)
     .slice(0, 3)
     .map((v) => v.asset);
-  const conflicting = views.filter((v) => v.agreement === 'conflicting').map((v) => v.asset);
+  const conflictingViews = views.filter((v) => v.agreement === 'conflicting');
+  const conflicting = conflictingViews.map((v) => v.asset);
   // Simulated or replayed numbers say so in the prose and the limitations, not only in a flag.
   const dataLabel = { simulated: 'SIMULATED DATA. ', replay: 'REPLAYED DATA. ', live: '' }[
     regime.source.mode
   ];
   const text =
     `${dataLabel}${regime.summary} ${count('bullish')} of ${views.length} assets lean bullish and ${count('bearish')} bearish` +
-    (conflicting.length ? `; positioning and trend disagree on ${conflicting.join(', ')}.` : '.');
+    (conflicting.length
+      ? `; the readings point opposite ways on ${conflictingViews.map(conflictWords).join(', ')}.`
+      : '.');
   return {
     success: true,
     project: PROJECT,
@@ -97,7 +101,7 @@ export function atlasBody(free: FreeSnapshots, views: readonly AssetView[], cloc
       ...new Set([
         ...(dataLabel && regime.truth_statement ? [regime.truth_statement] : []),
         ...regime.regime.limitations,
-        ...views.flatMap((v) => v.limitations.map((l) => `${v.asset}: ${l}`)),
+        ...views.flatMap((v) => v.limitations.map((l) => withSymbol(v.asset, l))),
       ]),
     ],
     updated: iso(clock.generatedAt),

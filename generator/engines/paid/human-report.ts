@@ -4,7 +4,7 @@ import type { Atlas } from '../../../schemas/paid/atlas.ts';
 import type { AtlasHumanReport } from '../../../schemas/paid/atlas-human-report.ts';
 import { ATLAS_SCHEMA_VERSION } from '../../../schemas/paid/terms.ts';
 import type { FreeSnapshots } from '../index.ts';
-import { words, type AssetView } from './join.ts';
+import { conflictWords, words, type AssetView } from './join.ts';
 
 const MODE_WORDS: Readonly<Record<string, string>> = {
   RISK_ON: 'a risk-on market',
@@ -48,7 +48,8 @@ export function atlasHumanReportBody(
   views: readonly AssetView[],
 ): AtlasHumanReport {
   const regime = free.marketRegime;
-  const { breadth, strongest, conflicting } = atlas.summary;
+  const { breadth, strongest } = atlas.summary;
+  const conflicting = views.filter((v) => v.agreement === 'conflicting');
   const simulated = regime.source.simulated;
   const headline =
     `${MODE_WORDS[regime.market_mode] ?? 'The market'}: ${breadth.bullish} of ${views.length} assets lean bullish, ${breadth.bearish} bearish` +
@@ -81,7 +82,7 @@ export function atlasHumanReportBody(
             ? `The evidence is strongest for ${strongest.join(', ')}.`
             : 'No asset had enough evidence for a confident reading.',
           conflicting.length
-            ? `Trend and positioning point opposite ways for ${conflicting.join(', ')}: treat those readings with extra care.`
+            ? `Readings point opposite ways for ${conflicting.map(conflictWords).join(', ')}: treat those readings with extra care.`
             : 'Where several readings exist, they do not point opposite ways.',
         ],
       },

@@ -1,17 +1,15 @@
 // The per-asset join every paid body reads: for each coin of the free main brain, its liquidity, derivatives and
 // reasoning sections side by side, whether they lean the same way, and how stressed the asset looks. Pure.
-import type { Bias } from '../../../schemas/common.ts';
 import type { DerivativesAsset } from '../../../schemas/derivatives.ts';
 import type { LiquidityLiteAsset } from '../../../schemas/liquidity-lite.ts';
 import type { CoinSnapshot } from '../../../schemas/main-brain.ts';
 import type { RiskLevel } from '../../../schemas/market-regime.ts';
 import type { ReasoningResponse } from '../../../schemas/reasoning.ts';
-import {
-  BOOK_LEAN_THRESHOLD,
-  type Agreement,
-  type AgreementReadings,
-} from '../../../schemas/paid/paid-main-brain.ts';
+import type { Agreement, AgreementReadings } from '../../../schemas/paid/paid-main-brain.ts';
+import { agreementOf, bookLeanOf } from '../agreement.ts';
 import type { FreeSnapshots } from '../index.ts';
+
+export { agreementOf } from '../agreement.ts';
 
 export interface AssetView {
   asset: string;
@@ -33,15 +31,6 @@ const RISK_LEVELS: readonly RiskLevel[] = ['low', 'moderate', 'elevated', 'high'
 /** Bands a count of stress signs into a level (also used market-wide for counts of assets). */
 export const levelFromCount = (count: number): RiskLevel =>
   RISK_LEVELS[count <= 0 ? 0 : count === 1 ? 1 : count <= 3 ? 2 : 3] as RiskLevel;
-
-/** Do the directional readings lean the same way? Neutral readings agree only with each other. */
-export function agreementOf(votes: ReadonlyArray<Bias | null>): Agreement {
-  const present = votes.filter((v): v is Bias => v !== null);
-  if (present.length < 2) return 'insufficient';
-  const sides = new Set(present.filter((v) => v !== 'neutral'));
-  if (sides.size === 2) return 'conflicting';
-  return new Set(present).size === 1 ? 'aligned' : 'mixed';
-}
 
 /** Signs of stress on one asset: crowded or unwinding positioning, extreme funding, thin books, a large move. */
 function riskLevelOf(
@@ -92,7 +81,7 @@ export function joinAssets(free: FreeSnapshots): AssetView[] {
     const agreementReadings: AgreementReadings = {
       brain: coin.bias,
       derivatives: hasDerivatives ? (derivatives?.vote ?? null) : null,
-      order_book: bookLean(liquidity),
+      order_book: bookLeanOf(liquidity?.metrics?.book_imbalance),
     };
     return {
       asset: coin.asset,
@@ -118,15 +107,19 @@ export function joinAssets(free: FreeSnapshots): AssetView[] {
   });
 }
 
-/** The order book's lean (see BOOK_LEAN_THRESHOLD); published as agreement_readings.order_book. */
-export function bookLean(liquidity: LiquidityLiteAsset | null): Bias | null {
-  const imbalance = liquidity?.metrics?.book_imbalance;
-  if (imbalance === null || imbalance === undefined) return null;
-  return imbalance > BOOK_LEAN_THRESHOLD
-    ? 'bullish'
-    : imbalance < -BOOK_LEAN_THRESHOLD
-      ? 'bearish'
-      : 'neutral';
+const READING_NAMES: Record<keyof AgreementReadings, string> = {
+  brain: 'brain',
+  derivatives: 'positioning',
+  order_book: 'order book',
+};
+
+/** "BTC (brain bearish, positioning bullish)": an asset with the readings that take a side, as agreement saw them. */
+export function conflictWords(view: AssetView): string {
+  const sides = (Object.keys(READING_NAMES) as Array<keyof AgreementReadings>).flatMap((name) => {
+    const vote = view.agreementReadings[name];
+    return vote === 'bullish' || vote === 'bearish' ? [`${READING_NAMES[name]} ${vote}`] : [];
+  });
+  return `${view.asset} (${sides.join(', ')})`;
 }
 
 /** "crowded_longs" -> "crowded longs". */
