@@ -81,6 +81,14 @@ describe('arena round rules', () => {
     expect(body.price.change_since_round_start_percent).toBeCloseTo((130 / 56 - 1) * 100, 3);
   });
 
+  it('takes the price of the first run of the round when it has no closed candle from the start yet, as the rule says', () => {
+    const s = track(tempStore());
+    // Venues' bars still forming are left out, so a run 3 minutes in has no candle opening at the start.
+    const body = step(s, T0 + 3 * MINUTE, { mode: 'live', seed: null, price: 101 }).sharedIntelligence;
+    expect(body.price).toMatchObject({ at_round_start: 101 });
+    expect(body.round.resolution_rule).toMatch(/the price of the first run of the round/);
+  });
+
   it('never mixes synthetic votes into human consensus: they show as simulated_crowd', () => {
     const s = track(tempStore());
     const sim = step(s, T0 + MINUTE, { mode: 'simulated', seed: 7 });

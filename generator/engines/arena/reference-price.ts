@@ -1,6 +1,7 @@
 // A round's reference price: the first price at or after its start. Hourly candles open on the hour, as rounds
-// do, so the open of the first candle opening at or after the start is exactly that price, whatever minute the
-// run that records the round happens to come.
+// do, so the open of a closed candle opening at or after the start is exactly that price. Adapters keep closed
+// candles only (a venue's last bar is still forming), so within a round's entry window there is usually none, and
+// the recording run's own price is used (OUTCOME_RULE says both).
 import type { Candle, MarketSnapshot } from '../../market/types.ts';
 
 export const firstOpenAtOrAfter = (candles: readonly Candle[], startMs: number): number | null => {

@@ -1,7 +1,7 @@
 // Proper scores for the arena's three ordered classes (bearish < neutral < bullish), and the outcome rule.
 import type { ArenaPrediction, ArenaReading } from '../../../schemas/common.ts';
 import type { VoteCounts } from './consensus.ts';
-import { RESOLVE_WINDOW_MINUTES } from './rounds.ts';
+import { ENTRY_WINDOW_MINUTES, RESOLVE_WINDOW_MINUTES } from './rounds.ts';
 
 /** Probabilities in class order [bearish, neutral, bullish]. */
 export type ClassProbs = readonly [number, number, number];
@@ -15,8 +15,10 @@ export const NEUTRAL_BAND = 0.0025;
 export const BRAIN_SHRINK = 0.7;
 
 export const OUTCOME_RULE =
-  `Return r = end price / start price - 1, start price = the first price at or after the round start (the open of ` +
-  `the first candle opening at or after it; without candles the price of the first run of the round), end ` +
+  `Return r = end price / start price - 1, start price = the first price the generator saw at or after the round ` +
+  `start: the price of the first run of the round (within ${ENTRY_WINDOW_MINUTES} minutes of the start; a run ` +
+  `every minute makes it the start minute), or the open of the first closed hourly candle opening at or after the ` +
+  `start when that run already had one, end ` +
   `price seen by the first run at or after the round end (within ${RESOLVE_WINDOW_MINUTES} minutes, else the round is voided). ` +
   `|r| < ${NEUTRAL_BAND * 100}% is NEUTRAL, r >= ${NEUTRAL_BAND * 100}% BULLISH, r <= -${NEUTRAL_BAND * 100}% BEARISH; ` +
   `one fixed band for all assets.`;
