@@ -31,18 +31,28 @@ export const TeacherLesson = z.strictObject({
   summary: z.string(),
   created_at: IsoTimestamp.describe('when the round was resolved'),
   brain_correct: ZeroOne.describe('1 when brain_prediction equals actual_outcome'),
-  crowd_correct: ZeroOne.describe('1 when human_consensus equals actual_outcome'),
+  crowd_correct: ZeroOne.describe(
+    '1 when human_consensus equals actual_outcome; 0 also when there was no consensus (NONE: no votes or a tie), ' +
+      'which provenance.human_votes tells apart',
+  ),
   agreement: ZeroOne.describe('1 when brain_prediction equals human_consensus'),
   shared_intelligence_score: z
     .number()
     .min(0)
     .max(1)
-    .describe('1 - RPS of the equal-weight brain+crowd forecast: 1 perfect, 0 worst'),
+    .describe(
+      '1 - RPS of the equal-weight brain+crowd forecast: 1 perfect, 0 worst (without human votes the crowd ' +
+        'forecast is uniform, 1/3 per class)',
+    ),
   learning_score: z
     .number()
     .min(-1)
     .max(1)
-    .describe('RPS(brain) - RPS(crowd): > 0 when the crowd scored better (a lesson for the brain)'),
+    .describe(
+      'RPS(brain) - RPS(crowd): > 0 when the crowd scored better (a lesson for the brain). Without human votes ' +
+        'the crowd forecast is uniform (1/3 per class), so the score then compares the brain with an uninformed ' +
+        'guess, not with people',
+    ),
   provenance: z.strictObject({
     replayed: z.boolean().describe('true when the round comes from a backfill replay'),
     human_votes: Count,
