@@ -68,5 +68,9 @@ describe('attribution', () => {
     const viaCoinGecko = buildFreeSnapshots(fixtureSnapshot(assets, { mode: 'live' }), FIXTURE_CLOCK);
     expect(viaBinance.marketRegime.truth_statement).not.toMatch(/CoinGecko/);
     expect(viaCoinGecko.marketRegime.truth_statement).toMatch(/Price data by CoinGecko\./);
+    // The simulator imitates CoinGecko's answers: no CoinGecko data was used, so it is not credited.
+    const simulated = buildFreeSnapshots(fixtureSnapshot(assets, { mode: 'simulated' }), FIXTURE_CLOCK);
+    expect(simulated.marketRegime.truth_statement).toMatch(/^SIMULATED DATA:/);
+    expect(simulated.marketRegime.truth_statement).not.toMatch(/Price data by CoinGecko/);
   });
 });

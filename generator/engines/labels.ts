@@ -62,7 +62,11 @@ export const sourceLine = ({
 const ATTRIBUTIONS: Record<string, string> = { coingecko: 'Price data by CoinGecko.' };
 
 export const truthStatement = (snapshot: MarketSnapshot, venues: readonly string[]): string => {
-  const credits = [...new Set(venues.map(bareVenue))].flatMap((v) => ATTRIBUTIONS[v] ?? []);
+  // The simulator imitates a venue's answers; crediting the venue would say its data was used.
+  const credits =
+    snapshot.mode === 'simulated'
+      ? []
+      : [...new Set(venues.map(bareVenue))].flatMap((v) => ATTRIBUTIONS[v] ?? []);
   return [statementFor(snapshot, venues), ...credits].join(' ');
 };
 
