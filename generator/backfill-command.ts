@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { join, resolve } from 'node:path';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { parseAsOf, parsePositiveInt, parseSeed } from './cli-options.ts';
+import { stateFolder } from './defaults.ts';
 import { DEFAULT_BACKFILL_DAYS } from './defaults.ts';
 import { buildFreeSnapshots } from './engines/index.ts';
 import type { MarketSnapshot } from './market/types.ts';
@@ -151,7 +152,7 @@ export function registerBackfillCommand(program: Command): void {
     )
     .option('--seed <n>', 'simulator seed', parseSeed, DEFAULT_SEED)
     .option('--as-of <iso>', 'replay rounds that ended by this time; defaults to now', parseAsOf)
-    .option('--state <dir>', 'folder holding the arena store', process.env.EMI_STATE_DIR ?? 'var')
+    .option('--state <dir>', 'folder holding the arena store', stateFolder())
     .option(
       '--out <dir>',
       'public site folder whose api/history/ gets simulated rows (--no-out: none)',

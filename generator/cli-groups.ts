@@ -3,6 +3,7 @@
 // one-line summary stands in for it in `emi --help` (test/cli-lazy.test.ts keeps the summaries in step).
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { stateFolder } from './defaults.ts';
 
 export type RegisterCommands = (program: Command) => void;
 
@@ -19,7 +20,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
       const { registerArenaCommands } = await import('./state/cli.ts');
       return (program) =>
         registerArenaCommands(program, {
-          storePath: () => resolve(process.env.EMI_STATE_DIR ?? 'var', 'arena.sqlite'),
+          storePath: () => resolve(stateFolder(), 'arena.sqlite'),
         });
     },
   },

@@ -1,20 +1,71 @@
-// Parsers for command-line values: each turns bad input into one clear sentence.
+// Parsers for command-line values: each turns bad input into one clear sentence, and a usage error (exit code 2).
 import { InvalidArgumentError } from 'commander';
 
-export function parseAsOf(value: string): number {
-  // Only full ISO 8601 timestamps (date and time, Z or an offset) are accepted: a bare date is ambiguous.
-  const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** Exit code of a usage mistake: a bad option value, a bad configuration (see config-file.ts). */
+export const USAGE_EXIT_CODE = 2;
+
+function usageError(message: string): InvalidArgumentError {
+  const error = new InvalidArgumentError(message);
+  error.exitCode = USAGE_EXIT_CODE;
+  return error;
+}
+
+/** How far past this machine's clock an as-of time may lie (a clock a little behind is no typo). */
+export const AS_OF_MAX_AHEAD_MS = 24 * 60 * 60 * 1000;
+
+const ISO_TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * An as-of time from the command line, at most a day after `now`. Only full ISO 8601 timestamps (date and time, Z
+ * or an offset) are accepted: a bare date is ambiguous. The date and time written must be the ones parsed, so an
+ * impossible date (2026-02-30, 24:00) is refused rather than rolled over into the next month or day.
+ */
+export function parseAsOfAt(value: string, now: number): number {
+  const parts = ISO_TIMESTAMP.exec(value);
   const ms = Date.parse(value);
-  if (!iso.test(value) || Number.isNaN(ms)) {
-    throw new InvalidArgumentError(`"${value}" is not an ISO 8601 timestamp such as 2026-11-21T12:00:00Z.`);
+  if (!parts || Number.isNaN(ms)) {
+    throw usageError(`"${value}" is not an ISO 8601 timestamp such as 2026-11-21T12:00:00Z.`);
+  }
+  const [, year, month, day, hour, minute, second = '00', , zone, sign, offsetHours, offsetMinutes] = parts;
+  const offsetMs =
+    zone === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes)) * 60_000;
+  // The wall-clock time written, read back from the instant parsed.
+  const wall = new Date(ms + offsetMs);
+  const parsed = [
+    wall.getUTCFullYear(),
+    wall.getUTCMonth() + 1,
+    wall.getUTCDate(),
+    wall.getUTCHours(),
+    wall.getUTCMinutes(),
+    wall.getUTCSeconds(),
+  ];
+  const written = [year, month, day, hour, minute, second].map(Number);
+  if (
+    written.some((n, i) => n !== parsed[i]) ||
+    Number(offsetHours ?? 0) > 23 ||
+    Number(offsetMinutes ?? 0) > 59
+  ) {
+    throw usageError(`"${value}" is not a real date and time (no such day, hour or minute).`);
+  }
+  if (ms > now + AS_OF_MAX_AHEAD_MS) {
+    throw usageError(
+      `"${value}" is in the future: --as-of may be at most 24 hours after this machine's clock ` +
+        `(${new Date(now).toISOString()}).`,
+    );
   }
   return ms;
+}
+
+/** `parseAsOfAt` against this machine's clock (a commander argument parser). */
+export function parseAsOf(value: string): number {
+  return parseAsOfAt(value, Date.now());
 }
 
 export function parseSeed(value: string): number {
   const seed = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(seed) || seed > 0xffffffff) {
-    throw new InvalidArgumentError(`"${value}" is not a seed: use a whole number from 0 to 4294967295.`);
+    throw usageError(`"${value}" is not a seed: use a whole number from 0 to 4294967295.`);
   }
   return seed;
 }
@@ -22,7 +73,7 @@ export function parseSeed(value: string): number {
 export function parsePort(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) {
-    throw new InvalidArgumentError(`"${value}" is not a port: use a whole number from 0 to 65535.`);
+    throw usageError(`"${value}" is not a port: use a whole number from 0 to 65535.`);
   }
   return port;
 }
@@ -30,7 +81,7 @@ export function parsePort(value: string): number {
 export function parsePositiveInt(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < 1 || !Number.isSafeInteger(n)) {
-    throw new InvalidArgumentError(`"${value}" is not a positive whole number.`);
+    throw usageError(`"${value}" is not a positive whole number.`);
   }
   return n;
 }
@@ -38,7 +89,51 @@ export function parsePositiveInt(value: string): number {
 export function parseCount(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) {
-    throw new InvalidArgumentError(`"${value}" is not a whole number.`);
+    throw usageError(`"${value}" is not a whole number.`);
   }
   return n;
+}
+
+/**
+ * A base URL that published files will carry (sitemap, OpenAPI servers, schema ids): absolute, http or https.
+ * Throws one sentence naming what was given.
+ */
+export function checkBaseUrl(value: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    // not a URL at all: said below
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw new Error(
+      `base URL "${value}" is not an absolute http(s) URL: use one such as https://your.site ` +
+        '(--base-url or EMI_BASE_URL)',
+    );
+  }
+  return value;
+}
+
+/**
+ * A message as one readable line. A zod error's message is its issues as JSON over many lines: it becomes the
+ * first issue's path and message (and how many more there are); any other message, its first line.
+ */
+export function oneLine(message: string): string {
+  const [first = '', ...rest] = message.trim().split('\n');
+  if (rest.length > 0 && first.endsWith('[')) {
+    const json = message.trim().slice(first.length - 1);
+    try {
+      const issues = JSON.parse(json) as unknown;
+      if (Array.isArray(issues) && issues.length > 0) {
+        const issue = issues[0] as { path?: unknown; message?: unknown };
+        const path =
+          Array.isArray(issue.path) && issue.path.length > 0 ? issue.path.join('.') : '(the value)';
+        const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem(s))` : '';
+        return `${first.slice(0, -1)}${path}: ${String(issue.message)}${more}`;
+      }
+    } catch {
+      // not a JSON dump: its first line, below
+    }
+  }
+  return first;
 }

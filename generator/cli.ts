@@ -3,15 +3,24 @@
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseAsOf, parseCount, parsePort, parsePositiveInt, parseSeed } from './cli-options.ts';
+import {
+  checkBaseUrl,
+  oneLine,
+  parseAsOf,
+  parseCount,
+  parsePort,
+  parsePositiveInt,
+  parseSeed,
+} from './cli-options.ts';
 import {
   DEFAULT_BACKFILL_DAYS,
   DEFAULT_CADENCE_SECONDS,
   DEFAULT_CRON,
   DEFAULT_SEED,
   SOURCE_NAMES,
+  stateFolder,
 } from './defaults.ts';
-import { SITE_TEMPLATES, build, generate, publishCycle, summarise } from './cycle.ts';
+import { SITE_TEMPLATES, assertSiteTemplates, build, generate, publishCycle, summarise } from './cycle.ts';
 import type { GenerateFlags } from './cycle.ts';
 import { COMMAND_GROUPS, addPlaceholders, commandGroupFor } from './cli-groups.ts';
 import type { CommandGroup, RegisterCommands } from './cli-groups.ts';
@@ -29,28 +38,36 @@ type UpFlags = GenerateFlags & {
 /**
  * The published files carry absolute URLs (sitemap, OpenAPI servers, schema ids, llms.txt), so a build that will be
  * deployed must say where: `emi build` and `emi schedule` refuse to run without `--base-url` or EMI_BASE_URL
- * rather than publish a development address. `emi up` and `emi serve` build for their own local origin.
+ * rather than publish a development address, and refuse one that is not an absolute http(s) URL. `emi up` and
+ * `emi serve` build for their own local origin.
  */
-const defaultBaseUrl = (): string | undefined => process.env.EMI_BASE_URL;
+const defaultBaseUrl = (): string | undefined => process.env.EMI_BASE_URL || undefined;
 
 function requireBaseUrl(baseUrl: string | undefined): string {
-  if (baseUrl) return baseUrl;
+  if (baseUrl) return checkBaseUrl(baseUrl);
   throw new Error(
     'refusing to build without a base URL: pass --base-url https://your.site (or set EMI_BASE_URL); ' +
       'for a local preview use --base-url http://127.0.0.1:8080',
   );
 }
 
-function addGenerateOptions(command: Command): Command {
+/** The options of a run; `asOf: false` for a command whose runs describe the clock's time (emi schedule). */
+function addGenerateOptions(command: Command, { asOf = true } = {}): Command {
+  if (asOf) {
+    command.option(
+      '--as-of <iso>',
+      'market time to describe (ISO 8601, at most a day ahead of the clock); defaults to the current minute',
+      parseAsOf,
+    );
+  }
   return command
-    .option('--as-of <iso>', 'market time to describe (ISO 8601); defaults to the current minute', parseAsOf)
     .option('--seed <n>', 'simulator seed', parseSeed, DEFAULT_SEED)
     .addOption(
       new Option('--source <name>', 'where market data comes from').choices([...SOURCE_NAMES]).default('sim'),
     )
     .option('--out <dir>', 'public site folder (free endpoints go below it)', 'site')
     .option('--paid <dir>', 'private folder for the paid bodies', 'paid')
-    .option('--state <dir>', 'folder for the arena store and run reports', process.env.EMI_STATE_DIR ?? 'var')
+    .option('--state <dir>', 'folder for the arena store and run reports', stateFolder())
     .option(
       '--cadence <seconds>',
       'seconds until the next scheduled run, published as next_update_due',
@@ -86,7 +103,7 @@ async function scheduleRuns(flags: GenerateFlags & { cron: string; dist: string;
           (published ? console.log : console.error)(summarise(report));
         });
       } catch (error) {
-        console.error(`emi: scheduled run failed: ${(error as Error).message.split('\n')[0]}`);
+        console.error(`emi: scheduled run failed: ${oneLine((error as Error).message)}`);
       }
     },
     () => console.log('previous run still in progress: this tick was skipped'),
@@ -153,16 +170,19 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     .option('--site <dir>', 'Eleventy input folder (templates, docs, buyer page)', SITE_TEMPLATES)
     .option('--published <dir>', 'folder `emi generate --out` wrote to', 'site')
     .option('--out <dir>', 'output folder', 'dist')
-    .option('--state <dir>', 'folder holding the run history', process.env.EMI_STATE_DIR ?? 'var')
+    // Read by nothing (the build takes the history from the published files): still accepted, unlisted, so that
+    // recipes and units written with it keep working.
+    .addOption(new Option('--state <dir>', 'ignored').hideHelp())
     .option(
       '--base-url <url>',
-      'absolute base URL of the deployed site, required (env EMI_BASE_URL)',
+      'absolute http(s) base URL of the deployed site, required (env EMI_BASE_URL)',
       defaultBaseUrl(),
     )
-    .action(async (o: { site: string; published: string; out: string; baseUrl?: string; state: string }) => {
+    .action(async (o: { site: string; published: string; out: string; baseUrl?: string }) => {
       const baseUrl = requireBaseUrl(o.baseUrl);
+      assertSiteTemplates(o.site);
       (await import('./one-shot.ts')).configureOneShotProcess();
-      await build({ ...o, baseUrl });
+      await build({ site: o.site, published: o.published, out: o.out, baseUrl });
       console.log(`built ${resolve(o.out)}`);
     });
 
@@ -191,19 +211,22 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
           ...o,
           dir: resolve(o.dir),
           paid: resolve(o.paid),
-          voteStorePath: resolve(process.env.EMI_STATE_DIR ?? 'var', 'arena-votes.sqlite'),
+          voteStorePath: resolve(stateFolder(), 'arena-votes.sqlite'),
           onListening: instance.listening,
         });
         onShutdown(stack.close);
       },
     );
 
-  addGenerateOptions(program.command('schedule').description('regenerate and rebuild on a schedule'))
+  // A scheduled run describes the clock's current minute: no --as-of.
+  addGenerateOptions(program.command('schedule').description('regenerate and rebuild on a schedule'), {
+    asOf: false,
+  })
     .option('--cron <expr>', 'cron expression', DEFAULT_CRON)
     .option('--dist <dir>', 'build output folder', 'dist')
     .option(
       '--base-url <url>',
-      'absolute base URL of the deployed site, required (env EMI_BASE_URL)',
+      'absolute http(s) base URL of the deployed site, required (env EMI_BASE_URL)',
       defaultBaseUrl(),
     )
     .action(async (o: GenerateFlags & { cron: string; dist: string; baseUrl?: string }) => {
@@ -228,10 +251,11 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
       DEFAULT_BACKFILL_DAYS,
     )
     .action(async (o: UpFlags) => {
+      const envBaseUrl = process.env.EMI_BASE_URL;
+      const baseUrl = envBaseUrl ? checkBaseUrl(envBaseUrl) : `http://${o.host}:${o.port}`;
       // Before anything is written: a second `emi up` on the same folders says what runs there and stops.
       const { claimInstance } = await import('./state/instance-lock.ts');
       const instance = await claimInstance({ folder: o.dist, port: o.port, host: o.host, command: 'up' });
-      const baseUrl = process.env.EMI_BASE_URL ?? `http://${o.host}:${o.port}`;
       if (o.source === 'sim' && o.backfillDays > 0) {
         const { backfillAndReport } = await import('./backfill-command.ts');
         // Rounds already on record are skipped, so only a fresh store pays for the replay.
@@ -244,7 +268,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
         });
       }
       await generateOnce(o);
-      await build({ site: SITE_TEMPLATES, published: o.out, out: o.dist, baseUrl, state: o.state });
+      await build({ site: SITE_TEMPLATES, published: o.out, out: o.dist, baseUrl });
       const { startLocalStack } = await import('./local-stack.ts');
       const stack = await startLocalStack({
         port: o.port,
@@ -322,7 +346,7 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await (await programFor(argv)).parseAsync(argv);
   } catch (error) {
-    console.error(`emi: ${(error as Error).message.split('\n')[0]}`);
+    console.error(`emi: ${oneLine((error as Error).message)}`);
     process.exitCode = process.exitCode || 1;
   }
 }

@@ -1,6 +1,7 @@
 // Checks an operator's configuration before a command does anything: the --config file (or EMI_CONFIG) exists, is
-// JSON, has only known keys and valid source settings; a --cron expression is valid; the folders the command
-// writes to are writable. Any problem is one line on stderr and exit code 2, before anything is written.
+// JSON, has only known keys and valid source settings; a --cron expression is valid; a run's --source, --record and
+// --replay agree; the folders the command writes to are writable. Any problem is one line on stderr and exit code
+// 2, before anything is written.
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { assertWritableFolder } from './publish/writable.ts';
@@ -47,12 +48,18 @@ export async function checkConfigFile(file: string, env: NodeJS.ProcessEnv = pro
 const hasOption = (command: Command, long: string): boolean =>
   command.options.some((option) => option.long === long);
 
-/** The folders a command writes to, from its parsed options. */
+/** The commands that run the generator: they take --source, --record and --replay and write every run folder. */
+const RUN_COMMANDS: readonly string[] = ['generate', 'schedule', 'up'];
+
+/**
+ * The folders a command writes to, from its parsed options. Only the commands named here write theirs: `emi serve`
+ * (and any other reader) only reads its --paid and --dir, which may well be read-only.
+ */
 function writtenFolders(command: Command, opts: Record<string, unknown>): Array<[string, string]> {
   const roles: Array<[string, string]> =
     command.name() === 'build'
       ? [['out', 'output folder']]
-      : hasOption(command, '--config')
+      : RUN_COMMANDS.includes(command.name())
         ? [
             ['out', 'output folder'],
             ['paid', 'paid folder'],
@@ -74,8 +81,18 @@ export async function checkCommandConfiguration(
   // `emi publisher …` reads and writes the file itself (`add` creates it) with its own one-line errors.
   if (command.parent?.name() === 'publisher') return;
   if (hasOption(command, '--config')) {
-    const file = typeof opts.config === 'string' ? opts.config : env.EMI_CONFIG;
+    // An empty EMI_CONFIG is unset.
+    const file = typeof opts.config === 'string' ? opts.config : env.EMI_CONFIG || undefined;
     if (file !== undefined) await checkConfigFile(file, env);
+  }
+  if (hasOption(command, '--record') && typeof opts.source === 'string') {
+    // A usage mistake, not a failed run: said before a run is recorded (market-source.ts loads only here).
+    const { sourceFlagsProblem } = await import('./market-source.ts');
+    const problem = sourceFlagsProblem(opts.source, {
+      recordDir: opts.record as string | undefined,
+      replayDir: opts.replay as string | undefined,
+    });
+    if (problem) throw new Error(problem);
   }
   // node-cron loads only for the commands that take --cron.
   if (typeof opts.cron === 'string') (await import('./schedule.ts')).assertCronExpression(opts.cron);

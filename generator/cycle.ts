@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { oneLine } from './cli-options.ts';
 import type { RunReport } from './pipeline.ts';
 import type { SourceName } from './market-source.ts';
 import type { WarmSiteBuilder, WarmSiteOptions } from './site/warm-build.ts';
@@ -28,11 +29,27 @@ export interface BuildFlags {
   published: string;
   out: string;
   baseUrl: string;
-  state: string;
 }
 
 /** The Eleventy templates ship with the project, wherever `emi` is run from. */
 export const SITE_TEMPLATES = fileURLToPath(new URL('../site/', import.meta.url));
+
+/** Templates without which a build has no home page or no OpenAPI document: a site folder holds them all. */
+export const REQUIRED_TEMPLATES = [
+  'index.njk',
+  '_includes/base.njk',
+  'discovery/openapi-json.11ty.js',
+] as const;
+
+/** Throws one line unless `site` holds the project's templates (an empty or wrong --site would build no site). */
+export function assertSiteTemplates(site: string): void {
+  const missing = REQUIRED_TEMPLATES.filter((file) => !existsSync(resolve(site, file)));
+  if (missing.length === 0) return;
+  throw new Error(
+    `refusing to build: ${resolve(site)} is not a site folder (no ${missing.join(', ')}); ` +
+      `leave --site out to use the project's templates (${SITE_TEMPLATES})`,
+  );
+}
 
 // The engines, Eleventy and the x402 stack are imported on first use, so commands that need none start quickly.
 export async function generate(flags: GenerateFlags): Promise<RunReport> {
@@ -51,11 +68,12 @@ export async function generate(flags: GenerateFlags): Promise<RunReport> {
   });
 }
 
+/** One line per run: its error (a zod dump too) cut to one readable line. */
 export function summarise(report: RunReport): string {
   const issues = report.issues.length ? `, ${report.issues.length} source issue(s)` : '';
-  if (report.status === 'failed')
-    return `generate failed: ${report.error} (the last good files were left in place)`;
-  if (report.status === 'stale') return `generate published nothing: ${report.error}${issues}`;
+  const error = oneLine(report.error ?? '');
+  if (report.status === 'failed') return `generate failed: ${error} (the last good files were left in place)`;
+  if (report.status === 'stale') return `generate published nothing: ${error}${issues}`;
   return `generated ${report.files_written} files for ${report.as_of} [${report.mode}, ${report.status}${issues}] in ${report.duration_ms} ms`;
 }
 
@@ -145,7 +163,6 @@ export async function publishCycle(
         published: flags.out,
         out: flags.dist,
         baseUrl: flags.baseUrl,
-        state: flags.state,
       },
       // Nothing is published unless every body passed its schema: the run has just checked these files.
       { warm: true, validated: true },

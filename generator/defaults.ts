@@ -11,3 +11,10 @@ export const SOURCE_NAMES = ['sim', 'live', 'replay'] as const;
 export const DEFAULT_CRON = '* * * * *';
 /** Days of simulated arena rounds `emi up` replays into a fresh store. */
 export const DEFAULT_BACKFILL_DAYS = 7;
+
+/**
+ * The state folder (arena store, run reports, the paywall's payment book and credit ledger): EMI_STATE_DIR, or `var`
+ * when it is unset or empty (an empty path would be the working folder).
+ */
+export const stateFolder = (env: Readonly<Record<string, string | undefined>> = process.env): string =>
+  env.EMI_STATE_DIR || 'var';

@@ -36,7 +36,9 @@ export interface LocalStack {
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const log = options.log ?? console.log;
-  const baseUrl = process.env.EMI_BASE_URL ?? `http://${options.host}:${options.port}`;
+  // Unset or empty variables mean the defaults (an empty folder name would be the working folder).
+  const baseUrl = process.env.EMI_BASE_URL || `http://${options.host}:${options.port}`;
+  // The environment first: what this call says explicitly wins over it.
   const paywall = await createLocalPaywall({
     ...paywallEnv(),
     paidDir: options.paid,

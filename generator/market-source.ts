@@ -21,10 +21,25 @@ export function parseSourceName(value: string): SourceName {
   throw new Error(`unknown source "${value}": expected one of ${SOURCE_NAMES.join(', ')}`);
 }
 
+/**
+ * What is wrong with a run's choice of source, recording and replay folders, or null: --record only records a live
+ * run, and --replay and --source replay go together. `emi generate`, `schedule` and `up` check it as a usage error
+ * before anything is written (config-file.ts); a run is checked again here.
+ */
+export function sourceFlagsProblem(
+  source: string,
+  { recordDir, replayDir }: { recordDir?: string | undefined; replayDir?: string | undefined },
+): string | null {
+  if (recordDir && source !== 'live') return '--record applies to live runs only (--source live)';
+  if (replayDir && source !== 'replay') return '--replay needs --source replay';
+  if (source === 'replay' && !replayDir)
+    return '--source replay needs --replay DIR (a folder made with --record)';
+  return null;
+}
+
 export async function collectFor(source: SourceName, request: CollectRequest): Promise<MarketSnapshot> {
-  if (request.recordDir && source !== 'live')
-    throw new Error('--record applies to live runs only (--source live)');
-  if (request.replayDir && source !== 'replay') throw new Error('--replay needs --source replay');
+  const problem = sourceFlagsProblem(source, request);
+  if (problem) throw new Error(problem);
   switch (source) {
     case 'sim':
       return collectSimulatedMarket(request);

@@ -1,6 +1,7 @@
 // `emi mcp`: the MCP server over stdio for local agents. stdout carries the protocol only; everything a person
 // should read goes to stderr. Paid tools go to a running paywall (--paywall-url, e.g. emi serve) or, without one,
-// to a paywall started in this process (the development facilitator when no facilitator URL is configured).
+// to a paywall started in this process (the development facilitator when no facilitator URL is configured). The
+// client closing stdin ends the server, and the process with it.
 import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createLocalPaywall, paywallEnv } from '../paywall-worker/local.ts';
@@ -25,14 +26,17 @@ export async function runMcpStdio(options: McpStdioOptions): Promise<{ close(): 
     fetchPaid = fetchPaidAt(options.paywallUrl);
     console.error(`emi mcp: paid tools go to ${options.paywallUrl}`);
   } else {
+    // The environment first: the options (--base-url, which defaults to EMI_BASE_URL) win over it, and a variable
+    // that is not set leaves the option as it is.
     const paywall = await createLocalPaywall({
+      ...paywallEnv(),
       paidDir: resolve(options.paid),
       baseUrl: options.baseUrl,
       devFacilitatorPort: 0,
-      ...paywallEnv(),
     });
     fetchPaid = fetchPaidThrough((path, init) => paywall.app.request(path, init));
-    closePaywall = () => paywall.close();
+    let closing: Promise<void> | null = null;
+    closePaywall = () => (closing ??= paywall.close());
     for (const line of paywall.describe()) console.error(`emi mcp: ${line}`);
   }
   const server = createMcpServer({
@@ -41,12 +45,15 @@ export async function runMcpStdio(options: McpStdioOptions): Promise<{ close(): 
     baseUrl: options.baseUrl,
   });
   const transport = new StdioServerTransport();
+  // Set before connect, which chains its own handler after this one.
+  transport.onclose = () => void closePaywall();
   await server.connect(transport);
   console.error(`emi mcp: serving ${resolve(options.dir)} over stdio (educational only, not advice)`);
   const close = async () => {
     await server.close();
     await closePaywall();
   };
-  transport.onclose = () => void closePaywall();
+  // The client is gone: the in-process paywall (its development facilitator listens) would keep the process alive.
+  process.stdin.once('end', () => void close());
   return { close };
 }

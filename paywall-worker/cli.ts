@@ -13,6 +13,12 @@ const parsePortOption = (value: string): number => {
   return port;
 };
 
+/** A port in use says which option chooses another; any other failure to listen is said as it is. */
+function listenError(error: NodeJS.ErrnoException, what: string, option: string): Error {
+  if (error.code !== 'EADDRINUSE') return error;
+  return new Error(`${what} is in use (another emi paywall, serve or up?): choose another with ${option}`);
+}
+
 function waitForShutdown(close: () => Promise<void>): void {
   const stop = () => {
     void close().finally(() => process.exit(0));
@@ -34,10 +40,17 @@ export function registerPaywallCommands(program: Command): void {
     .option(
       '--paid <dir>',
       'folder holding the paid bodies (env EMI_PAID_DIR)',
-      process.env.EMI_PAID_DIR ?? 'paid',
+      // Unset or empty means the default (an empty folder name would be the working folder).
+      process.env.EMI_PAID_DIR || 'paid',
     )
     .option('--base-url <url>', 'public base URL (env EMI_BASE_URL)')
     .option('--site <dir>', 'the built site (dist/): also answer the MCP endpoint /mcp over it')
+    .option(
+      '--dev-facilitator-port <n>',
+      'port of the development facilitator, when no facilitator URL is set (0: any free port)',
+      parsePortOption,
+      DEV_FACILITATOR_PORT,
+    )
     .action(
       async (o: {
         port: number;
@@ -47,18 +60,27 @@ export function registerPaywallCommands(program: Command): void {
         paid: string;
         baseUrl?: string;
         site?: string;
+        devFacilitatorPort: number;
       }) => {
         const env = paywallEnv();
-        const baseUrl = o.baseUrl ?? process.env.EMI_BASE_URL ?? `http://${o.host}:${o.port}`;
+        const baseUrl = o.baseUrl ?? env.baseUrl ?? `http://${o.host}:${o.port}`;
         const paywall = await createLocalPaywall({
           ...env,
           paidDir: resolve(o.paid),
           baseUrl,
           payTo: o.payTo ?? env.payTo,
           facilitatorUrl: o.facilitatorUrl ?? env.facilitatorUrl,
+          devFacilitatorPort: o.devFacilitatorPort,
           ...(o.site ? { siteDir: resolve(o.site) } : {}),
+        }).catch((error: NodeJS.ErrnoException) => {
+          throw listenError(
+            error,
+            `the development facilitator's port ${o.devFacilitatorPort}`,
+            '--dev-facilitator-port',
+          );
         });
         const { app, mcp } = paywall;
+        // Nothing may keep running when the worker cannot listen: the development facilitator is closed too.
         const server = await listen(
           {
             fetch: (request) =>
@@ -66,7 +88,10 @@ export function registerPaywallCommands(program: Command): void {
           },
           o.port,
           o.host,
-        );
+        ).catch(async (error: NodeJS.ErrnoException) => {
+          await paywall.close();
+          throw listenError(error, `port ${o.port} on ${o.host}`, '--port');
+        });
         console.log(`x402 paywall listening on http://${o.host}:${server.port}`);
         for (const line of paywall.describe()) console.log(line);
         waitForShutdown(async () => {
@@ -85,12 +110,12 @@ export function registerPaywallCommands(program: Command): void {
     .option(
       '--base-url <url>',
       'where the site runs (env EMI_BASE_URL)',
-      process.env.EMI_BASE_URL ?? 'http://127.0.0.1:8080',
+      process.env.EMI_BASE_URL || 'http://127.0.0.1:8080',
     )
     .option(
       '--facilitator-url <url>',
       'development facilitator (env EMI_FACILITATOR_URL)',
-      process.env.EMI_FACILITATOR_URL ?? `http://127.0.0.1:${DEV_FACILITATOR_PORT}`,
+      process.env.EMI_FACILITATOR_URL || `http://127.0.0.1:${DEV_FACILITATOR_PORT}`,
     )
     .addHelpText('after', `\nStatus lines go to stderr, only the body to stdout.\n${BUY_EXIT_HELP}`)
     .action(async (path: string, o: { baseUrl: string; facilitatorUrl: string }) => {

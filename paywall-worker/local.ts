@@ -18,6 +18,7 @@ import { createStorefront } from './publishers/storefront.ts';
 import { DEV_FACILITATOR_PORT, startDevFacilitator } from './dev-facilitator/server.ts';
 import type { DevFacilitator } from './dev-facilitator/server.ts';
 import { createFsStorage } from './storage-fs.ts';
+import { stateFolder } from '../generator/defaults.ts';
 import { DEFAULT_PAYMENT_BOOK_FILE, SqlitePaymentBook } from './payment-book-sqlite.ts';
 import { createMcpRoute } from '../mcp/http.ts';
 import { readTextFrom } from '../mcp/published-fs.ts';
@@ -157,7 +158,7 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
   try {
     const bookFile = devFacilitator
       ? null
-      : (options.paymentBookFile ?? resolve(process.env.EMI_STATE_DIR ?? 'var', DEFAULT_PAYMENT_BOOK_FILE));
+      : (options.paymentBookFile ?? resolve(stateFolder(), DEFAULT_PAYMENT_BOOK_FILE));
     book = bookFile ? new SqlitePaymentBook(bookFile) : null;
     const app = createPaywallApp(
       {

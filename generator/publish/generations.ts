@@ -82,6 +82,17 @@ async function switchTo(store: string, id: string, fs: PublishFs): Promise<void>
 }
 
 /**
+ * The target of the relative symlink in `folder` that leads to `entry` through the store's `current`. A relative
+ * link is followed from the folder it really sits in, so the folder and the store are resolved through any symlinks
+ * first (`site -> srv/www` puts `site/api` in srv/www, whose `..` is srv, not the folder holding `site`); `current`
+ * itself is kept in the target, so that the link follows every switch.
+ */
+async function relativeTarget(folder: string, store: string, entry: string): Promise<string> {
+  const [realFolder, realStore] = await Promise.all([nodeFs.realpath(folder), nodeFs.realpath(store)]);
+  return relative(realFolder, join(realStore, CURRENT, entry));
+}
+
+/**
  * Makes each `link.path` a symlink through `current`. Real folders found there (an older layout, or folders made
  * by hand) are moved into the store as one legacy generation, never deleted, and served until the switch.
  */
@@ -89,10 +100,10 @@ async function ensureLinks(store: string, links: readonly ServedLink[], fs: Publ
   let legacy: string | null = null;
   for (const link of links) {
     const path = resolve(link.path);
-    const target = relative(dirname(path), join(store, CURRENT, link.entry));
+    await fs.mkdir(dirname(path), { recursive: true });
+    const target = await relativeTarget(dirname(path), store, link.entry);
     const info = await fs.lstat(path).catch(() => null);
     if (info?.isSymbolicLink() && (await fs.readlink(path)) === target) continue;
-    await fs.mkdir(dirname(path), { recursive: true });
     if (info?.isDirectory()) {
       legacy ??= `legacy-${Date.now()}-${suffix()}`;
       // A folder served whole becomes the legacy generation itself; parts go below one shared legacy folder.
@@ -112,6 +123,18 @@ async function ensureLinks(store: string, links: readonly ServedLink[], fs: Publ
       await fs.rm(temp, { force: true });
       throw error;
     }
+  }
+}
+
+/** Throws unless every link leads to an existing file or folder (through `current`, once it is switched). */
+async function assertLinksResolve(links: readonly ServedLink[]): Promise<void> {
+  for (const link of links) {
+    await nodeFs.stat(resolve(link.path)).catch((error: NodeJS.ErrnoException) => {
+      throw new Error(
+        `${link.path} does not lead to the published files after the switch (${error.code ?? error.message})`,
+        { cause: error },
+      );
+    });
   }
 }
 
@@ -208,6 +231,15 @@ export async function beginGeneration(
       await ensureLinks(store, links, fs);
       await switchTo(store, id, fs);
       state = 'committed';
+      // A link that leads nowhere would serve nothing while the run reports success: back to the previous one.
+      try {
+        await assertLinksResolve(links);
+      } catch (error) {
+        state = 'done';
+        if (previous) await switchTo(store, previous, fs).catch(() => undefined);
+        await fs.rm(join(store, id), { recursive: true, force: true }).catch(() => undefined);
+        throw error;
+      }
     },
     async rollback() {
       if (state !== 'committed') return;

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { sinceTime } from './credit-ledger.ts';
+import { stateFolder } from '../../generator/defaults.ts';
 
 interface CommonFlags {
   config?: string;
@@ -17,7 +18,7 @@ const configFile = (flags: CommonFlags): string | undefined => flags.config ?? p
 
 async function openLedger(flags: CommonFlags) {
   const { SqliteCreditLedger, DEFAULT_LEDGER_FILE } = await import('./credit-ledger-sqlite.ts');
-  const state = flags.state ?? process.env.EMI_STATE_DIR ?? 'var';
+  const state = flags.state ?? stateFolder();
   return new SqliteCreditLedger(resolve(state, DEFAULT_LEDGER_FILE));
 }
 

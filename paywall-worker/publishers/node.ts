@@ -9,11 +9,12 @@ import { PublisherConfigError, parsePublishers } from './config.ts';
 import type { Publisher } from './config.ts';
 import { DEFAULT_LEDGER_FILE, SqliteCreditLedger } from './credit-ledger-sqlite.ts';
 import { checkPublisherOptIns } from './opt-in.ts';
+import { stateFolder } from '../../generator/defaults.ts';
 import { creditHooks, publisherSalePoints } from './sale-points.ts';
 
 /** The state folder holds the ledger: EMI_STATE_DIR, else `var` (the arena store's folder). */
 export const defaultLedgerFile = (env: NodeJS.ProcessEnv = process.env): string =>
-  resolve(env.EMI_STATE_DIR ?? 'var', DEFAULT_LEDGER_FILE);
+  resolve(stateFolder(env), DEFAULT_LEDGER_FILE);
 
 /** The whole config file as JSON; `publishers` is this module's part (other keys belong to others). */
 export async function readConfigJson(path: string): Promise<Record<string, unknown>> {
