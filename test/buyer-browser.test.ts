@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import algosdk from 'algosdk';
-import { encodeBase64Json } from '../generator/buyer/x402-codec.ts';
+import { decodeBase64Json, encodeBase64Json } from '../generator/buyer/x402-codec.ts';
 import { HUMAN_REPORT_AMOUNT } from '../generator/buyer/human-report-terms.ts';
 import { ARTIFACTS, hasChromium, launchChromium, startBuyerStack, tamperedChallenge } from './buyer-stack.ts';
 import type { BuyerStack } from './buyer-stack.ts';
@@ -78,6 +78,23 @@ describe.skipIf(!hasChromium)('x402 buyer page in chromium', () => {
     expect(await page.textContent('#offer-source')).toContain('PAYMENT-REQUIRED header');
     expect(await page.isVisible('#refusal')).toBe(false);
     expect(await page.textContent('#confirm-text')).toContain(`0.10 USDC`);
+    // What the data is, before the Pay step: the stack sells the simulated example, and the page says so in Step 2,
+    // above the pay button, and again beside it.
+    expect(await page.isVisible('#data-mode')).toBe(true);
+    expect(await page.getAttribute('#data-mode', 'data-mode')).toBe('simulated');
+    expect(await page.textContent('#data-mode-label')).toMatch(/^SIMULATED DATA: not real market data/);
+    expect(await page.textContent('#data-mode-detail')).toMatch(
+      /Generated \d{4}-\d\d-\d\d \d\d:\d\d UTC \((less than a minute|\d+ minutes?) ago\)/,
+    );
+    expect(await page.textContent('#offer-data')).toMatch(/^SIMULATED data/);
+    const [modeBox, payBox] = await Promise.all([
+      page.locator('#data-mode').boundingBox(),
+      page.locator('#pay').boundingBox(),
+    ]);
+    expect(modeBox!.y + modeBox!.height).toBeLessThan(payBox!.y);
+    expect(await page.isVisible('#confirm-data')).toBe(true);
+    expect(await page.textContent('#confirm-data')).toMatch(/^SIMULATED DATA/);
+    expect(await page.textContent('#confirm-text')).toContain('for a report built from SIMULATED data');
     // No wallet yet: the pay button waits.
     expect(await page.isDisabled('#pay')).toBe(true);
     // Nothing leaves the origin until the person picks a wallet (the connect SDKs are created lazily).
@@ -110,6 +127,32 @@ describe.skipIf(!hasChromium)('x402 buyer page in chromium', () => {
       await shot(`refused-${name}`);
     });
   }
+
+  it('names replayed data, and takes the less live answer when header and body disagree', async () => {
+    stack.hook = async (request, real) => {
+      const answer = await real();
+      if (request.headers.get('PAYMENT-SIGNATURE') || answer.status !== 402) return answer;
+      const paymentRequired = decodeBase64Json(answer.headers.get('PAYMENT-REQUIRED') ?? '') as {
+        resource: { description: string };
+      };
+      paymentRequired.resource.description = paymentRequired.resource.description.replace(
+        'SIMULATED (not live) data',
+        'live data',
+      );
+      const body = (await answer.json()) as { data: { mode: string } };
+      body.data.mode = 'replay';
+      const headers = new Headers(answer.headers);
+      headers.set('PAYMENT-REQUIRED', encodeBase64Json(paymentRequired));
+      headers.delete('content-length');
+      return new Response(JSON.stringify(body), { status: 402, headers });
+    };
+    await open();
+    await page.waitForSelector('#challenge:not([hidden])');
+    expect(await page.getAttribute('#data-mode', 'data-mode')).toBe('replay');
+    expect(await page.textContent('#data-mode-label')).toMatch(/^REPLAYED DATA: not live/);
+    expect(await page.textContent('#confirm-data')).toMatch(/^REPLAYED DATA/);
+    await shot('replayed-data');
+  });
 
   it('falls back to the body when the PAYMENT-REQUIRED header is absent', async () => {
     stack.hook = async (_request, real) =>
@@ -264,6 +307,35 @@ describe.skipIf(!hasChromium)('x402 buyer page in chromium', () => {
       expect(await page.isVisible(selector), selector).toBe(true);
     }
     await shot('print-view');
+  });
+
+  it('leaves focus and scroll alone when the first price check fails, and announces it instead', async () => {
+    let failures = 1;
+    stack.hook = async (_request, real) =>
+      failures-- > 0
+        ? Response.json({ error: 'paywall_down', message: 'The paywall is down.' }, { status: 503 })
+        : real();
+    await open();
+    await page.waitForSelector('#problem:not([hidden])');
+    expect(await page.getAttribute('#problem', 'role')).toBe('alert');
+    expect(await page.evaluate(() => [document.activeElement?.tagName, window.scrollY])).toEqual(['BODY', 0]);
+    // Asked for by the person, a failure does take focus to its retry button; here the second check succeeds.
+    await page.click('#retry');
+    await page.waitForSelector('#challenge:not([hidden])');
+    expect(await page.isVisible('#problem')).toBe(false);
+  });
+
+  it('moves focus on to the next control after connecting and after disconnecting', async () => {
+    await open();
+    await page.waitForSelector('#challenge:not([hidden])');
+    await page.focus('#create-dev-wallet');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#wallet-status:not([hidden])');
+    await page.waitForFunction(() => document.activeElement?.id === 'pay');
+    await page.focus('#disconnect');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#wallet-choices:not([hidden])');
+    await page.waitForFunction(() => document.activeElement?.id === 'connect-pera');
   });
 
   it('is keyboard operable: the controls are focusable buttons with visible focus', async () => {

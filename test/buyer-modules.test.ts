@@ -18,7 +18,7 @@ import { DEFAULT_MAINNET_ALGOD, parseBuyerConfig } from '../site/x402-buyer/src/
 import { developmentWalletAllowed } from '../site/x402-buyer/src/wallets/development.ts';
 import { classifyWalletError, walletFromSdk } from '../site/x402-buyer/src/wallets/connect-sdk.ts';
 import type { ConnectSdk, SignerTransaction } from '../site/x402-buyer/src/wallets/connect-sdk.ts';
-import { pendingPayments, sendPayment } from '../site/x402-buyer/src/x402-flow.ts';
+import { pendingPayments, preparationProblem, sendPayment } from '../site/x402-buyer/src/x402-flow.ts';
 import type { PendingPayment } from '../site/x402-buyer/src/x402-flow.ts';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
@@ -226,12 +226,24 @@ describe('wallet errors', () => {
   it.each([
     [sdkError('SIGN_TXN_CANCELLED', 'Transaction signing is cancelled by user.'), 'rejected'],
     [sdkError('SIGN_TRANSACTIONS', 'User Rejected Request'), 'rejected'],
-    [sdkError('CONNECT_MODAL_CLOSED', 'Connect modal is closed by user'), 'rejected'],
+    [sdkError('CONNECT_MODAL_CLOSED', 'Connect modal is closed by user'), 'closed'],
+    [sdkError('CONNECT_CANCELLED', 'Connect is cancelled by user'), 'closed'],
     [sdkError('SIGN_TXN_NETWORK_MISMATCH', 'Network mismatch'), 'wrong-network'],
     [sdkError('SESSION_CONNECT', 'bridge unreachable'), 'unavailable'],
     [new Error('Failed to fetch: network error'), 'unavailable'],
   ])('%s -> %s', (error, failure) => {
     expect(classifyWalletError(error, 'Pera Wallet').failure).toBe(failure);
+  });
+
+  it('says a closed connect dialog was closed, not declined, and that connecting again works', () => {
+    const closed = classifyWalletError(
+      sdkError('CONNECT_MODAL_CLOSED', 'Connect modal is closed by user'),
+      'Pera Wallet',
+    );
+    expect(closed.message).toContain('dialog was closed');
+    expect(closed.message).toContain('connect again');
+    expect(closed.message).not.toMatch(/declined/);
+    expect(preparationProblem(closed)).toMatchObject({ kind: 'wallet-closed', retrySafe: false });
   });
 });
 

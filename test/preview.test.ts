@@ -16,6 +16,8 @@ beforeAll(async () => {
   await writeFile(join(root, 'api/reasoning.php'), '{"asset":"BTC"}\n');
   await writeFile(join(root, 'api/reasoning/ETH.json'), '{"asset":"ETH"}\n');
   await writeFile(join(root, 'index.html'), '<!doctype html><title>home</title>');
+  await mkdir(join(root, 'docs'));
+  await writeFile(join(root, 'docs/index.html'), '<!doctype html><title>docs</title>');
   await writeFile(join(root, '..', 'outside-secret.txt'), 'secret').catch(() => undefined);
   server = await listen(createPreviewApp({ root }), 0);
 });
@@ -64,6 +66,14 @@ describe('preview server', () => {
     const preflight = await get('/api/main-brain.php', { method: 'OPTIONS' });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-methods')).toContain('GET');
+  });
+
+  it('sends a folder asked for without its trailing slash to the slashed URL, as nginx does', async () => {
+    // Served as is, the page's relative links (app.js, buyer.css) would resolve one folder too high.
+    const bare = await get('/docs?from=home', { redirect: 'manual' });
+    expect(bare.status).toBe(301);
+    expect(bare.headers.get('location')).toBe('/docs/?from=home');
+    expect((await get('/docs/')).status).toBe(200);
   });
 
   it('refuses methods other than GET, HEAD and OPTIONS with JSON', async () => {

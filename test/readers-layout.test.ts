@@ -1,6 +1,8 @@
 // Every page of a built site, and the buyer page, in Debian's chromium at 360, 390 and 768 px: the page never
 // scrolls sideways and no element is wider than the viewport (content inside an element that scrolls sideways
-// on purpose, such as a wide table's scroll box or a code block, is that element's business).
+// on purpose, such as a wide table's scroll box or a code block, is that element's business). The tables, at 360
+// and 1280 px: no word in a cell is cut in two (names break at the <wbr> after / . - _ and [] only), a table wider
+// than its box scrolls in it and says so, and the endpoints' field tables fit their column.
 import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -57,6 +59,55 @@ function overflowing(page: Page): Promise<string[]> {
   });
 }
 
+interface TableLayout {
+  table: number;
+  box: number;
+  scrolls: boolean;
+  marked: boolean;
+  /** Places where a line ends between two letters or digits of one word: "mar|ket". */
+  cuts: string[];
+}
+
+/** Each table's width against its box's, and the words its cells cut across two lines. */
+function tableLayouts(page: Page): Promise<TableLayout[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('main table')].map((table) => {
+      const box = table.closest('.table-wrap') ?? table.parentElement!;
+      const cuts: string[] = [];
+      const range = document.createRange();
+      const walker = document.createTreeWalker(table, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = node.textContent ?? '';
+        let previousTop: number | null = null;
+        for (let i = 0; i < text.length; i += 1) {
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          const top = range.getBoundingClientRect().top;
+          const wordGoesOn = i > 0 && /[\p{L}\p{N}]/u.test(text[i - 1]!) && /[\p{L}\p{N}]/u.test(text[i]!);
+          if (previousTop !== null && top > previousTop + 2 && wordGoesOn)
+            cuts.push(`${text.slice(Math.max(0, i - 10), i)}|${text.slice(i, i + 10)}`);
+          previousTop = top;
+        }
+      }
+      return {
+        table: Math.round(table.getBoundingClientRect().width),
+        box: box.clientWidth,
+        scrolls: ['auto', 'scroll'].includes(getComputedStyle(box).overflowX),
+        marked: box.classList.contains('scrolls') && (box as HTMLElement).tabIndex === 0,
+        cuts: cuts.slice(0, 5),
+      };
+    }),
+  );
+}
+
+/** The endpoint pages with the longest field names (teacher_brain.metrics.calibration[].mean_forecast_probability). */
+const FIELD_TABLE_PAGES = [
+  '/docs/endpoints/teacher-lessons/',
+  '/docs/endpoints/statistics/',
+  '/docs/endpoints/shared-intelligence/',
+  '/docs/endpoints/paid-main-brain/',
+];
+
 describe.skipIf(!hasChromium)('no horizontal overflow on a phone or a tablet', () => {
   let browser: Browser;
   let site: BuiltSite;
@@ -107,6 +158,35 @@ describe.skipIf(!hasChromium)('no horizontal overflow on a phone or a tablet', (
       expect(problems).toEqual([]);
     },
     120_000,
+  );
+
+  it.each([360, 1280])(
+    'tables at %i px: no word cut in two, wider tables scroll in their box and say so',
+    async (width) => {
+      const context = await browser.newContext({ viewport: { width, height: 800 } });
+      const page = await context.newPage();
+      const problems: string[] = [];
+      let tables = 0;
+      for (const path of pages.filter((p) => p === '/' || p.startsWith('/docs/'))) {
+        await page.goto(`${origin}${path}`);
+        for (const [i, layout] of (await tableLayouts(page)).entries()) {
+          tables += 1;
+          const where = `${path} table ${i + 1}`;
+          for (const cut of layout.cuts) problems.push(`${where} cuts a word: ${cut}`);
+          if (layout.table > layout.box + 1) {
+            if (!layout.scrolls)
+              problems.push(`${where} is ${layout.table} px in a ${layout.box} px box that does not scroll`);
+            if (!layout.marked) problems.push(`${where} is wider than its box but not marked as scrolling`);
+          }
+          if (FIELD_TABLE_PAGES.includes(path) && layout.table > layout.box + 1)
+            problems.push(`${where}: the field table is ${layout.table} px in its ${layout.box} px column`);
+        }
+      }
+      await context.close();
+      expect(tables).toBeGreaterThan(FIELD_TABLE_PAGES.length);
+      expect(problems).toEqual([]);
+    },
+    180_000,
   );
 
   it.each(WIDTHS)(

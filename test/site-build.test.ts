@@ -157,6 +157,19 @@ describe('built site', () => {
     }
   });
 
+  it('declares an inline icon on every page, so no browser asks for the missing /favicon.ico', async () => {
+    const pages = (await filesUnder(site.distDir)).filter((f) => f.endsWith('.html'));
+    const buyerPage = join(import.meta.dirname, '..', 'site', 'x402-buyer', 'index.html');
+    expect(pages.length).toBeGreaterThan(10);
+    for (const page of [...pages, buyerPage]) {
+      // A data: URL: the site's Content-Security-Policy allows data: images (schemas/delivery.ts, img-src).
+      expect(await readFile(page, 'utf8'), relative(site.distDir, page)).toMatch(
+        /<link\s+rel="icon"\s+type="image\/svg\+xml"\s+href="data:image\/svg\+xml,/,
+      );
+    }
+    expect(existsSync(dist('favicon.ico'))).toBe(false);
+  });
+
   it('shows the current snapshot on the home page, labelled simulated, with a row and trend per coin', async () => {
     const home = await text('index.html');
     expect(home).toContain('SIMULATED DATA');
@@ -187,7 +200,9 @@ describe('built site', () => {
       }
     }
     const regime = await text('docs/endpoints/market-regime/index.html');
-    expect(regime).toContain('source.next_update_due');
+    // Long field names may break after their dots (<wbr>), and nowhere else.
+    expect(regime).toContain('source.<wbr>next_update_due');
+    expect(regime.replaceAll('<wbr>', '')).toContain('source.next_update_due');
     const terms = await text('docs/payment-terms/index.html');
     for (const term of [
       '31566704',

@@ -12,6 +12,7 @@ import { bandChartSvg, lineChartSvg, sparklineSvg } from '../generator/site/char
 import { readRunHistory } from '../generator/site/history.ts';
 import { formatChange, formatPrice } from '../generator/site/home-view.ts';
 import { fieldRows } from '../generator/site/schema-fields.ts';
+import { agreementSentence } from '../generator/site/track-record.ts';
 
 const times = ['2026-01-05T12:00:00.000Z', '2026-01-05T12:20:00.000Z', '2026-01-05T12:40:00.000Z'];
 
@@ -143,6 +144,22 @@ describe('field table', () => {
       required: false,
     });
     expect(rows.find((r) => r.name === 'updated')?.type).toBe('string (ISO 8601 time)');
+  });
+});
+
+describe('track record', () => {
+  it('says how often brain and crowd agreed, and a sentence that reads right when nobody voted', () => {
+    expect(agreementSentence(0.625, 8)).toBe('Brain and crowd agreed in 62.5 % of 8 rounds.');
+    expect(agreementSentence(1, 1)).toBe('Brain and crowd agreed in 100.0 % of 1 round.');
+    for (const [rate, rounds] of [
+      [null, null],
+      [null, 0],
+      [0, 0],
+    ] as const) {
+      const sentence = agreementSentence(rate, rounds);
+      expect(sentence).toMatch(/^Brain and crowd cannot be compared yet: .*crowd consensus\.$/);
+      expect(sentence).not.toContain('n/a');
+    }
   });
 });
 

@@ -13,8 +13,9 @@ import {
   paywallDownError,
   preflightAnswer,
   routeRequest,
+  SITE_HEADERS,
 } from '../../schemas/delivery.ts';
-import { resolveStaticFile } from './static-files.ts';
+import { resolveStaticFile, resolveStaticRequest } from './static-files.ts';
 
 export interface PreviewOptions {
   /** Folder to serve (the Eleventy output, `dist/`). */
@@ -88,15 +89,19 @@ export function createPreviewApp(options: PreviewOptions): Hono {
       case 'error':
         return errorAnswer(route.status, route.body);
       case 'file':
-        return serveFile(options.root, route.path, c.req.method === 'HEAD');
+        return serveFile(options.root, route.path, c.req.method === 'HEAD', new URL(c.req.url).search);
     }
   });
 
   return app;
 }
 
-async function serveFile(root: string, path: string, headOnly: boolean): Promise<Response> {
-  const file = await resolveStaticFile(root, path);
+async function serveFile(root: string, path: string, headOnly: boolean, search: string): Promise<Response> {
+  const found = await resolveStaticRequest(root, path, search);
+  // A folder without its trailing slash: its page's relative links would resolve one folder too high.
+  if (found?.kind === 'redirect')
+    return new Response(null, { status: 301, headers: { ...SITE_HEADERS, Location: found.location } });
+  const file = found?.file;
   if (file)
     return new Response(headOnly ? null : await readFile(file), {
       headers: fileHeaders(path, contentTypeFor(file)),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { EleventyPage, EleventyUserConfig } from '@11ty/eleventy';
 import { buildSitemapXml } from '../discovery/crawl-files.ts';
 import { STATUS_FILE } from '../publish/status.ts';
+import { FIELD_SEPARATORS, PATH_SEPARATORS, withBreakPoints } from './break-points.ts';
 import { shortUtc } from './charts.ts';
 import { eleventyPath } from './load-eleventy.ts';
 import { loadSiteData } from './site-data.ts';
@@ -82,6 +83,11 @@ export async function configureSite(
   eleventyConfig.ignores.add(`${eleventyPath(join(options.siteDir, '.bundles'))}/**`);
 
   eleventyConfig.addFilter('shortUtc', (iso: string | null) => (iso ? `${shortUtc(iso)} UTC` : 'unknown'));
+  // Escaped HTML with <wbr> break points (break-points.ts): `{{ path | breakable | safe }}`, and for a field name
+  // (breaks at its dots and after `[]` only) `{{ name | breakable('field') | safe }}`.
+  eleventyConfig.addFilter('breakable', (text: unknown, kind?: string) =>
+    withBreakPoints(text, kind === 'field' ? FIELD_SEPARATORS : PATH_SEPARATORS),
+  );
   eleventyConfig.addFilter('sitemapXml', (pages: EleventyPage[]) =>
     buildSitemapXml(current().site.baseUrl, [
       // In path order: Eleventy's own order follows the template files' dates, which differ from clone to clone.

@@ -23,12 +23,21 @@ export interface TrackRecordView {
   latestAt: string | null;
   teacherStatus: string | null;
   sides: TrackRecordSide[];
+  /** A whole sentence: how often brain and crowd agreed, or why that cannot be said yet. */
   agreement: string;
   chart: string | null;
 }
 
 const num = (value: HistoryValue | undefined): number | null => (typeof value === 'number' ? value : null);
 const percent = (value: number | null) => (value === null ? 'n/a' : `${(value * 100).toFixed(1)} %`);
+
+/** The agreement sentence: a rate needs rounds in which both the brain called and the crowd voted. */
+export function agreementSentence(rate: number | null, rounds: number | null): string {
+  if (rate === null || !rounds) {
+    return 'Brain and crowd cannot be compared yet: no round in the scoring window has both a brain call and a crowd consensus.';
+  }
+  return `Brain and crowd agreed in ${percent(rate)} of ${rounds} round${rounds === 1 ? '' : 's'}.`;
+}
 
 async function statisticsRows(publishedDir: string): Promise<Array<Record<string, HistoryValue>>> {
   try {
@@ -64,7 +73,6 @@ export async function buildTrackRecordView(publishedDir: string): Promise<TrackR
   const times = rows.map((row) => String(row.run_at));
   const asPercent = (key: string) =>
     rows.map((row) => (num(row[key]) === null ? null : (num(row[key]) ?? 0) * 100));
-  const agreement = num(latest?.agreement_rate);
   return {
     runs: rows.length,
     minRuns: MIN_CHART_RUNS,
@@ -73,8 +81,7 @@ export async function buildTrackRecordView(publishedDir: string): Promise<TrackR
     latestAt: typeof latest?.run_at === 'string' ? latest.run_at : null,
     teacherStatus: typeof latest?.teacher_status === 'string' ? latest.teacher_status : null,
     sides: [side(latest, 'brain', 'Main brain'), side(latest, 'crowd', 'Crowd consensus')],
-    agreement:
-      agreement === null ? 'n/a' : `${percent(agreement)} of ${num(latest?.agreement_n) ?? 0} rounds`,
+    agreement: agreementSentence(num(latest?.agreement_rate), num(latest?.agreement_n)),
     chart:
       rows.length < MIN_CHART_RUNS
         ? null

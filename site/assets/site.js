@@ -24,3 +24,27 @@ for (const pre of document.querySelectorAll('pre')) {
   });
   pre.before(button);
 }
+
+// A table wider than its column scrolls sideways inside its .table-wrap: then the box says so in a line of text
+// (site.css), can be reached and scrolled with the keyboard, and is named for screen readers. Checked again when
+// the window is resized or the phone turned.
+const tableWraps = [...document.querySelectorAll('.table-wrap')];
+function markScrollingTables() {
+  for (const wrap of tableWraps) {
+    const scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
+    wrap.classList.toggle('scrolls', scrolls);
+    if (scrolls) {
+      wrap.tabIndex = 0;
+      wrap.setAttribute('role', 'region');
+      wrap.setAttribute('aria-label', 'Table, scrolls sideways');
+    } else {
+      wrap.removeAttribute('tabindex');
+      wrap.removeAttribute('role');
+      wrap.removeAttribute('aria-label');
+    }
+  }
+}
+if (tableWraps.length) {
+  markScrollingTables();
+  window.addEventListener('resize', markScrollingTables);
+}

@@ -4,6 +4,7 @@ import type { PaymentRequirement } from '../../../generator/buyer/challenge.ts';
 import { HUMAN_REPORT_PATH, isAlgorandMainnet } from '../../../generator/buyer/human-report-terms.ts';
 import type { BuyerConfig } from './config.ts';
 import { loadBuyerConfig } from './config.ts';
+import { describeData } from './data-mode.ts';
 import { byId, h } from './dom.ts';
 import { renderProof, renderReport } from './report.ts';
 import { keepReport, keptReport } from './kept-report.ts';
@@ -19,7 +20,7 @@ import {
 } from './x402-flow.ts';
 import { connectSdkWallet } from './wallets/connect-sdk.ts';
 import { createDevelopmentWallet, developmentWalletAllowed } from './wallets/development.ts';
-import type { BuyerWallet } from './wallets/types.ts';
+import type { BuyerWallet, WalletKind } from './wallets/types.ts';
 
 interface PageState {
   config: BuyerConfig | null;
@@ -66,17 +67,48 @@ function updatePayButton(): void {
       : 'Connect a wallet first.';
 }
 
-function showProblem(problem: Problem | null): void {
+const RECONNECT_LABELS: Record<WalletKind, string> = {
+  pera: 'Connect Pera Wallet again',
+  defly: 'Connect Defly Wallet again',
+  development: 'Try the development wallet again',
+};
+
+interface ProblemOptions {
+  /**
+   * Move focus to the retry button: after something the person did (pay, retry, connect). Never on the page's
+   * own first check: that would skip the header and, on a phone, scroll far down; the alert region announces it.
+   */
+  focus?: boolean;
+  /** The problem came from connecting this wallet: the retry button connects it again. */
+  reconnect?: WalletKind;
+}
+
+function showProblem(problem: Problem | null, options: ProblemOptions = {}): void {
   show('problem', problem !== null);
   if (!problem) return;
   byId('problem').dataset.kind = problem.kind;
   byId('problem-message').textContent = problem.message;
   byId('problem-tx').textContent = problem.txId ? `Signed transaction id: ${problem.txId}` : '';
   const retry = byId<HTMLButtonElement>('retry');
-  retry.textContent =
-    problem.retrySafe && problem.txId ? 'Retry (sends the same signed payment)' : 'Check the price again';
-  retry.dataset.mode = problem.retrySafe && problem.txId ? 'resend' : 'restart';
-  retry.focus();
+  const resend = problem.retrySafe && problem.txId;
+  retry.textContent = options.reconnect
+    ? RECONNECT_LABELS[options.reconnect]
+    : resend
+      ? 'Retry (sends the same signed payment)'
+      : 'Check the price again';
+  retry.dataset.mode = options.reconnect ? 'reconnect' : resend ? 'resend' : 'restart';
+  retry.dataset.wallet = options.reconnect ?? '';
+  if (options.focus !== false) retry.focus();
+}
+
+/** What the data on sale is (live, replayed, simulated) and when it was generated, in Step 2 and beside Pay. */
+function showDataMode(result: Extract<ChallengeResult, { kind: 'challenge' }>): void {
+  const data = describeData(result.data, Date.now());
+  for (const id of ['data-mode', 'confirm-data']) byId(id).dataset.mode = data.kind;
+  byId('data-mode-label').textContent = data.label;
+  byId('data-mode-detail').textContent = data.detail;
+  byId('confirm-data').textContent = data.label;
+  byId('offer-data').textContent = data.clause;
 }
 
 /** Shows what the server asks for (the matched offer, or the first one when refused) and the verdict. */
@@ -97,6 +129,7 @@ function showChallenge(result: Extract<ChallengeResult, { kind: 'challenge' }>):
   byId('offer-fee-payer').textContent = String(
     offer.extra?.feePayer ?? 'none (the buyer pays the network fee)',
   );
+  showDataMode(result);
   show('challenge', true);
 
   const reasons = state.configProblem ? [state.configProblem] : result.check.ok ? [] : result.check.reasons;
@@ -106,9 +139,10 @@ function showChallenge(result: Extract<ChallengeResult, { kind: 'challenge' }>):
   const accepted = reasons.length === 0 && result.check.ok ? result.check.requirement : null;
   show('confirm', accepted !== null);
   if (accepted) {
+    const data = describeData(result.data, Date.now());
     byId('confirm-text').textContent =
       `You are about to pay exactly ${formatUsdc(accepted.amount)} (USDC, asset ${accepted.asset}) ` +
-      `on ${networkName(accepted.network)} to ${accepted.payTo}. ` +
+      `on ${networkName(accepted.network)} to ${accepted.payTo}, for a report built from ${data.clause}. ` +
       (accepted.extra.feePayer
         ? 'Your wallet signs only this transfer; the network fee is paid by the facilitator.'
         : 'Your wallet signs only this transfer and pays its network fee.');
@@ -129,7 +163,8 @@ async function whileBusy(step: () => Promise<void>): Promise<void> {
   }
 }
 
-const checkPrice = (): Promise<void> =>
+/** Asks for the price; `initial` is the page's own check on load, which never moves focus. */
+const checkPrice = (initial = false): Promise<void> =>
   whileBusy(async () => {
     setStatus('Asking the server for the price…');
     const result = await requestChallenge(
@@ -141,7 +176,7 @@ const checkPrice = (): Promise<void> =>
       state.challenge = null;
       show('challenge', false);
       setStatus('');
-      showProblem(result.problem);
+      showProblem(result.problem, { focus: !initial });
       return;
     }
     state.challenge = result;
@@ -236,12 +271,15 @@ async function pay(): Promise<void> {
 }
 
 async function retry(): Promise<void> {
+  const { mode, wallet } = byId('retry').dataset;
   const kept = pendingPayments.load(state.reportUrl);
-  if (byId('retry').dataset.mode === 'resend' && kept) await whileBusy(() => send(kept));
+  if (mode === 'resend' && kept) await whileBusy(() => send(kept));
+  else if (mode === 'reconnect' && (wallet === 'pera' || wallet === 'defly' || wallet === 'development'))
+    await connect(wallet);
   else await checkPrice();
 }
 
-async function connect(kind: 'pera' | 'defly' | 'development'): Promise<void> {
+async function connect(kind: WalletKind): Promise<void> {
   showProblem(null);
   setStatus(
     kind === 'development'
@@ -255,7 +293,7 @@ async function connect(kind: 'pera' | 'defly' | 'development'): Promise<void> {
         : await connectSdkWallet(kind === 'defly' ? 'defly' : 'pera');
   } catch (error) {
     setStatus('');
-    showProblem(preparationProblem(error));
+    showProblem(preparationProblem(error), { reconnect: kind });
     return;
   }
   byId('wallet-label').textContent = state.wallet.label;
@@ -266,6 +304,9 @@ async function connect(kind: 'pera' | 'defly' | 'development'): Promise<void> {
   show('dev-wallet', false);
   setStatus(`Connected: ${state.wallet.label}.`);
   updatePayButton();
+  // The button just pressed is hidden now: focus goes on to Pay when it can be used, else to Disconnect.
+  const pay = byId<HTMLButtonElement>('pay');
+  (pay.disabled || byId('confirm').hidden ? byId('disconnect') : pay).focus();
 }
 
 /** The development wallet exists only for a development config on loopback (see wallets/development.ts). */
@@ -281,6 +322,7 @@ async function disconnect(): Promise<void> {
   offerDevelopmentWallet();
   setStatus('Wallet disconnected.');
   updatePayButton();
+  byId('connect-pera').focus(); // Disconnect is hidden now: back to the first wallet choice
 }
 
 async function start(): Promise<void> {
@@ -308,7 +350,7 @@ async function start(): Promise<void> {
   byId('disconnect').addEventListener('click', () => void disconnect());
   byId('print').addEventListener('click', () => window.print());
   document.body.dataset.ready = 'true';
-  await checkPrice();
+  await checkPrice(true);
   // A report paid for earlier in this tab is shown again: a reload never loses what was paid for.
   const paidEarlier = keptReport(sessionStorage, state.reportUrl);
   if (paidEarlier) {
@@ -321,13 +363,16 @@ async function start(): Promise<void> {
   // A payment signed on this tab before a reload and never answered: offer to resend it, not to sign again.
   const kept = pendingPayments.load(state.reportUrl);
   if (kept) {
-    showProblem({
-      kind: 'timeout',
-      message:
-        'A payment signed earlier on this tab got no answer. Retry sends that same payment; it cannot be charged twice.',
-      retrySafe: true,
-      txId: kept.txId,
-    });
+    showProblem(
+      {
+        kind: 'timeout',
+        message:
+          'A payment signed earlier on this tab got no answer. Retry sends that same payment; it cannot be charged twice.',
+        retrySafe: true,
+        txId: kept.txId,
+      },
+      { focus: false },
+    );
   }
 }
 

@@ -23,11 +23,14 @@ import {
   encodePaymentGroup,
   parseAlgodParams,
 } from './payment-group.ts';
+import type { DataFacts } from './data-mode.ts';
+import { readDataFacts } from './data-mode.ts';
 import type { BuyerWallet } from './wallets/types.ts';
 import { WalletError } from './wallets/types.ts';
 
 export type ProblemKind =
   | 'wallet-rejected'
+  | 'wallet-closed'
   | 'wrong-network'
   | 'wallet-unavailable'
   | 'facilitator-unavailable'
@@ -58,7 +61,14 @@ export interface SettleResponse {
 }
 
 export type ChallengeResult =
-  | { kind: 'challenge'; source: ChallengeSource; paymentRequired: unknown; check: ChallengeCheck }
+  | {
+      kind: 'challenge';
+      source: ChallengeSource;
+      paymentRequired: unknown;
+      check: ChallengeCheck;
+      /** Live, replayed or simulated, and when generated: shown before anything can be paid. */
+      data: DataFacts;
+    }
   | { kind: 'problem'; problem: Problem };
 
 export interface PendingPayment {
@@ -167,7 +177,8 @@ export async function requestChallenge(
       },
     };
   }
-  const read = readChallenge(response.headers.get('PAYMENT-REQUIRED'), await response.text());
+  const bodyText = await response.text();
+  const read = readChallenge(response.headers.get('PAYMENT-REQUIRED'), bodyText);
   if ('error' in read)
     return { kind: 'problem', problem: { kind: 'bad-challenge', message: read.error, retrySafe: true } };
   const check = checkChallenge(read.paymentRequired, {
@@ -176,7 +187,13 @@ export async function requestChallenge(
     payTo: merchantAddress,
     resourcePath: URL.canParse(url) ? new URL(url).pathname : HUMAN_REPORT_PATH,
   });
-  return { kind: 'challenge', source: read.source, paymentRequired: read.paymentRequired, check };
+  return {
+    kind: 'challenge',
+    source: read.source,
+    paymentRequired: read.paymentRequired,
+    check,
+    data: readDataFacts(read.paymentRequired, bodyText),
+  };
 }
 
 export class ParamsUnavailableError extends Error {}
@@ -222,6 +239,7 @@ export function preparationProblem(error: unknown): Problem {
   if (error instanceof WalletError) {
     const kinds = {
       rejected: 'wallet-rejected',
+      closed: 'wallet-closed',
       'wrong-network': 'wrong-network',
       unavailable: 'wallet-unavailable',
     } as const;

@@ -47,7 +47,16 @@ export function classifyWalletError(error: unknown, walletLabel: string): Wallet
       `${walletLabel} is set to another network. Switch it to Algorand mainnet.`,
     );
   }
-  if (/CANCEL|MODAL_CLOSED/.test(type) || /reject|cancel|declin|denied/i.test(message)) {
+  // The connect dialog closed with its close button (CONNECT_MODAL_CLOSED), or the web wallet's window closed
+  // (CONNECT_CANCELLED): nobody declined anything in a wallet, the connection simply did not happen.
+  if (/MODAL_CLOSED|CONNECT_CANCELLED/.test(type) || /modal is closed/i.test(message)) {
+    return new WalletError(
+      'closed',
+      `${walletLabel}: the connection dialog was closed before an account was shared. Nothing was signed; ` +
+        'you can connect again.',
+    );
+  }
+  if (/CANCEL/.test(type) || /reject|cancel|declin|denied/i.test(message)) {
     return new WalletError(
       'rejected',
       `${walletLabel}: the request was declined in the wallet. Nothing was signed.`,

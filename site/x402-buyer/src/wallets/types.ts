@@ -12,8 +12,11 @@ export interface BuyerWallet {
   disconnect(): Promise<void>;
 }
 
-/** Why a wallet did not sign, in the categories the page explains to people. */
-export type WalletFailure = 'rejected' | 'wrong-network' | 'unavailable';
+/**
+ * Why a wallet did not sign, in the categories the page explains to people. `closed`: the person closed the
+ * wallet's connection dialog (or window) before any account was shared; connecting again is the way on.
+ */
+export type WalletFailure = 'rejected' | 'closed' | 'wrong-network' | 'unavailable';
 
 export class WalletError extends Error {
   constructor(
