@@ -2,9 +2,8 @@
 // facilitator. A settled payment's record (and the body it bought) survives a restart, so a buyer whose answer was
 // lost still gets the file by sending the same payment again; two workers on one state folder share it. Each claim
 // is one write transaction (BEGIN IMMEDIATE), so one payment is claimed by one request at a time across processes.
-import fs from 'node:fs';
-import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openMoneyDatabase } from './sqlite-file.ts';
 import { claimEntry, RECORD_TTL_MS } from './payment-book.ts';
 import type { BookEntry, ClaimResult, PaymentBook, SettledPayment } from './payment-book.ts';
 
@@ -28,12 +27,7 @@ export class SqlitePaymentBook implements PaymentBook {
     file: string,
     private readonly now: () => number = Date.now,
   ) {
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL'); // a settled payment's record survives a power loss
-    this.db.pragma('busy_timeout = 5000');
-    this.db.exec(SCHEMA);
+    this.db = openMoneyDatabase(file, SCHEMA); // a settled payment's record survives a power loss
     this.read = this.db.prepare('SELECT entry FROM payments WHERE txid = ?');
     this.write = this.db.prepare('INSERT OR REPLACE INTO payments (txid, since, entry) VALUES (?, ?, ?)');
   }

@@ -1,9 +1,8 @@
 // The credit ledger in one SQLite file (WAL), for Node: `emi serve`/`emi up` and the `emi publisher` commands open
 // the same file, so credits added by the operator count at once. Each change is one write transaction
 // (BEGIN IMMEDIATE): two buyers racing for the last credit cannot both hold it, even from two processes.
-import fs from 'node:fs';
-import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openMoneyDatabase } from '../sqlite-file.ts';
 import { CreditError, RESERVATION_TTL_MS } from './credit-ledger.ts';
 import type { CreditBalance, CreditLedger, SaleRecord } from './credit-ledger.ts';
 
@@ -77,12 +76,7 @@ export class SqliteCreditLedger implements CreditLedger {
     file: string,
     private readonly now: () => number = Date.now,
   ) {
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL'); // a consumed credit and its sale survive a power loss
-    this.db.pragma('busy_timeout = 5000');
-    this.db.exec(SCHEMA);
+    this.db = openMoneyDatabase(file, SCHEMA); // a consumed credit and its sale survive a power loss
   }
 
   close(): void {
