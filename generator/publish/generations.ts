@@ -202,7 +202,7 @@ export async function beginGeneration(
     await fs.mkdir(folder, { recursive: true });
   });
 
-  return {
+  const generation: Generation = {
     dir: building,
     previous: previousDir,
     async carryOver(path) {
@@ -235,9 +235,7 @@ export async function beginGeneration(
       try {
         await assertLinksResolve(links);
       } catch (error) {
-        state = 'done';
-        if (previous) await switchTo(store, previous, fs).catch(() => undefined);
-        await fs.rm(join(store, id), { recursive: true, force: true }).catch(() => undefined);
+        await generation.rollback().catch(() => undefined);
         throw error;
       }
     },
@@ -254,6 +252,7 @@ export async function beginGeneration(
       await fs.rm(join(store, id), { recursive: true, force: true });
     },
   };
+  return generation;
 }
 
 /** Builds a generation with `fill` and serves it; nothing changes for readers if anything fails. */
