@@ -199,6 +199,10 @@ describe('emi publisher', () => {
     expect(written.publishers[0]?.payTo).toBe(payTo);
 
     expect(await emi('credit', 'acme', '2')).toContain('publisher acme: 5 credit(s)');
+    // A mistyped id would park the credits where no sale can use them.
+    await expect(emi('credit', 'acme-typo', '4', '--config', config)).rejects.toThrow(
+      /^publisher "acme-typo" is not in .*emi\.config\.json \(configured: acme\); no credits were changed$/,
+    );
     const listed = await emi('list', '--config', config);
     expect(listed).toContain(`acme  "Acme Research" pays ${payTo}  credits 5 (0 held, 5 available)`);
     const csv = await emi('statement', 'acme', '--csv', '--since', '2026-01-01');

@@ -30,6 +30,20 @@ async function configuredPublishers(flags: CommonFlags) {
   return parsePublishers((await readConfigJson(file)).publishers);
 }
 
+/** Credits for an id the configuration does not name would sit where no sale can use them (a typo loses them). */
+async function assertConfigured(id: string, flags: CommonFlags): Promise<void> {
+  const file = configFile(flags);
+  if (!file) {
+    console.error(`emi publisher: no configuration file (--config or EMI_CONFIG): "${id}" is not checked`);
+    return;
+  }
+  const ids = (await configuredPublishers(flags)).map((p) => p.id);
+  if (!ids.includes(id)) {
+    const known = ids.length > 0 ? `configured: ${ids.join(', ')}` : 'it names no publishers';
+    throw new Error(`publisher "${id}" is not in ${file} (${known}); no credits were changed`);
+  }
+}
+
 const parseCredits = (value: string): number => {
   if (!/^-?[1-9][0-9]{0,8}$/.test(value)) throw new Error(`not a whole number of credits: ${value}`);
   return Number(value);
@@ -132,6 +146,7 @@ async function credit(id: string, amount: number, flags: WorkerFlags & { note?: 
       ...(flags.note ? { note: flags.note } : {}),
     });
   } else {
+    await assertConfigured(id, flags);
     const ledger = await openLedger(flags);
     try {
       b = await ledger.credit(id, amount, flags.note);
