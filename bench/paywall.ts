@@ -1,6 +1,6 @@
 // Benchmark: the x402 paywall on loopback. Requests per second of the unpaid 402 challenge against a bare Hono
-// route on the same Node server stack (and, to show what its one stat per request costs, of the same worker with
-// each file's version read once), and latency of the paid path (settle, which verifies, through the development
+// route on the same Node server stack (and, to show what confirming the file's version costs, of the same worker
+// with each file's version read once), and latency of the paid path (settle, which verifies, through the development
 // facilitator on its in-memory ledger, real ed25519 signatures). Bounded request counts; loopback only.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -105,8 +105,8 @@ async function compare(
 
 /**
  * The same store with each file's version read once and never again. Not something the worker does: it would
- * offer a challenge for a file that has just been replaced or deleted. It is measured beside the real store to show
- * what the one `stat` per unpaid request costs.
+ * offer a challenge for a file replaced or deleted any time ago. It is measured beside the real store to show what
+ * confirming the version (one `stat` per file and millisecond) costs.
  */
 function versionReadOnce(storage: PaidFileStorage): PaidFileStorage {
   const versions = new Map<string, string | null>();
@@ -235,8 +235,9 @@ export async function runPaywallBench(): Promise<PaywallSummary> {
         `Paid req/s includes fetching a challenge and signing (${(signing / PAID_REQUESTS).toFixed(1)} ms per payment).`,
     );
     console.log(
-      `What the one stat per unpaid request costs: the same worker with each paid file's version read once (which ` +
-        `the worker never does: it would offer a challenge for a replaced or deleted file) answered at ` +
+      `What confirming the file's version costs (one stat per file and millisecond): the same worker with each ` +
+        `paid file's version read once (which the worker never does: it would offer a challenge for a replaced or ` +
+        `deleted file) answered at ` +
         `${share(withoutStat.pair)} of the bare route, against ${share(pair)} above (medians of ${ROUNDS} ` +
         `paired rounds; all rounds: ${percents(withoutStat.ratios)} %).`,
     );

@@ -1,6 +1,7 @@
 // The unpaid 402 answered at once: a repeated unpaid request for an unchanged file gets the very same challenge
 // without any I/O wait, and nothing that changes what may be sold (a new generation, a deleted file, time making
-// the file stale, a payment, a publisher's credit) is ever answered from it.
+// the file stale, a payment, a publisher's credit) is answered from it once the store's last confirmation of the
+// file is CONFIRMED_FOR_MS old.
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,8 @@ import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { SalePoint } from '../paywall-worker/offers.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
+import type { PaidFileStorage } from '../paywall-worker/storage.ts';
+import { CONFIRMED_FOR_MS, PaidFileReader } from '../paywall-worker/core/paid-file.ts';
 import { buyWithDevWallet } from '../paywall-worker/buy.ts';
 import { fetchChallenge, resourceById, startStack } from './paywall-harness.ts';
 
@@ -38,12 +41,19 @@ beforeEach(async () => {
   return () => rm(dir, { recursive: true, force: true });
 });
 
+/** Waits until any version the worker confirmed before now has outlived CONFIRMED_FOR_MS. */
+async function pastConfirmation(): Promise<void> {
+  const from = performance.now();
+  while (performance.now() - from <= CONFIRMED_FOR_MS) await new Promise((done) => setImmediate(done));
+}
+
 /** Publishes the paid file as the generator does (a new file renamed over the old), generated at `at`. */
 async function publish(at: number): Promise<string> {
   const updated = new Date(at).toISOString();
   const body = { ...(PAID_EXAMPLES[resource.id] as Record<string, unknown>), updated };
   await writeFile(join(dir, 'next.tmp'), JSON.stringify(body));
   await rename(join(dir, 'next.tmp'), join(dir, resource.file));
+  await pastConfirmation();
   return updated;
 }
 
@@ -102,6 +112,7 @@ describe('never answered from the last challenge', () => {
     const paywall = app();
     expect((await paywall.decide(unpaid())).kind).toBe('payment_required');
     await rm(join(dir, resource.file));
+    await pastConfirmation();
     const answer = await paywall.decide(unpaid());
     expect(answer).toMatchObject({
       kind: 'error',
@@ -169,6 +180,43 @@ describe('never answered from the last challenge', () => {
     expect((await paywall.decide(unpaid())).kind).toBe('payment_required');
     expect((await paywall.decide(unpaid())).kind).toBe('payment_required');
     expect(asked).toBe(3);
+  });
+});
+
+describe('the confirmation window', () => {
+  it('one stat serves the unpaid requests of a millisecond; after it a replaced file is seen', async () => {
+    await publish(clock - 5_000);
+    const fs = createFsStorage(dir);
+    let stats = 0;
+    const counting: PaidFileStorage = {
+      read: (file) => fs.read(file),
+      versionNow: (file) => {
+        stats += 1;
+        return fs.versionNow!(file);
+      },
+    };
+    let monotonic = 0;
+    const reader = new PaidFileReader(
+      counting,
+      1000,
+      () => clock,
+      () => monotonic,
+    );
+    const first = await reader.load(resource);
+    expect(first.ok).toBe(true);
+    expect(stats).toBe(1);
+    await publish(clock - 1_000); // replaced: a new inode
+    monotonic += CONFIRMED_FOR_MS / 2;
+    expect(reader.known(resource)).toBe(first); // inside the window: the store is not asked
+    expect(stats).toBe(1);
+    monotonic += CONFIRMED_FOR_MS;
+    expect(reader.known(resource)).toBeUndefined(); // past it: asked, and the change is seen
+    expect(stats).toBe(2);
+    // A request with a payment never trusts the window: `load` asks the store each time.
+    const fresh = await reader.load(resource);
+    expect(fresh.ok && fresh.file.generatedAt).toBe(new Date(clock - 1_000).toISOString());
+    await reader.load(resource);
+    expect(stats).toBe(4);
   });
 });
 

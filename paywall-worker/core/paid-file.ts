@@ -1,6 +1,10 @@
 // Reads a pre-generated paid file and what a buyer must know before paying for it: its data mode and when it was
 // generated. A file is re-read only when the store's version token changes (or, for stores without one, once per
 // `cacheMs`), and validated only when its bytes change: an unpaid request costs a lookup, not a parse.
+//
+// An unpaid request (`known`) trusts a version confirmed less than CONFIRMED_FOR_MS ago: under load one `stat`
+// then serves every challenge of that millisecond, and a challenge is never older than a loopback round trip.
+// A request with a payment always goes through `load`, which asks the store every time.
 import type { DataMode } from '../../schemas/common.ts';
 import type { PaidResource } from '../../schemas/resources.ts';
 import type { PaidFileStorage } from '../storage.ts';
@@ -26,22 +30,34 @@ function facts(body: unknown): { mode: DataMode; generatedAt: string } | null {
   return { mode: mode as DataMode, generatedAt: updated };
 }
 
+/** How long a version the store confirmed stands for an unpaid request (ms). */
+export const CONFIRMED_FOR_MS = 1;
+
 export class PaidFileReader {
   private readonly cache = new Map<
     string,
-    { state: PaidFileState; text: string | null; readAt: number; version: string | null | undefined }
+    {
+      state: PaidFileState;
+      text: string | null;
+      readAt: number;
+      version: string | null | undefined;
+      /** Monotonic time the store last confirmed `version`. */
+      confirmedAt: number;
+    }
   >();
 
   constructor(
     private readonly storage: PaidFileStorage,
     private readonly cacheMs = 1000,
     private readonly now: () => number = Date.now,
+    private readonly monotonicNow: () => number = () => performance.now(),
   ) {}
 
   async load(resource: PaidResource): Promise<PaidFileState> {
     const cached = this.cache.get(resource.file);
     let text: string | null;
     let version: string | null | undefined;
+    const confirmedAt = this.monotonicNow();
     try {
       version = this.storage.versionNow
         ? this.storage.versionNow(resource.file)
@@ -57,7 +73,7 @@ export class PaidFileReader {
       return { ok: false, cause: 'unreadable', detail };
     }
     const state = cached && text === cached.text ? cached.state : this.check(resource, text);
-    this.cache.set(resource.file, { state, text, readAt: this.now(), version });
+    this.cache.set(resource.file, { state, text, readAt: this.now(), version, confirmedAt });
     return state;
   }
 
@@ -69,11 +85,15 @@ export class PaidFileReader {
   known(resource: PaidResource): PaidFileState | undefined {
     const cached = this.cache.get(resource.file);
     if (!cached || !this.storage.versionNow) return undefined;
+    const at = this.monotonicNow();
+    if (at - cached.confirmedAt < CONFIRMED_FOR_MS) return cached.state;
     try {
-      return this.storage.versionNow(resource.file) === cached.version ? cached.state : undefined;
+      if (this.storage.versionNow(resource.file) !== cached.version) return undefined;
     } catch {
       return undefined;
     }
+    cached.confirmedAt = at;
+    return cached.state;
   }
 
   private check(resource: PaidResource, text: string | null): PaidFileState {
