@@ -36,7 +36,7 @@ export interface PaidRequest {
   legacyPayment?: boolean;
 }
 
-export type ErrorStatus = 404 | 405 | 500 | 502 | 503 | 504;
+export type ErrorStatus = 404 | 405 | 431 | 500 | 502 | 503 | 504;
 
 export type Decision =
   | {
