@@ -12,13 +12,24 @@ import { IN_FLIGHT_LEASE_MS, MemoryPaymentBook, RECORD_TTL_MS } from '../paywall
 import type { PaymentBook } from '../paywall-worker/payment-book.ts';
 import { SqlitePaymentBook } from '../paywall-worker/payment-book-sqlite.ts';
 
-function mapStorage(): BookStorage {
+/** `ctx.storage` as a Durable Object has it, in a Map; `alarm` is the time its one alarm is set for. */
+function mapStorage(): BookStorage & { map: Map<string, unknown>; alarm: number | null } {
   const map = new Map<string, unknown>();
-  return {
+  const storage = {
+    map,
+    alarm: null as number | null,
     get: <T>(key: string) => Promise.resolve(map.get(key) as T | undefined),
     put: <T>(key: string, value: T) => Promise.resolve(void map.set(key, structuredClone(value))),
-    delete: (key: string) => Promise.resolve(map.delete(key)),
+    delete: ((keys: string | string[]) => {
+      if (typeof keys === 'string') return Promise.resolve(map.delete(keys));
+      if (keys.length > 128) throw new Error('more than 128 keys in one delete');
+      return Promise.resolve(keys.filter((key) => map.delete(key)).length);
+    }) as BookStorage['delete'],
+    list: <T>() => Promise.resolve(new Map(map) as Map<string, T>),
+    getAlarm: () => Promise.resolve(storage.alarm),
+    setAlarm: (time: number) => Promise.resolve(void (storage.alarm = time)),
   };
+  return storage;
 }
 
 const settlement = { success: true, transaction: 'TX', network: 'algorand:x', payer: 'P' } as SettleResponse;
@@ -73,6 +84,35 @@ describe.each(homes)('the payment book in %s', (_, open) => {
     expect(await book.claim('A', 'OTHER-BYTES')).toEqual({ state: 'pending', payment: 'SIGNED-A' });
     await book.pending('A', 'SIGNED-A');
     expect(await book.claim('A', 'SIGNED-A')).toEqual({ state: 'pending', payment: 'SIGNED-A' });
+  });
+});
+
+describe('the payment book in Durable Object storage', () => {
+  it('sets an alarm with its first entry, and the alarm forgets what expired (in batches of 128)', async () => {
+    let now = 1_000;
+    const storage = mapStorage();
+    const book = new StoragePaymentBook(storage, () => now);
+    for (let i = 0; i < 300; i++) await book.claim(`OLD${i}`, 'SIGNED');
+    await book.settled('OLD0', record);
+    expect(storage.alarm).toBe(1_000 + RECORD_TTL_MS);
+    now = 1_000 + RECORD_TTL_MS / 2;
+    await book.settled('NEW', record); // an alarm is set already: not moved
+    expect(storage.alarm).toBe(1_000 + RECORD_TTL_MS);
+
+    now = 1_000 + RECORD_TTL_MS; // the alarm fires (the runtime clears it first)
+    storage.alarm = null;
+    await book.sweep();
+    expect([...storage.map.keys()]).toEqual(['NEW']);
+    expect(storage.alarm).toBe(1_000 + RECORD_TTL_MS / 2 + RECORD_TTL_MS); // when NEW expires
+    expect(await book.claim('NEW', 'SIGNED-A')).toEqual({ state: 'settled', record });
+
+    now = storage.alarm!;
+    storage.alarm = null;
+    await book.sweep();
+    expect(storage.map.size).toBe(0);
+    expect(storage.alarm).toBeNull(); // nothing left to wake for; the next entry sets one again
+    await book.claim('LATER', 'SIGNED');
+    expect(storage.alarm).toBe(now + RECORD_TTL_MS);
   });
 });
 

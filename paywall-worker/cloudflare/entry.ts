@@ -32,6 +32,9 @@ export class PaymentBookObject extends DurableObject {
   settled(txid: string, record: SettledPayment): Promise<void> {
     return this.book.settled(txid, record);
   }
+  alarm(): Promise<void> {
+    return this.book.sweep();
+  }
 }
 
 /** One publisher's credits, holds and sales (named `credits-<id>`); RPC methods must be the class's own. */

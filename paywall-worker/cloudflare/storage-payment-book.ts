@@ -1,7 +1,9 @@
 // The payment book over a transactional key-value store: a Durable Object's storage at the edge. Each method runs
 // inside one Durable Object, whose input gate makes every read-then-write here atomic with respect to other
-// requests, so one payment is claimed by one request at a time across every isolate and restart.
-import { claimEntry } from '../payment-book.ts';
+// requests, so one payment is claimed by one request at a time across every isolate and restart. Entries expire as
+// in the other homes: an alarm set with the first entry sweeps out those older than RECORD_TTL_MS (a settled one
+// holds the body it sold, so an object that never forgot would grow with every sale).
+import { claimEntry, RECORD_TTL_MS } from '../payment-book.ts';
 import type { BookEntry, ClaimResult, PaymentBook, SettledPayment } from '../payment-book.ts';
 
 /** The part of a Durable Object's `ctx.storage` the book uses. */
@@ -9,7 +11,14 @@ export interface BookStorage {
   get<T>(key: string): Promise<T | undefined>;
   put<T>(key: string, value: T): Promise<void>;
   delete(key: string): Promise<boolean>;
+  delete(keys: string[]): Promise<number>;
+  list<T>(): Promise<Map<string, T>>;
+  getAlarm(): Promise<number | null>;
+  setAlarm(time: number): Promise<void>;
 }
+
+/** Durable Object storage deletes at most this many keys in one call. */
+const DELETE_BATCH = 128;
 
 export class StoragePaymentBook implements PaymentBook {
   constructor(
@@ -19,7 +28,7 @@ export class StoragePaymentBook implements PaymentBook {
 
   async claim(txid: string, payment: string): Promise<ClaimResult> {
     const { result, entry } = claimEntry(await this.storage.get<BookEntry>(txid), payment, this.now());
-    if (entry) await this.storage.put<BookEntry>(txid, entry);
+    if (entry) await this.put(txid, entry);
     return result;
   }
 
@@ -28,10 +37,30 @@ export class StoragePaymentBook implements PaymentBook {
   }
 
   async pending(txid: string, payment: string): Promise<void> {
-    await this.storage.put<BookEntry>(txid, { state: 'pending', since: this.now(), payment });
+    await this.put(txid, { state: 'pending', since: this.now(), payment });
   }
 
   async settled(txid: string, record: SettledPayment): Promise<void> {
-    await this.storage.put<BookEntry>(txid, { state: 'settled', since: this.now(), record });
+    await this.put(txid, { state: 'settled', since: this.now(), record });
+  }
+
+  /** The alarm's work: forgets expired entries, and wakes again when the oldest one left expires. */
+  async sweep(): Promise<void> {
+    const now = this.now();
+    const expired: string[] = [];
+    let oldest = Infinity;
+    for (const [txid, entry] of await this.storage.list<BookEntry>()) {
+      if (now - entry.since >= RECORD_TTL_MS) expired.push(txid);
+      else oldest = Math.min(oldest, entry.since);
+    }
+    for (let i = 0; i < expired.length; i += DELETE_BATCH) {
+      await this.storage.delete(expired.slice(i, i + DELETE_BATCH));
+    }
+    if (oldest !== Infinity) await this.storage.setAlarm(oldest + RECORD_TTL_MS);
+  }
+
+  private async put(txid: string, entry: BookEntry): Promise<void> {
+    await this.storage.put<BookEntry>(txid, entry);
+    if ((await this.storage.getAlarm()) === null) await this.storage.setAlarm(entry.since + RECORD_TTL_MS);
   }
 }
