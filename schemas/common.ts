@@ -87,7 +87,7 @@ export const ResourceLinks = z.record(z.string(), ResourceLink);
 export const DataStatus = z.enum(['available', 'partial', 'unavailable']);
 export type DataStatus = z.infer<typeof DataStatus>;
 
-/** Availability of a published snapshot: "degraded" when a section lacked data and carries limitations. */
+/** Availability of a published snapshot: "degraded" when a section lacked data or came in weaker; each reason is a limitation. */
 export const SnapshotStatus = z.enum(['available', 'degraded']);
 export type SnapshotStatus = z.infer<typeof SnapshotStatus>;
 

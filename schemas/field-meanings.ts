@@ -106,7 +106,7 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   schema_version: 'semantic version of this body’s schema; a major change may remove or rename fields',
   access: '`free_public` for free endpoints; paid ones say how they are sold',
   status:
-    '`available`: every section had data; `degraded`: some section lacked data and says so in `limitations`',
+    '`available`: every section had data; `degraded`: some section lacked data or came in weaker, and `limitations` says which',
   purpose: 'what this resource is for, in one sentence',
   product_id: 'catalogue product identifier, e.g. "SVC-API-002"',
   tier: 'commercial tier of the resource: free or paid',

@@ -3,7 +3,7 @@
 // weights and the combined score stay internal and never reach a published body.
 import type { Bias, DataMode, DataStatus } from '../../schemas/common.ts';
 import type { AssetMarket, SourceIssue } from '../market/types.ts';
-import { readTrend, type TrendReading } from './trend.ts';
+import { MIN_TREND_CANDLES, readTrend, type TrendReading } from './trend.ts';
 import { readLiquidity, type LiquidityReading } from './liquidity.ts';
 import { readDerivatives, type DerivativesReading } from './positioning.ts';
 import { issuesFor, issueText, venueLabel } from './labels.ts';
@@ -41,8 +41,14 @@ export interface AssetAnalysis {
   internal: { score: number; agreement: number; availability: number };
   reasonPoints: string[];
   limitations: string[];
+  /**
+   * The limitations of sections that came in but weaker than usual (too few candles, an unreadable book, the
+   * positioning gaps, a collection issue on data that still came in), each starting "SYMBOL: ". Every body that
+   * is degraded by this asset lists them; a missing section is stated by each body in its own words.
+   */
+  gaps: string[];
   summary: string;
-  /** True when a section lacked data or a collection issue touched this asset. */
+  /** True when a section lacked data or came in weaker, or a collection issue touched this asset. */
   degraded: boolean;
   /** `unavailable`: no price and no evidence, so every reading is null; `partial`: degraded; else `available`. */
   dataStatus: DataStatus;
@@ -138,6 +144,11 @@ export function analyzeAsset(
 ): AssetAnalysis {
   const s = asset.symbol;
   const limitations: string[] = [];
+  const gaps: string[] = [];
+  const gap = (line: string) => {
+    gaps.push(line);
+    limitations.push(line);
+  };
   const reasonPoints: string[] = [];
 
   const candles = asset.candles?.value ?? [];
@@ -145,17 +156,32 @@ export function analyzeAsset(
   if (!asset.candles)
     limitations.push(`${s}: no hourly candles this run; trend and momentum are unavailable.`);
   else if (!trend)
-    limitations.push(`${s}: only ${candles.length} hourly candles; too few for trend readings.`);
+    gap(
+      candles.length < MIN_TREND_CANDLES
+        ? `${s}: only ${candles.length} hourly candles; too few for trend readings.`
+        : // Enough bars that cannot be read (a non-positive price, no price movement): say so, not "too few".
+          `${s}: the ${candles.length} hourly candles could not be read for trend (a non-positive price or no price movement).`,
+    );
 
   const ticker = asset.ticker?.value ?? null;
-  if (!ticker) limitations.push(`${s}: no 24-hour ticker; price and change come from hourly candles.`);
   const priceSection = asset.ticker ?? asset.candles;
   const price = ticker?.last ?? last(candles)?.close ?? null;
   const change24h = ticker?.change24h ?? priceChangeFromCandles(asset);
   const quoteVolume24h = ticker?.quoteVolume24h ?? null;
+  // Say where the price came from, or that there is none: never claim candles that did not come in.
+  if (!ticker)
+    limitations.push(
+      `${s}: no 24-hour ticker; ` +
+        (price === null
+          ? 'no price or 24-hour change this run.'
+          : change24h === null
+            ? 'price comes from hourly candles, too few of them for a 24-hour change.'
+            : 'price and change come from hourly candles.'),
+    );
 
   const liquidity = readLiquidity(asset);
   if (!asset.book) limitations.push(`${s}: no order book; depth and book imbalance are unavailable.`);
+  liquidity.gaps.forEach(gap);
   const derivatives = readDerivatives(asset, change24h, quoteVolume24h);
   if (!asset.funding && !asset.openInterest)
     limitations.push(
@@ -167,7 +193,7 @@ export function analyzeAsset(
     );
   // Positioning that came in weaker than usual (estimated liquidations, too little history, ...) is evidence of a
   // weaker kind: the reader of any body built on this asset must see it.
-  limitations.push(...derivatives.gaps);
+  derivatives.gaps.forEach(gap);
 
   const signals: Partial<Record<SignalName, number>> = {};
   if (trend) Object.assign(signals, trend.signals);
@@ -188,6 +214,10 @@ export function analyzeAsset(
 
   const assetIssues = issuesFor(s, issues);
   limitations.push(...assetIssues.map(issueText));
+  // An issue on this asset's data that still came in (or on all of it) is named by no missing-section note.
+  for (const i of assetIssues)
+    if (i.symbol === s && (i.section === 'all' || asset[i.section] !== null))
+      gaps.push(`${s}: ${issueText({ ...i, symbol: null })}`);
   // A venue that refused the whole run is reported, but costs nothing when a fallback venue delivered the data;
   // an issue on a section that still delivered (e.g. venues disagreeing on the price) weakens the evidence.
   const deliveredDespiteIssue = assetIssues.filter(
@@ -236,6 +266,7 @@ export function analyzeAsset(
     internal,
     reasonPoints,
     limitations,
+    gaps,
     summary: summarize(
       s,
       { bias, confidence, internal, dataStatus },

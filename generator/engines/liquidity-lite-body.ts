@@ -3,7 +3,7 @@ import { DISCLAIMER, FREE_ACCESS, LITE_VERSION, PROJECT } from '../../schemas/co
 import type { LiquidityLiteAsset, LiquidityLiteResponse } from '../../schemas/liquidity-lite.ts';
 import type { MarketAnalysis } from './analysis.ts';
 import { noDataLimitation, type AssetAnalysis } from './asset-analysis.ts';
-import { missingDataNotes } from './aggregate.ts';
+import { groupedBySymbol, missingDataNotes } from './aggregate.ts';
 import { BOOK_IMBALANCE_DECIMALS, bookLeanOf } from './agreement.ts';
 import { iso, type RunClock } from './clock.ts';
 import { PAID_ATLAS, PAID_MAIN_BRAIN } from './links.ts';
@@ -117,6 +117,10 @@ export function liquidityLiteBody(analysis: MarketAnalysis, clock: RunClock): Li
       endpoints: [PAID_ATLAS, PAID_MAIN_BRAIN],
     },
     disclaimer: DISCLAIMER,
-    limitations: missingDataNotes(snapshot, ['candles', 'ticker', 'book']),
+    // Missing sections, and books that came in but could not be read (their depth is null too).
+    limitations: [
+      ...missingDataNotes(snapshot, ['candles', 'ticker', 'book']),
+      ...groupedBySymbol(assets.map((a) => ({ symbol: a.symbol, lines: a.liquidity.gaps }))),
+    ],
   };
 }

@@ -16,6 +16,11 @@ export interface LiquidityReading {
   amihud: number | null;
   context: LiquidityContext | null;
   structure: MarketStructure | null;
+  /**
+   * Limitations of a book that came in but could not be read (each starting "SYMBOL: "): the brain loses its
+   * book evidence, so every body built on the asset lists them; a missing book is stated by each body itself.
+   */
+  gaps: string[];
 }
 
 const DEPTH_BAND = 0.01;
@@ -169,6 +174,15 @@ export function readLiquidity(asset: AssetMarket): LiquidityReading {
     spreadMethod = spreadBps === null ? null : 'high_low_estimate';
   }
   const minDepth = book ? Math.min(book.bidDepthUsd, book.askDepthUsd) : null;
+  const gaps: string[] = [];
+  if (asset.book && !book)
+    gaps.push(
+      `${asset.symbol}: the order book came back empty or unreadable; depth and book imbalance are unavailable.`,
+    );
+  else if (book && book.imbalance === null)
+    gaps.push(
+      `${asset.symbol}: the order book holds no depth within 1% of mid; book imbalance is unavailable.`,
+    );
   return {
     spreadBps,
     spreadMethod,
@@ -179,5 +193,6 @@ export function readLiquidity(asset: AssetMarket): LiquidityReading {
     amihud: amihudIlliquidity(candles),
     context: classify(spreadBps, spreadMethod, minDepth),
     structure: marketStructure(candles),
+    gaps,
   };
 }

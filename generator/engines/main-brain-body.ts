@@ -53,9 +53,11 @@ export function mainBrainBody(
   const withEvidence = assets.filter((a) => a.bias !== null).length;
   const noTrackRecord = performance.status === 'unavailable';
   const degraded = assets.some((a) => a.degraded) || regime.degraded || noTrackRecord;
+  // Every reason an asset is degraded is named here: each missing section (liquidations too, as a collection
+  // issue on them marks the asset partial), run-wide issues, and the sections that came in weaker (`gaps`).
   const limitations = [
-    ...missingDataNotes(snapshot, ['candles', 'ticker', 'book', 'funding', 'openInterest']),
-    ...groupedBySymbol(assets.map((a) => ({ symbol: a.symbol, lines: a.derivatives.gaps }))),
+    ...missingDataNotes(snapshot, ['candles', 'ticker', 'book', 'funding', 'openInterest', 'liquidations']),
+    ...groupedBySymbol(assets.map((a) => ({ symbol: a.symbol, lines: a.gaps }))),
   ];
   if (noTrackRecord)
     limitations.push('Track record unavailable: the arena store could not be read this run.');

@@ -228,10 +228,17 @@ export function analyzeRegime(
     );
 
   const missing = analyses.filter((a) => a.trend === null).map((a) => a.symbol);
+  if (analyses.length === 0) limitations.push('No assets in this run: there is no market regime to read.');
   if (missing.length > 0)
     limitations.push(`Too little candle data for ${symbolList(missing)}: left out of the regime reading.`);
   if (volatility.percentile === null && series.length > 0)
     limitations.push('Too little history to rank current volatility against the trailing window.');
+  // A component left out lowers the confidence, so say which and why.
+  if (corr.average === null && series.length > 0)
+    limitations.push(
+      'No pairwise correlation this run: it needs two or more assets with a trend reading whose prices moved; ' +
+        'the risk score is read without it.',
+    );
   if (withTrend.length > CORRELATION_SAMPLE)
     limitations.push(
       `Correlation is averaged over the first ${CORRELATION_SAMPLE} assets (${corr.pairs} pairs) to bound the computation.`,

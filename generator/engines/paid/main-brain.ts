@@ -77,10 +77,9 @@ export function paidMainBrainBody(
     coins: Object.fromEntries(views.map((v) => [v.asset, coinPicture(v)])),
     public_performance: brain.public_performance,
     evidence: brain.market_context.notes,
-    limitations: [
-      ...brain.brain.limitations,
-      ...(brain.source.degraded ? ['Some sections lacked data this run.'] : []),
-    ],
+    // The free brain names every reason it is degraded; a generic line would add nothing, and would be wrong
+    // when the only reason is the track record.
+    limitations: brain.brain.limitations,
     source: brain.source,
     source_mode: brain.source.mode,
     updated: iso(clock.generatedAt),
