@@ -4,7 +4,8 @@ import { InvalidArgumentError } from 'commander';
 /** Exit code of a usage mistake: a bad option value, a bad configuration (see config-file.ts). */
 export const USAGE_EXIT_CODE = 2;
 
-function usageError(message: string): InvalidArgumentError {
+/** A bad option value (thrown by a commander argument parser): one line, exit code 2. */
+export function usageError(message: string): InvalidArgumentError {
   const error = new InvalidArgumentError(message);
   error.exitCode = USAGE_EXIT_CODE;
   return error;

@@ -1,9 +1,11 @@
 // The `emi` command line. Each command is a thin shell over a module that does the work, and loads that module
 // only when it runs: `emi --help` and `emi --version` load no engine, no Eleventy, no SQLite and no x402 package.
 import { Command, Option } from 'commander';
+import type { CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
+  USAGE_EXIT_CODE,
   checkBaseUrl,
   oneLine,
   parseAsOf,
@@ -130,6 +132,25 @@ function onShutdown(stop: () => Promise<void>): void {
   process.once('SIGTERM', () => handler('SIGTERM'));
 }
 
+/** Commander's own usage errors: an unknown option or command, an argument missing or too many, bad choices. */
+const COMMANDER_USAGE_ERRORS: ReadonlySet<string> = new Set([
+  'commander.unknownOption',
+  'commander.unknownCommand',
+  'commander.excessArguments',
+  'commander.missingArgument',
+  'commander.missingMandatoryOptionValue',
+  'commander.optionMissingArgument',
+  'commander.conflictingOption',
+  'commander.invalidArgument',
+]);
+
+/** Commander exits 1 for its usage errors; emi's own usage mistakes exit 2, so these do too (the rest as is). */
+function exitForUsage(error: CommanderError): never {
+  process.exit(
+    error.exitCode === 1 && COMMANDER_USAGE_ERRORS.has(error.code) ? USAGE_EXIT_CODE : error.exitCode,
+  );
+}
+
 /** The package's version, read from package.json (a few hundred bytes, so --help stays fast). */
 function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -150,6 +171,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     )
     .version(packageVersion(), '-v, --version', 'print the version of emi')
     .showHelpAfterError('(run with --help for usage)')
+    .exitOverride(exitForUsage)
     .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') })
     .hook('preAction', async (program, command) => {
       // Bad configuration: one line, exit 2, before anything is written (loaded only when a command runs).

@@ -12,6 +12,16 @@ export const CONFIG_EXIT_CODE = 2;
 /** Top-level keys of the configuration file, each owned by one part of the project. */
 export const CONFIG_FILE_KEYS = ['sources', 'publishers'] as const;
 
+/** The configuration's unknown top-level keys as one line, or null: a misspelt key would be ignored silently. */
+export function configKeysProblem(file: string, json: object): string | null {
+  const unknown = Object.keys(json).filter((key) => !(CONFIG_FILE_KEYS as readonly string[]).includes(key));
+  if (unknown.length === 0) return null;
+  return (
+    `configuration file ${file}: unknown key ${unknown.map((k) => `"${k}"`).join(', ')} ` +
+    `(known: ${CONFIG_FILE_KEYS.join(', ')})`
+  );
+}
+
 /** Throws a one-line error unless `file` is a readable JSON object with only known keys and valid settings. */
 export async function checkConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
@@ -33,13 +43,8 @@ export async function checkConfigFile(file: string, env: NodeJS.ProcessEnv = pro
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw new Error(`configuration file ${file} must hold a JSON object`);
   }
-  const unknown = Object.keys(json).filter((key) => !(CONFIG_FILE_KEYS as readonly string[]).includes(key));
-  if (unknown.length > 0) {
-    throw new Error(
-      `configuration file ${file}: unknown key ${unknown.map((k) => `"${k}"`).join(', ')} ` +
-        `(known: ${CONFIG_FILE_KEYS.join(', ')})`,
-    );
-  }
+  const keysProblem = configKeysProblem(file, json);
+  if (keysProblem) throw new Error(keysProblem);
   await loadSourcesConfig({ file, env });
   const { parsePublishers } = await import('../paywall-worker/publishers/config.ts');
   parsePublishers((json as { publishers?: unknown }).publishers ?? []);

@@ -35,6 +35,7 @@ import { appendHistory, marketRowsOf, retentionFromEnv, rowsOfRun as allRowsOfRu
 import type { AppendResult, RunRows } from './history/index.ts';
 import { collectFor } from './market-source.ts';
 import type { CollectRequest, SourceName } from './market-source.ts';
+import { oneLine } from './cli-options.ts';
 
 /** The published history's folder inside a generation. */
 const HISTORY_ROOT = 'api/history';
@@ -401,7 +402,10 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
       }
     }
   } catch (error) {
-    report = finish('failed', 0, (error as Error).message);
+    const message = error instanceof Error ? error.message : String(error);
+    // The report keeps one line (see finish); a longer message, such as a zod dump, goes whole to stderr.
+    if (oneLine(message) !== message.trim()) console.error(`emi: the run failed: ${message}`);
+    report = finish('failed', 0, message);
   }
   const final: RunReport = report ?? finish('failed', 0, 'the run ended without publishing');
   if (final.status === 'ok' || final.status === 'degraded') return final; // recorded with its generation
@@ -428,7 +432,8 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
       duration_ms: finishedAt - startedAt,
       files_written: files,
       issues,
-      error,
+      // One readable line in last-run.json and status.json: a zod error's message is its issues as JSON.
+      error: error === null ? null : oneLine(error),
     };
   }
 }

@@ -278,13 +278,15 @@ describe('arena commands', () => {
       '--voter',
       'z',
     ]);
-    expect(bad.exitCode).toBe(1);
+    expect(bad.exitCode).toBe(2); // a refused vote is bad input, as other usage mistakes
     expect(bad.out).toEqual([]);
     expect(bad.err).toHaveLength(1);
     expect(bad.err[0]).toMatch(/^emi arena: nothing was written: unknown asset "DOGE"/);
     expect(bad.err[0]).not.toContain('\n');
     const missing = await run(file, ['arena', 'import', path.join(path.dirname(file), 'nope.jsonl')]);
-    expect(missing.exitCode).toBe(1);
-    expect(missing.err[0]).toMatch(/^emi arena: ENOENT/);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.err).toEqual([
+      `emi arena: cannot read ${path.join(path.dirname(file), 'nope.jsonl')}: no such file; nothing was imported`,
+    ]);
   });
 });

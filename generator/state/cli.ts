@@ -1,7 +1,8 @@
-// `emi arena import FILE`, `emi arena vote ...` and `emi arena status`. Errors print as one line with a non-zero
-// exit code, never as a stack trace.
+// `emi arena import FILE`, `emi arena vote ...` and `emi arena status`. Errors print as one line (a refused import:
+// a count and its problems, one per line) with a non-zero exit code, never as a stack trace.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { USAGE_EXIT_CODE } from '../cli-options.ts';
 import { roundAt, roundInfo } from '../engines/arena/rounds.ts';
 import { iso } from '../engines/clock.ts';
 import { count, roundTally } from './repo.ts';
@@ -29,19 +30,63 @@ const withStore = <T>(deps: ArenaCommandDeps, fn: (store: ArenaStore) => T): T =
   }
 };
 
-/** Runs an action; any failure becomes one line on stderr and exit code 1. */
+/** Input the command refuses, as the lines to print: exit code 2, as other usage mistakes. */
+class RefusedInput extends Error {
+  constructor(readonly lines: string[]) {
+    super(lines.join('\n'));
+  }
+}
+
+/**
+ * Runs an action; a refused input prints its lines and exits 2 (a refused vote: nothing was written), any other
+ * failure becomes one line on stderr and exit code 1.
+ */
 const guarded =
   <A extends unknown[]>(deps: ArenaCommandDeps, action: (...args: A) => void) =>
   (...args: A): void => {
+    const err = deps.err ?? console.error;
     try {
       action(...args);
     } catch (error) {
+      if (error instanceof RefusedInput) {
+        for (const line of error.lines) err(line);
+        process.exitCode = USAGE_EXIT_CODE;
+        return;
+      }
       const message = error instanceof Error ? error.message : String(error);
-      const prefix = error instanceof VoteValidationError ? 'nothing was written: ' : '';
-      (deps.err ?? console.error)(`emi arena: ${prefix}${message.replace(/\s*\n\s*/g, ' ')}`);
-      process.exitCode = 1;
+      const refused = error instanceof VoteValidationError;
+      err(`emi arena: ${refused ? 'nothing was written: ' : ''}${message.replace(/\s*\n\s*/g, ' ')}`);
+      process.exitCode = refused ? USAGE_EXIT_CODE : 1;
     }
   };
+
+/** The vote file's text; a file that cannot be read is refused in one line saying why. */
+const readVoteFile = (file: string): string => {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a folder, not a file'
+          : code === 'EACCES' || code === 'EPERM'
+            ? 'permission denied'
+            : message;
+    throw new RefusedInput([`emi arena: cannot read ${file}: ${why}; nothing was imported`]);
+  }
+};
+
+/** A refused import: one line for one problem, else a count and the problems one per line (the first 20). */
+const importRefused = (file: string, error: VoteValidationError): RefusedInput => {
+  const head = `emi arena: nothing imported from ${file}`;
+  if (error.problems.length === 1) return new RefusedInput([`${head}: ${error.problems[0]}`]);
+  return new RefusedInput([
+    `${head}: ${error.problems.length} problems`,
+    ...error.shown.map((problem) => `  ${problem}`),
+  ]);
+};
 
 const statusLines = (store: ArenaStore, now: number): string[] => {
   const round = roundAt(now);
@@ -80,8 +125,14 @@ export function registerArenaCommands(program: Command, deps: ArenaCommandDeps):
     .argument('<file>', 'JSON Lines file')
     .action(
       guarded(deps, (file: string) => {
-        const text = readFileSync(file, 'utf8');
-        const written = withStore(deps, (store) => importVotesJsonl(store, text, now()));
+        const text = readVoteFile(file);
+        const written = withStore(deps, (store) => {
+          try {
+            return importVotesJsonl(store, text, now());
+          } catch (error) {
+            throw error instanceof VoteValidationError ? importRefused(file, error) : error;
+          }
+        });
         out(`imported ${written} votes from ${file}`);
       }),
     );

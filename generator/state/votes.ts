@@ -71,13 +71,17 @@ const checkVote = (
   receivedAt: number,
   now: number,
 ): ValidVote | string => {
+  if (raw.asset === undefined) return `asset is missing; expected one of ${TRACKED_ASSETS.join(', ')}`;
   const asset = typeof raw.asset === 'string' ? raw.asset.trim().toUpperCase() : '';
   if (!(TRACKED_ASSETS as readonly string[]).includes(asset)) {
-    return `unknown asset ${quote(raw.asset ?? null)}; expected one of ${TRACKED_ASSETS.join(', ')}`;
+    return `unknown asset ${quote(raw.asset)}; expected one of ${TRACKED_ASSETS.join(', ')}`;
+  }
+  if (raw.prediction === undefined) {
+    return `prediction is missing; expected one of ${ARENA_PREDICTIONS.join(', ')}`;
   }
   const prediction = typeof raw.prediction === 'string' ? raw.prediction.trim().toUpperCase() : '';
   if (!(ARENA_PREDICTIONS as readonly string[]).includes(prediction)) {
-    return `prediction ${quote(raw.prediction ?? null)} is not one of ${ARENA_PREDICTIONS.join(', ')}`;
+    return `prediction ${quote(raw.prediction)} is not one of ${ARENA_PREDICTIONS.join(', ')}`;
   }
   const voter = typeof raw.voter === 'string' ? normaliseVoter(raw.voter) : '';
   if (voter === '' || voter.length > MAX_VOTER_LENGTH) {
@@ -114,6 +118,8 @@ export interface IncomingVote {
   raw: RawVote;
   /** When the server received it, by the server's clock; default the import time. */
   receivedAt?: number;
+  /** Why the record is not a vote at all (a line that is not a vote object): listed in order with the others. */
+  problem?: string;
 }
 
 /**
@@ -130,8 +136,12 @@ export const addHumanVotes = (
     const problems: string[] = [];
     const valid: ValidVote[] = [];
     const seen = new Map<string, string>(); // round + voter hash -> label of the first vote in this batch
-    for (const { label, raw, receivedAt } of votes) {
+    for (const { label, raw, receivedAt, problem } of votes) {
       const prefix = label ? `${label}: ` : '';
+      if (problem !== undefined) {
+        problems.push(prefix + problem);
+        continue;
+      }
       const arrival = receivedAt ?? now;
       if (arrival > now) {
         problems.push(`${prefix}received time ${iso(arrival)} is in the future`);
@@ -168,28 +178,56 @@ export const addHumanVotes = (
   return write.immediate();
 };
 
-/** Parses JSON Lines (UTF-8 BOM accepted, blank lines skipped) and imports every vote, or none. */
+/** The keys a vote record may have: a misspelt one (`round` for `round_id`) would otherwise be dropped silently. */
+const VOTE_KEYS: readonly string[] = ['asset', 'prediction', 'voter', 'at', 'round_id'];
+
+/** Why one JSON Lines record is not a vote object, or undefined when it is one. */
+const recordProblem = (raw: unknown): string | undefined => {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'expected a JSON object';
+  const unknown = Object.keys(raw).filter((key) => !VOTE_KEYS.includes(key));
+  if (unknown.length === 0) return undefined;
+  return (
+    `unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map(quote).join(', ')} ` +
+    `(a vote has ${VOTE_KEYS.join(', ')})`
+  );
+};
+
+/**
+ * Parses JSON Lines (UTF-8 BOM accepted, blank lines skipped) and imports every vote, or none. Lines that are not
+ * votes and votes the rules refuse are listed together, in line order.
+ */
 export const importVotesJsonl = (store: ArenaStore, text: string, now: number): number => {
+  const body = text.replace(/^\uFEFF/, '');
   const votes: IncomingVote[] = [];
-  const problems: string[] = [];
-  text
-    .replace(/^\uFEFF/, '')
-    .split(/\r?\n/)
-    .forEach((line, i) => {
-      if (line.trim() === '') return;
-      const label = `line ${i + 1}`;
-      try {
-        const raw: unknown = JSON.parse(line);
-        if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-          problems.push(`${label}: expected a JSON object`);
-        else votes.push({ label, raw: raw as RawVote });
-      } catch {
-        problems.push(`${label}: not valid JSON`);
-      }
-    });
-  if (problems.length > 0) throw new VoteValidationError(problems);
+  let unparsed = 0;
+  body.split(/\r?\n/).forEach((line, i) => {
+    if (line.trim() === '') return;
+    const label = `line ${i + 1}`;
+    try {
+      const raw: unknown = JSON.parse(line);
+      votes.push({ label, raw: raw as RawVote, problem: recordProblem(raw) });
+    } catch {
+      unparsed += 1;
+      votes.push({ label, raw: {}, problem: 'not valid JSON' });
+    }
+  });
   if (votes.length === 0) throw new VoteValidationError(['the file holds no votes']);
+  // A pretty-printed JSON document fails line by line; one sentence says what the file is instead.
+  if (unparsed > 0 && isJson(body)) {
+    throw new VoteValidationError([
+      'the file is one JSON document, not JSON Lines: put each vote on a line of its own',
+    ]);
+  }
   return addHumanVotes(store, votes, now).length;
+};
+
+const isJson = (text: string): boolean => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 };
 
 /** A vote accepted by the vote endpoint (paywall-worker/arena-vote), as its store exports it. */

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { sinceTime } from './credit-ledger.ts';
 import { stateFolder } from '../../generator/defaults.ts';
+import { USAGE_EXIT_CODE, usageError } from '../../generator/cli-options.ts';
 
 interface CommonFlags {
   config?: string;
@@ -22,12 +23,22 @@ async function openLedger(flags: CommonFlags) {
   return new SqliteCreditLedger(resolve(state, DEFAULT_LEDGER_FILE));
 }
 
+/** The config file as JSON, refused (PublisherConfigError) with an unknown top-level key, as `emi serve` refuses it. */
+async function readConfig(file: string): Promise<Record<string, unknown>> {
+  const { readConfigJson } = await import('./node.ts');
+  const { PublisherConfigError } = await import('./config.ts');
+  const { configKeysProblem } = await import('../../generator/config-file.ts');
+  const config = await readConfigJson(file);
+  const problem = configKeysProblem(file, config);
+  if (problem) throw new PublisherConfigError(problem);
+  return config;
+}
+
 async function configuredPublishers(flags: CommonFlags) {
   const file = configFile(flags);
   if (!file) return [];
-  const { readConfigJson } = await import('./node.ts');
   const { parsePublishers } = await import('./config.ts');
-  return parsePublishers((await readConfigJson(file)).publishers);
+  return parsePublishers((await readConfig(file)).publishers);
 }
 
 /** Credits for an id the configuration does not name would sit where no sale can use them (a typo loses them). */
@@ -45,17 +56,40 @@ async function assertConfigured(id: string, flags: CommonFlags): Promise<void> {
 }
 
 const parseCredits = (value: string): number => {
-  if (!/^-?[1-9][0-9]{0,8}$/.test(value)) throw new Error(`not a whole number of credits: ${value}`);
+  if (!/^-?[1-9][0-9]{0,8}$/.test(value)) throw usageError(`not a whole number of credits: ${value}`);
   return Number(value);
 };
 
 const parseSince = (value: string): string => {
   const since = sinceTime(value);
-  if (!since) throw new Error(`--since wants an ISO date or time (e.g. 2026-11-01): ${value}`);
+  if (!since) throw usageError(`--since wants an ISO date or time (e.g. 2026-11-01): ${value}`);
   return since;
 };
 
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
+/** `--product SLUG=PRICE`, repeatable; a second price for the same product would silently replace the first. */
+const collectProduct = (value: string, previous: Array<[string, string]>): Array<[string, string]> => {
+  const [slug, priceUsd, ...rest] = value.split('=');
+  if (!slug || !priceUsd || rest.length > 0) {
+    throw usageError(`--product wants SLUG=PRICE (e.g. atlas-human-report=0.15): ${value}`);
+  }
+  if (previous.some(([known]) => known === slug)) throw usageError(`product ${slug} is given twice`);
+  return [...previous, [slug, priceUsd]];
+};
+
+/**
+ * Runs an action; a configuration the worker would refuse (PublisherConfigError, named so that config.ts and
+ * its packages load only when used) exits 2, as other usage mistakes do. The message is printed by `main`.
+ */
+const refusingBadConfig =
+  <A extends unknown[]>(action: (...args: A) => Promise<void>) =>
+  async (...args: A): Promise<void> => {
+    try {
+      await action(...args);
+    } catch (error) {
+      if ((error as Error).name === 'PublisherConfigError') process.exitCode = USAGE_EXIT_CODE;
+      throw error;
+    }
+  };
 
 function withCommon(command: Command): Command {
   return command
@@ -93,24 +127,16 @@ interface AddFlags extends CommonFlags {
   terms: string;
   logo?: string;
   accent?: string;
-  product: string[];
+  product: Array<[string, string]>;
   credits?: number;
 }
 
 async function add(flags: AddFlags): Promise<void> {
   const file = configFile(flags);
   if (!file) throw new Error('emi publisher add needs the configuration file: --config FILE (or EMI_CONFIG)');
-  const { readConfigJson } = await import('./node.ts');
   const { parsePublishers } = await import('./config.ts');
-  const config = existsSync(file) ? await readConfigJson(file) : {};
-  const products = Object.fromEntries(
-    flags.product.map((entry) => {
-      const [slug, priceUsd] = entry.split('=');
-      if (!slug || !priceUsd)
-        throw new Error(`--product wants SLUG=PRICE (e.g. atlas-human-report=0.15): ${entry}`);
-      return [slug, { priceUsd }];
-    }),
-  );
+  const config = existsSync(file) ? await readConfig(file) : {};
+  const products = Object.fromEntries(flags.product.map(([slug, priceUsd]) => [slug, { priceUsd }]));
   const entry = {
     id: flags.id,
     brand: {
@@ -190,7 +216,9 @@ export function registerPublisherCommands(program: Command): void {
       'the publisher programme: branded resale paid straight to the publisher, credits, statements',
     );
 
-  withCommon(publisher.command('list').description('publishers, their credits and sales')).action(list);
+  withCommon(publisher.command('list').description('publishers, their credits and sales')).action(
+    refusingBadConfig(list),
+  );
 
   withCommon(
     publisher
@@ -203,9 +231,9 @@ export function registerPublisherCommands(program: Command): void {
       .requiredOption('--terms <url>', "the publisher's terms (https:)")
       .option('--logo <url>', 'logo (https:)')
       .option('--accent <#rrggbb>', 'accent colour')
-      .option('--product <slug=price>', 'a resold product and its price in USD (repeat)', collect, [])
+      .option('--product <slug=price>', 'a resold product and its price in USD (repeat)', collectProduct, [])
       .option('--credits <n>', 'credits to start with', parseCredits),
-  ).action(add);
+  ).action(refusingBadConfig(add));
 
   withCommon(
     publisher
@@ -215,7 +243,7 @@ export function registerPublisherCommands(program: Command): void {
       .argument('<n>', 'credits', parseCredits)
       .option('--note <text>', 'kept with the grant')
       .option(...WORKER_OPTION),
-  ).action(credit);
+  ).action(refusingBadConfig(credit));
 
   withCommon(
     publisher
