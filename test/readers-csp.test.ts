@@ -2,8 +2,8 @@
 // served as `emi serve` serves it: the header is on every page, no `securitypolicyviolation` event fires, no
 // console error names the policy, and the pages' own scripts still run (copy buttons, the API reference, the
 // buyer page's wallet choice). A canary page with an inline script shows that a violation would be caught.
-import { readdir, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPreviewApp } from '../generator/serve/preview.ts';
@@ -11,18 +11,10 @@ import { listen } from '../paywall-worker/node-listen.ts';
 import { CONTENT_SECURITY_POLICY } from '../schemas/delivery.ts';
 import { hasChromium, launchChromium, startBuyerStack } from './buyer-stack.ts';
 import type { BuyerStack } from './buyer-stack.ts';
-import { generateAndBuild } from './site-fixture.ts';
+import { generateAndBuild, htmlPages } from './site-fixture.ts';
 import type { BuiltSite } from './site-fixture.ts';
 
 const CANARY = '/csp-canary.html';
-
-async function htmlPages(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile() && e.name.endsWith('.html'))
-    .map((e) => `/${relative(dir, join(e.parentPath, e.name))}`.replace(/index\.html$/, ''))
-    .sort();
-}
 
 interface Watched {
   page: Page;

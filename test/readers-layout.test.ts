@@ -2,27 +2,18 @@
 // scrolls sideways and no element is wider than the viewport (content inside an element that scrolls sideways
 // on purpose, such as a wide table's scroll box or a code block, is that element's business). The tables, at 360
 // and 1280 px: no word in a cell is cut in two (names break at the <wbr> after / . - _ and [] only), a table wider
-// than its box scrolls in it and says so, and the endpoints' field tables fit their column.
-import { readdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+// than its box scrolls in it and says so, and the endpoints' field tables fit their column. The buyer page at 360 px:
+// a skip link first and navigation links large enough to tap.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPreviewApp } from '../generator/serve/preview.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
 import { hasChromium, launchChromium, startBuyerStack } from './buyer-stack.ts';
 import type { BuyerStack } from './buyer-stack.ts';
-import { generateAndBuild } from './site-fixture.ts';
+import { generateAndBuild, htmlPages } from './site-fixture.ts';
 import type { BuiltSite } from './site-fixture.ts';
 
 const WIDTHS = [360, 390, 768];
-
-async function htmlPages(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile() && e.name.endsWith('.html'))
-    .map((e) => `/${relative(dir, join(e.parentPath, e.name))}`.replace(/index\.html$/, ''))
-    .sort();
-}
 
 /** Elements wider than the viewport or reaching past its right edge, outside deliberate horizontal scrollers. */
 function overflowing(page: Page): Promise<string[]> {
@@ -202,4 +193,24 @@ describe.skipIf(!hasChromium)('no horizontal overflow on a phone or a tablet', (
     },
     60_000,
   );
+
+  // As on the site's own pages (site-phone.test.ts): a skip link first, and navigation links large enough to tap.
+  it('the buyer page at 360 px: the first Tab skips to main, navigation links are at least 24 x 24 px', async () => {
+    const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
+    const page = await context.newPage();
+    await page.goto(buyer.pageUrl);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('MAIN');
+    const links = await page.evaluate(() =>
+      [...document.querySelectorAll('header nav a')].map((a) => {
+        const r = a.getBoundingClientRect();
+        return { text: a.textContent, width: r.width, height: r.height };
+      }),
+    );
+    await context.close();
+    expect(links.length).toBeGreaterThan(0);
+    expect(links.filter((a) => a.width < 24 || a.height < 24)).toEqual([]);
+  });
 });

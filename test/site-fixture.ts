@@ -1,8 +1,8 @@
 // A generated and built site in a temporary folder, for the site and discovery tests: the checkout's templates,
 // a few simulated generator runs (the real pipeline), then `buildSite`. Nothing is written into the checkout.
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { runPipeline } from '../generator/pipeline.ts';
 import { buildSite } from '../generator/site/build.ts';
 
@@ -64,4 +64,13 @@ export async function generateAndBuild(options: {
     baseUrl: options.baseUrl ?? TEST_BASE_URL,
   });
   return site;
+}
+
+/** The URL path of every HTML page in a built folder ("/docs/api/" for docs/api/index.html), sorted. */
+export async function htmlPages(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith('.html'))
+    .map((e) => `/${relative(dir, join(e.parentPath, e.name))}`.replace(/index\.html$/, ''))
+    .sort();
 }

@@ -31,7 +31,7 @@ describe('charts', () => {
     expect(paths).toHaveLength(2);
     expect(paths[0]?.match(/M/g)).toHaveLength(2); // two segments around the gap
     expect(paths[1]?.match(/M/g)).toHaveLength(1);
-    expect(svg).toContain('01-05 12:00');
+    expect(svg).toContain('from 2026-01-05 12:00 to 2026-01-05 12:40 UTC'); // the year included
   });
 
   it('has nothing to draw under two runs or without values', () => {

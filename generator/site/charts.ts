@@ -30,8 +30,12 @@ export interface Band {
 export const PALETTE = ['#E69F00', '#0072B2', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#555555'];
 
 const WIDTH = 640;
-const HEIGHT = 240;
-const PAD = { top: 12, right: 12, bottom: 28, left: 60 };
+/**
+ * The largest size site.css gives chart text, in viewBox units (`.chart text` on phones, where a 640-unit chart is
+ * drawn about 330 px wide). Room for labels is measured at this size, so none is clipped or overlaps at any width.
+ */
+const FONT = 22;
+const RIGHT = 12;
 
 export const escapeXml = (text: string): string =>
   text.replace(
@@ -39,10 +43,33 @@ export const escapeXml = (text: string): string =>
     (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&#39;', '"': '&quot;' })[c] ?? c,
   );
 
-/** "05-21 14:00" in UTC: short enough for an axis, unambiguous about the zone through the caption. */
-export const shortUtc = (iso: string): string => iso.slice(5, 16).replace('T', ' ');
+/** "2026-05-21 14:00" in UTC: the year included, unambiguous about the zone through the caption or a "UTC". */
+export const shortUtc = (iso: string): string => iso.slice(0, 16).replace('T', ' ');
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/**
+ * A generous width of a label in viewBox units at FONT: per character, as wide as DejaVu Sans (Linux's system-ui,
+ * wider than the other systems' fonts) draws it, rounded up.
+ */
+function labelWidth(text: string): number {
+  const em = [...text].reduce(
+    (sum, c) => sum + (/[%+mwMW@]/.test(c) ? 1 : /[\s.,:;'|!()\-ijlrtf]/.test(c) ? 0.42 : 0.7),
+    0,
+  );
+  return Math.ceil(em * FONT);
+}
+
+/**
+ * The first and last run times under the x axis, each as a date line and a time line (the last one says UTC),
+ * starting `dy` below `y`. Two short lines leave room at phone sizes that one long line would not.
+ */
+function timeLabels(times: readonly string[], left: number, y: number, dy: string): string {
+  const label = (iso: string, x: number, anchor: string, zone: string) =>
+    `<text x="${x}" y="${y}" text-anchor="${anchor}"><tspan x="${x}" dy="${dy}">${escapeXml(iso.slice(0, 10))}</tspan>` +
+    `<tspan x="${x}" dy="1.25em">${escapeXml(iso.slice(11, 16))}${zone}</tspan></text>`;
+  return label(times[0] ?? '', left, 'start', '') + label(times.at(-1) ?? '', WIDTH - RIGHT, 'end', ' UTC');
+}
 
 function extent(series: readonly Series[]): [number, number] | null {
   const values = series.flatMap((s) => s.values.filter((v): v is number => v !== null && Number.isFinite(v)));
@@ -72,35 +99,40 @@ function pathOf(
   return d;
 }
 
-/** A line chart with a y grid, first/last time on the x axis and one line per series; null under two runs. */
+/**
+ * A line chart with a y grid, first/last time on the x axis and one line per series; null under two runs. The y
+ * axis title sits above the plot (a rotated one would cover the tick labels on a phone), the tick labels get the
+ * room they need, and the times take two lines under the plot.
+ */
 export function lineChartSvg(options: LineChartOptions): string | null {
   const { times, series } = options;
   const domain = options.yDomain ?? extent(series);
   if (times.length < 2 || !domain) return null;
   const format = options.formatY ?? ((v: number) => String(round1(v)));
   const [lo, hi] = domain;
-  const plotW = WIDTH - PAD.left - PAD.right;
-  const plotH = HEIGHT - PAD.top - PAD.bottom;
-  const x = (i: number) => PAD.left + (i / (times.length - 1)) * plotW;
-  const y = (v: number) => PAD.top + (1 - (v - lo) / (hi - lo || 1)) * plotH;
-
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => lo + f * (hi - lo));
+  const tickLabels = ticks.map(format);
+  const height = 280;
+  const top = 2 * FONT;
+  const bottom = height - 3 * FONT;
+  const left = Math.max(...tickLabels.map(labelWidth)) + 10;
+  const plotW = WIDTH - left - RIGHT;
+  const x = (i: number) => left + (i / (times.length - 1)) * plotW;
+  const y = (v: number) => top + (1 - (v - lo) / (hi - lo || 1)) * (bottom - top);
+
   const grid = ticks
     .map(
-      (t) =>
-        `<line x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${round1(y(t))}" y2="${round1(y(t))}" class="grid"/>` +
-        `<text x="${PAD.left - 6}" y="${round1(y(t)) + 4}" text-anchor="end">${escapeXml(format(t))}</text>`,
+      (t, i) =>
+        `<line x1="${left}" x2="${WIDTH - RIGHT}" y1="${round1(y(t))}" y2="${round1(y(t))}" class="grid"/>` +
+        `<text x="${left - 8}" y="${round1(y(t))}" text-anchor="end" dominant-baseline="central">${escapeXml(tickLabels[i] ?? '')}</text>`,
     )
     .join('');
-  const xLabels =
-    `<text x="${PAD.left}" y="${HEIGHT - 8}">${escapeXml(shortUtc(times[0] ?? ''))}</text>` +
-    `<text x="${WIDTH - PAD.right}" y="${HEIGHT - 8}" text-anchor="end">${escapeXml(shortUtc(times.at(-1) ?? ''))} UTC</text>`;
-  // Axis titles: the unit on the y axis, the time zone on the x axis (first and last run times are marked).
+  // Axis titles: the unit above the y axis, the time zone under the middle of the x axis.
   const axisTitles =
     (options.yLabel
-      ? `<text x="4" y="${PAD.top + plotH / 2}" transform="rotate(-90 12 ${PAD.top + plotH / 2})" text-anchor="middle" class="axis-title">${escapeXml(options.yLabel)}</text>`
+      ? `<text x="4" y="0" dy="1em" class="axis-title">${escapeXml(options.yLabel)}</text>`
       : '') +
-    `<text x="${PAD.left + plotW / 2}" y="${HEIGHT - 8}" text-anchor="middle" class="axis-title">run time (UTC)</text>`;
+    `<text x="${round1(left + plotW / 2)}" y="${bottom}" dy="2.55em" text-anchor="middle" class="axis-title">run time (UTC)</text>`;
   const lines = series
     .map(
       (s) =>
@@ -111,8 +143,9 @@ export function lineChartSvg(options: LineChartOptions): string | null {
   const unit = options.yLabel ? ` (${options.yLabel})` : '';
   const label = `${options.title}${unit}, ${times.length} runs from ${shortUtc(times[0] ?? '')} to ${shortUtc(times.at(-1) ?? '')} UTC`;
   return (
-    `<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${escapeXml(label)}" ` +
-    `xmlns="http://www.w3.org/2000/svg"><title>${escapeXml(label)}</title>${grid}${xLabels}${axisTitles}${lines}</svg>`
+    `<svg class="chart" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-label="${escapeXml(label)}" ` +
+    `xmlns="http://www.w3.org/2000/svg"><title>${escapeXml(label)}</title>${grid}` +
+    `${timeLabels(times, left, bottom, '1.3em')}${axisTitles}${lines}</svg>`
   );
 }
 
@@ -150,10 +183,10 @@ export function bandChartSvg(
   if (times.length === 0 || bands.length === 0) return null;
   const rowH = 28;
   const gap = 6;
-  const left = 110;
-  const plotW = WIDTH - left - PAD.right;
-  const cellW = plotW / times.length;
-  const height = bands.length * (rowH + gap) + 24;
+  const left = Math.max(...bands.map((band) => labelWidth(band.label))) + 10;
+  const cellW = (WIDTH - left - RIGHT) / times.length;
+  const rowsEnd = bands.length * (rowH + gap);
+  const height = rowsEnd + 3 * FONT;
   const rows = bands
     .map((band, row) => {
       const top = row * (rowH + gap);
@@ -164,16 +197,13 @@ export function bandChartSvg(
             `fill="${colorOf(value)}"><title>${escapeXml(`${shortUtc(times[i] ?? '')} UTC: ${value}`)}</title></rect>`,
         )
         .join('');
-      return `<text x="${left - 8}" y="${top + rowH / 2 + 4}" text-anchor="end">${escapeXml(band.label)}</text>${cells}`;
+      return `<text x="${left - 8}" y="${top + rowH / 2}" text-anchor="end" dominant-baseline="central">${escapeXml(band.label)}</text>${cells}`;
     })
     .join('');
-  const axisY = bands.length * (rowH + gap) + 14;
-  const xLabels =
-    `<text x="${left}" y="${axisY}">${escapeXml(shortUtc(times[0] ?? ''))}</text>` +
-    `<text x="${WIDTH - PAD.right}" y="${axisY}" text-anchor="end">${escapeXml(shortUtc(times.at(-1) ?? ''))} UTC</text>`;
-  const label = `${title}, ${times.length} runs`;
+  const label = `${title}, ${times.length} runs from ${shortUtc(times[0] ?? '')} to ${shortUtc(times.at(-1) ?? '')} UTC`;
   return (
     `<svg class="chart" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-label="${escapeXml(label)}" ` +
-    `xmlns="http://www.w3.org/2000/svg"><title>${escapeXml(label)}</title>${rows}${xLabels}</svg>`
+    `xmlns="http://www.w3.org/2000/svg"><title>${escapeXml(label)}</title>${rows}` +
+    `${timeLabels(times, left, rowsEnd - gap, '1.2em')}</svg>`
   );
 }

@@ -13,4 +13,15 @@ document.addEventListener('DOMContentLoaded', () => {
     ...JSON.parse(root.dataset.configuration ?? '{}'),
     url: root.dataset.url,
   });
+  // Scalar titles the document with an <h1> of its own (it has no option for its heading levels): swap it for an
+  // <h2>, so that the page keeps one h1, its own title (an aria-level on an h1 is not recommended, and assistive
+  // technology may ignore it). The text nodes move across, so Scalar's updates still reach them.
+  new MutationObserver(() => {
+    for (const h1 of root.querySelectorAll('h1')) {
+      const h2 = document.createElement('h2');
+      for (const { name, value } of h1.attributes) h2.setAttribute(name, value);
+      h2.append(...h1.childNodes);
+      h1.replaceWith(h2);
+    }
+  }).observe(root, { childList: true, subtree: true });
 });

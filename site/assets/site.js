@@ -2,8 +2,8 @@
 // (script-src 'self': no inline script, no inline event handler).
 
 // Marks times that have passed: a static page cannot refresh itself, so it says when it is out of date.
-for (const el of document.querySelectorAll('[data-due]')) {
-  if (Date.now() > Date.parse(el.dataset.due)) el.classList.add('overdue');
+for (const el of document.querySelectorAll('time[data-due]')) {
+  if (Date.now() > Date.parse(el.dateTime)) el.classList.add('overdue');
 }
 
 // A copy button on every code block: examples are meant to be pasted into a terminal.
