@@ -10,6 +10,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { STAMP_FILE, stampSources } from './build-stamp.js';
+import { nodeTooOld } from './node-version.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const OUT_DIR = fileURLToPath(new URL('../build/', import.meta.url));
@@ -122,6 +123,12 @@ export async function buildAll() {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  // `npm ci` runs this (prepare): on a Node that emi cannot run on, the install stops here, saying why.
+  const tooOld = nodeTooOld();
+  if (tooOld) {
+    console.error(tooOld);
+    process.exit(1);
+  }
   const ms = await buildAll();
   console.error(
     `emi: compiled ${Object.keys(ENTRY_POINTS).length} entry points into build/ in ${ms.toFixed(0)} ms`,

@@ -3,7 +3,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import module from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { nodeTooOld } from './node-version.js';
 
+const tooOld = nodeTooOld();
+if (tooOld) {
+  console.error(tooOld);
+  process.exit(1);
+}
 const CLI = new URL('../build/cli.js', import.meta.url);
 if (!existsSync(CLI)) {
   console.error('emi: the compiled CLI (build/cli.js) is missing: run `npm run build` (or `npm ci`) first');
