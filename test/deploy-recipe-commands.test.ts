@@ -71,3 +71,24 @@ describe('the commands of the deploy recipes, run as written from a folder of th
     expect(await readFile(join(cwd, 'dist', 'sitemap.xml'), 'utf8')).toContain(BASE_URL);
   });
 });
+
+describe('the nginx recipe and the systemd units agree on who runs emi', () => {
+  it('the recipe creates the units’ user, gives it their working folder, and runs its steps as that user', async () => {
+    const readme = await readFile(join(ROOT, 'deploy/README.md'), 'utf8');
+    const recipe = /## nginx \(Debian\)[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    for (const name of ['emi-generate.service', 'emi-paywall.service']) {
+      const unit = await readFile(join(ROOT, 'deploy/systemd', name), 'utf8');
+      const user = /^User=(.+)$/m.exec(unit)?.[1];
+      const folder = /^WorkingDirectory=(.+)$/m.exec(unit)?.[1];
+      expect(user, name).toBeDefined();
+      expect(recipe).toMatch(new RegExp(`^useradd .*\\b${user}$`, 'm'));
+      expect(recipe).toContain(`chown -R ${user}:${user} ${folder}`);
+      // Every emi and npm step runs as that user: a root-owned file in the folder would stop the units.
+      const steps = recipe.split('\n').filter((line) => /\b(npm|npx)\b/.test(line) && !/^apt-get/.test(line));
+      expect(steps.length).toBeGreaterThanOrEqual(4);
+      for (const step of steps) expect(step, step).toMatch(new RegExp(`^sudo -u ${user} `));
+    }
+    // The worker's writable state folder exists before the units start: the first generate comes first.
+    expect(recipe.indexOf('emi generate')).toBeLessThan(recipe.indexOf('systemctl enable'));
+  });
+});
