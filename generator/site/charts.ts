@@ -36,6 +36,8 @@ const WIDTH = 640;
  */
 const FONT = 22;
 const RIGHT = 12;
+/** A line chart's height in viewBox units: the plot, a title line above it and two time lines under it. */
+const LINE_CHART_HEIGHT = 280;
 
 export const escapeXml = (text: string): string =>
   text.replace(
@@ -112,9 +114,8 @@ export function lineChartSvg(options: LineChartOptions): string | null {
   const [lo, hi] = domain;
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => lo + f * (hi - lo));
   const tickLabels = ticks.map(format);
-  const height = 280;
   const top = 2 * FONT;
-  const bottom = height - 3 * FONT;
+  const bottom = LINE_CHART_HEIGHT - 3 * FONT;
   const left = Math.max(...tickLabels.map(labelWidth)) + 10;
   const plotW = WIDTH - left - RIGHT;
   const x = (i: number) => left + (i / (times.length - 1)) * plotW;
@@ -143,7 +144,7 @@ export function lineChartSvg(options: LineChartOptions): string | null {
   const unit = options.yLabel ? ` (${options.yLabel})` : '';
   const label = `${options.title}${unit}, ${times.length} runs from ${shortUtc(times[0] ?? '')} to ${shortUtc(times.at(-1) ?? '')} UTC`;
   return (
-    `<svg class="chart" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-label="${escapeXml(label)}" ` +
+    `<svg class="chart" viewBox="0 0 ${WIDTH} ${LINE_CHART_HEIGHT}" role="img" aria-label="${escapeXml(label)}" ` +
     `xmlns="http://www.w3.org/2000/svg"><title>${escapeXml(label)}</title>${grid}` +
     `${timeLabels(times, left, bottom, '1.3em')}${axisTitles}${lines}</svg>`
   );
