@@ -74,7 +74,7 @@ describe('bin/emi.js with a build older than its sources', () => {
     const { root, stamp } = await stampedProject();
     await mkdir(join(root, 'bin'));
     await mkdir(join(root, 'build'));
-    for (const file of ['emi.js', 'build-stamp.js'])
+    for (const file of ['emi.js', 'build-stamp.js', 'node-version.js'])
       await copyFile(join(ROOT, 'bin', file), join(root, 'bin', file));
     await writeFile(
       join(root, 'build/cli.js'),

@@ -88,6 +88,7 @@ describe('bin/emi.js without a build', () => {
     const root = await mkdtemp(join(tmpdir(), 'emi-unbuilt-'));
     await mkdir(join(root, 'bin'));
     await copyFile(EMI, join(root, 'bin', 'emi.js'));
+    await copyFile(join(EMI, '..', 'node-version.js'), join(root, 'bin', 'node-version.js'));
     const failure = await run(process.execPath, [join(root, 'bin', 'emi.js'), '--help']).then(
       () => null,
       (error: { code: number; stderr: string }) => error,
