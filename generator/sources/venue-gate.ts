@@ -1,6 +1,7 @@
-// Venues that refused this run: a 451 (legal restriction, Binance) or 403 (Bybit's country block, CloudFront) or 418
-// (Binance IP ban) means the venue will not serve this host today, so it is skipped for the rest of the run and named
-// once. A rate limit is never a refusal, whatever its status (Bybit sends its IP rate limit as a 403 with 10006/10018).
+// Venues that refused this run: a 451 (legal restriction, Binance), a 418 (Binance IP ban) or a 403 without a
+// rate-limit code (Bybit's country block, CloudFront; Bybit's IP ban "access too frequent") means the venue will not
+// serve this host today, so it is skipped for the rest of the run and named once. A rate limit is never a refusal,
+// whatever its status (a 403 with Bybit's 10006/10018 in its envelope is waited out).
 import type { SourceIssue } from '../market/types.ts';
 import { SourceError } from './adapters/request.ts';
 

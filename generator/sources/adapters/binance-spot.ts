@@ -21,7 +21,10 @@ const BASE_URL = 'https://api.binance.com';
 /** Binance names a USDT market by concatenation: BTC -> BTCUSDT. */
 export const binanceSymbol = (symbol: string): string => `${symbol}USDT`;
 
-/** Binance's errors: an HTTP 4xx with `{code: -1121, msg}` (`code` a number); -1003 is "too many requests". */
+/**
+ * Binance's errors: an HTTP 4xx with `{code: -1121, msg}` (`code` a number); -1003 is "too many requests" over 429,
+ * and comes with its IP ban over 418 too (a refusal for the run, see venue-errors.ts).
+ */
 export const BINANCE_ERRORS: VenueErrors = {
   envelope: (body) =>
     typeof body.code === 'number' || (typeof body.code === 'string' && body.code !== '0')

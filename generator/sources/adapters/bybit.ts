@@ -27,8 +27,9 @@ const BASE_URL = 'https://api.bybit.com';
 export const bybitSymbol = (symbol: string): string => `${symbol}USDT`;
 
 /**
- * `{retCode, retMsg}`, often over HTTP 200. 10006 (too many visits) and 10018 (IP rate limit, sent with HTTP 403)
- * are rate limits; its CDN's country block is a 403 without the envelope.
+ * `{retCode, retMsg}`, often over HTTP 200. 10006 (too many visits) and 10018 (IP rate limit, even with HTTP 403)
+ * are rate limits; a 403 without the envelope is a refusal for the run: its CDN's country block, or its IP ban
+ * ("403, access too frequent", lifted after 10 minutes at the earliest).
  */
 const ERRORS: VenueErrors = {
   envelope: (body) =>

@@ -185,7 +185,13 @@ export const krakenTicker: SectionSource<'ticker'> = {
       }
       // The bar that opened 24 h before the current hour began: its open is the price a day ago.
       const dayAgo = Math.floor(context.asOf / HOUR_MS) * HOUR_MS - DAY_MS;
-      const bars = await fetchOhlc(symbol, dayAgo - HOUR_MS, context).catch(() => []);
+      const bars = await fetchOhlc(symbol, dayAgo - HOUR_MS, context).catch((e: unknown) => e);
+      // The OHLC call's own failure (a rate limit, most often) is the reason, not a missing bar.
+      if (!Array.isArray(bars)) {
+        const why = bars instanceof Error ? bars.message : String(bars);
+        reasons.set(symbol, `no 24 h change: the hourly bars failed (${why})`);
+        continue;
+      }
       const open24h = bars.find((row) => row[0] * 1000 === dayAgo)?.[1];
       if (open24h === undefined) {
         reasons.set(symbol, 'no hourly bar from 24 h ago to read the change against');

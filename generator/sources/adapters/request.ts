@@ -3,7 +3,7 @@
 import * as z from 'zod';
 import type { Transport, TransportRequest } from '../transport.ts';
 import type { FetchContext } from './source.ts';
-import { classifyEnvelope, classifyHttpError } from './venue-errors.ts';
+import { classifyEnvelope, classifyHttpError, envelopeError } from './venue-errors.ts';
 import type { VenueErrorKind, VenueErrors } from './venue-errors.ts';
 
 export class SourceError extends Error {
@@ -32,12 +32,23 @@ export class SourceError extends Error {
 export function envelopeFailure(
   venueName: string,
   errors: VenueErrors,
-  code: string,
+  code: string | null,
   message: string,
 ): SourceError {
   const kind = classifyEnvelope(errors, code, message);
   const what = kind === 'rate-limited' ? 'rate limit' : 'error';
-  return new SourceError(`${venueName} ${what} ${code}: ${message}`, null, kind, code);
+  return new SourceError(
+    `${venueName} ${what}${code === null ? '' : ` ${code}`}: ${message}`,
+    null,
+    kind,
+    code,
+  );
+}
+
+/** One venue's name (for messages) and error envelope. */
+export interface VenueApi {
+  name: string;
+  errors: VenueErrors;
 }
 
 export type RequestLike = string | TransportRequest;
@@ -46,7 +57,7 @@ const asRequest = (request: RequestLike): TransportRequest =>
   typeof request === 'string' ? { url: request } : request;
 
 export async function fetchJson(
-  errors: VenueErrors,
+  { name, errors }: VenueApi,
   transport: Transport,
   request: RequestLike,
   signal?: AbortSignal,
@@ -63,12 +74,19 @@ export async function fetchJson(
       code,
     );
   }
-  if (response.json !== undefined) return response.json;
-  try {
-    return JSON.parse(response.body) as unknown;
-  } catch {
-    throw new SourceError('response is not valid JSON');
+  let json: unknown = response.json;
+  if (json === undefined) {
+    try {
+      json = JSON.parse(response.body) as unknown;
+    } catch {
+      throw new SourceError('response is not valid JSON');
+    }
   }
+  // An error envelope over 2xx (OKX, Bybit, Kraken) is the venue's own failure, even when it lacks the fields of
+  // an answer (OKX's `{"msg":"Too Many Requests","code":"50011"}` has no `data`): its code and kind are kept.
+  const envelope = envelopeError(errors, json);
+  if (envelope) throw envelopeFailure(name, errors, envelope.code, envelope.message);
+  return json;
 }
 
 /** What parses a venue's answer: a zod schema, or one compiled on first use (`compiledOnFirstUse`). */
@@ -94,13 +112,13 @@ export function parseRaw<T>(schema: ResponseSchema<T>, raw: unknown): T {
 }
 
 export async function fetchParsed<T>(
-  errors: VenueErrors,
+  venue: VenueApi,
   transport: Transport,
   request: RequestLike,
   schema: ResponseSchema<T>,
   signal?: AbortSignal,
 ): Promise<T> {
-  return parseRaw(schema, await fetchJson(errors, transport, request, signal));
+  return parseRaw(schema, await fetchJson(venue, transport, request, signal));
 }
 
 /** Cache of raw answers that several sections read (one Bybit ticker call serves funding and open interest). */
@@ -108,19 +126,19 @@ export type SharedResponses = Map<string, Promise<unknown>>;
 
 /** Like fetchParsed, but one call per run and request, shared by every section that asks for it. */
 export async function fetchShared<T>(
-  errors: VenueErrors,
+  venue: VenueApi,
   shared: SharedResponses | undefined,
   transport: Transport,
   request: RequestLike,
   schema: ResponseSchema<T>,
   signal?: AbortSignal,
 ): Promise<T> {
-  if (!shared) return fetchParsed(errors, transport, request, schema, signal);
+  if (!shared) return fetchParsed(venue, transport, request, schema, signal);
   const { url, method = 'GET', body = '' } = asRequest(request);
   const key = `${method} ${url} ${body}`;
   let pending = shared.get(key);
   if (!pending) {
-    pending = fetchJson(errors, transport, request, signal);
+    pending = fetchJson(venue, transport, request, signal);
     shared.set(key, pending);
   }
   return parseRaw(schema, await pending);
@@ -137,11 +155,12 @@ export interface VenueCalls {
 }
 
 export function venueCalls(venueName: string, errors: VenueErrors): VenueCalls {
+  const venue: VenueApi = { name: venueName, errors };
   return {
     parsed: (context, request, schema) =>
-      fetchParsed(errors, context.transport, request, schema, context.signal),
+      fetchParsed(venue, context.transport, request, schema, context.signal),
     shared: (context, request, schema) =>
-      fetchShared(errors, context.shared, context.transport, request, schema, context.signal),
+      fetchShared(venue, context.shared, context.transport, request, schema, context.signal),
     envelopeFailure: (code, message) => envelopeFailure(venueName, errors, code, message),
   };
 }

@@ -27,8 +27,11 @@ export interface VenueErrorInfo extends ErrorEnvelope {
 /** Any venue's wording of a rate limit ("Too many visits", Kraken's "EAPI:Rate limit exceeded", ...). */
 const RATE_LIMIT_TEXT = /too many (requests|visits)|rate limit|too frequent/i;
 
-/** 451 (restricted location), 418 (Binance IP ban) and a 403 that is not a rate limit (Bybit, CloudFront). */
-const REFUSAL_STATUSES: ReadonlySet<number> = new Set([403, 418, 451]);
+/**
+ * Refusals whatever the body says: 451 (restricted location) and 418 (Binance's IP ban, 2 minutes to 3 days, sent
+ * with the same -1003 as its plain rate limit). Retrying a ban only lengthens it.
+ */
+const BAN_STATUSES: ReadonlySet<number> = new Set([418, 451]);
 
 const DETAIL_CHARS = 200;
 
@@ -75,8 +78,14 @@ export function classifyHttpError(errors: VenueErrors, status: number, body: str
   const envelope = envelopeError(errors, parseBody(body));
   const code = envelope?.code ?? null;
   const message = envelope?.message ?? body.trim().slice(0, DETAIL_CHARS);
+  if (BAN_STATUSES.has(status)) return { kind: 'unavailable', code, message };
+  // A 403 is a rate limit only with the venue's code (Bybit 10006/10018 in its envelope). Without it, it is a
+  // country block or Bybit's IP limit ("403, access too frequent"), which its docs say lasts 10 minutes at least.
+  if (status === 403) {
+    const limited = code !== null && errors.rateLimitCodes.includes(code);
+    return { kind: limited ? 'rate-limited' : 'unavailable', code, message };
+  }
   if (status === 429 || isRateLimit(errors, code, message)) return { kind: 'rate-limited', code, message };
-  if (REFUSAL_STATUSES.has(status)) return { kind: 'unavailable', code, message };
   return { kind: 'error', code, message };
 }
 
@@ -87,6 +96,8 @@ export function classifyHttpError(errors: VenueErrors, status: number, body: str
 export function isRateLimitedAnswer(errors: VenueErrors, status: number, body: string): boolean {
   if (status === 429) return true;
   if (body.length > 2_000) return false;
+  // An error status means what the adapters will report for it (a ban is never retried).
+  if (status < 200 || status > 299) return classifyHttpError(errors, status, body).kind === 'rate-limited';
   const envelope = envelopeError(errors, parseBody(body));
   return envelope !== null && isRateLimit(errors, envelope.code, envelope.message);
 }
