@@ -8,7 +8,7 @@ import type { FreeResource } from '../schemas/resources.ts';
 import { noteFor } from '../generator/discovery/endpoint-notes.ts';
 import { bodyEnvelope, factsOfBody } from './facts.ts';
 import type { ReadPublished } from './published.ts';
-import { structuredResult, toolError } from './results.ts';
+import { clipped, structuredResult, toolError } from './results.ts';
 
 /** `marketRegime` → `market_regime`: tool names in the style MCP clients show. */
 export const toolNameOf = (id: string): string => id.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -52,16 +52,22 @@ function registerReasoningTool(
     {
       title: resource.title,
       description: `${noteFor(resource).purpose} Free; the body of ${resource.path}?asset=X. Educational only, not advice.`,
+      // Optional, as on HTTP: the description (shared with the API docs) promises BTC by default.
       inputSchema: {
-        asset: z.string().describe(`one of ${TRACKED_ASSETS.join(', ')} (case-insensitive: eth is ETH)`),
+        asset: z
+          .string()
+          .optional()
+          .describe(`one of ${TRACKED_ASSETS.join(', ')} (case-insensitive: eth is ETH); default BTC`),
       },
       outputSchema: bodyEnvelope(ReasoningResponse),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ asset }) => {
+    ({ asset = 'BTC' }) => {
       const symbol = asset.trim().toUpperCase();
       if (!(TRACKED_ASSETS as readonly string[]).includes(symbol)) {
-        return toolError(`unknown asset ${JSON.stringify(asset)}: use one of ${TRACKED_ASSETS.join(', ')}.`);
+        return toolError(
+          `unknown asset ${JSON.stringify(clipped(asset))}: use one of ${TRACKED_ASSETS.join(', ')}.`,
+        );
       }
       return answerFile(
         read,

@@ -15,7 +15,7 @@ import {
 import type { HistoryValue } from '../schemas/history.ts';
 import { DataFacts, factsOf } from './facts.ts';
 import type { ReadPublished } from './published.ts';
-import { structuredResult, toolError } from './results.ts';
+import { clipped, structuredResult, toolError } from './results.ts';
 
 /** The longest range one call reads (a month of one-minute runs is about 45 000 rows). */
 export const MAX_HISTORY_DAYS = 31;
@@ -32,6 +32,11 @@ export const HistoryToolOutput = z.object({
     .describe('every data mode among the rows (simulated rows are not market data)'),
   columns: z.array(z.string()),
   rows: z.array(Row),
+  missing_days: z
+    .array(z.iso.date())
+    .describe(
+      'days in the range that the history lists but whose file could not be read: their rows are missing',
+    ),
 });
 
 const HistoryInput = {
@@ -51,21 +56,28 @@ const HistoryInput = {
 
 type Rows = Array<Record<string, HistoryValue>>;
 
+/** The rows of the days in range, and the listed days whose file could not be read; null without an index. */
 async function rowsInRange(
   read: ReadPublished,
   id: HistoryResourceId,
   from: string,
   to: string,
-): Promise<Rows> {
+): Promise<{ rows: Rows; missing: string[] } | null> {
   const index = HistoryIndexFile.safeParse(await read(HISTORY_INDEX_FILE));
-  const days = index.success ? (index.data.resources.find((r) => r.resource === id)?.days ?? []) : [];
+  if (!index.success) return null;
+  const days = index.data.resources.find((r) => r.resource === id)?.days ?? [];
   const rows: Rows = [];
+  const missing: string[] = [];
   for (const day of days.filter((d) => d >= from && d <= to)) {
     const file = HistoryDayFile.safeParse(await read(`${historyDir(id)}/${day}.json`));
+    // A listed day that cannot be read is reported, never passed over as a day without runs.
     if (file.success) rows.push(...file.data.rows);
+    else missing.push(day);
   }
-  return rows;
+  return { rows, missing };
 }
+
+const NO_HISTORY = 'no readable history has been published yet: run the generator first.';
 
 const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
 
@@ -86,7 +98,7 @@ export function registerHistoryTool(server: McpServer, read: ReadPublished, now:
       const unknown = (fields ?? []).filter((f) => !columns.includes(f));
       if (unknown.length > 0) {
         return toolError(
-          `unknown field(s) for ${resource}: ${unknown.join(', ')}. Known: ${columns.join(', ')}.`,
+          `unknown field(s) for ${resource}: ${unknown.map((f) => clipped(f)).join(', ')}. Known: ${columns.join(', ')}.`,
         );
       }
       const first = from ?? to ?? null;
@@ -96,10 +108,14 @@ export function registerHistoryTool(server: McpServer, read: ReadPublished, now:
         return toolError(`at most ${MAX_HISTORY_DAYS} days per call: narrow from/to.`);
       }
       let rows: Rows;
-      if (first && last) rows = await rowsInRange(read, resource, first, last);
-      else {
+      let missing: string[] = [];
+      if (first && last) {
+        const found = await rowsInRange(read, resource, first, last);
+        if (!found) return toolError(NO_HISTORY);
+        ({ rows, missing } = found);
+      } else {
         const latest = HistoryLatestFile.safeParse(await read(`${historyDir(resource)}/latest.json`));
-        if (!latest.success) return toolError('no history has been published yet: run the generator first.');
+        if (!latest.success) return toolError(NO_HISTORY);
         rows = latest.data.rows;
       }
       const kept = fields
@@ -121,6 +137,7 @@ export function registerHistoryTool(server: McpServer, read: ReadPublished, now:
         data_modes: [...new Set(modes)],
         columns: kept,
         rows: rows.map((row) => Object.fromEntries(kept.map((c) => [c, row[c] ?? null]))),
+        missing_days: missing,
       });
     },
   );

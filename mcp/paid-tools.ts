@@ -11,6 +11,8 @@ import {
   encodePaymentSignatureHeader,
 } from '@x402/core/http';
 import type { PaymentPayload } from '@x402/core/types';
+import algosdk from 'algosdk';
+import { base64ToBytes } from '../paywall-worker/payment-header.ts';
 import { noteFor } from '../generator/discovery/endpoint-notes.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import type { PaidResource } from '../schemas/resources.ts';
@@ -28,6 +30,7 @@ export const PAYMENT_RESPONSE_META = 'x402/payment-response';
 /** The payment in `_meta`, encoded as the HTTP header; an error message when it is not a payment object. */
 export function paymentHeaderOf(meta: Record<string, unknown> | undefined): {
   header?: string;
+  payment?: PaymentPayload;
   error?: string;
 } {
   const payment = meta?.[PAYMENT_META];
@@ -45,16 +48,41 @@ export function paymentHeaderOf(meta: Record<string, unknown> | undefined): {
       error: `_meta["${PAYMENT_META}"] is not an x402 v2 PaymentPayload: it needs x402Version 2, accepted and payload.`,
     };
   }
-  return { header: encodePaymentSignatureHeader(payment as PaymentPayload) };
+  return {
+    header: encodePaymentSignatureHeader(payment as PaymentPayload),
+    payment: payment as PaymentPayload,
+  };
 }
 
-async function errorDetail(response: Response): Promise<{ error: string; message: string }> {
+/** The id of the signed payment transaction of an Algorand exact payment (paymentGroup[paymentIndex]), or null. */
+export function paymentTransactionOf(payment: PaymentPayload | undefined): string | null {
+  const { paymentGroup, paymentIndex } = (payment?.payload ?? {}) as {
+    paymentGroup?: unknown;
+    paymentIndex?: unknown;
+  };
+  const signed =
+    Array.isArray(paymentGroup) && typeof paymentIndex === 'number' ? paymentGroup[paymentIndex] : null;
+  if (typeof signed !== 'string') return null;
+  try {
+    return algosdk.decodeSignedTransaction(base64ToBytes(signed)).txn.txID();
+  } catch {
+    return null;
+  }
+}
+
+async function errorDetail(
+  response: Response,
+): Promise<{ error: string; message: string; transaction: string | null }> {
   const text = await response.text();
   try {
-    const body = JSON.parse(text) as { error?: unknown; message?: unknown };
-    return { error: String(body.error ?? response.status), message: String(body.message ?? '') };
+    const body = JSON.parse(text) as { error?: unknown; message?: unknown; transaction?: unknown };
+    return {
+      error: String(body.error ?? response.status),
+      message: String(body.message ?? ''),
+      transaction: typeof body.transaction === 'string' && body.transaction ? body.transaction : null,
+    };
   } catch {
-    return { error: String(response.status), message: text.slice(0, 200) };
+    return { error: String(response.status), message: text.slice(0, 200), transaction: null };
   }
 }
 
@@ -63,6 +91,7 @@ export async function toolResultOf(
   response: Response,
   resource: PaidResource,
   now: number,
+  payment?: PaymentPayload,
 ): Promise<CallToolResult> {
   if (response.status === 402) {
     const header = response.headers.get('PAYMENT-REQUIRED');
@@ -75,22 +104,37 @@ export async function toolResultOf(
     };
   }
   if (response.status === 200) {
-    const body: unknown = await response.json();
+    // The money rule, kept here too: a paid body only with a successful settlement of this very payment. Another
+    // host behind --paywall-url (a static copy, a cache replaying someone else's answer) must not hand one out.
     const settlementHeader = response.headers.get('PAYMENT-RESPONSE');
     const settlement = settlementHeader ? decodePaymentResponseHeader(settlementHeader) : null;
-    const parsed = resource.schema.safeParse(body);
+    const txid = paymentTransactionOf(payment);
+    if (!settlement?.success || txid === null || settlement.transaction !== txid) {
+      await response.body?.cancel();
+      return toolError(
+        `${resource.path} answered 200 without a settlement of ${txid ? `payment ${txid}` : 'a payment'}, so ` +
+          'the body is withheld: the paid tools must go to the x402 paywall itself. A payment that was settled is ' +
+          `delivered again, never charged twice, when the tool is called again with the same _meta["${PAYMENT_META}"].`,
+      );
+    }
+    const parsed = resource.schema.safeParse(await response.json());
     if (!parsed.success) return toolError(`${resource.path} delivered a body that fails its schema.`);
     return structuredResult(
       { ...factsOfBody(parsed.data, now), body: parsed.data },
-      settlement ? { [PAYMENT_RESPONSE_META]: settlement } : undefined,
+      { [PAYMENT_RESPONSE_META]: settlement },
     );
   }
-  const { error, message } = await errorDetail(response);
+  const { error, message, transaction } = await errorDetail(response);
   const retryAfter = response.headers.get('Retry-After');
+  // The paywall names the transaction when the payment may have landed; its advice speaks of the HTTP header, so
+  // say what that means here: signing a new payment instead could charge the agent twice.
+  const sameAgain = transaction
+    ? ` Over MCP: call ${toolNameOf(resource.id)} again with the same _meta["${PAYMENT_META}"], not a new payment.`
+    : '';
   return toolError(
     `${resource.path} is not available (${response.status} ${error})${message ? `: ${message}` : ''}` +
-      `${retryAfter ? ` Retry after ${retryAfter} s.` : ''}`,
-    { status: response.status, error, message },
+      `${retryAfter ? ` Retry after ${retryAfter} s.` : ''}${sameAgain}`,
+    { status: response.status, error, message, ...(transaction ? { transaction } : {}) },
   );
 }
 
@@ -111,6 +155,12 @@ export function paidToolOutput(body: z.ZodType) {
     resource: z.looseObject({ url: z.string() }).optional().describe('payment required: what is sold'),
     accepts: z.array(z.looseObject({})).optional().describe('payment required: the payment requirements'),
     extensions: z.looseObject({}).optional(),
+    transaction: z
+      .string()
+      .optional()
+      .describe(
+        'an error after which the payment may have landed: its transaction (call again with the same payment)',
+      ),
   });
 }
 
@@ -136,7 +186,8 @@ export function registerPaidTools(server: McpServer, fetchPaid: FetchPaid, now: 
         const payment = paymentHeaderOf(extra._meta as Record<string, unknown> | undefined);
         if (payment.error) return toolError(payment.error);
         try {
-          return await toolResultOf(await fetchPaid(resource.path, payment.header), resource, now());
+          const response = await fetchPaid(resource.path, payment.header);
+          return await toolResultOf(response, resource, now(), payment.payment);
         } catch (error) {
           return toolError(
             `${resource.path}: the paywall could not be reached (${(error as Error).message}).`,

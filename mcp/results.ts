@@ -20,3 +20,8 @@ export function toolError(message: string, details?: Record<string, unknown>): C
     ...(details ? { structuredContent: details } : {}),
   };
 }
+
+/** An input value cut short for an error message: an agent's huge string is not echoed back whole. */
+export function clipped(value: string, max = 40): string {
+  return value.length > max ? `${value.slice(0, max)}...` : value;
+}

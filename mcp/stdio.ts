@@ -48,12 +48,52 @@ export async function runMcpStdio(options: McpStdioOptions): Promise<{ close(): 
   // Set before connect, which chains its own handler after this one.
   transport.onclose = () => void closePaywall();
   await server.connect(transport);
+  const answered = trackRequests(transport); // after connect, which installs the server's message handler
   console.error(`emi mcp: serving ${resolve(options.dir)} over stdio (educational only, not advice)`);
   const close = async () => {
     await server.close();
     await closePaywall();
   };
   // The client is gone: the in-process paywall (its development facilitator listens) would keep the process alive.
-  process.stdin.once('end', () => void close());
+  // Requests already read are answered first: a client may write its last request and close stdin at once, and a
+  // paid call cut off mid-way could settle a payment whose answer is never written.
+  process.stdin.once('end', () => void answered().then(close));
   return { close };
+}
+
+/** The longest a request read before stdin closed may take to be answered (a settle waits on the facilitator). */
+const ANSWER_GRACE_MS = 60_000;
+
+/** Counts the requests read and not yet answered; the returned function resolves when none is left. */
+function trackRequests(transport: StdioServerTransport): () => Promise<void> {
+  const open = new Set<string | number>();
+  let drained: (() => void) | null = null;
+  const settle = (id: string | number) => {
+    open.delete(id);
+    if (open.size === 0) drained?.();
+  };
+  const receive = transport.onmessage;
+  transport.onmessage = (message) => {
+    if ('method' in message && 'id' in message) open.add(message.id);
+    // A cancelled request gets no answer.
+    if ('method' in message && message.method === 'notifications/cancelled') {
+      const id = (message.params as { requestId?: string | number } | undefined)?.requestId;
+      if (id !== undefined) settle(id);
+    }
+    receive?.(message);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message) => {
+    await send(message);
+    if (('result' in message || 'error' in message) && message.id !== undefined) settle(message.id);
+  };
+  return () =>
+    new Promise<void>((resolve) => {
+      if (open.size === 0) return resolve();
+      const timer = setTimeout(resolve, ANSWER_GRACE_MS);
+      drained = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
 }
