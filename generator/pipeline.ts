@@ -25,10 +25,17 @@ import { isTemporaryFile } from './site/link-tree.ts';
 import { roundAt } from './engines/arena/rounds.ts';
 import { referencePricesAt } from './engines/arena/reference-price.ts';
 import { importEndpointVotes, importWorkerVotes } from './state/endpoint-votes.ts';
-import { openArenaStore, publicPerformance, runArenaStep, runOwner, withRunLock } from './state/index.ts';
+import {
+  ArenaStoreBusyError,
+  openArenaStore,
+  publicPerformance,
+  runArenaStep,
+  runOwner,
+  withRunLock,
+} from './state/index.ts';
 import type { ArenaBodies, BrainCall } from './state/index.ts';
 import { withFileRunLock } from './state/lock.ts';
-import { dailyBackup, damagedStoreMessage, isDamagedStoreError } from './state/repair.ts';
+import { dailyBackup, storeFailure, unusableStoreMessage } from './state/repair.ts';
 import { runHistoryWith } from './run-history.ts';
 import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED } from './defaults.ts';
 import { appendHistory, marketRowsOf, retentionFromEnv, rowsOfRun as allRowsOfRun } from './history/index.ts';
@@ -351,6 +358,7 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
   let snapshot: MarketSnapshot | null = null;
   let clock: RunClock | null = null;
   let report: RunReport | null = null;
+  let refused = false;
   try {
     await assertWritableFolder(options.outDir, 'output folder');
     await assertWritableFolder(options.paidDir, 'paid folder');
@@ -395,13 +403,17 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
       try {
         await publishWithStore(options, snapshot, runClockNow, publish);
       } catch (error) {
-        if (report || !isDamagedStoreError(error)) throw error;
-        storeProblem = damagedStoreMessage(storeFileOf(options), error);
+        if (report) throw error;
+        // A damaged store, or one this user may not use: the market snapshots are published without it.
+        storeProblem = await unusableStoreMessage(storeFileOf(options), error);
+        if (storeProblem === null) throw storeFailure(storeFileOf(options), error);
         console.error(`emi: ${storeProblem}`);
         await publishWithoutStore(options, snapshot, runClockNow, publish);
       }
     }
   } catch (error) {
+    // Refused because another run holds the lock: this run changed nothing, and the records are the holder's.
+    refused = error instanceof ArenaStoreBusyError;
     const message = error instanceof Error ? error.message : String(error);
     // The report keeps one line (see finish); a longer message, such as a zod dump, goes whole to stderr.
     if (oneLine(message) !== message.trim()) console.error(`emi: the run failed: ${message}`);
@@ -409,6 +421,7 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
   }
   const final: RunReport = report ?? finish('failed', 0, 'the run ended without publishing');
   if (final.status === 'ok' || final.status === 'degraded') return final; // recorded with its generation
+  if (refused) return final;
   await writeRecord(reportFile, pretty(final));
   try {
     const status = runStatus(final, snapshot?.provider ?? null, clock, await readRunStatus(options.outDir));

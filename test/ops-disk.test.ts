@@ -1,14 +1,16 @@
 // A full disk and a read-only output folder: the run reports `failed` with the cause, the last good generation
 // stays served, and `last-run.json` never says `ok` for a run whose files or history did not all land.
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, open, readFile, rm, statfs } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, readdir, rm, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generationsTidied } from '../generator/publish/generations.ts';
+import { validatePublicOutput } from '../generator/publish/validate-output.ts';
 import { runPipeline } from '../generator/pipeline.ts';
 import type { PipelineOptions } from '../generator/pipeline.ts';
 import { simulatedRun } from './helpers/simulated-run.ts';
+import { runEmi } from './ops-cli.ts';
 
 const AS_OF = Date.parse('2026-11-21T12:00:00Z');
 const mounted: string[] = [];
@@ -128,4 +130,64 @@ describe.skipIf(!canMount)('a read-only output folder', () => {
     expect((await lastRun(options)).status).toBe('failed');
     expect(await servedAsOf(options)).toBe('2026-11-21T12:00:00.000Z');
   }, 120_000);
+});
+
+describe.skipIf(!canMount)('a full state folder (its own file system)', () => {
+  it('fails naming the arena store and saying to free space; the next run publishes once there is room', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'emi-full-state-'));
+    const state = join(dir, 'var');
+    await mkdir(state);
+    expect(mountTmpfs(state, '4m')).toBe(true);
+    const options = simulatedRun(dir, AS_OF);
+    expect((await runPipeline(options)).status).toBe('ok');
+    await generationsTidied();
+    await fill(state, 0);
+    const report = await runPipeline({ ...options, asOf: AS_OF + 3_600_000 });
+    await rm(join(state, 'filler'), { force: true });
+    expect(report.status).toBe('failed');
+    // SQLite says "disk I/O error" on a full tmpfs: the line must say which file and what to check.
+    expect(report.error).toMatch(
+      /^the arena store .*arena\.sqlite could not be used \(.+\): check the free space/,
+    );
+    expect(await servedAsOf(options)).toBe('2026-11-21T12:00:00.000Z');
+    expect((await runPipeline({ ...options, asOf: AS_OF + 7_200_000 })).status).toBe('ok');
+  }, 120_000);
+});
+
+describe.skipIf(!canMount)('emi build on a full file system', () => {
+  it('fails in one line with the cause, the last good site stays served, and the next build cleans up', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'emi-full-build-'));
+    expect((await runPipeline(simulatedRun(dir, AS_OF))).status).toBe('ok');
+    const disk = join(dir, 'disk');
+    await mkdir(disk);
+    expect(mountTmpfs(disk, '24m')).toBe(true);
+    const build = [
+      'build',
+      '--published',
+      'site',
+      '--out',
+      'disk/dist',
+      '--base-url',
+      'http://127.0.0.1:8080',
+    ];
+    const first = await runEmi(dir, build);
+    expect(first.code, first.stderr).toBe(0);
+    const index = await readFile(join(disk, 'dist/index.html'), 'utf8');
+    // Less and less room, so that the disk fills while Eleventy copies files and while it writes pages.
+    for (const leave of [8_000_000, 4_000_000, 2_000_000, 200_000]) {
+      await fill(disk, leave);
+      const failed = await runEmi(dir, build);
+      await rm(join(disk, 'filler'), { force: true });
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toMatch(/^emi: ENOSPC: no space left on device/m);
+      expect(failed.stderr).not.toMatch(/^\s+at |^Node\.js v/m); // no crash with a stack trace
+      expect(await readFile(join(disk, 'dist/index.html'), 'utf8')).toBe(index);
+      const served = await validatePublicOutput(join(disk, 'dist'));
+      expect(served.filter((check) => !check.ok)).toEqual([]);
+    }
+    const next = await runEmi(dir, build);
+    expect(next.code, next.stderr).toBe(0);
+    const store = await readdir(join(disk, '.dist.generations'));
+    expect(store.filter((name) => !/^(current|g-\d+-[0-9a-f]+)$/.test(name))).toEqual([]);
+  }, 240_000);
 });

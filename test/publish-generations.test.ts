@@ -1,9 +1,9 @@
 // All-or-nothing publishing: a failing file operation at any step leaves the previous generation served, whole.
 import * as fs from 'node:fs/promises';
-import { mkdtemp, readFile, readdir, realpath } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { generationsTidied, publishGeneration, realFs } from '../generator/publish/generations.ts';
 import type { PublishFs, ServedLink } from '../generator/publish/generations.ts';
 
@@ -121,5 +121,44 @@ describe('publishGeneration', () => {
     await publish(2, { ...realFs, rename: (a, b) => ((renames += 1), fs.rename(a, b)) });
     await expect(publish(3, failingAt('rename', renames))).rejects.toThrow('injected rename failure');
     expect(await served()).toEqual([2, 2, 2, 2]);
+  });
+});
+
+describe('what publishing keeps', () => {
+  it('never removes a real folder it found where a link belongs (kept as a legacy generation)', async () => {
+    const { dir, store, publish, served } = await setup();
+    await mkdir(join(dir, 'paid'), { recursive: true });
+    await writeFile(join(dir, 'paid/mine.json'), 'the operator’s own copy');
+    for (let run = 1; run <= 4; run++) await publish(run);
+    await generationsTidied();
+    expect(await served()).toEqual([4, 4, 4, 4]);
+    const legacy = (await readdir(store)).filter((name) => name.startsWith('legacy-'));
+    expect(legacy).toHaveLength(1);
+    expect(await readFile(join(store, legacy[0]!, 'paid/mine.json'), 'utf8')).toBe('the operator’s own copy');
+  });
+
+  it('keeps the generation served before the last one when the clock has gone back', async () => {
+    const { store, publish, served } = await setup();
+    const clock = vi.spyOn(Date, 'now');
+    try {
+      const generations = async () => (await readdir(store)).filter((name) => name.startsWith('g-'));
+      const at = async (now: number, run: number) => {
+        clock.mockReturnValue(now);
+        await publish(run);
+        await generationsTidied();
+        return realpath(join(store, 'current'));
+      };
+      await at(3_000_000, 1);
+      await at(4_000_000, 2);
+      // The clock is set back an hour: the generations published from now on must still count as the newest.
+      const third = await at(400_000, 3);
+      await at(500_000, 4);
+      expect(await served()).toEqual([4, 4, 4, 4]);
+      const kept = await generations();
+      expect(kept).toHaveLength(2);
+      expect(kept.map((name) => join(store, name))).toContain(third); // the one before: readers may still be in it
+    } finally {
+      clock.mockRestore();
+    }
   });
 });

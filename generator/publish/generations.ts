@@ -57,7 +57,7 @@ export interface Generation {
   abort(): Promise<void>;
 }
 
-const GENERATION = /^(g|legacy)-(\d+)-[0-9a-f]+$/;
+const GENERATION = /^g-(\d+)-[0-9a-f]+$/;
 const IN_PROGRESS = /^tmp-(\d+)-[0-9a-f]+$/;
 const suffix = () => randomBytes(4).toString('hex');
 
@@ -108,11 +108,18 @@ async function ensureLinks(store: string, links: readonly ServedLink[], fs: Publ
       legacy ??= `legacy-${Date.now()}-${suffix()}`;
       // A folder served whole becomes the legacy generation itself; parts go below one shared legacy folder.
       if (link.entry) await fs.mkdir(join(store, legacy), { recursive: true });
-      await fs.rename(path, join(store, legacy, link.entry)).catch(async (error: NodeJS.ErrnoException) => {
+      let kept = join(store, legacy, link.entry);
+      await fs.rename(path, kept).catch(async (error: NodeJS.ErrnoException) => {
         if (error.code !== 'EXDEV') throw error;
         // Another file system than the store: kept beside, under a hidden name the build never copies.
-        await fs.rename(path, join(dirname(path), `.${basename(path)}.${legacy}`));
+        kept = join(dirname(path), `.${basename(path)}.${legacy}`);
+        await fs.rename(path, kept);
       });
+      // Someone's own files (an older layout, a manual copy): kept, and the operator told where they went.
+      console.error(
+        `emi: ${link.path} was a real folder, not a link: moved it to ${kept} ` +
+          '(kept, never removed by emi: delete it once you no longer need it)',
+      );
       if ((await readCurrent(store, fs)) === null) await switchTo(store, legacy, fs);
     }
     const temp = join(dirname(path), `.${basename(path)}.${suffix()}.link`);
@@ -138,7 +145,10 @@ async function assertLinksResolve(links: readonly ServedLink[]): Promise<void> {
   }
 }
 
-/** Removes unfinished generations of dead runs and all but the newest complete ones (the served one is kept). */
+/**
+ * Removes unfinished generations of dead runs and all but the newest complete ones (the served one is kept). Legacy
+ * generations (real folders found where a link belongs) are someone's own files: never removed.
+ */
 export async function cleanGenerations(store: string, fs: PublishFs = realFs): Promise<void> {
   const names = await fs.readdir(store).catch(() => [] as string[]);
   const current = await readCurrent(store, fs);
@@ -149,7 +159,7 @@ export async function cleanGenerations(store: string, fs: PublishFs = realFs): P
       await fs.rm(join(store, name), { recursive: true, force: true });
     }
     const done = GENERATION.exec(name);
-    if (done && name !== current) complete.push({ name, at: Number(done[2]) });
+    if (done && name !== current) complete.push({ name, at: Number(done[1]) });
     if (name.startsWith(`.${CURRENT}.`)) await fs.rm(join(store, name), { force: true });
   }
   complete.sort((a, b) => b.at - a.at);
@@ -192,7 +202,13 @@ export async function beginGeneration(
   await tidying.get(store);
   await fs.mkdir(store, { recursive: true });
   await cleanGenerations(store, fs);
-  const id = `g-${String(Date.now()).padStart(13, '0')}-${suffix()}`;
+  // Ids order the generations for pruning: never behind the newest one, even after the clock has gone back (else
+  // the generation served just before would be removed first, while readers may still be in it).
+  const newest = Math.max(
+    0,
+    ...(await fs.readdir(store)).map((name) => Number(GENERATION.exec(name)?.[1] ?? 0)),
+  );
+  const id = `g-${String(Math.max(Date.now(), newest + 1)).padStart(13, '0')}-${suffix()}`;
   const building = join(store, `tmp-${process.pid}-${suffix()}`);
   await fs.mkdir(building);
   const previous = await readCurrent(store, fs);

@@ -2,10 +2,12 @@
 // a fresh generation folder that then replaces `outDir` in one atomic step (see move-into.ts), so a server reading
 // `outDir` (the preview, or nginx serving dist/ in place) never meets a half-written, missing or mixed file. The
 // published API files are linked in by reference, not copied (for 700 assets, 700 links instead of 700 copies).
-import { realpath } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { PUBLISHED_FOLDERS, configureSite } from './configure.ts';
-import { linkTree } from './link-tree.ts';
+import { copyFile, realpath } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { folderMaker } from '../publish/folders.ts';
+import { PUBLISHED_FOLDERS, configureSite, passthroughCopies } from './configure.ts';
+import type { SiteOptions } from './configure.ts';
+import { copiedThrough, linkTree } from './link-tree.ts';
 import { createEleventy, keepCompiledTemplates } from './load-eleventy.ts';
 import type { WithEngines } from './load-eleventy.ts';
 import { buildInto } from './move-into.ts';
@@ -27,21 +29,33 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
   if (outDir === siteDir || siteDir.startsWith(`${outDir}/`) || outDir.startsWith(`${siteDir}/`)) {
     throw new Error(`the output folder must be outside the site folder: ${outDir}`);
   }
+  const site: SiteOptions = {
+    siteDir,
+    publishedDir: options.publishedDir && resolve(options.publishedDir),
+    baseUrl: options.baseUrl,
+    linkPublished: true,
+    // Eleventy 3.1 can leave a failed passthrough copy without a handler (a full disk ended the process with a
+    // stack trace): the files are copied here instead, where every failure is awaited.
+    copyThrough: false,
+  };
   await buildInto(outDir, async (building) => {
     const eleventy = await createEleventy(siteDir, building, {
       quietMode: options.quiet ?? true,
-      config: (eleventyConfig) =>
-        configureSite(eleventyConfig, {
-          siteDir,
-          publishedDir: options.publishedDir && resolve(options.publishedDir),
-          baseUrl: options.baseUrl,
-          linkPublished: true,
-        }),
+      config: (eleventyConfig) => configureSite(eleventyConfig, site),
     });
     await eleventy.init();
     // Each template compiled once, not once per page (see load-eleventy.ts).
     await keepCompiledTemplates(eleventy as unknown as WithEngines);
-    await eleventy.write();
+    await eleventy.write().catch((error: unknown) => {
+      throw causeFirst(error);
+    });
+    const makeFolder = folderMaker();
+    for (const { from, to } of passthroughCopies(site)) {
+      for (const { source, path } of await copiedThrough(from, to)) {
+        await makeFolder(dirname(join(building, path)));
+        await copyFile(source, join(building, path));
+      }
+    }
     const published = options.publishedDir ? resolve(options.publishedDir) : siteDir;
     for (const folder of PUBLISHED_FOLDERS) {
       // Resolved once: every file comes from the generation served now, even if a run switches meanwhile.
@@ -49,4 +63,13 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
       await linkTree(source, join(building, folder));
     }
   });
+}
+
+/** Eleventy wraps a failure in errors of its own (`originalError`): the one line an operator reads starts with the cause. */
+function causeFirst(error: unknown): unknown {
+  let cause = error;
+  while ((cause as { originalError?: unknown }).originalError instanceof Error)
+    cause = (cause as { originalError: Error }).originalError;
+  if (cause === error || !(error instanceof Error)) return error;
+  return new Error(`${(cause as Error).message} (${error.message})`, { cause: error });
 }

@@ -18,6 +18,8 @@ export const PUBLISHED_FOLDERS = ['api', 'arena'];
 export interface SiteOptions extends SiteDataOptions {
   /** Leave the published folders out of Eleventy's passthrough copy: the caller links them in after the build. */
   linkPublished?: boolean;
+  /** Leave every passthrough copy to the caller (see build.ts); Eleventy then only renders and writes pages. */
+  copyThrough?: false;
 }
 /** The buyer page ships its page, stylesheet and bundle, never its TypeScript sources. */
 const BUYER_FILES = ['index.html', 'buyer.css', 'app.js'];
@@ -73,8 +75,10 @@ export async function configureSite(
     eleventyConfig.ignores.add(`${eleventyPath(join(root, folder))}/**`);
     eleventyConfig.ignores.add(`${eleventyPath(join(options.siteDir, folder))}/**`);
   }
-  for (const { from, to } of passthroughCopies(options))
-    eleventyConfig.addPassthroughCopy({ [eleventyPath(from)]: to });
+  if (options.copyThrough !== false) {
+    for (const { from, to } of passthroughCopies(options))
+      eleventyConfig.addPassthroughCopy({ [eleventyPath(from)]: to });
+  }
   const buyer = eleventyPath(join(options.siteDir, 'x402-buyer'));
   eleventyConfig.ignores.add(`${buyer}/**`);
   // The arena vote form's TypeScript is bundled into assets/arena-vote.js; its sources are never published.

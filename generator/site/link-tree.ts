@@ -32,3 +32,25 @@ export async function linkTree(source: string, target: string, fs: LinkFs = node
   );
   return files.length;
 }
+
+/**
+ * The files Eleventy's passthrough copy takes from `from` (a file, or every file under a folder, dotfiles too; a
+ * missing source gives none), each with its path under `to`.
+ */
+export async function copiedThrough(
+  from: string,
+  to: string,
+): Promise<Array<{ source: string; path: string }>> {
+  const entries = await nodeFs
+    .readdir(from, { recursive: true, withFileTypes: true })
+    .catch((error: NodeJS.ErrnoException) =>
+      error.code === 'ENOTDIR' ? null : error.code === 'ENOENT' ? [] : Promise.reject(error),
+    );
+  if (entries === null) return [{ source: from, path: to }];
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => {
+      const source = join(entry.parentPath, entry.name);
+      return { source, path: join(to, relative(from, source)) };
+    });
+}

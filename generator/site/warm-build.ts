@@ -5,14 +5,14 @@
 // are those the served generation already holds is hard-linked from it, anything else is written. The switch is
 // the same single atomic step as buildSite's, and the output is the same byte for byte
 // (test/site-warm-build.test.ts). A failed build leaves the last good site served.
-import { copyFile, link, readFile, readdir, realpath, stat, writeFile } from 'node:fs/promises';
+import { copyFile, link, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { PUBLISHED_FOLDERS, configureSite, passthroughCopies } from './configure.ts';
 import type { SiteOptions } from './configure.ts';
 import { fileIdentity } from '../publish/file-identity.ts';
 import { folderMaker } from '../publish/folders.ts';
 import type { MakeFolder } from '../publish/folders.ts';
-import { linkTree } from './link-tree.ts';
+import { copiedThrough, linkTree } from './link-tree.ts';
 import { createEleventy, keepCompiledTemplates } from './load-eleventy.ts';
 import type { WithEngines } from './load-eleventy.ts';
 import { buildInto } from './move-into.ts';
@@ -170,21 +170,8 @@ interface CopiedSources {
  */
 async function placeCopy(from: string, to: string, into: Placement, sources: CopiedSources): Promise<void> {
   const { building, previous, makeFolder } = into;
-  const entries = await readdir(from, { recursive: true, withFileTypes: true }).catch(
-    (error: NodeJS.ErrnoException) =>
-      error.code === 'ENOTDIR' ? null : error.code === 'ENOENT' ? [] : Promise.reject(error),
-  );
-  const files =
-    entries === null
-      ? [{ source: from, path: to }]
-      : entries
-          .filter((entry) => entry.isFile())
-          .map((entry) => {
-            const source = join(entry.parentPath, entry.name);
-            return { source, path: join(to, relative(from, source)) };
-          });
   await Promise.all(
-    files.map(async ({ source, path }) => {
+    (await copiedThrough(from, to)).map(async ({ source, path }) => {
       const identity = fileIdentity(await stat(source));
       sources.now.set(path, identity);
       if (previous !== null && sources.before?.get(path) === identity)

@@ -144,7 +144,15 @@ export const withRunLock = async <T>(
     if (released) return;
     released = true;
     clearInterval(heartbeat);
-    if (store.db.open) releaseRunLock(store, owner);
+    try {
+      if (store.db.open) releaseRunLock(store, owner);
+    } catch (error) {
+      // A store that can no longer be written (a disk that filled during the run) must not turn the run's own
+      // outcome, a published generation maybe, into this error: the next run takes the lock over.
+      console.error(
+        `emi: the run lock could not be released (${(error as Error).message}): the next run takes it over`,
+      );
+    }
   };
   const heartbeat = setInterval(() => {
     if (store.db.open) renewRunLock(store, owner, opts);

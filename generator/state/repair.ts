@@ -1,7 +1,7 @@
 // Keeping the arena store recoverable: a daily online backup (SQLite's backup API, safe while the store is in use),
 // an integrity check, and a repair that saves a damaged file aside, then restores the newest sound backup or starts
 // fresh. What `emi arena repair` runs, and what a run's error message points to.
-import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { access, constants, copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -18,6 +18,66 @@ export function isDamagedStoreError(error: unknown): boolean {
   return /^SQLITE_(CORRUPT|NOTADB|CANTOPEN)/.test(code);
 }
 
+/**
+ * Why this process may not read and write the store (another user's file, a read-only file, folder or file system),
+ * or null. SQLite reports such a file as it reports a damaged one (SQLITE_CANTOPEN, SQLITE_READONLY), but moving it
+ * aside as damaged would throw away a sound store.
+ */
+export async function storeAccessProblem(storeFile: string): Promise<string | null> {
+  const uid = process.getuid?.();
+  const user = uid === undefined ? 'this user' : `this user (uid ${uid})`;
+  const files = [storeFile, `${storeFile}-wal`, `${storeFile}-shm`];
+  for (const file of files) {
+    if (!existsSync(file)) continue;
+    const denied = await access(file, constants.R_OK | constants.W_OK).then(
+      () => false,
+      () => true,
+    );
+    if (denied) return `${user} may not read and write ${file}`;
+  }
+  const folder = dirname(storeFile);
+  const denied = await access(folder, constants.W_OK | constants.X_OK).then(
+    () => false,
+    () => true,
+  );
+  return denied ? `${user} may not write in ${folder}` : null;
+}
+
+/**
+ * What a run says when it cannot use the store at all (it then publishes the market snapshots alone), or null when
+ * the error is of another kind: a permission problem (not damage, so not for "emi arena repair"), or damage.
+ */
+export async function unusableStoreMessage(storeFile: string, error: unknown): Promise<string | null> {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !/^SQLITE_(CORRUPT|NOTADB|CANTOPEN|READONLY|PERM|AUTH)/.test(code))
+    return null;
+  const problem = await storeAccessProblem(storeFile);
+  if (problem !== null) {
+    return (
+      `the arena store ${storeFile} cannot be used: ${problem}: the market snapshots were published, the arena ` +
+      `files kept as they were; give the user that runs emi read and write access to the store and its folder ` +
+      `(a permission problem, not damage: do not run "emi arena repair" for it)`
+    );
+  }
+  return isDamagedStoreError(error) ? damagedStoreMessage(storeFile, error) : null;
+}
+
+/** A run's failure in the arena store, in one line naming the file and, where it helps, what to do. */
+export function storeFailure(storeFile: string, error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return error;
+  const remedy = /^SQLITE_(BUSY|LOCKED)/.test(code)
+    ? `another process holds it locked; the next run tries again (if this repeats, \`fuser ${storeFile}\` names that process)`
+    : /^SQLITE_(FULL|IOERR)/.test(code)
+      ? `check the free space on its file system (\`df ${dirname(storeFile)}\`)`
+      : null;
+  const cause = `${(error as Error).message}, ${code}`;
+  return new Error(
+    `the arena store ${storeFile} could not be used (${cause})${remedy ? `: ${remedy}` : ''}`,
+    { cause: error },
+  );
+}
+
 /** The one-line remedy shown when a run meets a damaged store. */
 export const damagedStoreMessage = (storeFile: string, error: unknown): string =>
   `the arena store ${storeFile} is damaged (${(error as Error).message}): the market snapshots were published, ` +
@@ -30,16 +90,26 @@ export async function dailyBackup(store: ArenaStore, now: number = Date.now()): 
   const target = join(folder, `arena-${new Date(now).toISOString().slice(0, 10)}.sqlite`);
   if (existsSync(target)) return null;
   await mkdir(folder, { recursive: true });
-  const partial = `${target}.partial`;
-  await store.db.backup(partial);
-  // The backup is taken while this run holds the run lock: a restored copy must not carry it.
-  const copy = new Database(partial);
-  try {
-    copy.prepare('DELETE FROM run_lock').run();
-  } finally {
-    copy.close();
+  // A half-written copy left by a run that was killed or met a full disk: SQLite would refuse to back up into it
+  // ("file is not a database") on every run of that day. Runs hold the run lock here, so none is still writing one.
+  for (const name of await readdir(folder)) {
+    if (name.endsWith('.partial')) await rm(join(folder, name), { force: true });
   }
-  await rename(partial, target);
+  const partial = `${target}.partial`;
+  try {
+    await store.db.backup(partial);
+    // The backup is taken while this run holds the run lock: a restored copy must not carry it.
+    const copy = new Database(partial);
+    try {
+      copy.prepare('DELETE FROM run_lock').run();
+    } finally {
+      copy.close();
+    }
+    await rename(partial, target);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  }
   const backups = (await readdir(folder)).filter((name) => BACKUP_NAME.test(name)).sort();
   for (const old of backups.slice(0, -BACKUPS_KEPT)) await rm(join(folder, old), { force: true });
   return target;
@@ -74,6 +144,14 @@ export async function repairStore(storeFile: string, now: number = Date.now()): 
     return { action: 'fresh', savedAs: null, backup: null, problem: 'no store yet' };
   const problem = integrityOf(storeFile);
   if (problem === 'ok') return { action: 'healthy', savedAs: null, backup: null, problem: null };
+  // A store this user cannot open cannot be checked: it may well be sound, so it is never moved aside for that.
+  const denied = await storeAccessProblem(storeFile);
+  if (denied !== null) {
+    throw new Error(
+      `${storeFile} cannot be checked: ${denied}; it was left as it is (it may be sound): run the repair as ` +
+        `the user that owns it, or give this user read and write access to it and its folder`,
+    );
+  }
   const savedAs = `${storeFile}.damaged-${new Date(now).toISOString().replace(/[:.]/g, '-')}`;
   await rename(storeFile, savedAs);
   for (const suffix of ['-wal', '-shm']) {
