@@ -1,24 +1,20 @@
 // Each run imports the votes that the vote endpoint (POST /arena/vote) accepted since the last run: from its SQLite
-// file on Node, or from a Worker's export route (GET /arena/votes/export, bearer token) on Cloudflare. A batch that
-// fails the checks is refused whole and reported; it never stops the run's publishing.
+// file on Node, or from a Worker's export route (GET /arena/votes/export, bearer token) on Cloudflare. A vote that
+// fails the checks is reported and skipped (it would fail on every run); it never stops the run's publishing.
 import { existsSync } from 'node:fs';
 import { openSqliteVoteStore } from '../../paywall-worker/arena-vote/store-sqlite.ts';
 import type { VoteStore } from '../../paywall-worker/arena-vote/store.ts';
 import type { ArenaStore } from './store.ts';
-import { importSignedVotes, signedVotesCursor, VoteValidationError } from './votes.ts';
+import { importSignedVotes, signedVotesCursor } from './votes.ts';
 
 type Warn = (line: string) => void;
 const toStderr: Warn = (line) => console.error(line);
 
 async function importFrom(store: ArenaStore, source: Pick<VoteStore, 'since'>, now: number, warn: Warn) {
-  try {
-    const fresh = await source.since(signedVotesCursor(store), 10_000);
-    return importSignedVotes(store, fresh, now);
-  } catch (error) {
-    if (!(error instanceof VoteValidationError)) throw error;
-    warn(`emi generate: signed votes not imported (nothing was written): ${error.message}`);
-    return 0;
-  }
+  const fresh = await source.since(signedVotesCursor(store), 10_000);
+  return importSignedVotes(store, fresh, now, (problems) =>
+    warn(`emi generate: signed votes refused by the arena rules and skipped: ${problems.join('; ')}`),
+  );
 }
 
 export const importEndpointVotes = async (

@@ -75,15 +75,16 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
       const ended = roundByIndex(roundIndex);
       // The crowd of an ended round votes in full before it is frozen into the outcome.
       if (simulated && !call.replayed) addSyntheticCrowd(db, salt, seed, ended, ended.end - 1, false);
-      const lateMinutes = Math.floor((asOf - ended.end) / MINUTE_MS);
+      // Compared in ms, as the entry window is: 15 min 30 s late is "more than 15 minutes late" (voided).
+      const lateMs = asOf - ended.end;
       settleRound(db, {
         round: ended,
         call,
         endPrice: priceOf(ended.asset),
         resolvedAt: asOf,
         replayed: call.replayed,
-        ...(lateMinutes > RESOLVE_WINDOW_MINUTES
-          ? { voidReason: `the first run after the round end came ${lateMinutes} minutes late` }
+        ...(lateMs > RESOLVE_WINDOW_MINUTES * MINUTE_MS
+          ? { voidReason: `the first run after the round end came ${Math.floor(lateMs / 1000)} s late` }
           : {}),
       });
     }

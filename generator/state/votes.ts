@@ -251,29 +251,47 @@ export const signedVotesCursor = (store: ArenaStore): number =>
   );
 
 /**
- * Imports the endpoint's votes newer than the stored cursor with the same all-or-nothing checks as a file
- * import, the endpoint's receipt time standing as the server clock. The cursor moves in the same transaction.
+ * Imports the endpoint's votes newer than the stored cursor, each checked like a file import's vote, the
+ * endpoint's receipt time standing as the server clock. A vote the rules refuse (second vote of a voter, round
+ * already resolved) would be refused on every later run too, so it is reported through `onRefused` and skipped
+ * rather than holding back every vote after it. A vote received after `now` (clocks apart) waits, with the votes
+ * after it, for a later run. The cursor moves in the same transaction.
  */
-export const importSignedVotes = (store: ArenaStore, votes: SignedVoteRecord[], now: number): number => {
+export const importSignedVotes = (
+  store: ArenaStore,
+  votes: SignedVoteRecord[],
+  now: number,
+  onRefused: (problems: string[]) => void = () => {},
+): number => {
   const cursor = signedVotesCursor(store);
   const fresh = votes.filter((v) => v.seq > cursor).sort((a, b) => a.seq - b.seq);
-  if (fresh.length === 0) return 0;
+  const waiting = fresh.findIndex((v) => v.receivedAt > now);
+  const ready = waiting === -1 ? fresh : fresh.slice(0, waiting);
+  if (ready.length === 0) return 0;
+  const refused: string[] = [];
   const run = store.db.transaction(() => {
-    const written = addHumanVotes(
-      store,
-      fresh.map((v) => ({
-        label: `signed vote ${v.seq}`,
-        raw: { asset: v.asset, prediction: v.prediction, voter: v.address, round_id: v.roundId },
-        receivedAt: v.receivedAt,
-      })),
-      now,
-    );
+    let written = 0;
+    for (const v of ready) {
+      try {
+        const vote = { asset: v.asset, prediction: v.prediction, voter: v.address, round_id: v.roundId };
+        written += addHumanVotes(
+          store,
+          [{ label: `signed vote ${v.seq}`, raw: vote, receivedAt: v.receivedAt }],
+          now,
+        ).length;
+      } catch (error) {
+        if (!(error instanceof VoteValidationError)) throw error;
+        refused.push(...error.problems);
+      }
+    }
     store.db
       .prepare(
         'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
       )
-      .run(CURSOR_KEY, String(fresh.at(-1)!.seq));
-    return written.length;
+      .run(CURSOR_KEY, String(ready.at(-1)!.seq));
+    return written;
   });
-  return run.immediate();
+  const written = run.immediate();
+  if (refused.length > 0) onRefused(refused);
+  return written;
 };

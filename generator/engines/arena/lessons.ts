@@ -59,7 +59,9 @@ export const buildLesson = (r: ResolvedRound): TeacherLesson => {
       : `human crowd ${status === 'tie' ? 'tied: no call' : crowd} (${votes} votes)${synthetic}`;
   const crowdVerdict =
     status === 'no_votes' ? 'absent' : status === 'tie' ? 'made no call' : crowdCorrect ? 'right' : 'wrong';
-  const verdict = `Brain ${brainCorrect ? 'right' : 'wrong'}, crowd ${crowdVerdict}.`;
+  // No call is not a wrong call: brain hit rates leave such rounds out, and the text must not call them misses.
+  const brainVerdict = r.brainCall === 'NONE' ? 'made no call' : brainCorrect ? 'right' : 'wrong';
+  const verdict = `Brain ${brainVerdict}, crowd ${crowdVerdict}.`;
   return {
     lesson_id: `L-${r.roundId}`,
     round_id: r.roundId,

@@ -18,7 +18,7 @@ const GRACE_MS = VOTE_GRACE_SECONDS * 1000;
 export const VOTE_HORIZON_ROUNDS = 7;
 
 export const VOTE_RULE =
-  `A vote counts only if the server received it (by its own clock) before the round started or within ` +
+  `A vote counts only if the server received it (by its own clock) before the round started or less than ` +
   `${VOTE_GRACE_SECONDS} seconds after the start; the voter's own timestamp is never used. One vote per voter ` +
   `per round; votes open up to ${VOTE_HORIZON_ROUNDS} rounds ahead.`;
 
