@@ -151,7 +151,8 @@ async function add(flags: AddFlags): Promise<void> {
   };
   const existing = Array.isArray(config.publishers) ? (config.publishers as unknown[]) : [];
   const publishers = [...existing, entry];
-  parsePublishers(publishers); // the whole list, as the worker will check it at start
+  // The whole list, as the worker will check it at start, against the operator's payee when this shell has it.
+  parsePublishers(publishers, process.env.EMI_PAYTO || undefined);
   // Written whole to a temporary file, then renamed: a failed write never leaves half a configuration.
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify({ ...config, publishers }, null, 2)}\n`);

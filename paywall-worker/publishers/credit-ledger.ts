@@ -50,8 +50,14 @@ export interface CreditLedger {
 
 /** An ISO date or time as the lower bound of a statement (`since`) (an ISO time), or null when it is not one. */
 export function sinceTime(value: string): string | null {
+  const day = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
   const time = Date.parse(value);
-  return /^\d{4}-\d{2}-\d{2}/.test(value) && !Number.isNaN(time) ? new Date(time).toISOString() : null;
+  if (!day || Number.isNaN(time)) return null;
+  // Date.parse moves 2026-02-30 to 2 March: a day that does not exist is refused, not silently moved.
+  const [year, month, date] = day.slice(1).map(Number) as [number, number, number];
+  const check = new Date(Date.UTC(year, month - 1, date));
+  if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== date) return null;
+  return new Date(time).toISOString();
 }
 
 export class CreditError extends Error {

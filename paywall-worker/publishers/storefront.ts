@@ -72,7 +72,12 @@ export function createStorefront(options: StorefrontOptions): Hono {
   const notFound = () => errorResponse(404, 'not_found', 'No such publisher storefront.');
   const sellsReport = (publisher: Publisher) => publisher.products.some((p) => p.slug === HUMAN_REPORT);
 
-  app.get('/p/:id/x402-buyer', (c) => c.redirect(`${storefrontPrefix(c.req.param('id'))}/x402-buyer/`, 301));
+  // Only a real storefront is redirected: any other id is the JSON 404, never a Location built from the URL.
+  app.get('/p/:id/x402-buyer', (c) => {
+    const publisher = byId.get(c.req.param('id'));
+    if (!publisher || !sellsReport(publisher)) return notFound();
+    return c.redirect(`${storefrontPrefix(publisher.id)}/x402-buyer/`, 301);
+  });
 
   app.get('/p/:id/x402-buyer/:file{[a-z0-9.-]*}', async (c) => {
     const publisher = byId.get(c.req.param('id'));
