@@ -60,6 +60,9 @@ const requirement = (): PaymentRequirement | null =>
 function updatePayButton(): void {
   const pay = byId<HTMLButtonElement>('pay');
   pay.disabled = state.busy || !state.wallet || !requirement();
+  // Clicks on these are ignored while a step runs (see whileBusy); aria-disabled rather than disabled keeps the
+  // focus of a keyboard user on the button just pressed.
+  for (const id of ['check-price', 'retry']) byId(id).setAttribute('aria-disabled', String(state.busy));
   byId('pay-hint').textContent = !requirement()
     ? ''
     : state.wallet
@@ -152,6 +155,9 @@ function showChallenge(result: Extract<ChallengeResult, { kind: 'challenge' }>):
 
 /** Runs one step of the flow with the pay button disabled and any earlier problem cleared. */
 async function whileBusy(step: () => Promise<void>): Promise<void> {
+  // One step at a time: a price check ending during a payment would re-enable Pay while the wallet still signs,
+  // and a second Pay would sign a second, different payment (charged twice).
+  if (state.busy) return;
   state.busy = true;
   updatePayButton();
   showProblem(null);
@@ -175,6 +181,7 @@ const checkPrice = (initial = false): Promise<void> =>
     if (result.kind === 'problem') {
       state.challenge = null;
       show('challenge', false);
+      show('confirm', false); // the earlier offer is no longer on sale: do not leave its "about to pay" text
       setStatus('');
       showProblem(result.problem, { focus: !initial });
       return;
