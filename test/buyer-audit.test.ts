@@ -5,7 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { HUMAN_REPORT_AMOUNT, HUMAN_REPORT_PATH } from '../generator/buyer/human-report-terms.ts';
-import { ARTIFACTS, hasChromium, launchChromium, startBuyerStack } from './buyer-stack.ts';
+import { ARTIFACTS, freshBuyerContext, hasChromium, launchChromium, startBuyerStack } from './buyer-stack.ts';
 import type { BuyerStack } from './buyer-stack.ts';
 
 const PARAMS = '**/x402-dev-facilitator/v2/transactions/params';
@@ -28,13 +28,7 @@ describe.skipIf(!hasChromium)('x402 buyer page failure paths in chromium', () =>
   });
 
   beforeEach(async () => {
-    stack.signatures.length = 0;
-    stack.hook = null;
-    await stack.setConfig(stack.developmentConfig());
-    context = await browser.newContext({ viewport: { width: 360, height: 740 } });
-    await context.route('**/*', (route) =>
-      route.request().url().startsWith(stack.origin) ? route.continue() : route.abort(),
-    );
+    context = await freshBuyerContext(stack, browser, { viewport: { width: 360, height: 740 } });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);
     pageErrors.length = 0;

@@ -8,7 +8,14 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import algosdk from 'algosdk';
 import { decodeBase64Json, encodeBase64Json } from '../generator/buyer/x402-codec.ts';
 import { HUMAN_REPORT_AMOUNT } from '../generator/buyer/human-report-terms.ts';
-import { ARTIFACTS, hasChromium, launchChromium, startBuyerStack, tamperedChallenge } from './buyer-stack.ts';
+import {
+  ARTIFACTS,
+  freshBuyerContext,
+  hasChromium,
+  launchChromium,
+  startBuyerStack,
+  tamperedChallenge,
+} from './buyer-stack.ts';
 import type { BuyerStack } from './buyer-stack.ts';
 
 if (!hasChromium) {
@@ -36,15 +43,12 @@ describe.skipIf(!hasChromium)('x402 buyer page in chromium', () => {
   });
 
   beforeEach(async () => {
-    stack.signatures.length = 0;
-    stack.hook = null;
-    await stack.setConfig(stack.developmentConfig());
-    // A phone-sized viewport: the page must work there.
-    context = await browser.newContext({ viewport: { width: 390, height: 844 }, acceptDownloads: true });
-    // Tests never reach the internet: anything off the local origin is cut (and still recorded as requested).
-    await context.route('**/*', (route) =>
-      route.request().url().startsWith(stack.origin) ? route.continue() : route.abort(),
-    );
+    // A phone-sized viewport: the page must work there. Requests off the local origin are cut (and still recorded
+    // as requested, below).
+    context = await freshBuyerContext(stack, browser, {
+      viewport: { width: 390, height: 844 },
+      acceptDownloads: true,
+    });
     page = await context.newPage();
     page.setDefaultTimeout(10_000); // a missing element fails with its selector, well before the test's own timeout
     pageErrors.length = 0;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import algosdk from 'algosdk';
 import { Hono } from 'hono';
 import { chromium } from 'playwright-core';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
 import { bundleBuyerPage } from '../generator/buyer/bundle.ts';
 import { decodeBase64Json, encodeBase64Json } from '../generator/buyer/x402-codec.ts';
 import { HUMAN_REPORT_PATH } from '../generator/buyer/human-report-terms.ts';
@@ -183,4 +183,23 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * A fresh start for one buyer-page test: the stack's recorded signatures, hook and config reset, and a browser
+ * context that never reaches the internet (anything off the stack's origin is cut).
+ */
+export async function freshBuyerContext(
+  stack: BuyerStack,
+  browser: Browser,
+  options: BrowserContextOptions,
+): Promise<BrowserContext> {
+  stack.signatures.length = 0;
+  stack.hook = null;
+  await stack.setConfig(stack.developmentConfig());
+  const context = await browser.newContext(options);
+  await context.route('**/*', (route) =>
+    route.request().url().startsWith(stack.origin) ? route.continue() : route.abort(),
+  );
+  return context;
 }
