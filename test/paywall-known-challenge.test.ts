@@ -151,7 +151,7 @@ describe('never answered from the last challenge', () => {
     const hooks: SaleHooks = {
       unavailable: async () => {
         asked += 1;
-        return credit ? null : 'no credit left';
+        return credit ? null : { status: 503, error: 'not_available_from_seller', message: 'no credit left' };
       },
       reserve: async () => true,
       delivered: async () => {},

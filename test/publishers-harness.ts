@@ -11,6 +11,7 @@ import type { PaywallLogEntry } from '../paywall-worker/core/decide.ts';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
+import { SqlitePaymentBook } from '../paywall-worker/payment-book-sqlite.ts';
 import { startPaywallServer } from '../paywall-worker/server.ts';
 import type { PaywallServer } from '../paywall-worker/server.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
@@ -119,6 +120,8 @@ export interface PublisherStack {
   proxy: Awaited<ReturnType<typeof startSettleProxy>>;
   logs: PaywallLogEntry[];
   url(path: string): string;
+  /** Stops the worker and starts it again with these publishers, as an operator's restart after a config change. */
+  restart(entries: (operatorPayTo: string) => PublisherInput[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -138,20 +141,29 @@ export async function startPublisherStack(
   for (const [id, amount] of Object.entries(credits)) if (amount) await ledger.credit(id, amount);
   const logs: PaywallLogEntry[] = [];
   const log = (entry: PaywallLogEntry) => void logs.push(entry);
-  const worker = await startPaywallServer(
-    {
-      port: 0,
-      payTo: operatorPayTo,
-      facilitatorUrl: proxy.url,
-      facilitatorTimeoutMs: 3000,
-      baseUrl: 'http://127.0.0.1:8080',
-      storage: createFsStorage(paidDir),
-      allowSimulated: true,
-      indexerUrl: proxy.url,
-    },
-    { salePoints: publisherSalePoints(publishers), hooks: creditHooks(publishers, ledger, log), log },
-  );
-  return {
+  // The payment book in a SQLite file, as `emi serve` keeps it: it outlives a restart of the worker.
+  const book = new SqlitePaymentBook(join(paidDir, 'payments.sqlite'));
+  const startWorker = (serving: Publisher[]) =>
+    startPaywallServer(
+      {
+        port: 0,
+        payTo: operatorPayTo,
+        facilitatorUrl: proxy.url,
+        facilitatorTimeoutMs: 3000,
+        baseUrl: 'http://127.0.0.1:8080',
+        storage: createFsStorage(paidDir),
+        allowSimulated: true,
+        indexerUrl: proxy.url,
+      },
+      {
+        salePoints: publisherSalePoints(serving),
+        hooks: creditHooks(serving, ledger, log),
+        log,
+        paymentBook: book,
+      },
+    );
+  let worker = await startWorker(publishers);
+  const stack: PublisherStack = {
     facilitator,
     worker,
     ledger,
@@ -161,12 +173,19 @@ export async function startPublisherStack(
     proxy,
     logs,
     url: (path) => `${worker.url}${path}`,
+    restart: async (next) => {
+      await worker.close();
+      stack.publishers = parsePublishers(next(operatorPayTo), operatorPayTo);
+      worker = stack.worker = await startWorker(stack.publishers);
+    },
     close: async () => {
       await worker.close();
       await proxy.close();
       await facilitator.close();
       ledger.close();
+      book.close();
       await rm(paidDir, { recursive: true, force: true });
     },
   };
+  return stack;
 }

@@ -36,7 +36,7 @@ export interface PaidRequest {
   legacyPayment?: boolean;
 }
 
-export type ErrorStatus = 404 | 405 | 431 | 500 | 502 | 503 | 504;
+export type ErrorStatus = 404 | 405 | 410 | 431 | 500 | 502 | 503 | 504;
 
 export type Decision =
   | {
@@ -49,13 +49,20 @@ export type Decision =
   | { kind: 'error'; status: ErrorStatus; body: PaywallErrorBody }
   | { kind: 'serve'; body: string; settlement: SettleResponse; redelivery: boolean };
 
+/** Why a seller's point sells nothing new: closed for good (410), or for now (503, e.g. no credit left). */
+export interface SellerRefusal {
+  status: 410 | 503;
+  error: string;
+  message: string;
+}
+
 /** What a sale needs beyond the payment (a publisher's credit): reserved before settling, kept only on delivery. */
 export interface SaleHooks {
   /**
-   * A refusal message when the point cannot sell now (asked before any payment is requested), else null. Asked for
-   * the sale points of a seller (a publisher) only: the operator's own points sell whenever their file can be sold.
+   * Why the point cannot sell now (asked before any payment is requested), else null. Asked for the sale points of
+   * a seller (a publisher) only: the operator's own points sell whenever their file can be sold.
    */
-  unavailable(point: SalePoint): Promise<string | null>;
+  unavailable(point: SalePoint): Promise<SellerRefusal | null>;
   /** Reserves what one sale consumes; false when nothing is left. */
   reserve(point: SalePoint, txid: string): Promise<boolean>;
   /** The paid body was handed over: consume the reservation and record the sale. */
@@ -232,7 +239,7 @@ export function createPaywallCore(deps: CoreDeps): {
     const notForSale = stale
       ? fail(503, stale.error, stale.message, point)
       : unavailable
-        ? fail(503, 'not_available_from_seller', unavailable, point)
+        ? fail(unavailable.status, unavailable.error, unavailable.message, point)
         : null;
     // HEAD never pays: it would settle and then return no body.
     const signature = request.method === 'GET' ? request.paymentSignature : undefined;

@@ -1,4 +1,5 @@
-// `emi publisher list | add | credit ID N | statement ID [--since] [--csv]`: the operator's side of the programme.
+// `emi publisher list | add | close ID | credit ID N | statement ID [--since] [--csv]`: the operator's side of the
+// programme.
 // Publishers live in the config file (`--config` / EMI_CONFIG); credits and sales in the ledger of the state folder,
 // the same file the running worker uses, so a credit added here counts at the next sale. With `--worker URL`,
 // `credit` and `statement` act on a Cloudflare Worker's Durable Object ledger through its admin route instead.
@@ -9,6 +10,7 @@ import type { Command } from 'commander';
 import { sinceTime } from './credit-ledger.ts';
 import { stateFolder } from '../../generator/defaults.ts';
 import { USAGE_EXIT_CODE, usageError } from '../../generator/cli-options.ts';
+import { RECORD_TTL_MS as PAYMENT_RECORD_TTL_MS } from '../payment-book.ts';
 
 interface CommonFlags {
   config?: string;
@@ -42,7 +44,11 @@ async function configuredPublishers(flags: CommonFlags) {
 }
 
 /** Credits for an id the configuration does not name would sit where no sale can use them (a typo loses them). */
-async function assertConfigured(id: string, flags: CommonFlags): Promise<void> {
+async function assertConfigured(
+  id: string,
+  flags: CommonFlags,
+  unchanged = 'no credits were changed',
+): Promise<void> {
   const file = configFile(flags);
   if (!file) {
     console.error(`emi publisher: no configuration file (--config or EMI_CONFIG): "${id}" is not checked`);
@@ -51,7 +57,7 @@ async function assertConfigured(id: string, flags: CommonFlags): Promise<void> {
   const ids = (await configuredPublishers(flags)).map((p) => p.id);
   if (!ids.includes(id)) {
     const known = ids.length > 0 ? `configured: ${ids.join(', ')}` : 'it names no publishers';
-    throw new Error(`publisher "${id}" is not in ${file} (${known}); no credits were changed`);
+    throw new Error(`publisher "${id}" is not in ${file} (${known}); ${unchanged}`);
   }
 }
 
@@ -109,9 +115,11 @@ async function list(flags: CommonFlags): Promise<void> {
       const products = publisher
         ? publisher.products.map((p) => `${p.slug} ${p.priceUsd}`).join(', ')
         : 'not in the configuration';
+      const closed = publisher?.closedAt != null ? `  ${closedNote(publisher.closedAt)}` : '';
       console.log(
         `${id}  ${publisher ? `"${publisher.brand.name}" pays ${publisher.payTo}` : ''}  ` +
-          `credits ${b.balance} (${b.reserved} held, ${b.available} available)  sales ${b.sales}  [${products}]`,
+          `credits ${b.balance} (${b.reserved} held, ${b.available} available)  sales ${b.sales}  [${products}]` +
+          closed,
       );
     }
   } finally {
@@ -134,7 +142,6 @@ interface AddFlags extends CommonFlags {
 async function add(flags: AddFlags): Promise<void> {
   const file = configFile(flags);
   if (!file) throw new Error('emi publisher add needs the configuration file: --config FILE (or EMI_CONFIG)');
-  const { parsePublishers } = await import('./config.ts');
   const config = existsSync(file) ? await readConfig(file) : {};
   const products = Object.fromEntries(flags.product.map(([slug, priceUsd]) => [slug, { priceUsd }]));
   const entry = {
@@ -150,15 +157,61 @@ async function add(flags: AddFlags): Promise<void> {
     products,
   };
   const existing = Array.isArray(config.publishers) ? (config.publishers as unknown[]) : [];
-  const publishers = [...existing, entry];
-  // The whole list, as the worker will check it at start, against the operator's payee when this shell has it.
+  await writePublishers(file, config, [...existing, entry]);
+  console.log(`added publisher ${flags.id} to ${file}; restart emi serve / emi up to open its storefront`);
+  if (flags.credits) await credit(flags.id, flags.credits, flags);
+}
+
+/**
+ * Writes the config file with a new `publishers` list, checked whole as the worker will check it at start (against
+ * the operator's payee when this shell has it); written to a temporary file, then renamed, so that a failed write
+ * never leaves half a configuration.
+ */
+async function writePublishers(
+  file: string,
+  config: Record<string, unknown>,
+  publishers: unknown[],
+): Promise<void> {
+  const { parsePublishers } = await import('./config.ts');
   parsePublishers(publishers, process.env.EMI_PAYTO || undefined);
-  // Written whole to a temporary file, then renamed: a failed write never leaves half a configuration.
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify({ ...config, publishers }, null, 2)}\n`);
   await rename(temporary, file);
-  console.log(`added publisher ${flags.id} to ${file}; restart emi serve / emi up to open its storefront`);
-  if (flags.credits) await credit(flags.id, flags.credits, flags);
+}
+
+/** A closed storefront, and when its entry may go: after the payment book has forgotten its last payment. */
+function closedNote(closedAt: number): string {
+  const since = new Date(closedAt).toISOString();
+  const deletable = new Date(closedAt + PAYMENT_RECORD_TTL_MS).toISOString();
+  return `closed since ${since} (its entry may be deleted after ${deletable})`;
+}
+
+/**
+ * Closes a storefront without stranding anyone: the entry stays, marked `closedAt`, so that its paths refuse new
+ * sales (410) but still deliver payments already made, such as one whose settle answer was lost; deleting the entry
+ * at once would turn those into 404s.
+ */
+async function close(id: string, flags: CommonFlags): Promise<void> {
+  const file = configFile(flags);
+  if (!file)
+    throw new Error('emi publisher close needs the configuration file: --config FILE (or EMI_CONFIG)');
+  await assertConfigured(id, flags, 'nothing was changed');
+  const config = await readConfig(file);
+  const entries = config.publishers as Array<Record<string, unknown>>;
+  const entry = entries.find((candidate) => candidate.id === id);
+  if (typeof entry?.closedAt === 'string') {
+    console.log(`publisher ${id} is already closed: ${closedNote(Date.parse(entry.closedAt))}`);
+    return;
+  }
+  const closedAt = Date.now();
+  const publishers = entries.map((candidate) =>
+    candidate === entry ? { ...candidate, closedAt: new Date(closedAt).toISOString() } : candidate,
+  );
+  await writePublishers(file, config, publishers);
+  console.log(
+    `closed publisher ${id} in ${file}: after a restart of emi serve / emi up its paths sell nothing new (410) ` +
+      `and still deliver payments already made; ${closedNote(closedAt)}`,
+  );
 }
 
 type WorkerFlags = CommonFlags & { worker?: string };
@@ -235,6 +288,15 @@ export function registerPublisherCommands(program: Command): void {
       .option('--product <slug=price>', 'a resold product and its price in USD (repeat)', collectProduct, [])
       .option('--credits <n>', 'credits to start with', parseCredits),
   ).action(refusingBadConfig(add));
+
+  withCommon(
+    publisher
+      .command('close')
+      .description(
+        'close a storefront: its paths sell nothing new but still deliver payments already made (the entry stays)',
+      )
+      .argument('<id>', 'publisher id'),
+  ).action(refusingBadConfig(close));
 
   withCommon(
     publisher

@@ -68,6 +68,11 @@ export const PublisherSchema = z.strictObject({
   products: z
     .record(z.string(), z.strictObject({ priceUsd: PriceUsd }))
     .refine((products) => Object.keys(products).length > 0, 'must name at least one product'),
+  /**
+   * From this time on the storefront sells nothing new (410 `seller_closed`), while payments already made are still
+   * delivered: removing the entry at once would strand a buyer whose settle answer was lost (`emi publisher close`).
+   */
+  closedAt: z.iso.datetime({ offset: true }).optional(),
 });
 
 /** The `publishers` entry of the config file; plugged into the whole file's schema by the config loader. */
@@ -87,6 +92,8 @@ export interface Publisher {
   brand: z.output<typeof PublisherBrandSchema>;
   payTo: string;
   products: PublisherProduct[];
+  /** When the storefront stops selling (ms since the epoch); null while it is open for good. */
+  closedAt: number | null;
 }
 
 export class PublisherConfigError extends Error {
@@ -141,12 +148,18 @@ export function parsePublishers(raw: unknown, operatorPayTo?: string): Publisher
         `${label(entry, index)}: ${fieldPath(issue?.path ?? [])}: ${issue?.message ?? 'invalid'}`,
       );
     }
-    const { id, brand, payTo, products } = parsed.data;
+    const { id, brand, payTo, products, closedAt } = parsed.data;
     if (seen.has(id)) throw new PublisherConfigError(`publisher "${id}": id: used twice`);
     seen.add(id);
     if (operatorPayTo && payTo === operatorPayTo) {
       throw new PublisherConfigError(`publisher "${id}": payTo: is the operator's own payee address`);
     }
-    return { id, brand, payTo, products: resolveProducts(id, products) };
+    return {
+      id,
+      brand,
+      payTo,
+      products: resolveProducts(id, products),
+      closedAt: closedAt === undefined ? null : Date.parse(closedAt),
+    };
   });
 }

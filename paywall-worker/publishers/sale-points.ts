@@ -2,7 +2,7 @@
 // `/p/<id>/api/x402-<product>.php`, paying the publisher's address the publisher's price, and the sale hooks that
 // hold, consume and give back the publisher's credits. The operator's own paths have no seller and pass through.
 import type { SettleResponse } from '@x402/core/types';
-import type { PaywallLogEntry, SaleHooks } from '../core/decide.ts';
+import type { PaywallLogEntry, SaleHooks, SellerRefusal } from '../core/decide.ts';
 import type { SalePoint } from '../offers.ts';
 import type { Publisher, PublisherProduct } from './config.ts';
 import type { CreditLedger } from './credit-ledger.ts';
@@ -63,15 +63,33 @@ export function creditHooks(
     }
   }
   return {
-    async unavailable(point) {
+    async unavailable(point): Promise<SellerRefusal | null> {
       const sale = byPath.get(point.path);
       if (!sale) return null;
-      const { available } = await ledger.balance(sale.publisher.id);
+      const { publisher, product } = sale;
+      const { closedAt } = publisher;
+      if (closedAt !== null && closedAt <= now()) {
+        return {
+          status: 410,
+          error: 'seller_closed',
+          message:
+            `${publisher.brand.name} closed this storefront on ${new Date(closedAt).toISOString()}: ` +
+            'it sells nothing new, and no payment was requested. A payment made here before is still delivered ' +
+            'when sent again. The same report is sold by the service itself at ' +
+            `${product.resource.path}.`,
+        };
+      }
+      const { available } = await ledger.balance(publisher.id);
       return available > 0
         ? null
-        : `${sale.publisher.brand.name} has no shared-intelligence credit left, so this report cannot be sold ` +
-            'here right now. No payment was requested. Try again later, or buy it from the service itself at ' +
-            `${sale.product.resource.path}.`;
+        : {
+            status: 503,
+            error: 'not_available_from_seller',
+            message:
+              `${publisher.brand.name} has no shared-intelligence credit left, so this report cannot be sold ` +
+              'here right now. No payment was requested. Try again later, or buy it from the service itself at ' +
+              `${product.resource.path}.`,
+          };
     },
     async reserve(point, txid) {
       const sale = byPath.get(point.path);
