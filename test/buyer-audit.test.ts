@@ -5,8 +5,15 @@ import { mkdir } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { HUMAN_REPORT_AMOUNT, HUMAN_REPORT_PATH } from '../generator/buyer/human-report-terms.ts';
-import { ARTIFACTS, freshBuyerContext, hasChromium, launchChromium, startBuyerStack } from './buyer-stack.ts';
-import type { BuyerStack } from './buyer-stack.ts';
+import {
+  ARTIFACTS,
+  freshBuyerContext,
+  hasChromium,
+  launchChromium,
+  startBuyerStack,
+  tamperedChallenge,
+} from './buyer-stack.ts';
+import type { BuyerConfigJson, BuyerStack } from './buyer-stack.ts';
 
 const PARAMS = '**/x402-dev-facilitator/v2/transactions/params';
 
@@ -220,5 +227,35 @@ describe.skipIf(!hasChromium)('x402 buyer page failure paths in chromium', () =>
     await page.waitForSelector('#result:not([hidden])');
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
+  });
+
+  it('the transaction id has a copy button (52 characters cannot be selected by hand on a phone)', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.origin });
+    await open();
+    await useDevelopmentWallet();
+    await page.click('#pay');
+    await page.waitForSelector('#result:not([hidden])');
+    const txId = (await page.textContent('#tx-id')) ?? '';
+    expect(txId).toMatch(/^[A-Z2-7]{52}$/);
+    const copy = page.locator('#proof-container button.copy');
+    expect(await copy.textContent()).toBe('Copy transaction id');
+    const box = await copy.boundingBox();
+    expect(box?.height).toBeGreaterThanOrEqual(44); // a touch target
+    await copy.click();
+    await expect.poll(() => copy.textContent()).toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(txId);
+  });
+
+  it("the Pay button states the checked payment request's price, not the page's own text", async () => {
+    // A storefront selling at 0.15 USDC: its config.json names that amount and its 402 asks for it.
+    await stack.setConfig({ ...stack.developmentConfig(), reportAmount: '150000' } as BuyerConfigJson);
+    stack.hook = async (request, real) =>
+      request.headers.get('PAYMENT-SIGNATURE')
+        ? real()
+        : tamperedChallenge(await real(), (accepted) => (accepted.amount = '150000'));
+    await open();
+    await useDevelopmentWallet();
+    await page.waitForSelector('#confirm:not([hidden])');
+    expect(await page.textContent('#pay')).toBe('Pay 0.15 USDC and get the report');
   });
 });

@@ -31,3 +31,20 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   if (!element) throw new Error(`#${id} is missing from the page`);
   return element as T;
 }
+
+/**
+ * A button that copies `text` to the clipboard: a 52-character transaction id is hard to select by hand on a phone,
+ * and the buyer needs it to check the payment on an explorer or to ask for help. Its label says what happened.
+ */
+export function copyButton(text: string, what: string): HTMLButtonElement {
+  const label = `Copy ${what}`;
+  const button = h('button', { type: 'button', class: 'copy', 'aria-live': 'polite' }, label);
+  button.onclick = () => {
+    navigator.clipboard.writeText(text).then(
+      () => (button.textContent = 'Copied'),
+      () => (button.textContent = 'Could not copy: select the text instead'),
+    );
+    setTimeout(() => (button.textContent = label), 3000);
+  };
+  return button;
+}

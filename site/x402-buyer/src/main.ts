@@ -5,7 +5,7 @@ import { HUMAN_REPORT_PATH, isAlgorandMainnet } from '../../../generator/buyer/h
 import type { BuyerConfig } from './config.ts';
 import { loadBuyerConfig } from './config.ts';
 import { describeData } from './data-mode.ts';
-import { byId, h } from './dom.ts';
+import { byId, copyButton, h } from './dom.ts';
 import { renderProof, renderReport } from './report.ts';
 import { keepReport, keptReport } from './kept-report.ts';
 import type { KeptReport } from './kept-report.ts';
@@ -59,7 +59,10 @@ const requirement = (): PaymentRequirement | null =>
 
 function updatePayButton(): void {
   const pay = byId<HTMLButtonElement>('pay');
-  pay.disabled = state.busy || !state.wallet || !requirement();
+  const accepted = requirement();
+  pay.disabled = state.busy || !state.wallet || !accepted;
+  // The price on the button is the one that will be signed: the checked payment request's, not the page's text.
+  if (accepted) pay.textContent = `Pay ${formatUsdc(accepted.amount)} and get the report`;
   // Clicks on these are ignored while a step runs (see whileBusy); aria-disabled rather than disabled keeps the
   // focus of a keyboard user on the button just pressed.
   for (const id of ['check-price', 'retry']) byId(id).setAttribute('aria-disabled', String(state.busy));
@@ -91,7 +94,15 @@ function showProblem(problem: Problem | null, options: ProblemOptions = {}): voi
   if (!problem) return;
   byId('problem').dataset.kind = problem.kind;
   byId('problem-message').textContent = problem.message;
-  byId('problem-tx').textContent = problem.txId ? `Signed transaction id: ${problem.txId}` : '';
+  byId('problem-tx').replaceChildren(
+    ...(problem.txId
+      ? [
+          'Signed transaction id: ',
+          h('code', { class: 'break' }, problem.txId),
+          copyButton(problem.txId, 'transaction id'),
+        ]
+      : []),
+  );
   const retry = byId<HTMLButtonElement>('retry');
   const resend = problem.retrySafe && problem.txId;
   retry.textContent = options.reconnect

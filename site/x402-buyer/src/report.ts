@@ -4,7 +4,7 @@ import type { AtlasHumanReport } from '../../../schemas/paid/atlas-human-report.
 import { formatUsdc } from '../../../generator/buyer/challenge.ts';
 import { isAlgorandMainnet } from '../../../generator/buyer/human-report-terms.ts';
 import { renderChart } from './chart.ts';
-import { h } from './dom.ts';
+import { copyButton, h } from './dom.ts';
 import { formatNumber, toneOf } from './format.ts';
 
 type Report = Partial<AtlasHumanReport>;
@@ -113,7 +113,15 @@ export const explorerUrl = (txId: string): string => `https://allo.info/tx/${enc
 export function renderProof(proof: ProofDetails): HTMLElement {
   const network = isAlgorandMainnet(proof.network) ? `Algorand mainnet (${proof.network})` : proof.network;
   const rows: [string, Node | string][] = [
-    ['Transaction id', h('code', { id: 'tx-id', class: 'break' }, proof.txId)],
+    [
+      'Transaction id',
+      h(
+        'span',
+        { class: 'with-copy' },
+        h('code', { id: 'tx-id', class: 'break' }, proof.txId),
+        copyButton(proof.txId, 'transaction id'),
+      ),
+    ],
     ['Network', proof.development ? `${network}, simulated on the local development ledger` : network],
     [
       'Amount',
