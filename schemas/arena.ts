@@ -168,7 +168,18 @@ export const CombinedIntelligence = z.strictObject({
   combined_probabilities: ClassProbabilities.describe(
     'equal-weight average of brain and crowd probabilities',
   ),
-  combined_lean: ArenaPrediction.describe('the most probable class of the combined view (NEUTRAL on a tie)'),
+  combined_lean: ArenaPrediction.describe(
+    'the most probable class of combined_probabilities as published (4 decimals). On a tie at the top ' +
+      '(combined_call_status "tie") it shows NEUTRAL, the middle class, only so that the values stay the same: a tie ' +
+      'is no call and is never scored as one',
+  ),
+  combined_call_status: z
+    .enum(['called', 'tie'])
+    .describe(
+      'called: one class of combined_probabilities (as published, 4 decimals) is the most probable; tie: two or ' +
+        'three share the top, so the combined view makes no call: left out of the combined hit rate and counted ' +
+        'in statistics.arena.combined_no_call_rounds when the round is scored',
+    ),
   note: z.string(),
 });
 

@@ -266,7 +266,9 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   role: 'what this component does, in one sentence',
   brain: 'figures for the main brain’s calls',
   crowd: 'figures for the crowd’s consensus',
-  combined: 'figures for rounds where brain and crowd agreed',
+  combined:
+    'figures for the combined forecast (brain and human crowd probabilities averaged) over every resolved round; ' +
+    'its hit rate counts only the rounds where it made a call (a tie at the top is no call)',
   agreement_rate: 'how often brain and crowd called the same side, with n; null without such rounds',
   agreement_n: 'rounds where both the brain and the crowd made a call',
   calibration: 'observed hit rate per confidence band',
@@ -279,7 +281,7 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   round_id: 'identifier of the arena round (its start time)',
   pattern_type:
     'what the round shows: `aligned_correct`/`aligned_wrong` (brain and crowd agreed and were right/wrong), ' +
-    '`brain_beat_crowd`, `crowd_beat_brain`, `split_both_wrong`, `brain_only_no_crowd` (no votes)',
+    '`brain_beat_crowd`, `crowd_beat_brain`, `split_both_wrong`, `brain_only_no_crowd` (no human votes or a tie)',
   provenance: 'where the figures of this record come from (replayed, simulated voters, people)',
   human_votes: 'votes cast by people (not simulated voters)',
   privacy_note: 'what is and is not kept about voters',
@@ -303,8 +305,13 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   round_minutes: 'length of one round, in minutes',
   alignment: 'how rounds align to the clock, e.g. "top of the hour, UTC"',
   current_round: 'the round open now',
-  rounds_with_votes: 'rounds that received at least one vote',
-  votes_total: 'votes received over all rounds',
+  rounds_with_votes:
+    'rounds with at least one vote from any source: people and, in simulated mode and backfill, the seeded ' +
+    'synthetic crowd (simulated voters, not people). Not a measure of human participation: see ' +
+    '`rounds_with_human_votes`',
+  votes_total:
+    'votes from every source over all rounds, synthetic included; `vote_sources` splits them into human and ' +
+    'synthetic',
   api_ecosystem: 'facts about the API itself: resources, runs, storage',
   arena_resources: 'the arena endpoints with their cache hints',
   generator_runs: 'generator runs recorded, failed and the last ones',
@@ -315,7 +322,7 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   bias: 'the side the evidence leans to: `bullish`, `bearish` or `neutral`; null without data. Not a trading call',
   human_layer: 'the crowd’s votes for the round',
   combined_intelligence: 'the brain’s call and the crowd’s consensus side by side',
-  agreement: '`agree`, `disagree`, `no_crowd` (no votes) or `no_brain_call`',
+  agreement: '`agree`, `disagree`, `no_crowd` (no human votes or a tie) or `no_brain_call`',
   at: 'when the event happened (UTC, ISO 8601)',
   detail: 'plain-language detail',
   change_since_round_start_percent: 'price change since the round opened, in percent; null without data',

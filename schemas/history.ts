@@ -97,7 +97,7 @@ export const HISTORY_RESOURCES: Record<HistoryResourceId, HistoryResourceSpec> =
       str('round_id', 'arena round the votes belong to'),
       str('asset', 'asset of the round'),
       str('consensus', 'crowd consensus (BULLISH, BEARISH, NEUTRAL or NONE)'),
-      num('votes_total', 'votes counted in the round so far (human and synthetic)'),
+      num('votes_total', 'votes by people counted in the round so far (synthetic votes never count here)'),
       num('human_votes', 'votes cast by people'),
       num('synthetic_votes', 'synthetic votes (labelled as such in the arena files)'),
       num('bullish_percent', 'share of bullish votes, percent'),

@@ -42,11 +42,19 @@ export const ArenaStatistics = z.strictObject({
     rotation: z.array(TrackedAsset).describe('asset order; round k of the epoch plays rotation[k mod 7]'),
   }),
   current_round: RoundInfo,
-  rounds_with_votes: Count,
-  votes_total: Count,
+  rounds_with_votes: Count, // meaning in field-meanings.ts: any source, synthetic included
+  rounds_with_human_votes: Count.describe(
+    'rounds with at least one vote from a person; synthetic votes never count here',
+  ),
+  votes_total: Count, // meaning in field-meanings.ts: any source, synthetic included
   vote_sources: VoteSources,
   distinct_human_voters: Count.describe(
     'distinct salted voter hashes; the ids themselves are never published',
+  ),
+  combined_no_call_rounds: Count.describe(
+    'resolved rounds of the teacher window (teacher_brain.metrics.window_days) whose combined forecast tied at ' +
+      'the top of its probabilities (4 decimals): no call, left out of teacher_brain.metrics.combined.hit_rate, ' +
+      'whose n counts only the rounds with a call',
   ),
 });
 

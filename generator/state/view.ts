@@ -115,6 +115,10 @@ export const readArenaView = (store: ArenaStore, input: ViewInput): ArenaView =>
       },
       voided: count(db, "SELECT COUNT(*) AS n FROM outcomes WHERE status = 'voided'"),
       roundsWithVotes: count(db, 'SELECT COUNT(DISTINCT round_id) AS n FROM votes'),
+      roundsWithHumanVotes: count(
+        db,
+        "SELECT COUNT(DISTINCT round_id) AS n FROM votes WHERE source = 'human'",
+      ),
       votes: allVotesTally(db),
       distinctHumanVoters: count(
         db,

@@ -11,8 +11,14 @@ import type { StatisticsResponse } from '../../../schemas/statistics.ts';
 import type { TeacherLessonsResponse } from '../../../schemas/teacher-lessons.ts';
 import { iso, isoOrNull } from '../clock.ts';
 import { crowdCallStatus, humanConsensus } from './consensus.ts';
-import { REFERENCE_PRICE_RULE, RULES_URL, TIE_RULE, VOTE_RULE } from './rules.ts';
-import { leanOf, publicPerformanceFrom, teacherBrain } from './metrics.ts';
+import { COMBINED_TIE_RULE, REFERENCE_PRICE_RULE, RULES_URL, TIE_RULE, VOTE_RULE } from './rules.ts';
+import {
+  combinedCallStatus,
+  combinedNoCallRounds,
+  leanOf,
+  publicPerformanceFrom,
+  teacherBrain,
+} from './metrics.ts';
 import { ENTRY_WINDOW_MINUTES, ROUND_MINUTES, roundInfo, SCHEDULE_ALIGNMENT } from './rounds.ts';
 import {
   averageProbs,
@@ -203,9 +209,11 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       },
       current_round: info,
       rounds_with_votes: t.roundsWithVotes,
+      rounds_with_human_votes: t.roundsWithHumanVotes,
       votes_total: t.votes.human + t.votes.synthetic,
       vote_sources: voteSources(t.votes),
       distinct_human_voters: t.distinctHumanVoters,
+      combined_no_call_rounds: combinedNoCallRounds(v.window),
     },
     teacher_brain: teacher,
     api_ecosystem: {
@@ -222,7 +230,10 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
     developer_note:
       'Counts and track records read from the arena store when this file was generated; nothing here is estimated. ' +
       'Every rate carries its n and is withheld below teacher_brain.metrics.min_sample rounds. Replayed (backfill) ' +
-      'and synthetic records are counted separately. Not a market signal.',
+      'and synthetic records are counted separately: arena.rounds_with_votes and arena.votes_total include the ' +
+      'synthetic crowd of simulated mode, arena.rounds_with_human_votes and arena.vote_sources.human_votes count ' +
+      'people only. A tied combined forecast is no call and stays out of the combined hit rate ' +
+      `(arena.combined_no_call_rounds). Rules: ${RULES_URL} Not a market signal.`,
     educational_notice: EDUCATIONAL_NOTICE,
     updated_utc: updatedUtc,
     next_update_due: nextUpdateDue,
@@ -271,9 +282,10 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       crowd_probabilities: probsObject(pCrowd),
       combined_probabilities: probsObject(pCombined),
       combined_lean: leanOf(pCombined),
+      combined_call_status: combinedCallStatus(pCombined),
       note:
         'An equal-weight blend of the brain call and the smoothed crowd shares, shown for learning; it is scored ' +
-        'after the round as shared_intelligence_score. Not a recommendation.',
+        `after the round as shared_intelligence_score. ${COMBINED_TIE_RULE} Not a recommendation.`,
     },
     teacher_brain: teacher,
     events: {

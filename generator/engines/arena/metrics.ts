@@ -30,7 +30,8 @@ export const TEACHER_ROLE =
 
 interface Scored {
   probs: ClassProbs;
-  hit: boolean;
+  /** null when the forecaster made no call (a tie at the top): scored for its probabilities, not for a hit. */
+  hit: boolean | null;
   outcome: ArenaPrediction;
 }
 
@@ -48,12 +49,40 @@ export const baseRate = (outcomes: ArenaPrediction[]): ClassProbs => {
   return [f('BEARISH'), f('NEUTRAL'), f('BULLISH')];
 };
 
-/** Most probable class; NEUTRAL on a tie (the same reading as the crowd's tie rule). */
-export const leanOf = (p: ClassProbs): ArenaPrediction => {
-  const top = Math.max(...p);
-  const leaders = CLASS_ORDER.filter((_, i) => p[i] === top);
-  return leaders.length === 1 ? leaders[0]! : 'NEUTRAL';
+export type CombinedCallStatus = 'called' | 'tie';
+
+/**
+ * The classes sharing the top probability, compared as published (4 decimals): a reader can check a tie on the
+ * figures in combined_probabilities, and floating-point noise cannot turn an exact tie into a call.
+ */
+const leadersOf = (p: ClassProbs): ArenaPrediction[] => {
+  const shown = p.map(round4);
+  const top = Math.max(...shown);
+  return CLASS_ORDER.filter((_, i) => shown[i] === top);
 };
+
+/** The combined view's call: its most probable class, or null when two or three classes share the top. */
+export const combinedCallOf = (p: ClassProbs): ArenaPrediction | null => {
+  const leaders = leadersOf(p);
+  return leaders.length === 1 ? leaders[0]! : null;
+};
+
+export const combinedCallStatus = (p: ClassProbs): CombinedCallStatus =>
+  combinedCallOf(p) === null ? 'tie' : 'called';
+
+/**
+ * The published combined_lean: the call, or NEUTRAL on a tie. NEUTRAL is kept there so that the field's enum stays
+ * as it was for strict clients; it is the middle of the ordered classes, not a call, and combined_call_status says
+ * "tie" beside it. A tie is never scored as a hit or a miss (see teacherBrain).
+ */
+export const leanOf = (p: ClassProbs): ArenaPrediction => combinedCallOf(p) ?? 'NEUTRAL';
+
+const combinedProbs = (r: ResolvedRound): ClassProbs =>
+  averageProbs(brainProbs(r.brainCall, r.brainConfidence), crowdProbs(r.counts));
+
+/** Resolved rounds whose combined forecast tied at the top: no call, outside the combined hit rate. */
+export const combinedNoCallRounds = (rounds: ResolvedRound[]): number =>
+  rounds.filter((r) => combinedCallOf(combinedProbs(r)) === null).length;
 
 export const forecasterMetrics = (items: Scored[], base: ClassProbs): ForecasterMetrics => {
   const n = items.length;
@@ -62,9 +91,11 @@ export const forecasterMetrics = (items: Scored[], base: ClassProbs): Forecaster
   }
   const rps = mean(items.map((s) => rankedProbabilityScore(s.probs, s.outcome)));
   const rpsBase = mean(items.map((s) => rankedProbabilityScore(base, s.outcome)));
+  // Probability scores take every round; the hit rate only the rounds with a call, and carries that n.
+  const called = items.filter((s) => s.hit !== null);
   return {
     n,
-    hit_rate: rate(items.filter((s) => s.hit).length, n),
+    hit_rate: called.length < MIN_SAMPLE ? null : rate(called.filter((s) => s.hit).length, called.length),
     brier_score: round4(mean(items.map((s) => brierScore(s.probs, s.outcome)))),
     ranked_probability_score: round4(rps),
     skill_vs_base_rate: rpsBase === 0 ? null : round4(1 - rps / rpsBase),
@@ -107,9 +138,11 @@ export const teacherBrain = (rounds: ResolvedRound[], voided: number): TeacherBr
   const crowdTies = rounds.filter((r) => crowdCallStatus(r.counts) === 'tie').length;
   const both = withCall.filter((r) => crowdCallStatus(r.counts) === 'called');
   const agreeing = both.filter((r) => r.brainCall === consensusOf(r.counts)).length;
+  // A tied combined forecast is no call: its probabilities are scored, its "lean" is not a hit or a miss.
   const combined = rounds.map((r) => {
-    const probs = averageProbs(brainProbs(r.brainCall, r.brainConfidence), crowdProbs(r.counts));
-    return { probs, hit: leanOf(probs) === r.outcome, outcome: r.outcome };
+    const probs = combinedProbs(r);
+    const call = combinedCallOf(probs);
+    return { probs, hit: call === null ? null : call === r.outcome, outcome: r.outcome };
   });
   const metrics: TeacherMetrics = {
     window_days: WINDOW_DAYS,

@@ -30,6 +30,13 @@ export const TIE_RULE =
   'When two or three classes share the most votes the crowd makes no call (consensus NONE, call_status "tie"): ' +
   'a tie is left out of crowd accuracy and counted separately as a no-call round.';
 
+export const COMBINED_TIE_RULE =
+  'The combined view (equal-weight average of the brain and human crowd probabilities) calls its most probable ' +
+  'class, compared at the 4 decimals published in combined_probabilities. When two or three classes share the top ' +
+  'it makes no call (combined_call_status "tie"; combined_lean then shows NEUTRAL, the middle class, only to keep ' +
+  "the field's values unchanged): a tie is left out of the combined hit rate and counted in " +
+  'statistics.arena.combined_no_call_rounds; its Brier, RPS and skill scores still count.';
+
 export const ROUNDING_RULE =
   'Percentages are in tenths by the largest-remainder method, made fair: equal counts always get equal shares. ' +
   'Leftover tenths go to classes with the largest remainders (the larger count first on equal remainders), classes ' +

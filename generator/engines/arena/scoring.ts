@@ -26,7 +26,10 @@ export const OUTCOME_RULE =
 export const SCORE_DEFINITIONS =
   'Classes ordered bearish < neutral < bullish. Crowd probabilities (n_i + 1) / (N + 3). Brain probabilities: ' +
   `uniform shrunk towards its called class, p = (1 - w) / 3 + w for the call, w = ${BRAIN_SHRINK} x confidence / 100 ` +
-  '(uniform when there is no call). Combined = equal-weight average of brain and crowd. Brier = sum of squared ' +
+  '(uniform when there is no call). Combined = equal-weight average of brain and crowd; its call is its most ' +
+  'probable class, compared at the 4 published decimals, and a tie at the top is no call: left out of the ' +
+  'combined hit rate (whose n counts only the rounds with a call) and counted in ' +
+  'statistics.arena.combined_no_call_rounds, while its Brier, RPS and skill score every round. Brier = sum of squared ' +
   'errors over the three classes (0-2). RPS = half the sum of squared differences of cumulative probabilities ' +
   '(0-1). shared_intelligence_score = 1 - RPS(combined). learning_score = RPS(brain) - RPS(crowd). Hit rate = ' +
   'share of exact class hits with a 95% Wilson interval. Skill = 1 - RPS / RPS(base rate), base rate = smoothed ' +

@@ -64,7 +64,8 @@ export interface ArenaView {
     lastLessonAt: number | null;
     outcomes: Record<'bullish' | 'bearish' | 'neutral', number>;
     voided: number;
-    roundsWithVotes: number;
+    roundsWithVotes: number; // rounds with a vote from any source, synthetic included
+    roundsWithHumanVotes: number; // rounds with at least one vote from a person
     votes: VoteTally;
     distinctHumanVoters: number;
   };
