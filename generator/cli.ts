@@ -25,6 +25,7 @@ import {
 import { SITE_TEMPLATES, assertSiteTemplates, build, generate, publishCycle, summarise } from './cycle.ts';
 import type { GenerateFlags } from './cycle.ts';
 import { COMMAND_GROUPS, addPlaceholders, commandGroupFor } from './cli-groups.ts';
+import { isPermissionFault } from './publish/writable.ts';
 import type { CommandGroup, RegisterCommands } from './cli-groups.ts';
 
 type UpFlags = GenerateFlags & {
@@ -85,7 +86,21 @@ function addGenerateOptions(command: Command, { asOf = true } = {}): Command {
 }
 
 async function generateOnce(flags: GenerateFlags): Promise<void> {
-  const report = await generate(flags);
+  const startedAt = Date.now();
+  const report = await generate(flags).catch(async (error: unknown) => {
+    // The run could not even record itself (its state folder is not writable): /status.json says so instead.
+    if (isPermissionFault(error)) {
+      const { recordFailedStart } = await import('./publish/status.ts');
+      const written = await recordFailedStart(resolve(flags.out), {
+        error: oneLine(error.message),
+        startedAt,
+        finishedAt: Date.now(),
+      });
+      if (!written)
+        console.error(`emi: the failure could not be recorded in ${flags.out}/status.json either`);
+    }
+    throw error;
+  });
   if (report.status === 'failed' || report.status === 'stale') throw new Error(summarise(report));
   console.log(summarise(report));
   // Published, but something needs the operator (a damaged arena store, said on stderr): exit non-zero.

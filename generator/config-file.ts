@@ -1,10 +1,11 @@
 // Checks an operator's configuration before a command does anything: the --config file (or EMI_CONFIG) exists, is
 // JSON, has only known keys and valid source settings; a --cron expression is valid; a run's --source, --record and
 // --replay agree; the folders the command writes to are writable. Any problem is one line on stderr and exit code
-// 2, before anything is written.
+// 2, before anything is written, except a folder this user may not write to: a fault of the machine, not of the
+// command line (exit 1, see configurationHook).
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { assertWritableFolder } from './publish/writable.ts';
+import { assertWritableFolder, isPermissionFault } from './publish/writable.ts';
 import { loadSourcesConfig } from './sources/config.ts';
 
 export const CONFIG_EXIT_CODE = 2;
@@ -104,11 +105,20 @@ export async function checkCommandConfiguration(
   for (const [folder, role] of writtenFolders(command, opts)) await assertWritableFolder(folder, role);
 }
 
-/** A commander preAction hook: a configuration problem ends the command with exit code 2. */
+/**
+ * A commander preAction hook: a configuration problem ends the command with exit code 2. A folder this user may not
+ * write to is no usage mistake: `emi generate` goes on so that the run records its failure where it can
+ * (last-run.json, /status.json) and exits 1; any other command stops with the one line (the remedy included) and
+ * exit 1, without the usage hint.
+ */
 export async function configurationHook(_program: Command, command: Command): Promise<void> {
   try {
     await checkCommandConfiguration(command);
   } catch (error) {
+    if (isPermissionFault(error)) {
+      if (command.name() === 'generate') return;
+      throw error;
+    }
     command.error(`emi: ${(error as Error).message.split('\n')[0]}`, {
       exitCode: CONFIG_EXIT_CODE,
       code: 'emi.configuration',

@@ -1,11 +1,12 @@
 // /status.json in the public site folder, written by every run, successful or not (the pipeline writes it last,
 // outside the generations, so a failed run can say so). When a run publishes nothing, the age of the data still
 // served comes from the previous status.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DISCLAIMER, PROJECT } from '../../schemas/common.ts';
 import { RunStatus } from '../../schemas/status.ts';
 import type { RunReport } from '../pipeline.ts';
+import { writeFileAtomic } from './atomic-write.ts';
 
 export const STATUS_FILE = 'status.json';
 
@@ -52,4 +53,40 @@ export async function readRunStatus(outDir: string): Promise<RunStatus | null> {
   } catch {
     return null;
   }
+}
+
+/**
+ * Records in the site folder a run that failed before it could record itself (its state folder was not writable,
+ * so there is no last-run.json to write either): readers and monitors of /status.json must not go on reading the
+ * last good run's `ok`. The data still served keeps its time. Returns whether the status could be written.
+ */
+export async function recordFailedStart(
+  outDir: string,
+  failure: { error: string; startedAt: number; finishedAt: number },
+): Promise<boolean> {
+  const previous = await readRunStatus(outDir);
+  const report: RunReport = {
+    status: 'failed',
+    // The mode of the data still served: a live site must not turn `simulated` because a run could not start.
+    mode: previous?.mode ?? null,
+    seed: null,
+    as_of: new Date(failure.startedAt).toISOString(),
+    started_at: new Date(failure.startedAt).toISOString(),
+    finished_at: new Date(failure.finishedAt).toISOString(),
+    duration_ms: Math.max(0, failure.finishedAt - failure.startedAt),
+    files_written: 0,
+    issues: [],
+    error: failure.error,
+  };
+  const text = `${JSON.stringify(runStatus(report, previous?.sources.provider ?? null, null, previous), null, 2)}\n`;
+  const file = join(outDir, STATUS_FILE);
+  // As the pipeline does: by rename, else in place (a folder this user may not add files to, a file it may write).
+  return writeFileAtomic(file, text).then(
+    () => true,
+    () =>
+      writeFile(file, text).then(
+        () => true,
+        () => false,
+      ),
+  );
 }

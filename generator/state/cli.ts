@@ -110,6 +110,23 @@ const statusLines = (store: ArenaStore, now: number): string[] => {
   ];
 };
 
+/**
+ * The last run as recorded in the state folder's last-run.json, one line: a run that failed (a folder it may not
+ * write to, a full disk) shows here even though it never reached the store's run log.
+ */
+export function lastRunLine(stateDir: string): string {
+  const file = join(stateDir, 'last-run.json');
+  let report: { status?: unknown; finished_at?: unknown; error?: unknown };
+  try {
+    report = JSON.parse(readFileSync(file, 'utf8')) as typeof report;
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    return `last run: ${missing ? 'none recorded' : 'unreadable'} (${file})`;
+  }
+  const error = typeof report.error === 'string' && report.error ? `: ${report.error}` : '';
+  return `last run: ${String(report.status)}, finished ${String(report.finished_at)}${error}`;
+}
+
 export function registerArenaCommands(program: Command, deps: ArenaCommandDeps): void {
   const now = deps.now ?? Date.now;
   const out = deps.out ?? console.log;
@@ -173,9 +190,11 @@ export function registerArenaCommands(program: Command, deps: ArenaCommandDeps):
 
   arena
     .command('status')
-    .description('show the open round, counts and the run lock')
+    .description('show the last run, the open round, counts and the run lock')
     .action(
       guarded(deps, () => {
+        // First, so that it shows even when the store cannot be opened.
+        out(lastRunLine(dirname(deps.storePath())));
         for (const line of withStore(deps, (store) => statusLines(store, now()))) out(line);
       }),
     );

@@ -40,7 +40,34 @@ export function parseOwner(owner: string): { host: string; pid: number } | null 
   return match ? { host: match[1]!, pid: Number(match[2]) } : null;
 }
 
+/**
+ * The state letter of a process from Linux's /proc/<pid>/stat ("R", "S", "Z"...), or null where it cannot be read
+ * (another system, or no such process). The command name in parentheses may hold spaces and ')': the state is the
+ * first field after the last ')'.
+ */
+export function linuxProcessState(pid: number): string | null {
+  if (process.platform !== 'linux') return null;
+  const stat = readProcStat(pid);
+  if (stat === null) return null;
+  return /\)\s+(\S)/.exec(stat.slice(stat.lastIndexOf(')')))?.[1] ?? null;
+}
+
+function readProcStat(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return null;
+  }
+}
+
+/** Zombie (exited, not yet reaped by its parent) and dead: the process will never renew or release a lock. */
+const EXITED_STATES: ReadonlySet<string> = new Set(['Z', 'X', 'x']);
+
 export function processIsAlive(pid: number): boolean {
+  // kill(pid, 0) succeeds on a zombie: a crashed run whose parent has not reaped it would hold its lock until the
+  // heartbeat ran out. Linux says which state the process is in.
+  const state = linuxProcessState(pid);
+  if (state !== null && EXITED_STATES.has(state)) return false;
   try {
     process.kill(pid, 0);
     return true;
