@@ -13,16 +13,31 @@ import { clipped, structuredResult, toolError } from './results.ts';
 /** `marketRegime` → `market_regime`: tool names in the style MCP clients show. */
 export const toolNameOf = (id: string): string => id.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
+/** The first problems zod found, as `field: message`, short enough for a tool error. */
+export function schemaProblems(error: z.ZodError, max = 3): string {
+  const listed = error.issues
+    .slice(0, max)
+    .map((issue) => `${issue.path.length ? issue.path.join('.') : '(body)'}: ${clipped(issue.message, 80)}`);
+  const more = error.issues.length - listed.length;
+  return `${listed.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+}
+
+/** A published file that is there but cannot be used: which file, why, and that it is not merely unpublished. */
+const unreadableFile = (path: string, file: string, reason: string) =>
+  toolError(
+    `${path} is published but could not be read: the file ${file} ${reason}. It is not served until a ` +
+      'sound run replaces it (emi generate, then emi build).',
+  );
+
 async function answerFile(read: ReadPublished, file: string, path: string, schema: z.ZodType, now: number) {
-  const body = await read(file);
-  if (body === null) {
+  const published = await read(file);
+  if (published.state === 'absent') {
     return toolError(`${path} has not been published yet: run the generator (emi generate) first.`);
   }
-  const parsed = schema.safeParse(body);
+  if (published.state === 'unreadable') return unreadableFile(path, file, clipped(published.reason, 200));
+  const parsed = schema.safeParse(published.value);
   if (!parsed.success) {
-    return toolError(
-      `${path} failed its schema on the server; it is not served until a valid run replaces it.`,
-    );
+    return unreadableFile(path, file, `does not match its schema (${schemaProblems(parsed.error)})`);
   }
   return structuredResult({ ...factsOfBody(parsed.data, now), body: parsed.data });
 }

@@ -14,6 +14,8 @@ import {
 } from '../schemas/history.ts';
 import type { HistoryValue } from '../schemas/history.ts';
 import { DataFacts, factsOf } from './facts.ts';
+import { publishedObject } from './json-schema.ts';
+import { jsonOrNull } from './published.ts';
 import type { ReadPublished } from './published.ts';
 import { clipped, structuredResult, toolError } from './results.ts';
 
@@ -22,7 +24,7 @@ export const MAX_HISTORY_DAYS = 31;
 
 const Row = z.record(z.string(), z.union([z.number(), z.string(), z.null()]));
 
-export const HistoryToolOutput = z.object({
+export const HistoryToolOutput = publishedObject({
   ...DataFacts,
   resource: HistoryResourceId,
   from: z.iso.date().nullable().describe('first day read; null when the latest rows were read'),
@@ -63,13 +65,13 @@ async function rowsInRange(
   from: string,
   to: string,
 ): Promise<{ rows: Rows; missing: string[] } | null> {
-  const index = HistoryIndexFile.safeParse(await read(HISTORY_INDEX_FILE));
+  const index = HistoryIndexFile.safeParse(jsonOrNull(await read(HISTORY_INDEX_FILE)));
   if (!index.success) return null;
   const days = index.data.resources.find((r) => r.resource === id)?.days ?? [];
   const rows: Rows = [];
   const missing: string[] = [];
   for (const day of days.filter((d) => d >= from && d <= to)) {
-    const file = HistoryDayFile.safeParse(await read(`${historyDir(id)}/${day}.json`));
+    const file = HistoryDayFile.safeParse(jsonOrNull(await read(`${historyDir(id)}/${day}.json`)));
     // A listed day that cannot be read is reported, never passed over as a day without runs.
     if (file.success) rows.push(...file.data.rows);
     else missing.push(day);
@@ -114,7 +116,9 @@ export function registerHistoryTool(server: McpServer, read: ReadPublished, now:
         if (!found) return toolError(NO_HISTORY);
         ({ rows, missing } = found);
       } else {
-        const latest = HistoryLatestFile.safeParse(await read(`${historyDir(resource)}/latest.json`));
+        const latest = HistoryLatestFile.safeParse(
+          jsonOrNull(await read(`${historyDir(resource)}/latest.json`)),
+        );
         if (!latest.success) return toolError(NO_HISTORY);
         rows = latest.data.rows;
       }

@@ -10,7 +10,7 @@ import {
   decodePaymentResponseHeader,
   encodePaymentSignatureHeader,
 } from '@x402/core/http';
-import type { PaymentPayload } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import algosdk from 'algosdk';
 import { base64ToBytes } from '../paywall-worker/payment-header.ts';
 import { noteFor } from '../generator/discovery/endpoint-notes.ts';
@@ -19,10 +19,22 @@ import type { PaidResource } from '../schemas/resources.ts';
 import { DataFacts, factsOfBody } from './facts.ts';
 import * as z from 'zod';
 import { toolNameOf } from './free-tools.ts';
+import { publishedObject } from './json-schema.ts';
 import { structuredResult, toolError } from './results.ts';
 
 /** Asks the paywall for a paid path, with the payment as a `PAYMENT-SIGNATURE` header value when there is one. */
 export type FetchPaid = (path: string, paymentSignatureHeader?: string) => Promise<Response>;
+
+/**
+ * The longest a paid call waits for the whole answer of a paywall elsewhere (`--paywall-url`). A sound paywall
+ * answers well within it: its facilitator calls give up after 10 s each (settle, then the chain lookup).
+ */
+export const PAYWALL_TIMEOUT_MS = 30_000;
+
+/** A paywall elsewhere sent no complete answer in time; the message names it and the time waited. */
+export class PaywallTimeoutError extends Error {
+  override name = 'PaywallTimeoutError';
+}
 
 export const PAYMENT_META = 'x402/payment';
 export const PAYMENT_RESPONSE_META = 'x402/payment-response';
@@ -70,6 +82,41 @@ export function paymentTransactionOf(payment: PaymentPayload | undefined): strin
   }
 }
 
+/** The paywall's readable `message` in a JSON answer (its 402 body or error body), or null. */
+export function messageOf(text: string): string | null {
+  try {
+    const { message } = JSON.parse(text) as { message?: unknown };
+    return typeof message === 'string' && message.trim() ? message : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The x402 MCP transport's payment-required result: the PaymentRequired in `structuredContent` and as JSON in the
+ * first text, with the paywall's readable reason beside its code (`message`, and a second text an agent can quote).
+ */
+export function paymentRequiredResult(
+  resource: PaidResource,
+  paymentRequired: PaymentRequired,
+  message: string | null,
+): CallToolResult {
+  const content = { ...paymentRequired, ...(message ? { message } : {}) };
+  const code = paymentRequired.error ?? 'payment_required';
+  const what =
+    code === 'payment_required'
+      ? `${resource.path} needs a payment (${code})`
+      : `${resource.path} refused the payment (${code})`;
+  return {
+    isError: true,
+    structuredContent: content as unknown as Record<string, unknown>,
+    content: [
+      { type: 'text', text: JSON.stringify(content) },
+      { type: 'text', text: message ? `${what}: ${message}` : `${what}.` },
+    ],
+  };
+}
+
 async function errorDetail(
   response: Response,
 ): Promise<{ error: string; message: string; transaction: string | null }> {
@@ -97,11 +144,7 @@ export async function toolResultOf(
     const header = response.headers.get('PAYMENT-REQUIRED');
     if (!header) return toolError(`${resource.path} answered 402 without a PAYMENT-REQUIRED header.`);
     const paymentRequired = decodePaymentRequiredHeader(header);
-    return {
-      isError: true,
-      structuredContent: paymentRequired as unknown as Record<string, unknown>,
-      content: [{ type: 'text', text: JSON.stringify(paymentRequired) }],
-    };
+    return paymentRequiredResult(resource, paymentRequired, messageOf(await response.text()));
   }
   if (response.status === 200) {
     // The money rule, kept here too: a paid body only with a successful settlement of this very payment. Another
@@ -117,8 +160,16 @@ export async function toolResultOf(
           `delivered again, never charged twice, when the tool is called again with the same _meta["${PAYMENT_META}"].`,
       );
     }
-    const parsed = resource.schema.safeParse(await response.json());
-    if (!parsed.success) return toolError(`${resource.path} delivered a body that fails its schema.`);
+    const parsed = resource.schema.safeParse(jsonOrUndefined(await response.text()));
+    if (!parsed.success) {
+      // Settled, so money was taken: say so, with the transaction to quote (a redelivery is the same body).
+      return toolError(
+        `${resource.path} settled payment ${txid} but delivered a body that is not valid JSON of its schema, so ` +
+          'it is withheld. The payment was taken: calling again with the same payment gets the same body, so ' +
+          `quote transaction ${txid} to the seller.`,
+        { error: 'paid_body_invalid', message: 'the delivered body fails its schema', transaction: txid },
+      );
+    }
     return structuredResult(
       { ...factsOfBody(parsed.data, now), body: parsed.data },
       { [PAYMENT_RESPONSE_META]: settlement },
@@ -128,9 +179,7 @@ export async function toolResultOf(
   const retryAfter = response.headers.get('Retry-After');
   // The paywall names the transaction when the payment may have landed; its advice speaks of the HTTP header, so
   // say what that means here: signing a new payment instead could charge the agent twice.
-  const sameAgain = transaction
-    ? ` Over MCP: call ${toolNameOf(resource.id)} again with the same _meta["${PAYMENT_META}"], not a new payment.`
-    : '';
+  const sameAgain = transaction ? ` Over MCP: ${callAgainWithSamePayment(resource)}.` : '';
   return toolError(
     `${resource.path} is not available (${response.status} ${error})${message ? `: ${message}` : ''}` +
       `${retryAfter ? ` Retry after ${retryAfter} s.` : ''}${sameAgain}`,
@@ -138,20 +187,82 @@ export async function toolResultOf(
   );
 }
 
+const jsonOrUndefined = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+};
+
+const callAgainWithSamePayment = (resource: PaidResource) =>
+  `call ${toolNameOf(resource.id)} again with the same _meta["${PAYMENT_META}"], not a new payment`;
+
+/** Errors that mean the request never left this process: nothing reached the paywall, so nothing was paid. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+function neverSent(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
+  return typeof cause?.code === 'string' && NOT_SENT_CODES.has(cause.code);
+}
+
+/**
+ * The result when the paywall gave no (complete) answer: it timed out, or the connection failed. After a payment
+ * was sent the paywall may have settled it: the agent is told so, with the transaction, and how to collect the
+ * file with the same payment (the paywall delivers a settled payment again, and settles one at most once).
+ */
+export function paywallUnansweredResult(
+  resource: PaidResource,
+  error: unknown,
+  payment?: PaymentPayload,
+): CallToolResult {
+  const timedOut = error instanceof PaywallTimeoutError;
+  const code = timedOut ? 'paywall_timeout' : 'paywall_unreachable';
+  const what = timedOut
+    ? `the paywall did not answer in time (${error.message})`
+    : `the paywall could not be reached (${error instanceof Error ? error.message : String(error)})`;
+  if (!payment || (!timedOut && neverSent(error))) {
+    const message = `${what}. ${payment ? 'The payment was not sent' : 'No payment was sent'}: nothing was taken; try again later.`;
+    return toolError(`${resource.path}: ${message}`, { error: code, message });
+  }
+  const txid = paymentTransactionOf(payment);
+  const message =
+    `${what} after the payment${txid ? ` (transaction ${txid})` : ''} was sent, so it may have been taken. ` +
+    `Do not sign a new payment: ${callAgainWithSamePayment(resource)}. The paywall delivers a settled payment ` +
+    'again without charging it twice, and settles a payment at most once.';
+  return toolError(`${resource.path}: ${message}`, {
+    error: code,
+    message,
+    ...(txid ? { transaction: txid } : {}),
+  });
+}
+
 /**
  * One object schema for both answers of a paid tool: a delivery (the data facts and the body) and, in an
- * `isError` result, the x402 `PaymentRequired` (x402Version, error, resource, accepts, extensions). MCP clients
- * check any structured content against the declared schema, error results included, so both must fit it.
+ * `isError` result, the x402 `PaymentRequired` (x402Version, error, resource, accepts, extensions) or another
+ * refusal (error, message, status, transaction). MCP clients check any structured content against the declared
+ * schema, error results included, so every answer must fit it.
  */
 export function paidToolOutput(body: z.ZodType) {
   const facts = Object.fromEntries(
     Object.entries(DataFacts).map(([key, schema]) => [key, schema.optional()]),
   );
-  return z.object({
+  return publishedObject({
     ...facts,
     body: body.optional().describe('the paid body, after payment and settlement'),
     x402Version: z.literal(2).optional().describe('payment required: the x402 version'),
-    error: z.string().optional().describe('payment required: why the payment is needed or was refused'),
+    error: z
+      .string()
+      .optional()
+      .describe(
+        'an error: its code (why the payment is needed or was refused, or why nothing was delivered)',
+      ),
+    message: z.string().optional().describe("an error: the paywall's readable reason and what to do"),
+    status: z
+      .number()
+      .int()
+      .optional()
+      .describe("an error other than payment required: the paywall's HTTP status"),
     resource: z.looseObject({ url: z.string() }).optional().describe('payment required: what is sold'),
     accepts: z.array(z.looseObject({})).optional().describe('payment required: the payment requirements'),
     extensions: z.looseObject({}).optional(),
@@ -189,9 +300,7 @@ export function registerPaidTools(server: McpServer, fetchPaid: FetchPaid, now: 
           const response = await fetchPaid(resource.path, payment.header);
           return await toolResultOf(response, resource, now(), payment.payment);
         } catch (error) {
-          return toolError(
-            `${resource.path}: the paywall could not be reached (${(error as Error).message}).`,
-          );
+          return paywallUnansweredResult(resource, error, payment.payment);
         }
       },
     );

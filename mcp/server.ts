@@ -7,7 +7,7 @@ import { buildLlmsTxt } from '../generator/discovery/llms-txt.ts';
 import { buildOpenApiDocument } from '../generator/discovery/openapi.ts';
 import { registerFreeTools } from './free-tools.ts';
 import { registerHistoryTool } from './history-tool.ts';
-import { registerPaidTools } from './paid-tools.ts';
+import { PAYWALL_TIMEOUT_MS, PaywallTimeoutError, registerPaidTools } from './paid-tools.ts';
 import type { FetchPaid } from './paid-tools.ts';
 import { jsonReader } from './published.ts';
 import type { ReadText } from './published.ts';
@@ -83,6 +83,17 @@ function docResources(baseUrl: string): DocResource[] {
   ];
 }
 
+/** A discovery document's text, or null when absent; one that is there but cannot be read is said so. */
+async function readDocument(readText: ReadText, file: string): Promise<string | null> {
+  try {
+    return await readText(file);
+  } catch (error) {
+    throw new Error(`${file} is in the published site but could not be read (${(error as Error).message}).`, {
+      cause: error,
+    });
+  }
+}
+
 export function createMcpServer(options: McpServerOptions): McpServer {
   const now = options.now ?? Date.now;
   const server = new McpServer(
@@ -99,7 +110,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       doc.uri,
       { description: doc.description, mimeType: doc.mimeType },
       async (uri) => {
-        const text = (await options.readText(doc.file)) ?? doc.fallback?.() ?? null;
+        const text = (await readDocument(options.readText, doc.file)) ?? doc.fallback?.() ?? null;
         if (text === null)
           throw new Error(`${doc.file} is not in the published site yet: run emi build first.`);
         return { contents: [{ uri: uri.href, mimeType: doc.mimeType, text }] };
@@ -115,8 +126,34 @@ export const fetchPaidThrough =
   (path, signature) =>
     Promise.resolve(request(path, { headers: signature ? { 'PAYMENT-SIGNATURE': signature } : {} }));
 
-/** A `fetchPaid` to a paywall running elsewhere (e.g. `emi serve` or a deployed worker). */
+/** Statuses whose answer has no body (a Response refuses one). */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+/**
+ * A `fetchPaid` to a paywall running elsewhere (e.g. `emi serve` or a deployed worker). The whole answer, body
+ * included, must come within `timeoutMs`: a paywall that takes the connection and never answers (or stalls its
+ * body) ends the call with a `PaywallTimeoutError` instead of hanging it.
+ */
 export const fetchPaidAt =
-  (baseUrl: string): FetchPaid =>
-  (path, signature) =>
-    fetch(new URL(path, baseUrl), { headers: signature ? { 'PAYMENT-SIGNATURE': signature } : {} });
+  (baseUrl: string, { timeoutMs = PAYWALL_TIMEOUT_MS }: { timeoutMs?: number } = {}): FetchPaid =>
+  async (path, signature) => {
+    const url = new URL(path, baseUrl);
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      const response = await fetch(url, {
+        headers: signature ? { 'PAYMENT-SIGNATURE': signature } : {},
+        signal,
+      });
+      const body = await response.arrayBuffer();
+      return new Response(NULL_BODY_STATUSES.has(response.status) ? null : body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    } catch (error) {
+      if (!signal.aborted) throw error;
+      throw new PaywallTimeoutError(`no complete answer from ${url.origin} within ${timeoutMs / 1000} s`, {
+        cause: error,
+      });
+    }
+  };

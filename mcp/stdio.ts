@@ -16,6 +16,8 @@ export interface McpStdioOptions {
   paid: string;
   /** A running paywall (e.g. http://127.0.0.1:8080): paid tools are forwarded there. */
   paywallUrl?: string;
+  /** The longest a paid tool waits for that paywall's whole answer (default `PAYWALL_TIMEOUT_MS`, 30 s). */
+  paywallTimeoutMs?: number;
   baseUrl: string;
 }
 
@@ -23,7 +25,7 @@ export async function runMcpStdio(options: McpStdioOptions): Promise<{ close(): 
   let fetchPaid: FetchPaid;
   let closePaywall = async () => {};
   if (options.paywallUrl) {
-    fetchPaid = fetchPaidAt(options.paywallUrl);
+    fetchPaid = fetchPaidAt(options.paywallUrl, { timeoutMs: options.paywallTimeoutMs });
     console.error(`emi mcp: paid tools go to ${options.paywallUrl}`);
   } else {
     // The environment first: the options (--base-url, which defaults to EMI_BASE_URL) win over it, and a variable

@@ -88,11 +88,15 @@ async function serveAsset(request: Request, env: SiteWorkerEnv, path: string): P
 }
 
 /** The built site as the MCP server reads it: through the static assets binding. */
-const assetsReader =
-  (env: SiteWorkerEnv, origin: string): ReadText =>
+/** A published file from the static assets: null when it is not there (404), an error when it cannot be read. */
+export const assetsReader =
+  (env: Pick<SiteWorkerEnv, 'ASSETS'>, origin: string): ReadText =>
   async (file) => {
     const response = await env.ASSETS.fetch(new Request(new URL(file, `${origin}/`)));
-    return response.ok ? response.text() : null;
+    if (response.status === 404) return null;
+    // Anything else is no answer to "is it published?": an agent must not be told "not published yet" for it.
+    if (!response.ok) throw new Error(`the static assets answered HTTP ${response.status} for ${file}`);
+    return response.text();
   };
 
 /** The MCP endpoint: free tools read the assets, paid tools go through the paywall app's own rules. */
