@@ -4,7 +4,12 @@ import { mkdir, mkdtemp, readFile, readdir, realpath, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { generationsTidied, publishGeneration, realFs } from '../generator/publish/generations.ts';
+import {
+  cleanGenerations,
+  generationsTidied,
+  publishGeneration,
+  realFs,
+} from '../generator/publish/generations.ts';
 import type { PublishFs, ServedLink } from '../generator/publish/generations.ts';
 
 const FILES = ['api/a.php', 'api/reasoning/b.php', 'arena/c.php', 'paid/d.json'];
@@ -160,5 +165,37 @@ describe('what publishing keeps', () => {
     } finally {
       clock.mockRestore();
     }
+  });
+
+  it("never sweeps away another run's switch under way (its fresh link made, not yet renamed)", async () => {
+    const { store, publish, served } = await setup();
+    await publish(1);
+    // Run 2 stops between making its fresh `current` link and renaming it over `current`, while another run
+    // (a concurrent `emi build` on the same store) tidies the store.
+    let reached = () => {};
+    const atSwitch = new Promise<void>((resolve) => (reached = resolve));
+    let go = () => {};
+    const resume = new Promise<void>((resolve) => (go = resolve));
+    const pausing: PublishFs = {
+      ...realFs,
+      rename: async (from, to) => {
+        if (to === join(store, 'current')) {
+          reached();
+          await resume;
+        }
+        return fs.rename(from, to);
+      },
+    };
+    const second = publish(2, pausing);
+    await atSwitch;
+    await cleanGenerations(store);
+    go();
+    // Before: the tidying removed the link, and the switch failed with ENOENT.
+    await expect(second).resolves.toBeDefined();
+    expect(await served()).toEqual([2, 2, 2, 2]);
+    // A dead run's leftover link still goes.
+    await fs.symlink('nowhere', join(store, '.current.999999999.abcd'));
+    await cleanGenerations(store);
+    expect((await readdir(store)).filter((name) => name.startsWith('.current.'))).toEqual([]);
   });
 });

@@ -59,6 +59,8 @@ export interface Generation {
 
 const GENERATION = /^g-(\d+)-[0-9a-f]+$/;
 const IN_PROGRESS = /^tmp-(\d+)-[0-9a-f]+$/;
+/** The fresh link of a switch under way, named with its process: `.current.<pid>.<hex>`. */
+const SWITCHING = /^\.current\.(\d+)\.[0-9a-f]+$/;
 const suffix = () => randomBytes(4).toString('hex');
 
 /** The store used for a single folder served whole (dist/): `.dist.generations` beside it. */
@@ -71,7 +73,7 @@ async function readCurrent(store: string, fs: PublishFs): Promise<string | null>
 
 /** Points `store/current` at `id` with one rename of a fresh symlink. */
 async function switchTo(store: string, id: string, fs: PublishFs): Promise<void> {
-  const next = join(store, `.${CURRENT}.${suffix()}`);
+  const next = join(store, `.${CURRENT}.${process.pid}.${suffix()}`);
   await fs.symlink(id, next);
   try {
     await fs.rename(next, join(store, CURRENT));
@@ -160,7 +162,11 @@ export async function cleanGenerations(store: string, fs: PublishFs = realFs): P
     }
     const done = GENERATION.exec(name);
     if (done && name !== current) complete.push({ name, at: Number(done[1]) });
-    if (name.startsWith(`.${CURRENT}.`)) await fs.rm(join(store, name), { force: true });
+    // Another run's switch may be under way (its link made, not yet renamed): only a dead run's link goes.
+    const switching = SWITCHING.exec(name);
+    if (name.startsWith(`.${CURRENT}.`) && !(switching && processIsAlive(Number(switching[1])))) {
+      await fs.rm(join(store, name), { force: true });
+    }
   }
   complete.sort((a, b) => b.at - a.at);
   for (const { name } of complete.slice(KEEP_GENERATIONS - 1)) {
