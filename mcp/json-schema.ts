@@ -3,29 +3,7 @@
 // the `pattern` that says the same; a validator that does not know such a format ignores it with a warning, or
 // refuses the schema in strict mode. Here those formats are left out where a pattern already states the rule.
 import * as z from 'zod';
-
-/** The `format` values of JSON Schema (draft-07 and 2020-12 vocabularies). */
-export const STANDARD_FORMATS: ReadonlySet<string> = new Set([
-  'date-time',
-  'date',
-  'time',
-  'duration',
-  'email',
-  'idn-email',
-  'hostname',
-  'idn-hostname',
-  'ipv4',
-  'ipv6',
-  'uri',
-  'uri-reference',
-  'iri',
-  'iri-reference',
-  'uuid',
-  'uri-template',
-  'json-pointer',
-  'relative-json-pointer',
-  'regex',
-]);
+import { STANDARD_FORMATS } from '../generator/discovery/json-schema.ts';
 
 type JsonSchemaNode = Record<string, unknown>;
 

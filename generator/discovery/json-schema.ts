@@ -148,15 +148,27 @@ function withMeanings(node: unknown, parent: string): unknown {
 }
 
 /** JSON Schema formats every validator knows; zod also emits its own (e.g. "starts_with"), which ajv rejects. */
-const STANDARD_FORMATS = new Set([
+/** The `format` values of JSON Schema itself (draft-07 and 2020-12 vocabularies); zod adds its own. */
+export const STANDARD_FORMATS: ReadonlySet<string> = new Set([
   'date-time',
   'date',
   'time',
   'duration',
   'email',
+  'idn-email',
+  'hostname',
+  'idn-hostname',
+  'ipv4',
+  'ipv6',
   'uri',
   'uri-reference',
+  'iri',
+  'iri-reference',
   'uuid',
+  'uri-template',
+  'json-pointer',
+  'relative-json-pointer',
+  'regex',
 ]);
 
 /**
