@@ -10,7 +10,7 @@ import {
   decodePaymentResponseHeader,
   encodePaymentSignatureHeader,
 } from '@x402/core/http';
-import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
 import algosdk from 'algosdk';
 import { base64ToBytes } from '../paywall-worker/payment-header.ts';
 import { noteFor } from '../generator/discovery/endpoint-notes.ts';
@@ -95,11 +95,13 @@ export function messageOf(text: string): string | null {
 /**
  * The x402 MCP transport's payment-required result: the PaymentRequired in `structuredContent` and as JSON in the
  * first text, with the paywall's readable reason beside its code (`message`, and a second text an agent can quote).
+ * A refused settlement's SettleResponse, when the paywall sent one, goes in `_meta["x402/payment-response"]`.
  */
 export function paymentRequiredResult(
   resource: PaidResource,
   paymentRequired: PaymentRequired,
   message: string | null,
+  settlement?: SettleResponse,
 ): CallToolResult {
   const content = { ...paymentRequired, ...(message ? { message } : {}) };
   const code = paymentRequired.error ?? 'payment_required';
@@ -114,6 +116,7 @@ export function paymentRequiredResult(
       { type: 'text', text: JSON.stringify(content) },
       { type: 'text', text: message ? `${what}: ${message}` : `${what}.` },
     ],
+    ...(settlement ? { _meta: { [PAYMENT_RESPONSE_META]: settlement } } : {}),
   };
 }
 
@@ -144,7 +147,9 @@ export async function toolResultOf(
     const header = response.headers.get('PAYMENT-REQUIRED');
     if (!header) return toolError(`${resource.path} answered 402 without a PAYMENT-REQUIRED header.`);
     const paymentRequired = decodePaymentRequiredHeader(header);
-    return paymentRequiredResult(resource, paymentRequired, messageOf(await response.text()));
+    const refused = response.headers.get('PAYMENT-RESPONSE');
+    const settlement = refused ? decodePaymentResponseHeader(refused) : undefined;
+    return paymentRequiredResult(resource, paymentRequired, messageOf(await response.text()), settlement);
   }
   if (response.status === 200) {
     // The money rule, kept here too: a paid body only with a successful settlement of this very payment. Another

@@ -113,6 +113,22 @@ describe("a refused purchase carries the paywall's readable reason", () => {
     expect(textsOf(result)).toContain(`refused the payment (payment_does_not_match): ${message}`);
   }, 60_000);
 
+  it("a refused settlement: the paywall's failed SettleResponse in _meta, as the transport has it", async () => {
+    const client = await agent();
+    const broke = await newBuyer(paywall.devFacilitator!, '0'); // opted in, no USDC
+    const challenge = await call(client, 'paid_market_regime');
+    const payment = await broke.pay(challenge.structuredContent as unknown as PaymentRequired);
+    const before = balance();
+    const result = await call(client, 'paid_market_regime', { [PAYMENT_META]: payment });
+    expect(result.isError).toBe(true);
+    expect((result.structuredContent as { x402Version: number }).x402Version).toBe(2);
+    const settlement = result._meta?.[PAYMENT_RESPONSE_META] as { success: boolean; errorReason?: string };
+    // Before: no _meta at all, the reason only in the code.
+    expect(settlement?.success).toBe(false);
+    expect(settlement.errorReason).toBeTruthy();
+    expect(balance()).toBe(before); // nothing was taken
+  }, 60_000);
+
   it('a JSON refusal (503 before any 402): an error result with code and message, not a protocol error', async () => {
     // The paywall's own app, selling only live data: the simulated files are refused with 503 data_not_live.
     const app = createPaywallApp(
