@@ -1,44 +1,16 @@
 // The arena store belongs to another user (say, a first `sudo emi generate`, then the service's own user): that is a
 // permission problem, not damage. The run says so and publishes the market snapshots; `emi arena repair` never moves
 // a store it cannot read aside as damaged (it would restore an older backup over a sound store).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../generator/state/repair.ts';
-import { EMI, runEmi } from './ops-cli.ts';
-import type { Finished } from './ops-cli.ts';
+import { canRunAsNobody, runEmi, runEmiAsNobody } from './ops-cli.ts';
 
-const NOBODY = ['--reuid=65534', '--regid=65534', '--clear-groups'];
-
-/** Whether this test can run a process as another user (root, with util-linux's setpriv). */
-function canSwitchUser(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    execFileSync('setpriv', [...NOBODY, 'true'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const switching = canSwitchUser();
+const switching = canRunAsNobody();
 if (!switching) console.warn('ops-access: skipped, running a process as another user needs root and setpriv');
-
-/** Runs the real `emi` as the user nobody. */
-function runEmiAsNobody(cwd: string, args: string[]): Promise<Finished> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.EMI_CONFIG;
-  delete env.EMI_STATE_DIR;
-  const child = spawn('setpriv', [...NOBODY, process.execPath, EMI, ...args], { cwd, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
-  );
-}
 
 const generate = (asOf: string) =>
   ['generate', '--out', 'site', '--paid', 'paid', '--state', 'var', '--as-of', asOf] as string[];

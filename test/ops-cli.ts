@@ -1,5 +1,5 @@
 // Runs the real `emi` command (bin/emi.js) in a folder, for the operator tests.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 
@@ -19,11 +19,32 @@ export interface Running {
   done: Promise<Finished>;
 }
 
-export function startEmi(cwd: string, args: string[], env: Record<string, string> = {}): Running {
+/** `setpriv` with the arguments that run a command as the user nobody. */
+const AS_NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
+
+/** Whether this test can run a process as another user (root, with util-linux's setpriv). */
+export function canRunAsNobody(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  try {
+    execFileSync(AS_NOBODY[0]!, [...AS_NOBODY.slice(1), 'true'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the real `emi`; `wrapper` is a command it runs under (e.g. setpriv's, as another user). */
+export function startEmi(
+  cwd: string,
+  args: string[],
+  env: Record<string, string> = {},
+  wrapper: readonly string[] = [],
+): Running {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   delete childEnv.EMI_CONFIG;
   delete childEnv.EMI_STATE_DIR;
-  const child = spawn(process.execPath, [EMI, ...args], { cwd, env: childEnv });
+  const [command = process.execPath, ...rest] = [...wrapper, process.execPath, EMI, ...args];
+  const child = spawn(command, rest, { cwd, env: childEnv });
   let stdout = '';
   let stderr = '';
   const waiters: Array<{ text: string | RegExp; resolve: () => void }> = [];
@@ -63,3 +84,7 @@ export function startEmi(cwd: string, args: string[], env: Record<string, string
 
 export const runEmi = (cwd: string, args: string[], env: Record<string, string> = {}): Promise<Finished> =>
   startEmi(cwd, args, env).done;
+
+/** Runs the real `emi` as the user nobody (see canRunAsNobody). */
+export const runEmiAsNobody = (cwd: string, args: string[]): Promise<Finished> =>
+  startEmi(cwd, args, {}, AS_NOBODY).done;

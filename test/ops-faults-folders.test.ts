@@ -3,45 +3,22 @@
 // failed run is recorded wherever it can be (last-run.json, /status.json) and `emi arena status` shows it.
 // Root ignores permissions, so as root the commands run as the user nobody (setpriv), as in ops-access.test.ts; any
 // other user runs them itself on folders it made read-only.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EMI, runEmi } from './ops-cli.ts';
+import { canRunAsNobody, runEmi, runEmiAsNobody } from './ops-cli.ts';
 import type { Finished } from './ops-cli.ts';
 
-const NOBODY = ['--reuid=65534', '--regid=65534', '--clear-groups'];
 const isRoot = process.getuid?.() === 0;
-
-/** As root, whether a process can be run as another user (util-linux's setpriv). */
-function canSwitchUser(): boolean {
-  try {
-    execFileSync('setpriv', [...NOBODY, 'true'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const runnable = process.platform !== 'win32' && (!isRoot || canSwitchUser());
+const runnable = process.platform !== 'win32' && (!isRoot || canRunAsNobody());
 if (!runnable)
   console.warn('ops-faults-folders: skipped, as root it needs setpriv to run emi as another user');
 
 /** Runs the real `emi` as the service's user: nobody when this is root, else this user. */
-function runAsService(cwd: string, args: string[]): Promise<Finished> {
-  if (!isRoot) return runEmi(cwd, args);
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.EMI_CONFIG;
-  delete env.EMI_STATE_DIR;
-  const child = spawn('setpriv', [...NOBODY, process.execPath, EMI, ...args], { cwd, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
-  );
-}
+const runAsService = (cwd: string, args: string[]): Promise<Finished> =>
+  isRoot ? runEmiAsNobody(cwd, args) : runEmi(cwd, args);
 
 /** Lets the service's user write `folder` and everything in it. */
 const openToService = (folder: string) => execFileSync('chmod', ['-R', 'a+rwX', folder]);
