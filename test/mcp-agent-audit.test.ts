@@ -3,8 +3,7 @@
 // handed over without a settlement of this very payment, `emi mcp` answering every request read before stdin
 // closes, history days that cannot be read, the reasoning tool's default asset and huge inputs.
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -16,10 +15,8 @@ import algosdk from 'algosdk';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_RESOURCES, PAID_RESOURCES } from '../schemas/resources.ts';
-import { runPipeline } from '../generator/pipeline.ts';
 import { createPaywallApp } from '../paywall-worker/app.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
-import { createLocalPaywall } from '../paywall-worker/local.ts';
 import type { LocalPaywall } from '../paywall-worker/local.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
 import type { Listening } from '../paywall-worker/node-listen.ts';
@@ -30,28 +27,21 @@ import { PAYMENT_META, PAYMENT_RESPONSE_META } from '../mcp/paid-tools.ts';
 import type { FetchPaid } from '../mcp/paid-tools.ts';
 import { readTextFrom } from '../mcp/published-fs.ts';
 import { createMcpServer, fetchPaidAt, fetchPaidThrough } from '../mcp/server.ts';
+import { BASE_URL, startMcpStack, stopMcpStack } from './mcp-stack.ts';
 import { newBuyer } from './paywall-harness.ts';
 
-const BASE_URL = 'http://127.0.0.1:8080';
 let root: string;
 let paywall: LocalPaywall;
 let paywallServer: Listening;
 const closing: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'emi-mcp-audit-'));
-  const asOf = Math.floor(Date.now() / 60_000) * 60_000;
-  const paths = { outDir: join(root, 'site'), paidDir: join(root, 'paid'), stateDir: join(root, 'state') };
-  expect((await runPipeline({ ...paths, source: 'sim', seed: 7, asOf })).status).toBe('ok');
-  paywall = await createLocalPaywall({ paidDir: paths.paidDir, baseUrl: BASE_URL, devFacilitatorPort: 0 });
-  paywallServer = await listen(paywall.app, 0, '127.0.0.1');
+  ({ root, paywall, paywallServer } = await startMcpStack('emi-mcp-audit-', 7));
 }, 60_000);
 
 afterAll(async () => {
   for (const close of closing.reverse()) await close();
-  await paywallServer?.close();
-  await paywall?.close();
-  if (root) await rm(root, { recursive: true, force: true });
+  await stopMcpStack({ root, paywall, paywallServer });
 });
 
 const inProcess: FetchPaid = (path, signature) =>

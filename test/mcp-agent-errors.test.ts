@@ -9,7 +9,6 @@ import type { Server as HttpServer } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import type { Socket } from 'node:net';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -17,10 +16,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import algosdk from 'algosdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPipeline } from '../generator/pipeline.ts';
 import { createPaywallApp } from '../paywall-worker/app.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
-import { createLocalPaywall } from '../paywall-worker/local.ts';
 import type { LocalPaywall } from '../paywall-worker/local.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
 import type { Listening } from '../paywall-worker/node-listen.ts';
@@ -30,28 +27,21 @@ import type { FetchPaid } from '../mcp/paid-tools.ts';
 import { readTextFrom } from '../mcp/published-fs.ts';
 import { createMcpServer, fetchPaidAt, fetchPaidThrough } from '../mcp/server.ts';
 import { assetsReader } from '../paywall-worker/cloudflare/site-worker.ts';
+import { BASE_URL, startMcpStack, stopMcpStack } from './mcp-stack.ts';
 import { newBuyer, paymentHeader } from './paywall-harness.ts';
 
-const BASE_URL = 'http://127.0.0.1:8080';
 let root: string;
 let paywall: LocalPaywall;
 let paywallServer: Listening;
 const closing: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'emi-mcp-errors-'));
-  const asOf = Math.floor(Date.now() / 60_000) * 60_000;
-  const paths = { outDir: join(root, 'site'), paidDir: join(root, 'paid'), stateDir: join(root, 'state') };
-  expect((await runPipeline({ ...paths, source: 'sim', seed: 11, asOf })).status).toBe('ok');
-  paywall = await createLocalPaywall({ paidDir: paths.paidDir, baseUrl: BASE_URL, devFacilitatorPort: 0 });
-  paywallServer = await listen(paywall.app, 0, '127.0.0.1');
+  ({ root, paywall, paywallServer } = await startMcpStack('emi-mcp-errors-', 11));
 }, 60_000);
 
 afterAll(async () => {
   for (const close of closing.reverse()) await close();
-  await paywallServer?.close();
-  await paywall?.close();
-  if (root) await rm(root, { recursive: true, force: true });
+  await stopMcpStack({ root, paywall, paywallServer });
 });
 
 /** An SDK client on a streamable HTTP `/mcp`; it lists the tools first, as an agent does. */
