@@ -110,7 +110,7 @@ describe('emi publisher close', () => {
     expect(printed).toContain(`its entry may be deleted after ${deletable}`);
 
     const again = await emiInProcess(['publisher', 'close', 'acme', '--config', config, '--state', dir]);
-    expect(again).toContain('already closed');
+    expect(again).toContain('already has a closedAt, unchanged: closed since');
     expect(JSON.parse(await readFile(config, 'utf8'))).toEqual(written); // the first close time stands
 
     const listed = await emiInProcess(['publisher', 'list', '--config', config, '--state', dir]);
@@ -123,6 +123,18 @@ describe('emi publisher close', () => {
       emiInProcess(['publisher', 'close', 'acme2', '--config', config, '--state', dir]),
     ).rejects.toThrow(/publisher "acme2" is not in .*; nothing was changed/);
     expect(await readFile(config, 'utf8')).toBe(before);
+  });
+
+  it('lists a closedAt that lies ahead as a closing time, not as closed', async () => {
+    const ahead = new Date(Date.now() + 86_400_000).toISOString();
+    const file = join(dir, 'ahead.json');
+    await writeFile(
+      file,
+      JSON.stringify({ publishers: [publisherEntry('soon', account(), { closedAt: ahead })] }),
+    );
+    const listed = await emiInProcess(['publisher', 'list', '--config', file, '--state', dir]);
+    expect(listed).toContain(`closes at ${ahead}`);
+    expect(listed).not.toContain('closed since');
   });
 
   it('a closedAt that is not an ISO time is refused as the worker refuses it', () => {

@@ -179,11 +179,14 @@ async function writePublishers(
   await rename(temporary, file);
 }
 
-/** A closed storefront, and when its entry may go: after the payment book has forgotten its last payment. */
-function closedNote(closedAt: number): string {
-  const since = new Date(closedAt).toISOString();
+/**
+ * When a storefront closes (a `closedAt` written by hand may lie ahead), and when its entry may go: after the
+ * payment book has forgotten its last payment.
+ */
+function closedNote(closedAt: number, now = Date.now()): string {
+  const at = new Date(closedAt).toISOString();
   const deletable = new Date(closedAt + PAYMENT_RECORD_TTL_MS).toISOString();
-  return `closed since ${since} (its entry may be deleted after ${deletable})`;
+  return `${closedAt <= now ? 'closed since' : 'closes at'} ${at} (its entry may be deleted after ${deletable})`;
 }
 
 /**
@@ -200,7 +203,9 @@ async function close(id: string, flags: CommonFlags): Promise<void> {
   const entries = config.publishers as Array<Record<string, unknown>>;
   const entry = entries.find((candidate) => candidate.id === id);
   if (typeof entry?.closedAt === 'string') {
-    console.log(`publisher ${id} is already closed: ${closedNote(Date.parse(entry.closedAt))}`);
+    console.log(
+      `publisher ${id} already has a closedAt, unchanged: ${closedNote(Date.parse(entry.closedAt))}`,
+    );
     return;
   }
   const closedAt = Date.now();
