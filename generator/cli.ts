@@ -353,13 +353,32 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     .option('--paid <dir>', 'paid bodies, for the in-process paywall', 'paid')
     .option('--paywall-url <url>', 'send paid tools to this running paywall (e.g. emi serve) instead')
     .option(
+      '--paywall-timeout <seconds>',
+      'longest wait for the whole answer of --paywall-url (default 30)',
+      parsePositiveInt,
+    )
+    .option(
       '--base-url <url>',
       'base URL of the discovery documents',
       defaultBaseUrl() ?? 'http://127.0.0.1:8080',
     )
-    .action(async (o: { dir: string; paid: string; paywallUrl?: string; baseUrl: string }) => {
-      await (await import('../mcp/stdio.ts')).runMcpStdio(o);
-    });
+    .action(
+      async (o: {
+        dir: string;
+        paid: string;
+        paywallUrl?: string;
+        paywallTimeout?: number;
+        baseUrl: string;
+      }) => {
+        const { paywallTimeout, ...options } = o;
+        await (
+          await import('../mcp/stdio.ts')
+        ).runMcpStdio({
+          ...options,
+          ...(paywallTimeout ? { paywallTimeoutMs: paywallTimeout * 1000 } : {}),
+        });
+      },
+    );
 
   for (const group of COMMAND_GROUPS) {
     const register = loaded.get(group);

@@ -4,6 +4,7 @@
 // refused purchase, a published file that is corrupt (not "not published yet"), a paywall that never answers
 // (bounded, and a payment that may have been taken is said, with how to collect the file), and output schemas
 // that are plain JSON Schema.
+import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { Server as HttpServer } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
@@ -11,6 +12,7 @@ import type { Socket } from 'node:net';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
@@ -249,6 +251,29 @@ describe('a paywall that never answers', () => {
       /^\/api\/x402-atlas\.php: the paywall did not answer in time \(no complete answer from http:\/\/127\.0\.0\.1:\d+ within 0\.3 s\)\. No payment was sent: nothing was taken/,
     );
   });
+
+  it('emi mcp --paywall-timeout sets that bound for the stdio server (and refuses one that is not a whole number)', async () => {
+    const client = new Client({ name: 'emi-errors-stdio', version: '1.0.0' });
+    const silent = await silentServer();
+    const args = ['bin/emi.js', 'mcp', '--dir', join(root, 'site'), '--paywall-url', silent];
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [...args, '--paywall-timeout', '1'],
+        cwd: process.cwd(),
+        stderr: 'pipe',
+      }),
+    );
+    closing.push(() => client.close());
+    await client.listTools();
+    const result = await call(client, 'atlas');
+    expect(result.structuredContent).toMatchObject({ error: 'paywall_timeout' });
+    expect(textsOf(result)).toContain(`no complete answer from ${silent} within 1 s`);
+
+    const refused = spawnSync(process.execPath, [...args, '--paywall-timeout', '0.5'], { encoding: 'utf8' });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('"0.5" is not a positive whole number.');
+  }, 30_000);
 
   it('after a payment was sent: says it may have been taken, and the same payment collects the file, charged once', async () => {
     const direct = await agent();
