@@ -178,7 +178,7 @@ export const CombinedIntelligence = z.strictObject({
     .describe(
       'called: one class of combined_probabilities (as published, 4 decimals) is the most probable; tie: two or ' +
         'three share the top, so the combined view makes no call: left out of the combined hit rate and counted ' +
-        'in statistics.arena.combined_no_call_rounds when the round is scored',
+        'in teacher_brain.metrics.combined_no_call_rounds when the round is scored',
     ),
   note: z.string(),
 });

@@ -51,11 +51,6 @@ export const ArenaStatistics = z.strictObject({
   distinct_human_voters: Count.describe(
     'distinct salted voter hashes; the ids themselves are never published',
   ),
-  combined_no_call_rounds: Count.describe(
-    'resolved rounds of the teacher window (teacher_brain.metrics.window_days) whose combined forecast tied at ' +
-      'the top of its probabilities (4 decimals): no call, left out of teacher_brain.metrics.combined.hit_rate, ' +
-      'whose n counts only the rounds with a call',
-  ),
 });
 
 export const ApiEcosystemStatistics = z.strictObject({

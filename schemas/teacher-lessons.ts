@@ -99,6 +99,10 @@ export const TeacherMetrics = z.strictObject({
   crowd_no_call_rounds: Count.describe(
     'resolved rounds whose human crowd tied at the top: no call, left out of crowd accuracy and agreement',
   ),
+  combined_no_call_rounds: Count.describe(
+    'resolved rounds whose combined forecast tied at the top of its probabilities (4 decimals): no call, left ' +
+      'out of combined.hit_rate (whose n counts only the rounds with a call); its scores still count',
+  ),
   calibration: z.array(CalibrationBucket).describe('brain calls grouped by their confidence'),
   outcome_base_rate: z.strictObject({
     n: Count,

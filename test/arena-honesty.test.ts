@@ -166,7 +166,8 @@ describe('combined forecast: a tie at the top is no call', () => {
     expect(open.combined_call_status).toBe('tie');
     expect(open.combined_lean).toBe('NEUTRAL');
     const after = step(s, ROUND.end + MINUTE, { ...live, price: 100 });
-    expect(after.statistics.arena.combined_no_call_rounds).toBe(1);
+    expect(after.teacherLessons.teacher_brain.metrics.combined_no_call_rounds).toBe(1);
+    expect(after.statistics.teacher_brain.metrics.combined_no_call_rounds).toBe(1);
     expect(after.teacherLessons.teacher_brain.metrics.combined.n).toBe(1);
   });
 

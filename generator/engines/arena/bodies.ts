@@ -12,13 +12,7 @@ import type { TeacherLessonsResponse } from '../../../schemas/teacher-lessons.ts
 import { iso, isoOrNull } from '../clock.ts';
 import { crowdCallStatus, humanConsensus } from './consensus.ts';
 import { COMBINED_TIE_RULE, REFERENCE_PRICE_RULE, RULES_URL, TIE_RULE, VOTE_RULE } from './rules.ts';
-import {
-  combinedCallStatus,
-  combinedNoCallRounds,
-  leanOf,
-  publicPerformanceFrom,
-  teacherBrain,
-} from './metrics.ts';
+import { combinedCallStatus, leanOf, publicPerformanceFrom, teacherBrain } from './metrics.ts';
 import { ENTRY_WINDOW_MINUTES, ROUND_MINUTES, roundInfo, SCHEDULE_ALIGNMENT } from './rounds.ts';
 import {
   averageProbs,
@@ -213,7 +207,6 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       votes_total: t.votes.human + t.votes.synthetic,
       vote_sources: voteSources(t.votes),
       distinct_human_voters: t.distinctHumanVoters,
-      combined_no_call_rounds: combinedNoCallRounds(v.window),
     },
     teacher_brain: teacher,
     api_ecosystem: {
@@ -233,7 +226,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       'and synthetic records are counted separately: arena.rounds_with_votes and arena.votes_total include the ' +
       'synthetic crowd of simulated mode, arena.rounds_with_human_votes and arena.vote_sources.human_votes count ' +
       'people only. A tied combined forecast is no call and stays out of the combined hit rate ' +
-      `(arena.combined_no_call_rounds). Rules: ${RULES_URL} Not a market signal.`,
+      `(teacher_brain.metrics.combined_no_call_rounds). Rules: ${RULES_URL} Not a market signal.`,
     educational_notice: EDUCATIONAL_NOTICE,
     updated_utc: updatedUtc,
     next_update_due: nextUpdateDue,

@@ -80,10 +80,6 @@ export const leanOf = (p: ClassProbs): ArenaPrediction => combinedCallOf(p) ?? '
 const combinedProbs = (r: ResolvedRound): ClassProbs =>
   averageProbs(brainProbs(r.brainCall, r.brainConfidence), crowdProbs(r.counts));
 
-/** Resolved rounds whose combined forecast tied at the top: no call, outside the combined hit rate. */
-export const combinedNoCallRounds = (rounds: ResolvedRound[]): number =>
-  rounds.filter((r) => combinedCallOf(combinedProbs(r)) === null).length;
-
 export const forecasterMetrics = (items: Scored[], base: ClassProbs): ForecasterMetrics => {
   const n = items.length;
   if (n < MIN_SAMPLE) {
@@ -163,6 +159,7 @@ export const teacherBrain = (rounds: ResolvedRound[], voided: number): TeacherBr
     agreement_rate: both.length >= MIN_SAMPLE ? rate(agreeing, both.length) : null,
     agreement_n: both.length,
     crowd_no_call_rounds: crowdTies,
+    combined_no_call_rounds: combined.filter((c) => c.hit === null).length,
     calibration: calibration(withCall),
     outcome_base_rate: {
       n: rounds.length,

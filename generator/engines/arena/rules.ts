@@ -35,7 +35,7 @@ export const COMBINED_TIE_RULE =
   'class, compared at the 4 decimals published in combined_probabilities. When two or three classes share the top ' +
   'it makes no call (combined_call_status "tie"; combined_lean then shows NEUTRAL, the middle class, only to keep ' +
   "the field's values unchanged): a tie is left out of the combined hit rate and counted in " +
-  'statistics.arena.combined_no_call_rounds; its Brier, RPS and skill scores still count.';
+  'teacher_brain.metrics.combined_no_call_rounds; its Brier, RPS and skill scores still count.';
 
 export const ROUNDING_RULE =
   'Percentages are in tenths by the largest-remainder method, made fair: equal counts always get equal shares. ' +

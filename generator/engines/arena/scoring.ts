@@ -29,7 +29,7 @@ export const SCORE_DEFINITIONS =
   '(uniform when there is no call). Combined = equal-weight average of brain and crowd; its call is its most ' +
   'probable class, compared at the 4 published decimals, and a tie at the top is no call: left out of the ' +
   'combined hit rate (whose n counts only the rounds with a call) and counted in ' +
-  'statistics.arena.combined_no_call_rounds, while its Brier, RPS and skill score every round. Brier = sum of squared ' +
+  'teacher_brain.metrics.combined_no_call_rounds, while its Brier, RPS and skill score every round. Brier = sum of squared ' +
   'errors over the three classes (0-2). RPS = half the sum of squared differences of cumulative probabilities ' +
   '(0-1). shared_intelligence_score = 1 - RPS(combined). learning_score = RPS(brain) - RPS(crowd). Hit rate = ' +
   'share of exact class hits with a 95% Wilson interval. Skill = 1 - RPS / RPS(base rate), base rate = smoothed ' +
