@@ -142,6 +142,60 @@ describe('what publishing keeps', () => {
     expect(await readFile(join(store, legacy[0]!, 'paid/mine.json'), 'utf8')).toBe('the operator’s own copy');
   });
 
+  /**
+   * Two runs meeting the old layout (a real `paid` folder) at once: run 1 has seen the folder and is stopped just
+   * before moving it while run 2 goes as far as `run2Until` (its link made, or only its move done).
+   */
+  async function raceForRealFolder(run2Until: 'linked' | 'moved') {
+    const { dir, store, publish, served } = await setup();
+    await mkdir(join(dir, 'paid'), { recursive: true });
+    await writeFile(join(dir, 'paid/mine.json'), 'the operator’s own copy');
+    const pauseAt = (matches: (from: string, to: string) => boolean) => {
+      let reached = () => {};
+      let go = () => {};
+      const at = new Promise<void>((resolve) => (reached = resolve));
+      const resume = new Promise<void>((resolve) => (go = resolve));
+      const ops: PublishFs = {
+        ...realFs,
+        rename: async (from, to) => {
+          if (matches(String(from), String(to))) {
+            reached();
+            await resume;
+          }
+          return fs.rename(from, to);
+        },
+      };
+      return { at, go, ops };
+    };
+    const run1 = pauseAt((from) => from === join(dir, 'paid'));
+    // Run 2's link replaces the moved folder's place by renaming a fresh link over it.
+    const run2 = pauseAt((_from, to) => run2Until === 'moved' && to === join(dir, 'paid'));
+    const first = publish(1, run1.ops);
+    await run1.at;
+    const second = publish(2, run2.ops);
+    if (run2Until === 'moved') await run2.at;
+    else await second;
+    run1.go();
+    await expect(first).resolves.toBeDefined();
+    run2.go();
+    await expect(second).resolves.toBeDefined();
+    await generationsTidied();
+    const legacy = (await readdir(store)).filter((name) => name.startsWith('legacy-'));
+    expect(legacy).toHaveLength(1);
+    expect(await readFile(join(store, legacy[0]!, 'paid/mine.json'), 'utf8')).toBe('the operator’s own copy');
+    return served();
+  }
+
+  it('two runs meeting a real folder at once, the other one linked: both publish, the folder kept once', async () => {
+    // Before: run 1 moved run 2's link into a second legacy folder, announced as "a real folder".
+    expect(await raceForRealFolder('linked')).toEqual([1, 1, 1, 1]);
+  });
+
+  it('two runs meeting a real folder at once, the other one only moved it: both publish, no empty legacy', async () => {
+    // Before: run 1 failed with ENOENT on the folder run 2 had just moved.
+    expect(await raceForRealFolder('moved')).toEqual([2, 2, 2, 2]);
+  });
+
   it('keeps the generation served before the last one when the clock has gone back', async () => {
     const { store, publish, served } = await setup();
     const clock = vi.spyOn(Date, 'now');

@@ -100,6 +100,7 @@ async function relativeTarget(folder: string, store: string, entry: string): Pro
  */
 async function ensureLinks(store: string, links: readonly ServedLink[], fs: PublishFs): Promise<void> {
   let legacy: string | null = null;
+  let movedAny = false;
   for (const link of links) {
     const path = resolve(link.path);
     await fs.mkdir(dirname(path), { recursive: true });
@@ -110,19 +111,16 @@ async function ensureLinks(store: string, links: readonly ServedLink[], fs: Publ
       legacy ??= `legacy-${Date.now()}-${suffix()}`;
       // A folder served whole becomes the legacy generation itself; parts go below one shared legacy folder.
       if (link.entry) await fs.mkdir(join(store, legacy), { recursive: true });
-      let kept = join(store, legacy, link.entry);
-      await fs.rename(path, kept).catch(async (error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EXDEV') throw error;
-        // Another file system than the store: kept beside, under a hidden name the build never copies.
-        kept = join(dirname(path), `.${basename(path)}.${legacy}`);
-        await fs.rename(path, kept);
-      });
-      // Someone's own files (an older layout, a manual copy): kept, and the operator told where they went.
-      console.error(
-        `emi: ${link.path} was a real folder, not a link: moved it to ${kept} ` +
-          '(kept, never removed by emi: delete it once you no longer need it)',
-      );
-      if ((await readCurrent(store, fs)) === null) await switchTo(store, legacy, fs);
+      const kept = await keepRealFolder(path, join(store, legacy, link.entry), legacy, fs);
+      if (kept) {
+        movedAny = true;
+        // Someone's own files (an older layout, a manual copy): kept, and the operator told where they went.
+        console.error(
+          `emi: ${link.path} was a real folder, not a link: moved it to ${kept} ` +
+            '(kept, never removed by emi: delete it once you no longer need it)',
+        );
+        if ((await readCurrent(store, fs)) === null) await switchTo(store, legacy, fs);
+      }
     }
     const temp = join(dirname(path), `.${basename(path)}.${suffix()}.link`);
     await fs.symlink(target, temp);
@@ -132,6 +130,36 @@ async function ensureLinks(store: string, links: readonly ServedLink[], fs: Publ
       await fs.rm(temp, { force: true });
       throw error;
     }
+  }
+  // Made for folders another run moved first: empty, so not someone's files.
+  if (legacy !== null && !movedAny) await fs.rm(join(store, legacy), { recursive: true, force: true });
+}
+
+/**
+ * Moves a real folder found where a link belongs to `kept` (the legacy generation), or beside it under a hidden name
+ * when the store is on another file system; returns where it went, or null when another run moved it first (two
+ * builds meeting the old layout at once: the folder is kept where that run put it, and what this run moved was
+ * that run's link, the same as its own, so it goes).
+ */
+async function keepRealFolder(
+  path: string,
+  kept: string,
+  legacy: string,
+  fs: PublishFs,
+): Promise<string | null> {
+  try {
+    await fs.rename(path, kept);
+    if (!(await fs.lstat(kept)).isSymbolicLink()) return kept;
+    await fs.rm(kept, { force: true });
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !(await fs.lstat(path).catch(() => null))?.isDirectory()) return null;
+    if (code !== 'EXDEV') throw error;
+    // Another file system than the store: kept beside, under a hidden name the build never copies.
+    const beside = join(dirname(path), `.${basename(path)}.${legacy}`);
+    await fs.rename(path, beside);
+    return beside;
   }
 }
 
