@@ -185,11 +185,16 @@ export async function toolResultOf(
   // The paywall names the transaction when the payment may have landed; its advice speaks of the HTTP header, so
   // say what that means here: signing a new payment instead could charge the agent twice.
   const sameAgain = transaction ? ` Over MCP: ${callAgainWithSamePayment(resource)}.` : '';
-  return toolError(
+  const result = toolError(
     `${resource.path} is not available (${response.status} ${error})${message ? `: ${message}` : ''}` +
       `${retryAfter ? ` Retry after ${retryAfter} s.` : ''}${sameAgain}`,
     { status: response.status, error, message, ...(transaction ? { transaction } : {}) },
   );
+  // The facilitator's failed settlement, when the paywall passed it on (submitted, not confirmed).
+  const failed = response.headers.get('PAYMENT-RESPONSE');
+  return failed
+    ? { ...result, _meta: { [PAYMENT_RESPONSE_META]: decodePaymentResponseHeader(failed) } }
+    : result;
 }
 
 const jsonOrUndefined = (text: string): unknown => {

@@ -85,11 +85,11 @@ export function renderDecision(decision: Decision): Response {
       if (decision.settlement) headers['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(decision.settlement);
       return new Response(decision.body, { status: 402, headers });
     }
-    case 'error':
-      return new Response(JSON.stringify(decision.body), {
-        status: decision.status,
-        headers: errorHeaders(decision.status),
-      });
+    case 'error': {
+      const headers = errorHeaders(decision.status);
+      if (decision.settlement) headers['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(decision.settlement);
+      return new Response(JSON.stringify(decision.body), { status: decision.status, headers });
+    }
     case 'serve':
       return new Response(decision.body, {
         status: 200,

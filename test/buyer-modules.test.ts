@@ -326,6 +326,29 @@ describe('sending a kept signed payment', () => {
     expect(pendingPayments.load(url)).toEqual(payment);
   });
 
+  it('a payment the paywall found expired on chain: dropped, and said to be never charged', async () => {
+    const settlement = {
+      success: false,
+      errorReason: 'payment_not_settled',
+      errorMessage: 'not confirmed within its validity window',
+      transaction: 'TXID',
+      network: MAINNET,
+    };
+    answer = Response.json(
+      { error: 'payment_not_settled', message: 'you were not charged' },
+      {
+        status: 402,
+        headers: { 'PAYMENT-RESPONSE': Buffer.from(JSON.stringify(settlement)).toString('base64') },
+      },
+    );
+    const result = await sendPayment(payment);
+    expect(result).toMatchObject({ problem: { kind: 'settlement-refused', retrySafe: false } });
+    const message = result.kind === 'problem' ? result.problem.message : '';
+    expect(message).toMatch(/never will: you were not charged/);
+    expect(message).not.toMatch(/may still land/);
+    expect(pendingPayments.load(url)).toBeNull();
+  });
+
   it('drops it on a definite refusal, and says an earlier attempt may have been charged', async () => {
     answer = refusal('payment_already_used');
     const used = await sendPayment(payment);

@@ -15,6 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { encodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import algosdk from 'algosdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -120,6 +121,35 @@ describe("a refused purchase carries the paywall's readable reason", () => {
     expect(settlement.errorReason).toBeTruthy();
     expect(balance()).toBe(before); // nothing was taken
   }, 60_000);
+
+  it("a 502 naming the transaction passes on the facilitator's failed settlement in _meta", async () => {
+    const failed = {
+      success: false,
+      errorReason: 'invalid_exact_avm_confirmation_failed',
+      transaction: 'TXID',
+      network: 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k' as const,
+    };
+    // The answer the paywall gives then (test/paywall-settlement.test.ts checks that it does).
+    const client = await agent({
+      fetchPaid: () =>
+        Promise.resolve(
+          Response.json(
+            {
+              success: false,
+              status: 502,
+              error: failed.errorReason,
+              message: 'not confirmed',
+              transaction: 'TXID',
+            },
+            { status: 502, headers: { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(failed) } },
+          ),
+        ),
+    });
+    const result = await call(client, 'paid_market_regime');
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ status: 502, transaction: 'TXID' });
+    expect(result._meta?.[PAYMENT_RESPONSE_META]).toMatchObject({ success: false, transaction: 'TXID' });
+  });
 
   it('a JSON refusal (503 before any 402): an error result with code and message, not a protocol error', async () => {
     // The paywall's own app, selling only live data: the simulated files are refused with 503 data_not_live.

@@ -24,7 +24,22 @@ import {
 import type { Buyer, Stack } from './paywall-harness.ts';
 
 type SettleMode =
-  'pass' | 'success-no-transaction' | 'success-other-transaction' | 'settle-then-reset' | 'swallow';
+  | 'pass'
+  | 'success-no-transaction'
+  | 'success-other-transaction'
+  | 'settle-then-reset'
+  | 'swallow'
+  | 'failure-with-transaction';
+
+/** The transaction id of the payment in a /settle request body. */
+function paymentTxid(body: string): string {
+  const { paymentPayload } = JSON.parse(body) as { paymentPayload: PaymentPayload };
+  const { paymentGroup, paymentIndex } = paymentPayload.payload as {
+    paymentGroup: string[];
+    paymentIndex: number;
+  };
+  return algosdk.decodeSignedTransaction(Buffer.from(paymentGroup[paymentIndex]!, 'base64')).txn.txID();
+}
 
 /** A facilitator whose /settle lies, resets after settling, or never answers; everything else is forwarded. */
 async function startLyingFacilitator(target: string) {
@@ -56,6 +71,17 @@ async function startLyingFacilitator(target: string) {
         return req.socket.destroy(); // ...and the answer never arrives
       case 'swallow':
         return; // never answers: the worker times out
+      case 'failure-with-transaction':
+        // As @x402/avm answers a submitted payment it could not see confirmed: a failure naming the transaction.
+        return reply(
+          Response.json({
+            success: false,
+            errorReason: 'invalid_exact_avm_confirmation_failed',
+            errorMessage: 'not confirmed in time',
+            transaction: paymentTxid(body),
+            network,
+          }),
+        );
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -146,6 +172,30 @@ describe('a settlement must name this payment', () => {
   );
 });
 
+describe('a failed settlement naming the transaction', () => {
+  it('is passed on in PAYMENT-RESPONSE, the payment kept for a retry, which settles it once', async () => {
+    liar.state.settle = 'failure-with-transaction';
+    const { payload, txid } = await signed();
+    const before = balance();
+    const response = await fetch(url(), { headers: paymentHeader(payload) });
+    expect(response.status).toBe(502);
+    expect(PaywallErrorBody.parse(await response.json()).transaction).toBe(txid);
+    // Before: no PAYMENT-RESPONSE, so an x402 client had no settle result to read.
+    expect(decodePaymentResponseHeader(response.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({
+      success: false,
+      errorReason: 'invalid_exact_avm_confirmation_failed',
+      transaction: txid,
+    });
+    expect(balance()).toBe(before);
+
+    liar.state.settle = 'pass';
+    const retry = await fetch(url(), { headers: paymentHeader(payload) });
+    expect(retry.status).toBe(200);
+    expect(decodePaymentResponseHeader(retry.headers.get('PAYMENT-RESPONSE')!).transaction).toBe(txid);
+    expect(before - balance()).toBe(BigInt(resource.amountAtomic));
+  });
+});
+
 describe('a lost settle answer is reconciled, not released', () => {
   it('settles, loses the answer to a reset, and still serves the file to the charged buyer', async () => {
     liar.state.settle = 'settle-then-reset';
@@ -201,6 +251,11 @@ describe('a lost settle answer is reconciled, not released', () => {
     const body = PaymentRequiredBody.parse(await retry.json());
     expect(body.error).toBe('payment_not_settled');
     expect(body.message).toMatch(/you were not charged/);
+    expect(decodePaymentResponseHeader(retry.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({
+      success: false,
+      errorReason: 'payment_not_settled',
+      transaction: txid,
+    });
     expect(balance()).toBe(before);
   });
 });

@@ -24,7 +24,7 @@ import { checkPaymentGroup } from './group-policy.ts';
 import type { GroupPolicy } from './group-policy.ts';
 import { freshnessRefusal } from './paid-file.ts';
 import type { FreshnessPolicy, PaidFileReader } from './paid-file.ts';
-import { confirmedSettlement, settlementMismatch } from './settlement.ts';
+import { confirmedSettlement, notSettled, settlementMismatch } from './settlement.ts';
 import type { ExpectedSettlement } from './settlement.ts';
 
 export interface PaidRequest {
@@ -46,7 +46,8 @@ export type Decision =
       body: string;
       settlement?: SettleResponse;
     }
-  | { kind: 'error'; status: ErrorStatus; body: PaywallErrorBody }
+  /** `settlement`: the facilitator's failed SettleResponse for this payment, when it gave one (PAYMENT-RESPONSE). */
+  | { kind: 'error'; status: ErrorStatus; body: PaywallErrorBody; settlement?: SettleResponse }
   | { kind: 'serve'; body: string; settlement: SettleResponse; redelivery: boolean };
 
 /** Why a seller's point sells nothing new: closed for good (410), or for now (503, e.g. no credit left). */
@@ -473,7 +474,7 @@ export function createPaywallCore(deps: CoreDeps): {
         detail: reason,
       });
       const message = `Settlement was not confirmed: ${settlement.errorMessage ?? reason}.`;
-      return reconcile(attempt, () => unknown(attempt, 502, reason, message));
+      return reconcile(attempt, () => unknown(attempt, 502, reason, message, settlement));
     }
     const reason = settlement.errorReason ?? 'settlement_failed';
     return refuse(offer, reason, `Settlement was refused: ${settlement.errorMessage ?? reason}.`, settlement);
@@ -504,6 +505,7 @@ export function createPaywallCore(deps: CoreDeps): {
         offer,
         'payment_not_settled',
         'The payment was not confirmed and its validity window has passed, so it never can be: you were not charged. Sign a new payment.',
+        notSettled(expected),
       );
     }
     if (chain?.confirmed === null) {
@@ -535,19 +537,29 @@ export function createPaywallCore(deps: CoreDeps): {
     );
   }
 
-  function unknown(attempt: Attempt, status: ErrorStatus, error: string, message: string): Promise<Decision> {
+  /**
+   * The payment's outcome is not known yet. `settlement` is the facilitator's own failed answer when it gave one
+   * (submitted, not confirmed): passed on as PAYMENT-RESPONSE, as x402 returns a failed settlement, while the body
+   * says the payment may still land and how to collect the file.
+   */
+  function unknown(
+    attempt: Attempt,
+    status: ErrorStatus,
+    error: string,
+    message: string,
+    settlement?: SettleResponse,
+  ): Promise<Decision> {
     const { txid } = attempt.expected;
     log({ level: 'error', event: 'settlement_unknown', path: attempt.offer.point.path, txid, detail: error });
-    return Promise.resolve(
-      fail(
-        status,
-        error,
-        `${message} Whether payment ${txid} landed is not known yet: send the same request with the same ` +
-          'PAYMENT-SIGNATURE again to receive the file if it did (a payment is never charged twice).',
-        attempt.offer.point,
-        txid,
-      ),
+    const decision = fail(
+      status,
+      error,
+      `${message} Whether payment ${txid} landed is not known yet: send the same request with the same ` +
+        'PAYMENT-SIGNATURE again to receive the file if it did (a payment is never charged twice).',
+      attempt.offer.point,
+      txid,
     );
+    return Promise.resolve(settlement ? { ...decision, settlement } : decision);
   }
 
   return { decide };

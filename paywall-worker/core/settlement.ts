@@ -32,3 +32,13 @@ export const confirmedSettlement = (expected: ExpectedSettlement, amount: string
   payer: expected.payer,
   amount,
 });
+
+/** The failed settlement of a payment that can never land: its validity window passed unconfirmed. */
+export const notSettled = (expected: ExpectedSettlement): SettleResponse => ({
+  success: false,
+  errorReason: 'payment_not_settled',
+  errorMessage: 'not confirmed within its validity window',
+  transaction: expected.txid,
+  network: normalizeNetwork(expected.network) as SettleResponse['network'],
+  payer: expected.payer,
+});

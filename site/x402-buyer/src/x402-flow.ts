@@ -296,9 +296,13 @@ export async function sendPayment(payment: PendingPayment): Promise<PaidResult> 
     if (settlement) {
       pendingPayments.clear(payment.url);
       const why = settlement.errorMessage ?? settlement.errorReason ?? 'no reason given';
-      const submitted = settlement.transaction
-        ? ' The transaction was submitted and may still land: look it up before paying again.'
-        : '';
+      // payment_not_settled: the paywall checked the chain and the payment's window is over, so it never lands.
+      const submitted =
+        settlement.errorReason === 'payment_not_settled'
+          ? ' Its validity window has passed without it landing, so it never will: you were not charged.'
+          : settlement.transaction
+            ? ' The transaction was submitted and may still land: look it up before paying again.'
+            : '';
       return {
         kind: 'problem',
         problem: {
