@@ -12,6 +12,7 @@ import { openSqliteVoteStore } from './arena-vote/store-sqlite.ts';
 import { PaywallConfigError, settingsFromEnv } from './config.ts';
 import type { EnvSettings } from './config.ts';
 import type { PaywallLogEntry } from './core/decide.ts';
+import { payeeOptInProblem } from './opt-in.ts';
 import { buyerFileReader, startPublisherProgramme } from './publishers/node.ts';
 import type { PublisherProgramme } from './publishers/node.ts';
 import { createStorefront } from './publishers/storefront.ts';
@@ -41,7 +42,10 @@ export interface LocalPaywallOptions {
   indexerUrl?: string;
   /** The config file (`--config` / EMI_CONFIG) whose `publishers` resell under their brand at `/p/<id>/`. */
   configFile?: string;
-  /** Algod API (EMI_ALGOD_URL): publishers' USDC opt-in is checked there at start. */
+  /**
+   * Algod API (EMI_ALGOD_URL): publishers' USDC opt-in is checked there at start, and the payee's too with a
+   * configured facilitator (the development facilitator opts its payees in on its own ledger).
+   */
   algodUrl?: string;
   /** The publishers' credit ledger; default `publishers.sqlite` in EMI_STATE_DIR or `var`. */
   ledgerFile?: string;
@@ -133,6 +137,11 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
     throw new PaywallConfigError(`payTo is not a valid Algorand address: ${JSON.stringify(options.payTo)}`);
   }
   const payTo = options.payTo ?? algosdk.generateAccount().addr.toString();
+  // A payee that cannot receive USDC stops the start: every buyer would sign a payment the facilitator refuses.
+  if (options.algodUrl && options.facilitatorUrl) {
+    const problem = await payeeOptInProblem(payTo, { algodUrl: options.algodUrl, network: options.network });
+    if (problem) throw new PaywallConfigError(problem);
+  }
   // Bad publishers stop the start before anything listens.
   const publishers = await startPublisherProgramme({
     configFile: options.configFile,

@@ -4,6 +4,7 @@
 // Objects. Importable in Node: nothing here needs `cloudflare:workers` (the entry module adds the object classes).
 import {
   MCP_PATH,
+  PAID_PATHS,
   PUBLISHER_PREFIX,
   VOTE_EXPORT_PATH,
   VOTE_PATH,
@@ -20,9 +21,10 @@ import type { ReadText } from '../../mcp/published.ts';
 import { createArenaVoteApp } from '../arena-vote/app.ts';
 import { durableObjectVoteStore } from '../arena-vote/store-durable-object.ts';
 import type { DoNamespace } from '../arena-vote/store-durable-object.ts';
-import { createPaywallApp, errorResponse } from '../app.ts';
+import { createPaywallApp, errorResponse, logToStderr } from '../app.ts';
 import type { PaywallApp } from '../app.ts';
 import { settingsFromEnv } from '../config.ts';
+import { payeeOptInProblem } from '../opt-in.ts';
 import type { PaymentBook } from '../payment-book.ts';
 import { programmeFromEnv, publisherRoutes } from './publishers.ts';
 import type { LedgerFor } from './publishers.ts';
@@ -40,6 +42,8 @@ export interface SiteWorkerEnv {
 
 interface Built {
   paywall: PaywallApp;
+  /** The 503 to answer instead of a 402 while the payee cannot receive USDC; null when it can. */
+  payeeRefusal(): Promise<Response | null>;
   /** The `/p/` answer: storefronts, publishers' sale points and the admin route. */
   publishers(request: Request): Promise<Response>;
 }
@@ -68,7 +72,35 @@ function buildPaywall(env: SiteWorkerEnv, book: PaymentBook, ledgerFor: LedgerFo
     },
     { paymentBook: book, salePoints: programme.salePoints, hooks: programme.hooks },
   );
-  return { paywall, publishers: publisherRoutes({ programme, env, paywall, origin }) };
+  return {
+    paywall,
+    payeeRefusal: payeeGate(settings.payTo, settings.network, env),
+    publishers: publisherRoutes({ programme, env, paywall, origin }),
+  };
+}
+
+/**
+ * A Worker has no start to refuse: with EMI_ALGOD_URL, the payee's USDC opt-in is asked once per isolate before the
+ * first 402, and asked again at the next request until algod shows it, as the publishers' are. Until then the
+ * operator's paid paths answer 503: a payment to an address without the opt-in fails at settlement, after the buyer
+ * signed it.
+ */
+function payeeGate(
+  payTo: string,
+  network: string | undefined,
+  env: SiteWorkerEnv,
+): () => Promise<Response | null> {
+  const algodUrl = typeof env.EMI_ALGOD_URL === 'string' && env.EMI_ALGOD_URL ? env.EMI_ALGOD_URL : undefined;
+  if (!algodUrl) return async () => null;
+  let asked: Promise<string | null> | null = null;
+  return async () => {
+    asked ??= payeeOptInProblem(payTo, { algodUrl, ...(network ? { network } : {}) });
+    const problem = await asked;
+    if (problem === null) return null;
+    asked = null; // asked again at the next request
+    logToStderr({ level: 'error', event: 'payee_not_opted_in', detail: problem });
+    return errorResponse(503, 'payee_not_opted_in', problem);
+  };
 }
 
 async function serveAsset(request: Request, env: SiteWorkerEnv, path: string): Promise<Response> {
@@ -100,11 +132,13 @@ export const assetsReader =
   };
 
 /** The MCP endpoint: free tools read the assets, paid tools go through the paywall app's own rules. */
-function mcpAnswer(request: Request, env: SiteWorkerEnv, paywall: PaywallApp, origin: string) {
+function mcpAnswer(request: Request, env: SiteWorkerEnv, built: Built, origin: string) {
   const server = () =>
     createMcpServer({
       readText: assetsReader(env, origin),
-      fetchPaid: fetchPaidThrough((path, init) => paywall.request(path, init)),
+      fetchPaid: fetchPaidThrough(
+        async (path, init) => (await built.payeeRefusal()) ?? built.paywall.request(path, init),
+      ),
       baseUrl: origin,
     });
   return createMcpRoute(server).fetch(request);
@@ -157,10 +191,14 @@ export function createSiteWorker(
             const message = error instanceof Error ? error.message : 'invalid configuration';
             return errorResponse(500, 'paywall_misconfigured', message);
           }
+          // The publishers' sales pay the publishers, whose opt-ins publisherRoutes checks.
           if (route.path.startsWith(PUBLISHER_PREFIX)) return built.publishers(request);
-          return route.path === MCP_PATH
-            ? mcpAnswer(request, env, built.paywall, url.origin)
-            : built.paywall.fetch(request);
+          if (route.path === MCP_PATH) return mcpAnswer(request, env, built, url.origin);
+          if (PAID_PATHS.includes(route.path)) {
+            const refusal = await built.payeeRefusal();
+            if (refusal) return refusal;
+          }
+          return built.paywall.fetch(request);
       }
     },
   };
