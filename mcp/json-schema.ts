@@ -3,7 +3,7 @@
 // the `pattern` that says the same; a validator that does not know such a format ignores it with a warning, or
 // refuses the schema in strict mode. Here those formats are left out where a pattern already states the rule.
 import * as z from 'zod';
-import { STANDARD_FORMATS } from '../generator/discovery/json-schema.ts';
+import { onlyWholeNumbers, STANDARD_FORMATS } from '../generator/discovery/json-schema.ts';
 
 type JsonSchemaNode = Record<string, unknown>;
 
@@ -27,7 +27,11 @@ export function publishedJsonSchema(schema: z.ZodType): JsonSchemaNode {
   return z.toJSONSchema(schema, {
     target: 'draft-7',
     io: 'output',
-    override: ({ jsonSchema }) => withoutNonStandardFormat(jsonSchema as JsonSchemaNode),
+    override: ({ jsonSchema }) => {
+      withoutNonStandardFormat(jsonSchema as JsonSchemaNode);
+      // As in the published documents: a whole-number constant (x402Version) is an integer.
+      if (onlyWholeNumbers(jsonSchema)) jsonSchema.type = 'integer';
+    },
   }) as JsonSchemaNode;
 }
 

@@ -387,4 +387,13 @@ describe('published output schemas are JSON Schema', () => {
       .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], marketRegime);
     expect(path).toEqual({ type: 'string', pattern: '^\\/.*' });
   });
+
+  it('tools/list: a whole-number constant is an integer, as in the published documents', async () => {
+    const client = await agent();
+    const { tools } = await client.listTools();
+    const paid = tools.find((t) => t.name === 'paid_market_regime')!.outputSchema!;
+    const version = (paid.properties as Record<string, Record<string, unknown>>).x402Version;
+    // Before: {"type":"number","const":2}, which client generators type as a float.
+    expect(version).toMatchObject({ type: 'integer', const: 2 });
+  });
 });

@@ -12,6 +12,7 @@ import { buildOpenApiDocument } from '../generator/discovery/openapi.ts';
 import type { keepPrinted } from '../generator/discovery/openapi-yaml.ts';
 import { NO_CACHE, codeCache, folderCache } from '../generator/site/derived-cache.ts';
 import { loadSiteData } from '../generator/site/site-data.ts';
+import { OPENAPI_YAML_OPTIONS } from '../generator/discovery/openapi-yaml.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -70,8 +71,7 @@ describe('kept JSON Schemas', () => {
 });
 
 describe('kept OpenAPI YAML', () => {
-  const whole = (doc: Record<string, unknown>) =>
-    YAML.stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 });
+  const whole = (doc: Record<string, unknown>) => YAML.stringify(doc, OPENAPI_YAML_OPTIONS);
   const regime = (generatedAt: string) =>
     buildOpenApiDocument({
       baseUrl: 'https://kept.test',

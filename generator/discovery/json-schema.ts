@@ -172,17 +172,34 @@ export const STANDARD_FORMATS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Whether a schema node of `"type": "number"` only allows whole numbers: its `const`, or every value of its `enum`,
+ * is an integer (zod emits `z.literal(2)` as `{ "type": "number", "const": 2 }`).
+ */
+export function onlyWholeNumbers(node: Readonly<Record<string, unknown>>): boolean {
+  if (node.type !== 'number') return false;
+  if ('const' in node) return Number.isInteger(node.const);
+  return Array.isArray(node.enum) && node.enum.length > 0 && node.enum.every((v) => Number.isInteger(v));
+}
+
+/**
  * The published contract, not the generator's own check: objects stay open (`additionalProperties: false`
  * dropped) because the docs promise that new fields may appear, and non-standard formats are dropped (a
- * `pattern` zod emits beside them keeps the rule). The generator still validates with the strict zod schemas.
+ * `pattern` zod emits beside them keeps the rule). A number that can only be a whole number (a `const` or an
+ * `enum` of integers, e.g. `x402Version: 2`) is published as `"type": "integer"`, as the spec types it, so that
+ * client generators do not type it as a float. The generator still validates with the strict zod schemas.
  */
 export function forClients(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(forClients);
   if (node === null || typeof node !== 'object') return node;
+  const whole = onlyWholeNumbers(node as Record<string, unknown>);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === 'additionalProperties' && value === false) continue;
     if (key === 'format' && typeof value === 'string' && !STANDARD_FORMATS.has(value)) continue;
+    if (key === 'type' && whole) {
+      out[key] = 'integer';
+      continue;
+    }
     // Inside `properties` the keys are field names, not keywords: a field may be called "format".
     out[key] = key === 'properties' ? mapValues(value, forClients) : forClients(value);
   }

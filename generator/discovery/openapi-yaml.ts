@@ -2,13 +2,16 @@
 // part of each build, although most of it (the component schemas, most paths) is the same from run to run. A
 // block mapping prints as its entries one after another, and a nested entry as the same text indented by two
 // spaces, so each top-level entry and each path is printed on its own and reused while its JSON is unchanged;
-// the result is byte for byte what `YAML.stringify` prints for the whole document (a test compares them).
+// the result is byte for byte what `YAML.stringify(document, OPENAPI_YAML_OPTIONS)` prints for the whole document
+// (a test compares them). Those options quote every string a YAML 1.1 reader would read as something else (a
+// timestamp, `51:00`, `yes`...), so that PyYAML or swagger-parser read the same document as /openapi.json.
 // The texts can also be kept between processes (`printedEntries`, `keepPrinted`; see site/derived-cache.ts).
 import { createHash } from 'node:crypto';
 import YAML from 'yaml';
-import { printBlockEntry } from './yaml-block.ts';
+import { YAML_1_1_SAFE, printBlockEntry } from './yaml-block.ts';
 
-const OPTIONS = { aliasDuplicateObjects: false, lineWidth: 0 } as const;
+/** The yaml package's options /openapi.yaml is printed with: read the same under YAML 1.2 and YAML 1.1. */
+export const OPENAPI_YAML_OPTIONS = YAML_1_1_SAFE;
 
 /** Entries split one level further: each path is printed on its own. */
 const SPLIT = new Set(['paths']);
@@ -29,7 +32,9 @@ function printEntry(cacheKey: string, key: string, value: unknown): string {
   const kept = printed.get(cacheKey);
   if (kept?.digest === digest) return kept.yaml;
   // The layout printed here, the yaml package for whatever that printer does not know (see yaml-block.ts).
-  const yaml = printBlockEntry(key, value) ?? YAML.stringify({ [key]: value }, OPTIONS);
+  const yaml =
+    printBlockEntry(key, value, OPENAPI_YAML_OPTIONS) ??
+    YAML.stringify({ [key]: value }, OPENAPI_YAML_OPTIONS);
   printed.set(cacheKey, { digest, yaml });
   printedAnew += 1;
   return yaml;
