@@ -32,11 +32,11 @@ const PaymentPayloadShape = z.object({
   extensions: z.record(z.string(), z.unknown()).optional(),
 });
 
-export type DecodeFailure =
-  | 'payment_header_too_large'
-  | 'payment_header_not_base64'
-  | 'payment_header_not_json'
-  | 'payment_header_wrong_shape';
+/**
+ * The x402 v2 error codes for a header that cannot be read as a payment (the spec's list): what exactly is wrong is
+ * in the message.
+ */
+export type DecodeFailure = 'invalid_payload' | 'invalid_x402_version';
 
 export type DecodedPayment =
   | { ok: true; payload: PaymentPayload; paymentTransaction: string }
@@ -56,14 +56,14 @@ export function decodePaymentHeader(header: string): DecodedPayment {
   if (header.length > MAX_PAYMENT_HEADER_CHARS) {
     return {
       ok: false,
-      error: 'payment_header_too_large',
+      error: 'invalid_payload',
       message: `PAYMENT-SIGNATURE exceeds ${MAX_PAYMENT_HEADER_CHARS} characters`,
     };
   }
   if (!STRICT_BASE64.test(header)) {
     return {
       ok: false,
-      error: 'payment_header_not_base64',
+      error: 'invalid_payload',
       message: 'PAYMENT-SIGNATURE is not padded standard base64',
     };
   }
@@ -73,8 +73,16 @@ export function decodePaymentHeader(header: string): DecodedPayment {
   } catch {
     return {
       ok: false,
-      error: 'payment_header_not_json',
+      error: 'invalid_payload',
       message: 'PAYMENT-SIGNATURE does not decode to UTF-8 JSON',
+    };
+  }
+  const version = (json as { x402Version?: unknown } | null)?.x402Version;
+  if (typeof json === 'object' && json !== null && version !== 2 && version !== undefined) {
+    return {
+      ok: false,
+      error: 'invalid_x402_version',
+      message: `PAYMENT-SIGNATURE is an x402 version ${JSON.stringify(version)} payment; this paywall takes version 2`,
     };
   }
   const parsed = PaymentPayloadShape.safeParse(json);
@@ -83,7 +91,7 @@ export function decodePaymentHeader(header: string): DecodedPayment {
     const where = first?.path.join('.') || 'payload';
     return {
       ok: false,
-      error: 'payment_header_wrong_shape',
+      error: 'invalid_payload',
       message: `PAYMENT-SIGNATURE is not an x402 v2 payment (${where}: ${first?.message})`,
     };
   }
@@ -92,7 +100,7 @@ export function decodePaymentHeader(header: string): DecodedPayment {
   if (paymentTransaction === undefined) {
     return {
       ok: false,
-      error: 'payment_header_wrong_shape',
+      error: 'invalid_payload',
       message: 'paymentIndex points outside paymentGroup',
     };
   }

@@ -42,7 +42,9 @@ describe('a request whose headers exceed 16 KiB', () => {
       headers: { 'PAYMENT-SIGNATURE': 'A'.repeat(14 * 1024) },
     });
     expect(response.status).toBe(402);
-    expect(await response.json()).toMatchObject({ error: 'payment_header_too_large' });
+    const body = (await response.json()) as { error: string; message: string };
+    expect(body.error).toBe('invalid_payload');
+    expect(body.message).toMatch(/PAYMENT-SIGNATURE exceeds \d+ characters/);
   });
 });
 

@@ -137,7 +137,7 @@ describe('never answered from the last challenge', () => {
     const paying = paywall.decide({ ...unpaid(), paymentSignature: 'not-base64-json' });
     expect(paying).toBeInstanceOf(Promise);
     expect(await paying).toMatchObject({ kind: 'payment_required' });
-    expect(JSON.stringify(await paying)).toContain('payment_header_not_base64');
+    expect(JSON.stringify(await paying)).toContain('invalid_payload');
     const legacy = paywall.decide({ ...unpaid(), legacyPayment: true });
     expect(legacy).toBeInstanceOf(Promise);
     expect(JSON.stringify(await legacy)).toContain('x402_v1_not_supported');

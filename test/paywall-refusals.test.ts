@@ -94,13 +94,14 @@ describe('payments for the wrong terms', () => {
     );
   });
 
-  it('refuses a payment whose accepted names another network', async () => {
+  it('refuses a payment whose accepted names another network or scheme, with the x402 code', async () => {
     const testnet = 'algorand:SGO1GKSzyE7IEPItTxCByw9x8FmnrCDe';
     const payload = await payWithTransactionFor((r) => r);
     await expectRefused(
       { ...payload, accepted: { ...payload.accepted, network: testnet } },
-      'payment_does_not_match',
+      'invalid_network',
     );
+    await expectRefused({ ...payload, accepted: { ...payload.accepted, scheme: 'upto' } }, 'invalid_scheme');
   });
 
   it('refuses a transaction signed for another network (genesis hash)', async () => {
@@ -280,26 +281,41 @@ describe('replays', () => {
 
 describe('malformed payment headers', () => {
   it.each([
-    ['not base64', '%%% not base64 %%%', 'payment_header_not_base64'],
-    ['unpadded base64', base64('{"a":1}').replace(/=+$/, ''), 'payment_header_not_base64'],
-    ['base64 of non-JSON', base64('hello, world'), 'payment_header_not_json'],
+    // x402's own codes (its specification's list); what exactly is wrong is in the message.
+    ['not base64', '%%% not base64 %%%', 'invalid_payload', /not padded standard base64/],
+    ['unpadded base64', base64('{"a":1}').replace(/=+$/, ''), 'invalid_payload', /base64/],
+    ['base64 of non-JSON', base64('hello, world'), 'invalid_payload', /UTF-8 JSON/],
     [
       'base64 of invalid UTF-8',
       Buffer.from([0xff, 0xfe, 0x7b, 0x7d]).toString('base64'),
-      'payment_header_not_json',
+      'invalid_payload',
+      /UTF-8 JSON/,
     ],
-    ['JSON of the wrong shape', base64('{"x402Version":2,"payload":{}}'), 'payment_header_wrong_shape'],
+    [
+      'JSON of the wrong shape',
+      base64('{"x402Version":2,"payload":{}}'),
+      'invalid_payload',
+      /not an x402 v2/,
+    ],
     [
       'an x402 v1 payload',
       base64('{"x402Version":1,"scheme":"exact","network":"algorand","payload":{}}'),
-      'payment_header_wrong_shape',
+      'invalid_x402_version',
+      /version 1 payment/,
     ],
-    ['an oversized header', 'A'.repeat(MAX_PAYMENT_HEADER_CHARS + 4), 'payment_header_too_large'],
-  ])('refuses %s with a 402', async (_, header, error) => {
+    [
+      'a version this paywall does not know',
+      base64('{"x402Version":3,"payload":{}}'),
+      'invalid_x402_version',
+      /version 3 payment/,
+    ],
+    ['an oversized header', 'A'.repeat(MAX_PAYMENT_HEADER_CHARS + 4), 'invalid_payload', /exceeds/],
+  ])('refuses %s with a 402', async (_, header, error, detail) => {
     const before = stack.facilitator.ledger.transactionCount;
     const { response, body } = await send({ 'PAYMENT-SIGNATURE': header });
     expect(response.status).toBe(402);
     expect(PaymentRequiredBody.parse(body).error).toBe(error);
+    expect(PaymentRequiredBody.parse(body).message).toMatch(detail);
     expect(decodePaymentRequiredHeader(response.headers.get('PAYMENT-REQUIRED')!).error).toBe(error);
     expect(response.headers.get('PAYMENT-RESPONSE')).toBeNull();
     expect(stack.facilitator.ledger.transactionCount).toBe(before);

@@ -17,6 +17,7 @@ import { endpointName } from '../copy.ts';
 import { classifyFacilitatorError, describeError, mayHaveReachedFacilitator } from '../facilitator-errors.ts';
 import { buildOffer, challenge } from '../offers.ts';
 import type { Offer, OfferSettings, SalePoint } from '../offers.ts';
+import { normalizeNetwork } from '../network.ts';
 import { decodePaymentHeader } from '../payment-header.ts';
 import type { PaymentBook } from '../payment-book.ts';
 import type { ChainLookup } from './chain-lookup.ts';
@@ -145,6 +146,18 @@ const notThisPayment = (offer: Offer): Decision =>
 const sameData = (a: Offer['data'], b: Offer['data']): boolean =>
   a.generatedAt === b.generatedAt && a.mode === b.mode;
 
+/**
+ * Why `accepted` matches no offer, in x402's codes where it has one: a scheme or a network this path does not
+ * offer; otherwise the offer was not copied unchanged (another amount, payee, fee payer or path).
+ */
+function mismatchCode(payload: PaymentPayload, offered: readonly PaymentRequirements[]): string {
+  const { scheme, network } = payload.accepted;
+  if (!offered.some((offer) => offer.scheme === scheme)) return 'invalid_scheme';
+  const same = normalizeNetwork(network);
+  if (!offered.some((offer) => normalizeNetwork(offer.network) === same)) return 'invalid_network';
+  return 'payment_does_not_match';
+}
+
 /** The path a payment names in `resource.url`, if it names one. */
 function namedPath(payload: PaymentPayload): string | null {
   const url = payload.resource?.url;
@@ -268,7 +281,7 @@ export function createPaywallCore(deps: CoreDeps): {
     if (!requirements) {
       return refuse(
         offer,
-        'payment_does_not_match',
+        mismatchCode(payload, offer.accepts),
         'The payment does not accept any of the requirements offered at this path (accepted must be an unchanged copy, naming this path).',
       );
     }
