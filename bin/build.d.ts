@@ -5,3 +5,5 @@ export declare const ENTRY_POINTS: Readonly<Record<string, string>>;
 export declare function buildAll(): Promise<number>;
 /** Packages left out of the bundle: loaded from node_modules at run time. */
 export declare const LEFT_IN_NODE_MODULES: ReadonlySet<string>;
+/** Keeps the previous build's own chunks in the fresh one (a process running from it loads some lazily). */
+export declare function keepPreviousChunks(previous: string, fresh: string): Promise<void>;

@@ -6,7 +6,7 @@
 // `await import()` in its own chunk, so a command loads only the chunks it uses.
 import { build } from 'esbuild';
 import { existsSync } from 'node:fs';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, link, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { STAMP_FILE, stampSources } from './build-stamp.js';
@@ -114,12 +114,36 @@ export async function buildAll() {
   const own = Object.keys(metafile.inputs).filter((file) => !file.startsWith('node_modules/'));
   if (existsSync(join(ROOT, 'package-lock.json'))) own.push('package-lock.json');
   await writeFile(join(fresh, STAMP_FILE), JSON.stringify(stampSources(ROOT, own)));
+  await keepPreviousChunks(OUT_DIR, fresh);
   await rename(OUT_DIR, old).catch((error) => {
     if (error.code !== 'ENOENT') throw error;
   });
   await rename(fresh, OUT_DIR);
   await rm(old, { recursive: true, force: true });
   return performance.now() - started;
+}
+
+/**
+ * A process started from the build being replaced (`emi up`, `emi paywall` during `git pull && npm ci`) loads some
+ * chunks only when it first needs them: the previous build's own chunks are kept beside the new ones until the
+ * next build, so an upgrade under a running process does not take them away before its restart. Chunk names carry
+ * a hash of their content, so a kept chunk never differs from a new one of the same name; kept chunks are not in
+ * the new sources.json, so the build after next drops them.
+ */
+export async function keepPreviousChunks(previous, fresh) {
+  let made;
+  try {
+    made = Object.keys(JSON.parse(await readFile(join(previous, 'sources.json'), 'utf8')));
+  } catch {
+    return; // no previous build, or one from before sources.json: nothing to keep
+  }
+  const chunks = made.filter((name) => /-[A-Z0-9]{8}\.js$/.test(name));
+  for (const name of chunks.flatMap((chunk) => [chunk, `${chunk}.map`])) {
+    if (existsSync(join(fresh, name)) || !existsSync(join(previous, name))) continue;
+    await link(join(previous, name), join(fresh, name)).catch(() =>
+      copyFile(join(previous, name), join(fresh, name)),
+    );
+  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
