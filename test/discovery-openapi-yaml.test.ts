@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { buildOpenApiDocument } from '../generator/discovery/openapi.ts';
 import { OPENAPI_YAML_OPTIONS, openApiYaml } from '../generator/discovery/openapi-yaml.ts';
-import { YAML_1_1_SAFE, printBlockEntry } from '../generator/discovery/yaml-block.ts';
+import { printBlockEntry } from '../generator/discovery/yaml-block.ts';
 
 const whole = (doc: Record<string, unknown>) => YAML.stringify(doc, OPENAPI_YAML_OPTIONS);
 
@@ -134,8 +134,8 @@ describe('openapi.yaml under YAML 1.1 and 1.2', () => {
         ['k', text],
         [text, [text]],
       ] as const) {
-        const mine = printBlockEntry(key, value, YAML_1_1_SAFE);
-        const expected = YAML.stringify({ [key]: value }, YAML_1_1_SAFE);
+        const mine = printBlockEntry(key, value);
+        const expected = YAML.stringify({ [key]: value }, OPENAPI_YAML_OPTIONS);
         if (mine !== null) {
           printed += 1;
           expect(mine, JSON.stringify({ key, value })).toBe(expected);

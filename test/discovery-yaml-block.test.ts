@@ -4,10 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { buildOpenApiDocument } from '../generator/discovery/openapi.ts';
-import { printBlockEntry } from '../generator/discovery/yaml-block.ts';
+import { YAML_OPTIONS, printBlockEntry } from '../generator/discovery/yaml-block.ts';
 
-const yamlPackage = (key: string, value: unknown) =>
-  YAML.stringify({ [key]: value }, { aliasDuplicateObjects: false, lineWidth: 0 });
+const yamlPackage = (key: string, value: unknown) => YAML.stringify({ [key]: value }, YAML_OPTIONS);
 
 /** A small deterministic generator (linear congruential), so that a failure can be replayed. */
 function randomJson(seed: number) {

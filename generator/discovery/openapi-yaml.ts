@@ -8,10 +8,10 @@
 // The texts can also be kept between processes (`printedEntries`, `keepPrinted`; see site/derived-cache.ts).
 import { createHash } from 'node:crypto';
 import YAML from 'yaml';
-import { YAML_1_1_SAFE, printBlockEntry } from './yaml-block.ts';
+import { YAML_OPTIONS, printBlockEntry } from './yaml-block.ts';
 
 /** The yaml package's options /openapi.yaml is printed with: read the same under YAML 1.2 and YAML 1.1. */
-export const OPENAPI_YAML_OPTIONS = YAML_1_1_SAFE;
+export const OPENAPI_YAML_OPTIONS = YAML_OPTIONS;
 
 /** Entries split one level further: each path is printed on its own. */
 const SPLIT = new Set(['paths']);
@@ -32,9 +32,7 @@ function printEntry(cacheKey: string, key: string, value: unknown): string {
   const kept = printed.get(cacheKey);
   if (kept?.digest === digest) return kept.yaml;
   // The layout printed here, the yaml package for whatever that printer does not know (see yaml-block.ts).
-  const yaml =
-    printBlockEntry(key, value, OPENAPI_YAML_OPTIONS) ??
-    YAML.stringify({ [key]: value }, OPENAPI_YAML_OPTIONS);
+  const yaml = printBlockEntry(key, value) ?? YAML.stringify({ [key]: value }, OPENAPI_YAML_OPTIONS);
   printed.set(cacheKey, { digest, yaml });
   printedAnew += 1;
   return yaml;
