@@ -47,6 +47,8 @@ export interface LocalPaywallOptions {
    * configured facilitator (the development facilitator opts its payees in on its own ledger).
    */
   algodUrl?: string;
+  /** The token of that node, when it asks for one (EMI_ALGOD_TOKEN, sent as X-Algo-API-Token). */
+  algodToken?: string;
   /** The publishers' credit ledger; default `publishers.sqlite` in EMI_STATE_DIR or `var`. */
   ledgerFile?: string;
   /**
@@ -77,13 +79,17 @@ export interface LocalPaywall {
   close(): Promise<void>;
 }
 
-/** The paywall settings of this process's environment (`settingsFromEnv`), plus EMI_CONFIG and EMI_ALGOD_URL. */
+/**
+ * The paywall settings of this process's environment (`settingsFromEnv`), plus EMI_CONFIG, EMI_ALGOD_URL and
+ * EMI_ALGOD_TOKEN.
+ */
 export const paywallEnv = (
   env: NodeJS.ProcessEnv = process.env,
-): EnvSettings & Pick<LocalPaywallOptions, 'configFile' | 'algodUrl'> => ({
+): EnvSettings & Pick<LocalPaywallOptions, 'configFile' | 'algodUrl' | 'algodToken'> => ({
   ...settingsFromEnv(env),
   configFile: env.EMI_CONFIG || undefined,
   algodUrl: env.EMI_ALGOD_URL || undefined,
+  algodToken: env.EMI_ALGOD_TOKEN || undefined,
 });
 
 const logToStderr = (entry: PaywallLogEntry): void => {
@@ -139,7 +145,11 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
   const payTo = options.payTo ?? algosdk.generateAccount().addr.toString();
   // A payee that cannot receive USDC stops the start: every buyer would sign a payment the facilitator refuses.
   if (options.algodUrl && options.facilitatorUrl) {
-    const problem = await payeeOptInProblem(payTo, { algodUrl: options.algodUrl, network: options.network });
+    const problem = await payeeOptInProblem(payTo, {
+      algodUrl: options.algodUrl,
+      algodToken: options.algodToken,
+      network: options.network,
+    });
     if (problem) throw new PaywallConfigError(problem);
   }
   // Bad publishers stop the start before anything listens.
@@ -147,6 +157,7 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
     configFile: options.configFile,
     operatorPayTo: payTo,
     algodUrl: options.algodUrl,
+    algodToken: options.algodToken,
     ledgerFile: options.ledgerFile,
     log: logToStderr,
   });

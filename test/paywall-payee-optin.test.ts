@@ -33,6 +33,9 @@ const refusalLine = (address: string) =>
 
 let algod: Awaited<ReturnType<typeof listen>>;
 let algodUrl: string;
+/** The same algod behind a token, as a node of one's own is (X-Algo-API-Token). */
+let lockedAlgodUrl: string;
+const ALGOD_TOKEN = 'a'.repeat(64);
 /** The addresses algod was asked about, in order. */
 let asked: string[];
 // A facilitator the paywall is configured with (not started by it): the development facilitator on its own port.
@@ -47,8 +50,18 @@ beforeAll(async () => {
       ? c.json({ round: 1, 'asset-holding': { amount: 0, 'asset-id': Number(USDC), 'is-frozen': false } })
       : c.json({ message: 'account asset info not found' }, 404);
   });
+  app.use('/locked/*', async (c, next) =>
+    c.req.header('X-Algo-API-Token') === ALGOD_TOKEN ? next() : c.json({ message: 'Invalid API Token' }, 401),
+  );
+  app.get('/locked/v2/accounts/:address/assets/:asset', (c) => {
+    asked.push(c.req.param('address'));
+    return c.req.param('address') === optedIn && c.req.param('asset') === USDC
+      ? c.json({ round: 1, 'asset-holding': { amount: 0, 'asset-id': Number(USDC), 'is-frozen': false } })
+      : c.json({ message: 'account asset info not found' }, 404);
+  });
   algod = await listen(app, 0, '127.0.0.1');
   algodUrl = `http://127.0.0.1:${algod.port}`;
+  lockedAlgodUrl = `${algodUrl}/locked`;
   facilitator = await startDevFacilitator({ port: 0 });
 });
 afterAll(async () => {
@@ -138,6 +151,21 @@ describe('emi paywall with EMI_ALGOD_URL and a configured facilitator', () => {
     expect(paymentRequired.accepts[0]?.payTo).toBe(optedIn);
     expect(paymentRequired.accepts[0]?.asset).toBe(USDC);
     expect(asked).toEqual([optedIn]);
+  });
+
+  it('asks a node of its own with EMI_ALGOD_TOKEN (without it the node refuses, and so does the start)', async () => {
+    const withToken = emiPaywall(optedIn, { EMI_ALGOD_URL: lockedAlgodUrl, EMI_ALGOD_TOKEN: ALGOD_TOKEN });
+    await withToken.listening;
+    expect(asked).toEqual([optedIn]);
+    withToken.stop();
+    await withToken.done;
+
+    const without = emiPaywall(optedIn, { EMI_ALGOD_URL: lockedAlgodUrl });
+    void without.listening.then(without.stop, () => {});
+    const { code, stderr } = await without.done;
+    expect(code).toBe(1);
+    expect(ownLines(stderr).join('\n')).toContain('could not be checked at');
+    expect(ownLines(stderr).join('\n')).toContain('(HTTP 401)');
   });
 
   it('refuses to start when algod cannot be asked, as it does for a publisher', async () => {

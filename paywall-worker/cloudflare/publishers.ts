@@ -139,7 +139,10 @@ export function publisherRoutes(options: PublisherRoutesOptions): (request: Requ
     // The USDC opt-in of each publisher's address, where an algod API is configured: checked once per isolate
     // before the first sale (a payment to an address without it fails at settlement, after the buyer signed).
     if (algodUrl && programme.publishers.length > 0 && !isAdminPath(new URL(request.url).pathname)) {
-      optIns ??= checkPublisherOptIns(programme.publishers, { algodUrl });
+      optIns ??= checkPublisherOptIns(programme.publishers, {
+        algodUrl,
+        algodToken: text('EMI_ALGOD_TOKEN'),
+      });
       try {
         await optIns;
       } catch (error) {

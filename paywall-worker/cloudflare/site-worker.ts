@@ -90,11 +90,13 @@ function payeeGate(
   network: string | undefined,
   env: SiteWorkerEnv,
 ): () => Promise<Response | null> {
-  const algodUrl = typeof env.EMI_ALGOD_URL === 'string' && env.EMI_ALGOD_URL ? env.EMI_ALGOD_URL : undefined;
+  const text = (name: string) => (typeof env[name] === 'string' && env[name] ? env[name] : undefined);
+  const algodUrl = text('EMI_ALGOD_URL');
   if (!algodUrl) return async () => null;
+  const algodToken = text('EMI_ALGOD_TOKEN');
   let asked: Promise<string | null> | null = null;
   return async () => {
-    asked ??= payeeOptInProblem(payTo, { algodUrl, ...(network ? { network } : {}) });
+    asked ??= payeeOptInProblem(payTo, { algodUrl, algodToken, ...(network ? { network } : {}) });
     const problem = await asked;
     if (problem === null) return null;
     asked = null; // asked again at the next request
