@@ -64,6 +64,14 @@ const SPLIT_COUNTS = { bullish: 0, bearish: 7, neutral: 0 };
 const split = (i: number, outcome: ResolvedRound['outcome']) =>
   resolved(i, { brainConfidence: 100, counts: SPLIT_COUNTS, humanVotes: 7, outcome });
 
+/** A store holding one person's vote in the round of T0 (the simulated run adds the synthetic crowd's). */
+function storeWithOneHumanVote(): ArenaStore {
+  const s = track(tempStore());
+  const vote = { asset: ROUND.asset, prediction: 'BEARISH', voter: 'v1', round_id: ROUND.id };
+  importVotesJsonl(s, JSON.stringify(vote), T0 - MINUTE);
+  return s;
+}
+
 describe('rounds with votes: synthetic votes are not human participation', () => {
   it('counts a round where only the synthetic crowd voted as a round with votes, but not with human votes', () => {
     const s = track(tempStore());
@@ -78,14 +86,7 @@ describe('rounds with votes: synthetic votes are not human participation', () =>
   });
 
   it('counts a round where a person voted beside the synthetic crowd as a round with human votes', () => {
-    const s = track(tempStore());
-    const vote = JSON.stringify({
-      asset: ROUND.asset,
-      prediction: 'BEARISH',
-      voter: 'v1',
-      round_id: ROUND.id,
-    });
-    importVotesJsonl(s, vote, T0 - MINUTE);
+    const s = storeWithOneHumanVote();
     step(s, T0 + MINUTE, { mode: 'simulated' });
     const arena = step(s, ROUND.end + MINUTE, { mode: 'simulated', price: 102 }).statistics.arena;
     expect(arena.vote_sources.human_votes).toBe(1);
@@ -95,14 +96,7 @@ describe('rounds with votes: synthetic votes are not human participation', () =>
   });
 
   it("the history's human-consensus votes_total counts people only, and its column says so", () => {
-    const s = track(tempStore());
-    const vote = JSON.stringify({
-      asset: ROUND.asset,
-      prediction: 'BEARISH',
-      voter: 'v1',
-      round_id: ROUND.id,
-    });
-    importVotesJsonl(s, vote, T0 - MINUTE);
+    const s = storeWithOneHumanVote();
     const bodies = step(s, T0 + MINUTE, { mode: 'simulated' });
     expect(bodies.humanConsensus.vote_sources.synthetic_votes).toBeGreaterThan(0);
     // generator/history/rows.ts fills votes_total from human_consensus.total.

@@ -88,3 +88,16 @@ export const runEmi = (cwd: string, args: string[], env: Record<string, string> 
 /** Runs the real `emi` as the user nobody (see canRunAsNobody). */
 export const runEmiAsNobody = (cwd: string, args: string[]): Promise<Finished> =>
   startEmi(cwd, args, {}, AS_NOBODY).done;
+
+/** `emi generate` into site/, paid/ and var/ of the folder it runs in, at `asOf`. */
+export const generateArgs = (asOf: string): string[] => [
+  'generate',
+  '--out',
+  'site',
+  '--paid',
+  'paid',
+  '--state',
+  'var',
+  '--as-of',
+  asOf,
+];

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { linuxProcessState, processIsAlive } from '../generator/state/lock.ts';
 import { openArenaStore } from '../generator/state/store.ts';
-import { runEmi } from './ops-cli.ts';
+import { generateArgs, runEmi } from './ops-cli.ts';
 
 const onLinux = process.platform === 'linux';
 
@@ -82,18 +82,7 @@ describe.skipIf(!onLinux)('a run lock held by a zombie process', () => {
 
   it('emi generate takes the lock over at once and publishes', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'emi-zombie-'));
-    const args = (asOf: string) => [
-      'generate',
-      '--out',
-      'site',
-      '--paid',
-      'paid',
-      '--state',
-      'var',
-      '--as-of',
-      asOf,
-    ];
-    const first = await runEmi(dir, args('2026-11-21T12:00:00Z'));
+    const first = await runEmi(dir, generateArgs('2026-11-21T12:00:00Z'));
     expect(first.code, first.stderr).toBe(0);
 
     const z = await zombie();
@@ -108,7 +97,7 @@ describe.skipIf(!onLinux)('a run lock held by a zombie process', () => {
       store.close();
     }
 
-    const second = await runEmi(dir, args('2026-11-21T13:00:00Z'));
+    const second = await runEmi(dir, generateArgs('2026-11-21T13:00:00Z'));
     await z.reap();
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toMatch(

@@ -6,19 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { validatePaidOutput, validatePublicOutput } from '../generator/publish/validate-output.ts';
-import { runEmi, startEmi } from './ops-cli.ts';
-
-const generateArgs = (asOf: string) => [
-  'generate',
-  '--out',
-  'site',
-  '--paid',
-  'paid',
-  '--state',
-  'var',
-  '--as-of',
-  asOf,
-];
+import { generateArgs, runEmi, startEmi } from './ops-cli.ts';
 
 const servedAsOf = async (dir: string): Promise<string> =>
   (JSON.parse(await readFile(join(dir, 'site/api/market-regime.php'), 'utf8')) as { updated: string })
