@@ -23,6 +23,7 @@ import { createPaywallCore, errorBody } from './core/decide.ts';
 import type { Decision, ErrorStatus, PaywallLogEntry, SaleHooks } from './core/decide.ts';
 import { checkHealth } from './core/health.ts';
 import { PaidFileReader } from './core/paid-file.ts';
+import type { PayeeGate } from './core/payee-gate.ts';
 import { normalizeNetwork } from './network.ts';
 import { ownSalePoints } from './offers.ts';
 import type { SalePoint } from './offers.ts';
@@ -112,6 +113,8 @@ export interface PaywallAppOptions {
   salePoints?: readonly SalePoint[];
   /** What a sale needs beyond the payment (publisher credits). */
   hooks?: SaleHooks;
+  /** The payee's USDC opt-in, asked before every new sale until it is confirmed (default: not checked). */
+  payee?: PayeeGate;
   log?: (entry: PaywallLogEntry) => void;
   now?: () => number;
 }
@@ -144,6 +147,7 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
     book: options.paymentBook ?? new MemoryPaymentBook(),
     lookup: createIndexerLookup(settings.indexerUrl, settings.facilitatorTimeoutMs),
     hooks: options.hooks,
+    payee: options.payee,
     log: options.log ?? logToStderr,
     now,
   });
@@ -152,9 +156,10 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
   app.decide = core.decide;
   // Every answer carries CORS (rendered with it); the preflight is answered here for every path.
   app.options('*', () => preflightAnswer());
-  // For operators and monitors: 200 when every paid file is for sale and the facilitator answers, else 503.
+  // For operators and monitors: 200 when every paid file is for sale, the payee can be paid and the facilitator
+  // answers, else 503.
   app.get(HEALTH_PATH, async () => {
-    const health = await checkHealth({ points, reader, freshness, facilitator, now });
+    const health = await checkHealth({ points, reader, freshness, facilitator, payee: options.payee, now });
     return new Response(JSON.stringify(health, null, 2), {
       status: health.ok ? 200 : 503,
       headers: { ...CORS_HEADERS, 'Content-Type': JSON_TYPE, 'Cache-Control': NO_STORE },

@@ -12,6 +12,7 @@ import { openSqliteVoteStore } from './arena-vote/store-sqlite.ts';
 import { PaywallConfigError, settingsFromEnv } from './config.ts';
 import type { EnvSettings } from './config.ts';
 import type { PaywallLogEntry } from './core/decide.ts';
+import { createPayeeGate } from './core/payee-gate.ts';
 import { payeeOptInProblem } from './opt-in.ts';
 import { buyerFileReader, startPublisherProgramme } from './publishers/node.ts';
 import type { PublisherProgramme } from './publishers/node.ts';
@@ -144,14 +145,13 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
   }
   const payTo = options.payTo ?? algosdk.generateAccount().addr.toString();
   // A payee that cannot receive USDC stops the start: every buyer would sign a payment the facilitator refuses.
-  if (options.algodUrl && options.facilitatorUrl) {
-    const problem = await payeeOptInProblem(payTo, {
-      algodUrl: options.algodUrl,
-      algodToken: options.algodToken,
-      network: options.network,
-    });
-    if (problem) throw new PaywallConfigError(problem);
-  }
+  const { algodUrl, algodToken, network } = options;
+  const payee =
+    algodUrl && options.facilitatorUrl
+      ? createPayeeGate(() => payeeOptInProblem(payTo, { algodUrl, algodToken, network }))
+      : undefined;
+  const problem = await payee?.problem();
+  if (problem) throw new PaywallConfigError(problem);
   // Bad publishers stop the start before anything listens.
   const publishers = await startPublisherProgramme({
     configFile: options.configFile,
@@ -192,7 +192,7 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
         allowSimulated,
         maxDataAgeSeconds: options.maxDataAgeSeconds,
       },
-      { salePoints: publishers?.salePoints, hooks: publishers?.hooks, paymentBook: book ?? undefined },
+      { salePoints: publishers?.salePoints, hooks: publishers?.hooks, payee, paymentBook: book ?? undefined },
     );
     const votes = options.voteStorePath ? openSqliteVoteStore(options.voteStorePath) : null;
     if (votes) app.route('/', createArenaVoteApp({ store: votes, site: new URL(options.baseUrl).origin }));

@@ -7,6 +7,9 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import algosdk from 'algosdk';
 import { Hono } from 'hono';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -18,6 +21,7 @@ import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts
 import { createLocalPaywall } from '../paywall-worker/local.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
 import { MemoryPaymentBook } from '../paywall-worker/payment-book.ts';
+import { toolNameOf } from '../mcp/free-tools.ts';
 import { fetchChallenge, resourceById, writePaidFixtures } from './paywall-harness.ts';
 
 const EMI = join(import.meta.dirname, '..', 'bin', 'emi.js');
@@ -209,7 +213,7 @@ describe('the Cloudflare Worker with EMI_ALGOD_URL', () => {
     vi.restoreAllMocks();
   });
 
-  function worker(payTo: string) {
+  function siteWorker(payTo: string) {
     const body = JSON.stringify({
       ...(PAID_EXAMPLES[resource.id] as Record<string, unknown>),
       updated: new Date().toISOString(),
@@ -225,7 +229,12 @@ describe('the Cloudflare Worker with EMI_ALGOD_URL', () => {
       ASSETS: { fetch: async () => new Response('not found', { status: 404 }) },
     };
     const site = createSiteWorker(() => new MemoryPaymentBook());
-    return () => site.fetch(new Request(`http://127.0.0.1:8080${resource.path}`), env);
+    return (request: Request) => site.fetch(request, env);
+  }
+
+  function worker(payTo: string) {
+    const site = siteWorker(payTo);
+    return () => site(new Request(`http://127.0.0.1:8080${resource.path}`));
   }
 
   it('answers the paid paths 503 with a JSON error, never a 402, while the payee has not opted in', async () => {
@@ -250,6 +259,60 @@ describe('the Cloudflare Worker with EMI_ALGOD_URL', () => {
       expect(response.status).toBe(402);
       expect(response.headers.get('PAYMENT-REQUIRED')).not.toBeNull();
     }
+    expect(asked).toEqual([optedIn]);
+  });
+
+  it('says in /x402/health why nothing is for sale, and asks again until the payee has opted in', async () => {
+    const health = async (payTo: string) => {
+      const response = await siteWorker(payTo)(new Request('http://127.0.0.1:8080/x402/health'));
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const refused = await health(notOptedIn);
+    expect(refused.status).toBe(503);
+    expect(refused.body.ok).toBe(false);
+    expect(refused.body.payee).toEqual({
+      checked: true,
+      problem: refusalLine(notOptedIn).slice('emi: '.length),
+    });
+
+    const accepted = await health(optedIn);
+    expect(accepted.body.payee).toEqual({ checked: true, problem: null });
+    expect(asked).toEqual([notOptedIn, optedIn]);
+  });
+
+  it('refuses the paid MCP tools with the same reason, before any PaymentRequired', async () => {
+    const site = siteWorker(notOptedIn);
+    const host = new Hono().all('*', (c) => site(c.req.raw));
+    const server = await listen(host, 0, '127.0.0.1');
+    const client = new Client({ name: 'emi-payee-test', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`)));
+      const result = (await client.callTool({
+        name: toolNameOf(resource.id),
+        arguments: {},
+      })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      const refusal = result.structuredContent as Record<string, unknown>;
+      expect(refusal).toMatchObject({ error: 'payee_not_opted_in', status: 503 });
+      expect(refusal.accepts).toBeUndefined();
+      expect(`emi: ${String(refusal.message)}`).toBe(refusalLine(notOptedIn));
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+});
+
+describe('emi paywall /x402/health', () => {
+  it('reports the payee as checked and payable when EMI_ALGOD_URL is set, unchecked when it is not', async () => {
+    const payeeOf = async (env: Record<string, string>) => {
+      const run = emiPaywall(optedIn, env);
+      const response = await fetch(`${await run.listening}/x402/health`);
+      return ((await response.json()) as { payee: unknown }).payee;
+    };
+    expect(await payeeOf({ EMI_ALGOD_URL: algodUrl })).toEqual({ checked: true, problem: null });
+    expect(await payeeOf({})).toEqual({ checked: false, problem: null });
+    // Asked once, at the start: the health check does not ask again once the payee was payable.
     expect(asked).toEqual([optedIn]);
   });
 });

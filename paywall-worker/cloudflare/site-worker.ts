@@ -4,7 +4,6 @@
 // Objects. Importable in Node: nothing here needs `cloudflare:workers` (the entry module adds the object classes).
 import {
   MCP_PATH,
-  PAID_PATHS,
   PUBLISHER_PREFIX,
   VOTE_EXPORT_PATH,
   VOTE_PATH,
@@ -21,9 +20,11 @@ import type { ReadText } from '../../mcp/published.ts';
 import { createArenaVoteApp } from '../arena-vote/app.ts';
 import { durableObjectVoteStore } from '../arena-vote/store-durable-object.ts';
 import type { DoNamespace } from '../arena-vote/store-durable-object.ts';
-import { createPaywallApp, errorResponse, logToStderr } from '../app.ts';
+import { createPaywallApp, errorResponse } from '../app.ts';
 import type { PaywallApp } from '../app.ts';
+import type { PayeeGate } from '../core/payee-gate.ts';
 import { settingsFromEnv } from '../config.ts';
+import { createPayeeGate } from '../core/payee-gate.ts';
 import { payeeOptInProblem } from '../opt-in.ts';
 import type { PaymentBook } from '../payment-book.ts';
 import { programmeFromEnv, publisherRoutes } from './publishers.ts';
@@ -42,8 +43,6 @@ export interface SiteWorkerEnv {
 
 interface Built {
   paywall: PaywallApp;
-  /** The 503 to answer instead of a 402 while the payee cannot receive USDC; null when it can. */
-  payeeRefusal(): Promise<Response | null>;
   /** The `/p/` answer: storefronts, publishers' sale points and the admin route. */
   publishers(request: Request): Promise<Response>;
 }
@@ -70,39 +69,30 @@ function buildPaywall(env: SiteWorkerEnv, book: PaymentBook, ledgerFor: LedgerFo
       baseUrl: settings.baseUrl ?? origin,
       storage,
     },
-    { paymentBook: book, salePoints: programme.salePoints, hooks: programme.hooks },
+    {
+      paymentBook: book,
+      salePoints: programme.salePoints,
+      hooks: programme.hooks,
+      payee: payeeGate(settings.payTo, settings.network, env),
+    },
   );
   return {
     paywall,
-    payeeRefusal: payeeGate(settings.payTo, settings.network, env),
     publishers: publisherRoutes({ programme, env, paywall, origin }),
   };
 }
 
 /**
- * A Worker has no start to refuse: with EMI_ALGOD_URL, the payee's USDC opt-in is asked once per isolate before the
- * first 402, and asked again at the next request until algod shows it, as the publishers' are. Until then the
- * operator's paid paths answer 503: a payment to an address without the opt-in fails at settlement, after the buyer
- * signed it.
+ * A Worker has no start to refuse: with EMI_ALGOD_URL, the payee's USDC opt-in is asked at the first paid request of
+ * each isolate, and again at the next one until algod shows it, as the publishers' are; until then the operator's
+ * paid paths answer 503 instead of a 402 (see createPayeeGate).
  */
-function payeeGate(
-  payTo: string,
-  network: string | undefined,
-  env: SiteWorkerEnv,
-): () => Promise<Response | null> {
+function payeeGate(payTo: string, network: string | undefined, env: SiteWorkerEnv): PayeeGate | undefined {
   const text = (name: string) => (typeof env[name] === 'string' && env[name] ? env[name] : undefined);
   const algodUrl = text('EMI_ALGOD_URL');
-  if (!algodUrl) return async () => null;
+  if (!algodUrl) return undefined;
   const algodToken = text('EMI_ALGOD_TOKEN');
-  let asked: Promise<string | null> | null = null;
-  return async () => {
-    asked ??= payeeOptInProblem(payTo, { algodUrl, algodToken, ...(network ? { network } : {}) });
-    const problem = await asked;
-    if (problem === null) return null;
-    asked = null; // asked again at the next request
-    logToStderr({ level: 'error', event: 'payee_not_opted_in', detail: problem });
-    return errorResponse(503, 'payee_not_opted_in', problem);
-  };
+  return createPayeeGate(() => payeeOptInProblem(payTo, { algodUrl, algodToken, network }));
 }
 
 async function serveAsset(request: Request, env: SiteWorkerEnv, path: string): Promise<Response> {
@@ -138,9 +128,7 @@ function mcpAnswer(request: Request, env: SiteWorkerEnv, built: Built, origin: s
   const server = () =>
     createMcpServer({
       readText: assetsReader(env, origin),
-      fetchPaid: fetchPaidThrough(
-        async (path, init) => (await built.payeeRefusal()) ?? built.paywall.request(path, init),
-      ),
+      fetchPaid: fetchPaidThrough((path, init) => built.paywall.request(path, init)),
       baseUrl: origin,
     });
   return createMcpRoute(server).fetch(request);
@@ -196,10 +184,6 @@ export function createSiteWorker(
           // The publishers' sales pay the publishers, whose opt-ins publisherRoutes checks.
           if (route.path.startsWith(PUBLISHER_PREFIX)) return built.publishers(request);
           if (route.path === MCP_PATH) return mcpAnswer(request, env, built, url.origin);
-          if (PAID_PATHS.includes(route.path)) {
-            const refusal = await built.payeeRefusal();
-            if (refusal) return refusal;
-          }
           return built.paywall.fetch(request);
       }
     },

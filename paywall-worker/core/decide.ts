@@ -4,10 +4,10 @@
 // each turn it into their own answer, as the x402 HTTP resource server and its framework adapters divide the work.
 //
 // The money rules it keeps, in order: what cannot be delivered (missing, invalid, stale or simulated files, no
-// publisher credit) is refused before any payment is asked for; a payment buys one path; the group must have the
-// exact scheme's shape before the facilitator is asked; the file is served only when the settlement names this
-// payment's transaction (or the chain shows it confirmed); and a lost settle answer is reconciled on chain, never
-// released as if nothing happened, so no path ends with a charged buyer and no file.
+// publisher credit, a payee that cannot receive USDC) is refused before any payment is asked for; a payment buys
+// one path; the group must have the exact scheme's shape before the facilitator is asked; the file is served only
+// when the settlement names this payment's transaction (or the chain shows it confirmed); and a lost settle answer
+// is reconciled on chain, never released as if nothing happened, so no path ends with a charged buyer and no file.
 import type { x402ResourceServer } from '@x402/core/server';
 import { SettleError, VerifyError } from '@x402/core/types';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
@@ -21,6 +21,7 @@ import { normalizeNetwork } from '../network.ts';
 import { decodePaymentHeader } from '../payment-header.ts';
 import type { PaymentBook } from '../payment-book.ts';
 import type { ChainLookup } from './chain-lookup.ts';
+import type { PayeeGate } from './payee-gate.ts';
 import { checkPaymentGroup } from './group-policy.ts';
 import type { GroupPolicy } from './group-policy.ts';
 import { freshnessRefusal } from './paid-file.ts';
@@ -51,7 +52,7 @@ export type Decision =
   | { kind: 'error'; status: ErrorStatus; body: PaywallErrorBody; settlement?: SettleResponse }
   | { kind: 'serve'; body: string; settlement: SettleResponse; redelivery: boolean };
 
-/** Why a seller's point sells nothing new: closed for good (410), or for now (503, e.g. no credit left). */
+/** Why a point sells nothing new: closed for good (410), or for now (503: no credit left, the payee not opted in). */
 export interface SellerRefusal {
   status: 410 | 503;
   error: string;
@@ -92,6 +93,8 @@ export interface CoreDeps {
   /** Where a lost settle answer is checked; null when none is configured. */
   lookup: ChainLookup | null;
   hooks?: SaleHooks;
+  /** The operator's payee's USDC opt-in, asked before the operator's own sales (absent: not checked). */
+  payee?: PayeeGate;
   log(entry: PaywallLogEntry): void;
   now(): number;
 }
@@ -208,15 +211,15 @@ export function createPaywallCore(deps: CoreDeps): {
   /**
    * The 402 of an unpaid request, answered at once (no I/O wait, no promise) when it can only be the one a full
    * decision would give: the paid file is unchanged (the store confirms it synchronously), still for sale at this
-   * instant, its offer for this data already encoded, and no seller's credit is involved (see
-   * SaleHooks.unavailable). Every other request, and every payment, is decided in full.
+   * instant, its offer for this data already encoded, no seller's credit is involved (see SaleHooks.unavailable)
+   * and the payee is known to be payable. Every other request, and every payment, is decided in full.
    */
   function knownChallenge(request: PaidRequest): Decision | undefined {
     if (request.paymentSignature !== undefined || request.legacyPayment) return undefined;
     if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
     const point = deps.points.get(request.path);
     const offer = offers.get(request.path);
-    if (!point || !offer || point.seller) return undefined;
+    if (!point || !offer || point.seller || (deps.payee && !deps.payee.ready)) return undefined;
     const state = deps.reader.known(point.resource);
     if (!state?.ok || !sameData(offer.data, state.file)) return undefined;
     if (freshnessRefusal(state.file, deps.freshness, deps.now())) return undefined;
@@ -225,6 +228,15 @@ export function createPaywallCore(deps: CoreDeps): {
 
   function decide(request: PaidRequest): Decision | Promise<Decision> {
     return knownChallenge(request) ?? decideInFull(request);
+  }
+
+  /** Why the point's payee cannot take a new payment: a publisher's closed or empty account, or the operator's opt-in. */
+  async function sellerRefusal(point: SalePoint): Promise<SellerRefusal | null> {
+    if (point.seller) return (await deps.hooks?.unavailable(point)) ?? null;
+    const problem = deps.payee ? await deps.payee.problem() : null;
+    if (problem === null) return null;
+    log({ level: 'error', event: 'payee_not_opted_in', path: point.path, detail: problem });
+    return { status: 503, error: 'payee_not_opted_in', message: problem };
   }
 
   async function decideInFull(request: PaidRequest): Promise<Decision> {
@@ -246,10 +258,10 @@ export function createPaywallCore(deps: CoreDeps): {
       );
     }
     const file = loaded.file;
-    // Why a new sale cannot be made now (stale or simulated data, no seller credit). It never stops the delivery
-    // of a payment already made: a buyer charged a minute ago still gets the report.
+    // Why a new sale cannot be made now (stale or simulated data, no seller credit, no payee opt-in). It never stops
+    // the delivery of a payment already made: a buyer charged a minute ago still gets the report.
     const stale = freshnessRefusal(file, deps.freshness, deps.now());
-    const unavailable = stale || !point.seller ? null : await deps.hooks?.unavailable(point);
+    const unavailable = stale ? null : await sellerRefusal(point);
     const notForSale = stale
       ? fail(503, stale.error, stale.message, point)
       : unavailable

@@ -1,7 +1,9 @@
 // The worker's health check for operators and monitors: is every paid file for sale right now (present, valid,
-// fresh, of a mode this worker sells), and does the facilitator answer? Never touches a payment.
+// fresh, of a mode this worker sells), can the payee receive USDC (when it is checked), and does the facilitator
+// answer? Never touches a payment.
 import type { FacilitatorClient } from '@x402/core/server';
 import type { SalePoint } from '../offers.ts';
+import type { PayeeGate } from './payee-gate.ts';
 import { freshnessRefusal } from './paid-file.ts';
 import type { FreshnessPolicy, PaidFileReader } from './paid-file.ts';
 
@@ -18,6 +20,8 @@ export interface Health {
   ok: boolean;
   checked_at: string;
   facilitator: { answers: boolean; detail: string | null };
+  /** The operator's payee: `checked` false when no algod is configured to ask (EMI_ALGOD_URL). */
+  payee: { checked: boolean; problem: string | null };
   files: FileHealth[];
 }
 
@@ -26,6 +30,7 @@ export interface HealthDeps {
   reader: PaidFileReader;
   freshness: FreshnessPolicy;
   facilitator: FacilitatorClient;
+  payee?: PayeeGate;
   now: () => number;
 }
 
@@ -44,7 +49,7 @@ async function fileHealth(point: SalePoint, deps: HealthDeps): Promise<FileHealt
 }
 
 export async function checkHealth(deps: HealthDeps): Promise<Health> {
-  const [files, facilitator] = await Promise.all([
+  const [files, facilitator, problem] = await Promise.all([
     Promise.all(deps.points.map((point) => fileHealth(point, deps))),
     deps.facilitator.getSupported().then(
       (supported) => ({ answers: supported.kinds.length > 0, detail: null }),
@@ -53,11 +58,13 @@ export async function checkHealth(deps: HealthDeps): Promise<Health> {
         detail: error instanceof Error ? error.message : String(error),
       }),
     ),
+    deps.payee?.problem() ?? null,
   ]);
   return {
-    ok: facilitator.answers && files.every((f) => f.state === 'for_sale'),
+    ok: facilitator.answers && problem === null && files.every((f) => f.state === 'for_sale'),
     checked_at: new Date(deps.now()).toISOString(),
     facilitator,
+    payee: { checked: deps.payee !== undefined, problem },
     files,
   };
 }
