@@ -24,6 +24,7 @@ import {
 } from './defaults.ts';
 import { SITE_TEMPLATES, assertSiteTemplates, build, generate, publishCycle, summarise } from './cycle.ts';
 import type { GenerateFlags } from './cycle.ts';
+import type { RunReport } from './pipeline.ts';
 import { COMMAND_GROUPS, addPlaceholders, commandGroupFor } from './cli-groups.ts';
 import { isPermissionFault } from './publish/writable.ts';
 import type { CommandGroup, RegisterCommands } from './cli-groups.ts';
@@ -85,11 +86,21 @@ function addGenerateOptions(command: Command, { asOf = true } = {}): Command {
     );
 }
 
-async function generateOnce(flags: GenerateFlags): Promise<void> {
+/**
+ * One run; with `site`, the site is built after it, after a failed or stale run too (see publishCycle), so that a
+ * one-shot job (a systemd unit, a CI step) keeps the served /status.json true. The exit code is the run's.
+ */
+async function generateOnce(flags: GenerateFlags, site?: { dist: string; baseUrl: string }): Promise<void> {
   const startedAt = Date.now();
-  const report = await generate(flags).catch(async (error: unknown) => {
+  let finished: RunReport | undefined;
+  const run = site
+    ? publishCycle({ ...flags, ...site }, (report) => void (finished = report), { warm: false })
+    : generate(flags);
+  const report = await run.catch(async (error: unknown) => {
+    // The run ended and the build after it failed: the run's own outcome is said first.
+    if (finished) console.error(`emi: ${summarise(finished)}`);
     // The run could not even record itself (its state folder is not writable): /status.json says so instead.
-    if (isPermissionFault(error)) {
+    else if (isPermissionFault(error)) {
       const { recordFailedStart } = await import('./publish/status.ts');
       const written = await recordFailedStart(resolve(flags.out), {
         error: oneLine(error.message),
@@ -115,7 +126,8 @@ async function scheduleRuns(flags: GenerateFlags & { cron: string; dist: string;
     async () => {
       // One bad tick is reported and the schedule goes on; the last good files stay published meanwhile.
       try {
-        await publishCycle(flags, (report) => {
+        // A scheduled run describes the current minute: --as-of only applies to the first run of `emi up`.
+        await publishCycle({ ...flags, asOf: undefined }, (report) => {
           const published = report.status === 'ok' || report.status === 'degraded';
           (published ? console.log : console.error)(summarise(report));
         });
@@ -195,11 +207,21 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
 
   addGenerateOptions(
     program.command('generate').description('compute every snapshot once and publish it atomically'),
-  ).action(async (flags: GenerateFlags) => {
-    // `emi up` runs generateOnce too, then keeps running: only this command is a one-off process.
-    (await import('./one-shot.ts')).configureOneShotProcess();
-    await generateOnce(flags);
-  });
+  )
+    .option(
+      '--dist <dir>',
+      'then build the site into this folder, after a failed or stale run too (its status.json says so)',
+    )
+    .option('--base-url <url>', 'with --dist: absolute http(s) base URL of the site (env EMI_BASE_URL)')
+    .action(async (flags: GenerateFlags & { dist?: string; baseUrl?: string }) => {
+      const { dist } = flags;
+      // Checked before the run, as `emi build` checks it: a run must not publish and then fail for want of a URL.
+      const site =
+        dist === undefined ? undefined : { dist, baseUrl: requireBaseUrl(flags.baseUrl ?? defaultBaseUrl()) };
+      // `emi up` runs generateOnce too, then keeps running: only this command is a one-off process.
+      (await import('./one-shot.ts')).configureOneShotProcess();
+      await generateOnce(flags, site);
+    });
 
   program
     .command('build')

@@ -91,6 +91,9 @@ export async function checkCommandConfiguration(
     const file = typeof opts.config === 'string' ? opts.config : env.EMI_CONFIG || undefined;
     if (file !== undefined) await checkConfigFile(file, env);
   }
+  if (command.name() === 'generate' && opts.baseUrl !== undefined && opts.dist === undefined) {
+    throw new Error('--base-url is for the build after the run: it goes with --dist');
+  }
   if (hasOption(command, '--record') && typeof opts.source === 'string') {
     // A usage mistake, not a failed run: said before a run is recorded (market-source.ts loads only here).
     const { sourceFlagsProblem } = await import('./market-source.ts');

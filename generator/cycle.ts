@@ -146,27 +146,28 @@ async function refuseInvalidOutput(folder: string): Promise<void> {
 }
 
 /**
- * One scheduled cycle: generate for the current minute, tell `onReport`, then build when something was
- * published. Resolves to the run's report; a run that published nothing leaves the last good site in place.
+ * One publishing cycle: generate, tell `onReport`, then build. A run that published is built from at once (it has
+ * just checked its files); a failed or stale run still rebuilds the site around the last good files, so that the
+ * served /status.json (hosts serve the built folder, not the published one) says what the last run did. A folder
+ * with no complete published site (a first run that failed) has nothing to rebuild. `warm` as for `build`.
  */
 export async function publishCycle(
   flags: GenerateFlags & { dist: string; baseUrl: string },
   onReport: (report: RunReport) => void = () => {},
+  { warm = true } = {},
 ): Promise<RunReport> {
-  // A scheduled run describes the current minute: --as-of only applies to one-off runs.
-  const report = await generate({ ...flags, asOf: undefined });
+  const report = await generate(flags);
   onReport(report);
-  if (report.status === 'ok' || report.status === 'degraded') {
-    await build(
-      {
-        site: SITE_TEMPLATES,
-        published: flags.out,
-        out: flags.dist,
-        baseUrl: flags.baseUrl,
-      },
-      // Nothing is published unless every body passed its schema: the run has just checked these files.
-      { warm: true, validated: true },
-    );
+  const published = report.status === 'ok' || report.status === 'degraded';
+  if (published || (await holdsPublishedSite(flags.out))) {
+    const site = { site: SITE_TEMPLATES, published: flags.out, out: flags.dist, baseUrl: flags.baseUrl };
+    await build(site, { warm, validated: true });
   }
   return report;
+}
+
+/** Whether `folder` holds a complete set of valid published files (the last good run's). */
+async function holdsPublishedSite(folder: string): Promise<boolean> {
+  const { validatePublicOutput } = await import('./publish/validate-output.ts');
+  return (await validatePublicOutput(resolve(folder))).every((check) => check.ok);
 }
