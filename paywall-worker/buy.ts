@@ -6,6 +6,7 @@ import { toClientAvmSigner } from '@x402/avm';
 import { ExactAvmScheme } from '@x402/avm/exact/client';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import type { SettleResponse } from '@x402/core/types';
+import { addPaymentId } from '../schemas/paid/payment-identifier.ts';
 
 export interface BuyOptions {
   url: string;
@@ -43,10 +44,9 @@ export async function createDevBuyer(facilitatorUrl: string, fundAtomic = '10000
   const account = algosdk.generateAccount(); // lives only in this process
   const signer = toClientAvmSigner(Buffer.from(account.sk).toString('base64'));
   await fundDevWallet(facilitatorUrl, signer.address, fundAtomic);
-  const client = new x402Client().register(
-    'algorand:*',
-    new ExactAvmScheme(signer, { algodUrl: facilitatorUrl }),
-  );
+  const client = new x402Client()
+    .register('algorand:*', new ExactAvmScheme(signer, { algodUrl: facilitatorUrl }))
+    .onBeforePaymentCreation(async ({ paymentRequired }) => addPaymentId(paymentRequired.extensions));
   return { address: signer.address, client };
 }
 

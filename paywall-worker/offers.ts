@@ -12,6 +12,7 @@ import { PAID_EXAMPLES } from '../schemas/paid/examples.ts';
 import type { PaymentRequiredBody } from '../schemas/paid/payment-required.ts';
 import { ECOSYSTEM, usdcAssetFor } from '../schemas/paid/terms.ts';
 import { bazaarExtension } from './discovery.ts';
+import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_DECLARATION } from '../schemas/paid/payment-identifier.ts';
 import { WHAT_THIS_IS_NOT, endpointName, productCopy, relatedPages } from './copy.ts';
 import type { PaidFile } from './core/paid-file.ts';
 
@@ -83,7 +84,11 @@ export async function buildOffer(
       mimeType: 'application/json',
     },
     'payment_required',
-    { bazaar: bazaarExtension(point.resource.schema, PAID_EXAMPLES[point.resource.id], point.seller) },
+    {
+      bazaar: bazaarExtension(point.resource.schema, PAID_EXAMPLES[point.resource.id], point.seller),
+      // Optional: a payment sent with an id can be collected again (see payment-identifier.ts).
+      [PAYMENT_IDENTIFIER]: PAYMENT_IDENTIFIER_DECLARATION,
+    },
   );
   const offer: Offer = { point, data, accepts, paymentRequired, unpaid: { header: '', body: '' } };
   offer.unpaid = challenge(offer, 'payment_required');

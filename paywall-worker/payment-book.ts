@@ -1,9 +1,10 @@
 // The payment book: what the paywall knows about each payment, keyed by the payment transaction id. One contract,
 // several homes (process memory on Node, a SQLite file, a Durable Object at the edge), so that every runtime keeps
 // the same books: a payment is processed by one request at a time, settled at most once, and once settled the body
-// it bought is delivered again (never charged again, never replaced by newer data) to whoever presents the same
-// signed payment before the record expires, as an idempotency key replays its stored response. Nothing else is
-// needed: the chain itself refuses a transaction id it has already confirmed.
+// it bought is delivered again (never charged again, never replaced by newer data) to the same presentation (the
+// signed payment and the payment identifier it was sent with) before the record expires, as an idempotency key
+// replays its stored response. Nothing else is needed: the chain itself refuses a transaction id it has already
+// confirmed.
 import type { SettleResponse } from '@x402/core/types';
 
 /** A confirmed settlement of one payment, kept so that a retry of the same payment gets the file again. */
@@ -11,7 +12,7 @@ export interface SettledPayment {
   /** The paid path the payment bought (a payment pays for one resource). */
   path: string;
   settlement: SettleResponse;
-  /** The signed payment transaction that settled (canonical base64): a retry must present these very bytes. */
+  /** The presentation that settled (see presentationOf): a retry must present it again. */
   payment: string;
   /**
    * The body that was sold. A retry gets it, not the file as it is now: a confirmed payment's fields are public on
@@ -25,9 +26,9 @@ export type ClaimResult =
   | { state: 'claimed' }
   /**
    * An earlier attempt's outcome is unknown (its settle answer was lost): now claimed, find out first. `payment` is
-   * the signed payment that attempt sent; only the same bytes may resume it.
+   * the presentation that attempt sent, the only one that may resume it; `since` when it became pending.
    */
-  | { state: 'pending'; payment: string }
+  | { state: 'pending'; payment: string; since: number }
   | { state: 'in_flight' }
   | { state: 'settled'; record: SettledPayment };
 
@@ -44,6 +45,14 @@ export interface PaymentBook {
   /** The payment is confirmed on chain: remember it for redelivery. */
   settled(txid: string, record: SettledPayment): Promise<void>;
 }
+
+/**
+ * What the book compares when a payment comes back: its signed bytes, and the payment identifier it was sent with
+ * (x402's payment-identifier extension) when it has one. The bytes alone prove nothing once the payment has landed:
+ * the chain shows them to everyone. The id never reaches the chain.
+ */
+export const presentationOf = (signedPayment: string, paymentId: string | null): string =>
+  paymentId === null ? signedPayment : `${signedPayment} ${paymentId}`;
 
 /** One payment's entry, in whichever home keeps the book; `since` is when it entered its state. */
 export type BookEntry =
@@ -75,7 +84,7 @@ export function claimEntry(
   const unknown = known && known.state !== 'settled' && age < RECORD_TTL_MS ? known : null;
   const kept = unknown?.payment ?? payment;
   return {
-    result: unknown ? { state: 'pending', payment: kept } : { state: 'claimed' },
+    result: unknown ? { state: 'pending', payment: kept, since: unknown.since } : { state: 'claimed' },
     entry: { state: 'in_flight', since: now, payment: kept },
   };
 }

@@ -62,8 +62,8 @@ describe.each(homes)('the payment book in %s', (_, open) => {
     now = IN_FLIGHT_LEASE_MS - 1;
     expect(await book.claim('A', 'SIGNED-A')).toEqual({ state: 'in_flight' });
     now = IN_FLIGHT_LEASE_MS + 1;
-    // The bytes of the claim whose outcome is unknown, not those of whoever asks next.
-    expect(await book.claim('A', 'OTHER-BYTES')).toEqual({ state: 'pending', payment: 'SIGNED-A' });
+    // The bytes of the claim whose outcome is unknown, not those of whoever asks next; since when (the claim).
+    expect(await book.claim('A', 'OTHER-BYTES')).toEqual({ state: 'pending', payment: 'SIGNED-A', since: 0 });
   });
 
   it('returns a settled record for redelivery until it expires, and never releases it', async () => {
@@ -78,12 +78,23 @@ describe.each(homes)('the payment book in %s', (_, open) => {
   });
 
   it('keeps a lost settle answer pending, with the bytes that were sent: the next claim must find out first', async () => {
-    const book = open(Date.now);
+    let now = 5_000;
+    const book = open(() => now);
     await book.claim('A', 'SIGNED-A');
     await book.pending('A', 'SIGNED-A');
-    expect(await book.claim('A', 'OTHER-BYTES')).toEqual({ state: 'pending', payment: 'SIGNED-A' });
+    now += 1_000;
+    // Since when it is pending: a confirmation from long before that attempt is not its doing.
+    expect(await book.claim('A', 'OTHER-BYTES')).toEqual({
+      state: 'pending',
+      payment: 'SIGNED-A',
+      since: 5_000,
+    });
     await book.pending('A', 'SIGNED-A');
-    expect(await book.claim('A', 'SIGNED-A')).toEqual({ state: 'pending', payment: 'SIGNED-A' });
+    expect(await book.claim('A', 'SIGNED-A')).toEqual({
+      state: 'pending',
+      payment: 'SIGNED-A',
+      since: 6_000,
+    });
   });
 });
 

@@ -75,6 +75,27 @@ describe('by default', () => {
     expect(body.message).toMatch(/no payment was taken \(a payment sent with this request was not settled\)/);
   });
 
+  it('refuses a stale file with its reason even to a request carrying a payment header, never with a 402', async () => {
+    await writeBody('live', 16 * 60);
+    const response = await createPaywallApp(base).request(resource.path, {
+      headers: { 'PAYMENT-SIGNATURE': 'AAAA' }, // unreadable: before, a 402 invalid_payload with a fresh offer
+    });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('PAYMENT-REQUIRED')).toBeNull();
+    expect(PaywallErrorBody.parse(await response.json()).error).toBe('data_stale');
+  });
+
+  it('refuses a file dated more than a minute ahead of its clock (its age cannot be told)', async () => {
+    await writeBody('live', -10 * 60);
+    const response = await get();
+    expect(response.status).toBe(503);
+    const body = PaywallErrorBody.parse(await response.json());
+    expect(body.error).toBe('data_stale');
+    expect(body.message).toMatch(/dated 600 s ahead of this service's clock/);
+    await writeBody('live', -20); // ordinary skew between two hosts: still sold
+    expect((await get()).status).toBe(402);
+  });
+
   it('sells fresh live data, and the 402 says it is live and when it was generated', async () => {
     await writeBody('live', 5);
     const response = await get();

@@ -1,7 +1,8 @@
 // Finds out whether a payment transaction landed when the facilitator's answer was lost: the Algorand indexer API
 // (`GET /v2/transactions/{txid}` and `GET /health`), which public indexers and the development facilitator answer.
 export type ChainStatus =
-  | { confirmed: true; round: number }
+  /** `time`: when its block was made (the indexer's `round-time`, in ms). */
+  | { confirmed: true; round: number; time: number }
   | { confirmed: false; currentRound: number }
   | { confirmed: null; cause: string };
 
@@ -22,7 +23,12 @@ export function createIndexerLookup(indexerUrl: string, timeoutMs = 5000): Chain
         const found = await getJson(`/v2/transactions/${encodeURIComponent(txid)}`);
         const transaction = found.json.transaction as Record<string, unknown> | undefined;
         const round = transaction?.['confirmed-round'];
-        if (found.status === 200 && typeof round === 'number' && round > 0) return { confirmed: true, round };
+        const roundTime = transaction?.['round-time'];
+        if (found.status === 200 && typeof round === 'number' && round > 0) {
+          // Without its time, a confirmation cannot be told apart from an old payment presented again.
+          if (typeof roundTime !== 'number') return { confirmed: null, cause: 'indexer gave no round-time' };
+          return { confirmed: true, round, time: roundTime * 1000 };
+        }
         if (found.status !== 200 && found.status !== 404) {
           return { confirmed: null, cause: `indexer answered ${found.status}` };
         }

@@ -19,7 +19,9 @@ import { buildOffer, challenge } from '../offers.ts';
 import type { Offer, OfferSettings, SalePoint } from '../offers.ts';
 import { normalizeNetwork } from '../network.ts';
 import { decodePaymentHeader } from '../payment-header.ts';
+import { IN_FLIGHT_LEASE_MS, presentationOf } from '../payment-book.ts';
 import type { PaymentBook } from '../payment-book.ts';
+import { paymentIdOf } from '../../schemas/paid/payment-identifier.ts';
 import type { ChainLookup } from './chain-lookup.ts';
 import type { PayeeGate } from './payee-gate.ts';
 import { checkPaymentGroup } from './group-policy.ts';
@@ -143,8 +145,21 @@ const notThisPayment = (offer: Offer): Decision =>
   refuse(
     offer,
     'payment_already_used',
-    'This transaction was presented before with other signed bytes; only the signed payment that was sent is served again.',
+    'This transaction was presented before with other signed bytes or another payment identifier; only the payment as it was sent is served again.',
   );
+
+/** A settled payment sent without a payment identifier: its bytes are on chain for anyone, so it is not served again. */
+const deliveredAlready = (offer: Offer, txid: string): Decision =>
+  refuse(
+    offer,
+    'payment_already_used',
+    `Payment ${txid} was settled and its file delivered. It was sent without a payment identifier, so it is not ` +
+      'delivered again: once a payment lands, its signed bytes are public on chain and anyone could present them. ' +
+      'Send a payment with an id (the x402 payment-identifier extension) to be able to collect its file again.',
+  );
+
+/** Clock skew and block time allowed between a payment's block and the request that settled it. */
+const LANDING_SKEW_MS = 60_000;
 
 const sameData = (a: Offer['data'], b: Offer['data']): boolean =>
   a.generatedAt === b.generatedAt && a.mode === b.mode;
@@ -286,41 +301,46 @@ export function createPaywallCore(deps: CoreDeps): {
         : refuse(offer, 'payment_required');
     }
 
+    // A payment that can buy nothing here is refused; while the path is not for sale, with that reason, never a 402.
+    const refusePayment = (error: string, message: string): Decision =>
+      notForSale ?? refuse(offer, error, message);
     const decoded = decodePaymentHeader(signature);
-    if (!decoded.ok) return refuse(offer, decoded.error, `${decoded.message}.`);
+    if (!decoded.ok) return refusePayment(decoded.error, `${decoded.message}.`);
     const payload = decoded.payload;
     const requirements = server.findMatchingRequirements(offer.accepts, payload);
     if (!requirements) {
-      return refuse(
-        offer,
+      return refusePayment(
         mismatchCode(payload, offer.accepts),
         'The payment does not accept any of the requirements offered at this path (accepted must be an unchanged copy, naming this path).',
       );
     }
     const named = namedPath(payload);
     if (named !== null && named !== point.path) {
-      return refuse(
-        offer,
+      return refusePayment(
         'payment_for_another_resource',
         `The payment was made for ${named}, not ${point.path}.`,
       );
     }
     if (!server.validateExtensions(offer.paymentRequired, payload).valid) {
-      return refuse(offer, 'extension_echo_mismatch', 'The echoed extensions differ from the offered ones.');
+      return refusePayment('extension_echo_mismatch', 'The echoed extensions differ from the offered ones.');
     }
+    const paymentId = paymentIdOf(payload.extensions);
+    if ('error' in paymentId) return refusePayment('invalid_payload', `${paymentId.error}.`);
     const { paymentGroup, paymentIndex } = payload.payload as {
       paymentGroup: string[];
       paymentIndex: number;
     };
     const group = checkPaymentGroup(paymentGroup, paymentIndex, requirements, deps.groupPolicy);
-    if (!group.ok) return refuse(offer, group.reason, `${group.message}.`);
+    if (!group.ok) return refusePayment(group.reason, `${group.message}.`);
+    const presentation = presentationOf(group.signedPayment, paymentId.id);
 
     const expected: ExpectedSettlement = {
       txid: group.txid,
       network: requirements.network,
       payer: group.payer,
     };
-    const claim = await book.claim(group.txid, group.signedPayment);
+    const claimedAt = deps.now();
+    const claim = await book.claim(group.txid, presentation);
     if (claim.state === 'in_flight') {
       return refuse(
         offer,
@@ -332,9 +352,10 @@ export function createPaywallCore(deps: CoreDeps): {
       if (claim.record.path !== point.path) {
         return refuse(offer, 'payment_already_used', 'This payment has already bought another resource.');
       }
-      if (claim.record.payment !== group.signedPayment) return notThisPayment(offer);
-      // Idempotent delivery: the holder of the signed payment gets the body it bought again, never a second
-      // charge, and never newer data than it paid for.
+      if (claim.record.payment !== presentation) return notThisPayment(offer);
+      if (paymentId.id === null) return deliveredAlready(offer, group.txid);
+      // Idempotent delivery: the buyer who sent the payment with its id gets the body it bought again, never a
+      // second charge, and never newer data than it paid for.
       log({ level: 'info', event: 'redelivered', path: point.path, txid: group.txid });
       return {
         kind: 'serve',
@@ -343,7 +364,7 @@ export function createPaywallCore(deps: CoreDeps): {
         redelivery: true,
       };
     }
-    if (claim.state === 'pending' && claim.payment !== group.signedPayment) {
+    if (claim.state === 'pending' && claim.payment !== presentation) {
       await book.pending(group.txid, claim.payment); // left for the payment that was sent
       return notThisPayment(offer);
     }
@@ -371,8 +392,12 @@ export function createPaywallCore(deps: CoreDeps): {
         return outcome;
       }
       const body = servedBody(point, file.text);
-      const { lastValid, signedPayment } = group;
-      const attempt = { offer, payload, requirements, expected, lastValid, signedPayment, body };
+      // A confirmation from before the attempt that may have landed the payment is not this request's doing: an
+      // old payment presented again (its bytes are public) must never be delivered by a lost settle answer.
+      const landsAfter =
+        (claim.state === 'pending' ? claim.since - IN_FLIGHT_LEASE_MS : claimedAt) - LANDING_SKEW_MS;
+      const { lastValid } = group;
+      const attempt = { offer, payload, requirements, expected, lastValid, presentation, body, landsAfter };
       outcome =
         claim.state === 'pending'
           ? await resume(attempt, notForSale ?? soldOut)
@@ -398,7 +423,7 @@ export function createPaywallCore(deps: CoreDeps): {
       if (outcome?.kind !== 'serve') {
         // An error naming the transaction means the payment may have landed: the next try must find out first.
         const unknown = outcome?.kind === 'error' && outcome.body.transaction !== null;
-        await (unknown ? book.pending(group.txid, group.signedPayment) : book.release(group.txid));
+        await (unknown ? book.pending(group.txid, presentation) : book.release(group.txid));
         if (reserved) await deps.hooks?.release(point, group.txid);
       }
     }
@@ -506,7 +531,7 @@ export function createPaywallCore(deps: CoreDeps): {
   }
 
   async function deliver(attempt: Attempt, settlement: SettleResponse): Promise<Decision> {
-    const { offer, expected, signedPayment: payment, body } = attempt;
+    const { offer, expected, presentation: payment, body } = attempt;
     await book.settled(expected.txid, { path: offer.point.path, settlement, payment, body });
     await deps.hooks?.delivered(offer.point, expected.txid, settlement);
     log({ level: 'info', event: 'sold', path: offer.point.path, txid: expected.txid });
@@ -520,6 +545,15 @@ export function createPaywallCore(deps: CoreDeps): {
   async function reconcile(attempt: Attempt, unconfirmed: () => Promise<Decision>): Promise<Decision> {
     const { offer, expected } = attempt;
     const chain = deps.lookup ? await deps.lookup.status(expected.txid) : null;
+    if (chain?.confirmed === true && chain.time < attempt.landsAfter) {
+      log({ level: 'error', event: 'confirmed_before_attempt', path: offer.point.path, txid: expected.txid });
+      return refuse(
+        offer,
+        'payment_already_used',
+        `Payment ${expected.txid} landed on chain (round ${chain.round}) before it was presented here, so this ` +
+          'request did not settle it and it buys nothing now.',
+      );
+    }
     if (chain?.confirmed === true) {
       log({ level: 'warn', event: 'reconciled_confirmed', path: offer.point.path, txid: expected.txid });
       return deliver(attempt, confirmedSettlement(expected, offer.point.amountAtomic));
@@ -596,6 +630,9 @@ interface Attempt {
   requirements: PaymentRequirements;
   expected: ExpectedSettlement;
   lastValid: bigint;
-  signedPayment: string;
+  /** The payment as presented (presentationOf): what the book keeps and a retry must present again. */
+  presentation: string;
   body: string;
+  /** The earliest time (ms) at which this attempt, or the earlier one it resumes, could have landed the payment. */
+  landsAfter: number;
 }

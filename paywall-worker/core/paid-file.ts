@@ -118,6 +118,9 @@ export interface FreshnessPolicy {
   maxAgeSeconds: number;
 }
 
+/** How far ahead of the paywall's clock a file's generation time may be (clock skew between hosts). */
+const MAX_CLOCK_SKEW_SECONDS = 60;
+
 /** True of a request without a payment and of one whose payment is refused for this reason alike. */
 const NOTHING_TAKEN = 'no payment was taken (a payment sent with this request was not settled)';
 
@@ -134,6 +137,16 @@ export function freshnessRefusal(
     };
   }
   const ageSeconds = Math.round((nowMs - Date.parse(file.generatedAt)) / 1000);
+  // A file dated ahead of this clock (a skewed generator host, an --as-of in the future) would count as fresh for
+  // longer than it is: beyond a minute of skew it is refused as a stale one is.
+  if (ageSeconds < -MAX_CLOCK_SKEW_SECONDS) {
+    return {
+      error: 'data_stale',
+      message:
+        `This report is dated ${-ageSeconds} s ahead of this service's clock (${file.generatedAt}), so its age ` +
+        `cannot be told; ${NOTHING_TAKEN}. Check the clocks of the generator and the paywall.`,
+    };
+  }
   if (!(ageSeconds <= policy.maxAgeSeconds)) {
     return {
       error: 'data_stale',

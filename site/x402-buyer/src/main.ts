@@ -274,7 +274,7 @@ async function pay(): Promise<void> {
       setStatus(`Waiting for ${wallet.label} to sign the ${formatUsdc(terms.amount)} transfer…`);
       payment = await signPayment(
         state.reportUrl,
-        challenge.paymentRequired as { resource?: unknown },
+        challenge.paymentRequired as { resource?: unknown; extensions?: Record<string, unknown> },
         terms,
         wallet,
         params,

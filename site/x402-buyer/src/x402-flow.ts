@@ -23,6 +23,7 @@ import {
   encodePaymentGroup,
   parseAlgodParams,
 } from './payment-group.ts';
+import { newPaymentId, PAYMENT_IDENTIFIER } from '../../../schemas/paid/payment-identifier.ts';
 import type { DataFacts } from './data-mode.ts';
 import { readDataFacts } from './data-mode.ts';
 import type { BuyerWallet } from './wallets/types.ts';
@@ -214,7 +215,7 @@ const randomNonce = (): string =>
 /** Builds the group, has the wallet sign the buyer's transfer only, and keeps the resulting header for retries. */
 export async function signPayment(
   url: string,
-  paymentRequired: { resource?: unknown },
+  paymentRequired: { resource?: unknown; extensions?: Record<string, unknown> },
   requirement: PaymentRequirement,
   wallet: BuyerWallet,
   params: LedgerParams,
@@ -227,6 +228,11 @@ export async function signPayment(
     ...(paymentRequired.resource ? { resource: paymentRequired.resource } : {}),
     accepted: requirement, // verbatim: the server matches it against its own terms
     payload: { paymentGroup: encodePaymentGroup(group, signed), paymentIndex: group.paymentIndex },
+    // With an id (kept in the header), a retry after a lost answer collects the file: the signed bytes alone do not,
+    // since anyone can copy them from the chain once the payment has landed.
+    ...(paymentRequired.extensions?.[PAYMENT_IDENTIFIER]
+      ? { extensions: { [PAYMENT_IDENTIFIER]: { info: { required: false, id: newPaymentId() } } } }
+      : {}),
   });
   const payment: PendingPayment = { url, header, txId: group.paymentTxId, requirement };
   pendingPayments.save(payment);
