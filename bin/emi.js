@@ -28,7 +28,7 @@ await main(process.argv);
  */
 async function warnIfBehindSources() {
   const args = process.argv.slice(2);
-  if (args.length === 0 || args.some((arg) => /^(-h|--help|-V|--version|help)$/.test(arg))) return;
+  if (args.length === 0 || args.some((arg) => /^(-h|--help|-v|--version|help)$/.test(arg))) return;
   const { STAMP_FILE, changedSources } = await import('./build-stamp.js');
   let changed;
   try {

@@ -4,12 +4,20 @@ import { InvalidArgumentError } from 'commander';
 /** Exit code of a usage mistake: a bad option value, a bad configuration (see config-file.ts). */
 export const USAGE_EXIT_CODE = 2;
 
-/** A bad option value (thrown by a commander argument parser): one line, exit code 2. */
+/**
+ * A usage mistake: a bad option value, a bad setting in the environment, options that do not go together. Thrown by
+ * a commander argument parser, or by an action before it writes or starts anything (`main` turns it into one line
+ * and exit code 2).
+ */
 export function usageError(message: string): InvalidArgumentError {
   const error = new InvalidArgumentError(message);
   error.exitCode = USAGE_EXIT_CODE;
   return error;
 }
+
+/** Whether `error` is a usage mistake (see usageError); checked by its exit code, as bundled chunks may copy classes. */
+export const isUsageError = (error: unknown): boolean =>
+  error instanceof Error && (error as { exitCode?: unknown }).exitCode === USAGE_EXIT_CODE;
 
 /** How far past this machine's clock an as-of time may lie (a clock a little behind is no typo). */
 export const AS_OF_MAX_AHEAD_MS = 24 * 60 * 60 * 1000;
@@ -97,7 +105,7 @@ export function parseCount(value: string): number {
 
 /**
  * A base URL that published files will carry (sitemap, OpenAPI servers, schema ids): absolute, http or https.
- * Throws one sentence naming what was given.
+ * Throws a usage error, one sentence naming what was given.
  */
 export function checkBaseUrl(value: string): string {
   let url: URL | null = null;
@@ -107,7 +115,7 @@ export function checkBaseUrl(value: string): string {
     // not a URL at all: said below
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
-    throw new Error(
+    throw usageError(
       `base URL "${value}" is not an absolute http(s) URL: use one such as https://your.site ` +
         '(--base-url or EMI_BASE_URL)',
     );

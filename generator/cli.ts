@@ -1,18 +1,20 @@
 // The `emi` command line. Each command is a thin shell over a module that does the work, and loads that module
 // only when it runs: `emi --help` and `emi --version` load no engine, no Eleventy, no SQLite and no x402 package.
-import { Command, Option } from 'commander';
+import { Command, Help, Option } from 'commander';
 import type { CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   USAGE_EXIT_CODE,
   checkBaseUrl,
+  isUsageError,
   oneLine,
   parseAsOf,
   parseCount,
   parsePort,
   parsePositiveInt,
   parseSeed,
+  usageError,
 } from './cli-options.ts';
 import {
   DEFAULT_BACKFILL_DAYS,
@@ -41,15 +43,16 @@ type UpFlags = GenerateFlags & {
 
 /**
  * The published files carry absolute URLs (sitemap, OpenAPI servers, schema ids, llms.txt), so a build that will be
- * deployed must say where: `emi build` and `emi schedule` refuse to run without `--base-url` or EMI_BASE_URL
- * rather than publish a development address, and refuse one that is not an absolute http(s) URL. `emi up` and
- * `emi serve` build for their own local origin.
+ * deployed must say where: `emi build`, `emi schedule` and `emi generate --dist` refuse to run without
+ * `--base-url` or EMI_BASE_URL rather than publish a development address, and refuse one that is not an absolute
+ * http(s) URL: usage mistakes (exit code 2), said before anything is written. `emi up` and `emi serve` build for
+ * their own local origin.
  */
 const defaultBaseUrl = (): string | undefined => process.env.EMI_BASE_URL || undefined;
 
 function requireBaseUrl(baseUrl: string | undefined): string {
   if (baseUrl) return checkBaseUrl(baseUrl);
-  throw new Error(
+  throw usageError(
     'refusing to build without a base URL: pass --base-url https://your.site (or set EMI_BASE_URL); ' +
       'for a local preview use --base-url http://127.0.0.1:8080',
   );
@@ -178,6 +181,12 @@ function exitForUsage(error: CommanderError): never {
   );
 }
 
+/** Commander's description of an option, and "(required)" for one that must be given (commander marks none). */
+function optionDescription(option: Option): string {
+  const description = new Help().optionDescription(option);
+  return option.mandatory ? `${description} (required)` : description;
+}
+
 /** The package's version, read from package.json (a few hundred bytes, so --help stays fast). */
 function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -200,6 +209,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride(exitForUsage)
     .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') })
+    .configureHelp({ optionDescription })
     .hook('preAction', async (program, command) => {
       // Bad configuration: one line, exit 2, before anything is written (loaded only when a command runs).
       await (await import('./config-file.ts')).configurationHook(program, command);
@@ -419,12 +429,15 @@ export async function programFor(argv: readonly string[]): Promise<Command> {
   return createProgram(group ? new Map([[group, await group.load()]]) : undefined);
 }
 
-/** Runs the CLI: errors become one line on stderr and a non-zero exit, never a stack trace. */
+/**
+ * Runs the CLI: errors become one line on stderr and a non-zero exit, never a stack trace; 2 for a usage mistake
+ * (see usageError), 1 for anything else.
+ */
 export async function main(argv: string[]): Promise<void> {
   try {
     await (await programFor(argv)).parseAsync(argv);
   } catch (error) {
     console.error(`emi: ${oneLine((error as Error).message)}`);
-    process.exitCode = process.exitCode || 1;
+    process.exitCode = process.exitCode || (isUsageError(error) ? USAGE_EXIT_CODE : 1);
   }
 }

@@ -1,10 +1,13 @@
 // Checks an operator's configuration before a command does anything: the --config file (or EMI_CONFIG) exists, is
-// JSON, has only known keys and valid source settings; a --cron expression is valid; a run's --source, --record and
-// --replay agree; the folders the command writes to are writable. Any problem is one line on stderr and exit code
-// 2, before anything is written, except a folder this user may not write to: a fault of the machine, not of the
-// command line (exit 1, see configurationHook).
+// JSON, has only known keys and valid source settings; the source settings of the environment are valid for a
+// command that collects, with or without a file; the paywall's settings (options and EMI_* variables) for a command
+// that starts it; a --cron expression is valid; a run's --source, --record and --replay agree; the folders the
+// command writes to are writable. Any problem is one line on stderr and exit code 2, before anything is written,
+// except a folder this user may not write to: a fault of the machine, not of the command line (exit 1, see
+// configurationHook).
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { stateFolder } from './defaults.ts';
 import { assertWritableFolder, isPermissionFault } from './publish/writable.ts';
 import { loadSourcesConfig } from './sources/config.ts';
 
@@ -46,34 +49,110 @@ export async function checkConfigFile(file: string, env: NodeJS.ProcessEnv = pro
   }
   const keysProblem = configKeysProblem(file, json);
   if (keysProblem) throw new Error(keysProblem);
-  await loadSourcesConfig({ file, env });
+  await checkSourcesConfig(file, env);
   const { parsePublishers } = await import('../paywall-worker/publishers/config.ts');
   parsePublishers((json as { publishers?: unknown }).publishers ?? []);
+}
+
+/**
+ * The source settings of `file` (if any) and of the environment, as a run will load them. A problem is one line:
+ * zod's "✖ problem / → at path" lines are joined.
+ */
+async function checkSourcesConfig(file: string | undefined, env: NodeJS.ProcessEnv): Promise<void> {
+  await loadSourcesConfig({ file, env }).catch((error: Error) => {
+    const lines = error.message.split('\n').map((line) => line.trim());
+    throw new Error(lines.filter(Boolean).join(' '), { cause: error });
+  });
 }
 
 const hasOption = (command: Command, long: string): boolean =>
   command.options.some((option) => option.long === long);
 
+/** A command as it is typed after `emi`: `generate`, `arena status`, `publisher list`. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let current: Command | null = command; current?.parent; current = current.parent) {
+    names.unshift(current.name());
+  }
+  return names.join(' ');
+}
+
 /** The commands that run the generator: they take --source, --record and --replay and write every run folder. */
 const RUN_COMMANDS: readonly string[] = ['generate', 'schedule', 'up'];
+
+/** The commands that collect market data, and so read the source settings (a file's and the environment's). */
+const COLLECTING_COMMANDS: readonly string[] = [...RUN_COMMANDS, 'sources check'];
+
+/** The commands that start the paywall in this process (`emi mcp` unless it forwards to --paywall-url). */
+const startsPaywall = (path: string, opts: Record<string, unknown>): boolean =>
+  ['paywall', 'serve', 'up'].includes(path) || (path === 'mcp' && opts.paywallUrl === undefined);
+
+/** The paywall's options a command may take, over its EMI_* variables. */
+const PAYWALL_OPTIONS = [
+  ['payTo', '--pay-to'],
+  ['facilitatorUrl', '--facilitator-url'],
+  ['baseUrl', '--base-url'],
+] as const;
+
+/**
+ * The paywall's settings as it will start with them: the environment's, then the command's options. Each one is
+ * named by where it came from (`--pay-to`, or EMI_PAYTO). Whether the payee can receive USDC is the start's to ask.
+ */
+async function checkPaywallSettings(
+  command: Command,
+  opts: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  const { SETTING_VARIABLES, checkSettings, settingsFromEnv } = await import('../paywall-worker/config.ts');
+  const settings = settingsFromEnv(env);
+  const names: Partial<Record<(typeof PAYWALL_OPTIONS)[number][0], string>> = {};
+  for (const [key, flag] of PAYWALL_OPTIONS) {
+    if (!hasOption(command, flag)) continue;
+    const value = opts[key];
+    if (typeof value === 'string') {
+      settings[key] = value;
+      if (command.getOptionValueSource(key) === 'cli') names[key] = flag;
+    } else if (settings[key] === undefined) names[key] = `${flag} or ${SETTING_VARIABLES[key]}`;
+  }
+  checkSettings(settings, names);
+}
+
+type FolderRole = readonly [option: string, role: string];
+
+const STATE_FOLDER: FolderRole = ['state', 'state folder'];
+
+/** The folders each command writes, by option; `emi arena` writes the state folder of EMI_STATE_DIR. */
+const WRITTEN_FOLDERS: Readonly<Record<string, readonly FolderRole[]>> = {
+  build: [['out', 'output folder']],
+  backfill: [STATE_FOLDER, ['out', 'output folder']],
+  ...Object.fromEntries(
+    RUN_COMMANDS.map((name) => [
+      name,
+      [['out', 'output folder'], ['paid', 'paid folder'], STATE_FOLDER, ['dist', 'build output folder']],
+    ]),
+  ),
+};
+
+/** `emi publisher` commands that open the credit ledger in the state folder (not those sent to a --worker). */
+const usesLedger = (name: string, opts: Record<string, unknown>): boolean =>
+  name === 'list' ||
+  (name === 'add' && opts.credits !== undefined) ||
+  ((name === 'credit' || name === 'statement') && opts.worker === undefined);
 
 /**
  * The folders a command writes to, from its parsed options. Only the commands named here write theirs: `emi serve`
  * (and any other reader) only reads its --paid and --dir, which may well be read-only.
  */
-function writtenFolders(command: Command, opts: Record<string, unknown>): Array<[string, string]> {
-  const roles: Array<[string, string]> =
-    command.name() === 'build'
-      ? [['out', 'output folder']]
-      : RUN_COMMANDS.includes(command.name())
-        ? [
-            ['out', 'output folder'],
-            ['paid', 'paid folder'],
-            ['state', 'state folder'],
-            ['dist', 'build output folder'],
-          ]
-        : [];
-  return roles.flatMap(([key, role]) =>
+function writtenFolders(
+  path: string,
+  opts: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): Array<[string, string]> {
+  const [group, name] = path.split(' ');
+  const state = typeof opts.state === 'string' ? opts.state : stateFolder(env);
+  if (group === 'arena' && name) return [[state, STATE_FOLDER[1]]];
+  if (group === 'publisher' && name) return usesLedger(name, opts) ? [[state, STATE_FOLDER[1]]] : [];
+  return (WRITTEN_FOLDERS[path] ?? []).flatMap(([key, role]) =>
     typeof opts[key] === 'string' ? [[opts[key] as string, role] as [string, string]] : [],
   );
 }
@@ -84,13 +163,16 @@ export async function checkCommandConfiguration(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   const opts = command.opts<Record<string, unknown>>();
-  // `emi publisher …` reads and writes the file itself (`add` creates it) with its own one-line errors.
-  if (command.parent?.name() === 'publisher') return;
-  if (hasOption(command, '--config')) {
-    // An empty EMI_CONFIG is unset.
-    const file = typeof opts.config === 'string' ? opts.config : env.EMI_CONFIG || undefined;
-    if (file !== undefined) await checkConfigFile(file, env);
-  }
+  const path = commandPath(command);
+  // `emi publisher …` reads and writes its file itself (`add` creates it) with its own one-line errors.
+  const checksFile = hasOption(command, '--config') && !path.startsWith('publisher ');
+  // An empty EMI_CONFIG is unset.
+  const file = checksFile
+    ? ((opts.config as string | undefined) ?? (env.EMI_CONFIG || undefined))
+    : undefined;
+  if (file !== undefined) await checkConfigFile(file, env);
+  else if (COLLECTING_COMMANDS.includes(path)) await checkSourcesConfig(undefined, env);
+  if (startsPaywall(path, opts)) await checkPaywallSettings(command, opts, env);
   if (command.name() === 'generate' && opts.baseUrl !== undefined && opts.dist === undefined) {
     throw new Error('--base-url is for the build after the run: it goes with --dist');
   }
@@ -105,7 +187,7 @@ export async function checkCommandConfiguration(
   }
   // node-cron loads only for the commands that take --cron.
   if (typeof opts.cron === 'string') (await import('./schedule.ts')).assertCronExpression(opts.cron);
-  for (const [folder, role] of writtenFolders(command, opts)) await assertWritableFolder(folder, role);
+  for (const [folder, role] of writtenFolders(path, opts, env)) await assertWritableFolder(folder, role);
 }
 
 /**

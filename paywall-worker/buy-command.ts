@@ -9,7 +9,7 @@ export const BUY_EXIT_CODES = {
   paid: 0,
   /** The payment was refused or did not settle: nothing delivered (see the reason on stderr). */
   notSettled: 1,
-  /** The path or URL given is not usable. */
+  /** The path, the base URL or the facilitator URL given is not usable. */
   usage: 2,
   /** The path is free: it answered 200 without asking for payment. Nothing was paid; the body is on stdout. */
   free: 3,
@@ -31,16 +31,47 @@ export interface BuyIo {
   fetch?: typeof fetch;
 }
 
-/** A path ("/api/x402-atlas.php") joined to the base URL, or a full URL as given; null when neither. */
-export function buyUrl(path: string, baseUrl: string): string | null {
-  const joined = /^https?:\/\//i.test(path)
-    ? path
-    : `${baseUrl.replace(/\/+$/, '')}${path.startsWith('/') ? '' : '/'}${path}`;
+/** `value` as an absolute http(s) URL, or null. */
+function httpUrl(value: string): URL | null {
   try {
-    return new URL(joined).href;
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
   } catch {
     return null;
   }
+}
+
+/** A scheme such as `ftp:` or `localhost:` (not a path), or whitespace (not one path). */
+const NOT_A_PATH = /^[a-z][a-z0-9+.-]*:|\s/i;
+
+/**
+ * A path ("/api/x402-atlas.php", or "api/x402-atlas.php") joined to the base URL, or an http(s) URL as given; null
+ * when it is neither, or when the base URL is not an http(s) URL.
+ */
+export function buyUrl(path: string, baseUrl: string): string | null {
+  if (/^https?:\/\//i.test(path)) return httpUrl(path)?.href ?? null;
+  if (path === '' || NOT_A_PATH.test(path) || !httpUrl(baseUrl)) return null;
+  return httpUrl(`${baseUrl.replace(/\/+$/, '')}${path.startsWith('/') ? '' : '/'}${path}`)?.href ?? null;
+}
+
+/** What makes the command line unusable, as one line naming the value (exit code 2), or null. */
+export function buyUsageProblem(options: BuyCommandOptions): string | null {
+  if (!httpUrl(options.baseUrl)) {
+    return (
+      `base URL "${options.baseUrl}" is not an http(s) URL such as http://127.0.0.1:8080 ` +
+      '(--base-url or EMI_BASE_URL)'
+    );
+  }
+  if (!httpUrl(options.facilitatorUrl)) {
+    return (
+      `facilitator URL "${options.facilitatorUrl}" is not an http(s) URL such as http://127.0.0.1:4021 ` +
+      '(--facilitator-url or EMI_FACILITATOR_URL)'
+    );
+  }
+  if (buyUrl(options.path, options.baseUrl) === null) {
+    return `"${options.path}" is not a path (/api/x402-atlas.php) or an http(s) URL (https://...)`;
+  }
+  return null;
 }
 
 /** "connection refused" / "host not found" from undici's `fetch failed`, whose reason sits in `cause`. */
@@ -70,11 +101,13 @@ const errorField = (body: unknown, field: string): string | undefined => {
 
 /** Runs one purchase and returns the exit code. Never throws for a reader's mistake or a network failure. */
 export async function runBuy(options: BuyCommandOptions, io: BuyIo): Promise<number> {
-  const url = buyUrl(options.path, options.baseUrl);
-  if (url === null) {
-    io.stderr(`emi buy: "${options.path}" is not a path (/api/x402-atlas.php) or a URL (https://...)`);
+  // Checked before anything is asked: nothing is fetched, funded or paid with a bad value.
+  const problem = buyUsageProblem(options);
+  if (problem !== null) {
+    io.stderr(`emi buy: ${problem}`);
     return BUY_EXIT_CODES.usage;
   }
+  const url = buyUrl(options.path, options.baseUrl)!;
   const doFetch = io.fetch ?? fetch;
   // Asked once without payment first: a free path or a missing file is said plainly, and no wallet is funded.
   let probe: Response;
@@ -145,7 +178,7 @@ export const BUY_EXIT_HELP = [
   'Exit codes:',
   '  0  paid, settled and delivered (the body is on stdout)',
   '  1  the payment was refused or did not settle (nothing delivered)',
-  '  2  the path or URL is not usable',
+  '  2  the path, --base-url or --facilitator-url is not usable (nothing was asked or paid)',
   '  3  the path is free: nothing was paid (the body is on stdout)',
   '  4  the site or the development facilitator cannot be reached',
   '  5  the site answered neither 402 nor 200 (e.g. 404, 503) before any payment',

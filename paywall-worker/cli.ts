@@ -1,4 +1,7 @@
-// `emi paywall` (run the worker on Node) and `emi buy PATH` (pay for a path with a development wallet).
+// `emi paywall` (run the worker on Node) and `emi buy PATH` (pay for a path with a development wallet). The
+// paywall's settings (its options and EMI_* variables) are checked before it starts, by the configuration hook
+// (generator/config-file.ts): a bad one is a usage mistake, exit code 2. A payee that cannot receive USDC, or an
+// algod that cannot be asked, stops the start with exit code 1: the machine's or the chain's state, not a typo.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createLocalPaywall, paywallEnv } from './local.ts';
@@ -6,12 +9,7 @@ import { MCP_PATH } from '../mcp/http.ts';
 import { listen } from './node-listen.ts';
 import { BUY_EXIT_HELP, runBuy } from './buy-command.ts';
 import { DEV_FACILITATOR_PORT } from './dev-facilitator/server.ts';
-
-const parsePortOption = (value: string): number => {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`not a port: ${value}`);
-  return port;
-};
+import { parsePort } from '../generator/cli-options.ts';
 
 /** A port in use says which option chooses another; any other failure to listen is said as it is. */
 function listenError(error: NodeJS.ErrnoException, what: string, option: string): Error {
@@ -33,7 +31,7 @@ export function registerPaywallCommands(program: Command): void {
     .description(
       'run the x402 v2 paywall worker on Node (the development facilitator when no facilitator URL is set)',
     )
-    .option('--port <n>', 'port to listen on', parsePortOption, 8402)
+    .option('--port <n>', 'port to listen on', parsePort, 8402)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--pay-to <address>', 'Algorand payee address (env EMI_PAYTO)')
     .option('--facilitator-url <url>', 'x402 facilitator base URL (env EMI_FACILITATOR_URL)')
@@ -48,7 +46,7 @@ export function registerPaywallCommands(program: Command): void {
     .option(
       '--dev-facilitator-port <n>',
       'port of the development facilitator, when no facilitator URL is set (0: any free port)',
-      parsePortOption,
+      parsePort,
       DEV_FACILITATOR_PORT,
     )
     .action(

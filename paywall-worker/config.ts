@@ -119,6 +119,49 @@ function integerVariable(env: Readonly<Record<string, unknown>>, name: string): 
 const textVariable = (env: Readonly<Record<string, unknown>>, name: string): string | undefined =>
   typeof env[name] === 'string' && env[name] !== '' ? env[name] : undefined;
 
+/** The variable each setting comes from, as `settingsFromEnv` reads it. */
+export const SETTING_VARIABLES: Readonly<Record<keyof EnvSettings, string>> = {
+  payTo: 'EMI_PAYTO',
+  facilitatorUrl: 'EMI_FACILITATOR_URL',
+  baseUrl: 'EMI_BASE_URL',
+  network: 'EMI_NETWORK',
+  facilitatorTimeoutMs: 'EMI_FACILITATOR_TIMEOUT_MS',
+  indexerUrl: 'EMI_INDEXER_URL',
+  allowSimulated: 'EMI_ALLOW_SIMULATED',
+  maxDataAgeSeconds: 'EMI_MAX_DATA_AGE_SECONDS',
+};
+
+/**
+ * Checks each setting that is given as `resolveConfig` will, before anything starts, and that a facilitator URL
+ * comes with a payee. Throws a PaywallConfigError naming the setting (`names`: where a value came from, e.g.
+ * `--pay-to`; by default its variable). Whether the payee can receive USDC is not checked here: that asks algod.
+ */
+export function checkSettings(
+  settings: EnvSettings,
+  names: Partial<Record<keyof EnvSettings, string>> = {},
+): void {
+  const name = (key: keyof EnvSettings): string => names[key] ?? SETTING_VARIABLES[key];
+  if (settings.payTo !== undefined && !algosdk.isValidAddress(settings.payTo)) {
+    throw new PaywallConfigError(
+      `${name('payTo')} is not a valid Algorand address: ${JSON.stringify(settings.payTo)}`,
+    );
+  }
+  for (const key of ['facilitatorUrl', 'baseUrl', 'indexerUrl'] as const) {
+    const value = settings[key];
+    if (value !== undefined) httpUrl(value, name(key));
+  }
+  if (settings.network !== undefined && !isKnownAlgorandNetwork(normalizeNetwork(settings.network))) {
+    throw new PaywallConfigError(
+      `${name('network')} is not a supported network: ${JSON.stringify(settings.network)}`,
+    );
+  }
+  if (settings.facilitatorUrl !== undefined && settings.payTo === undefined) {
+    throw new PaywallConfigError(
+      `a payee address (${name('payTo')}) is required when a facilitator URL is configured`,
+    );
+  }
+}
+
 /**
  * Reads EMI_PAYTO, EMI_FACILITATOR_URL, EMI_BASE_URL, EMI_NETWORK, EMI_FACILITATOR_TIMEOUT_MS, EMI_INDEXER_URL,
  * EMI_ALLOW_SIMULATED (0 or 1) and EMI_MAX_DATA_AGE_SECONDS; unset or empty means the default.

@@ -357,7 +357,7 @@ describe('emi build', () => {
     async (baseUrl) => {
       const dir = await scratch();
       const result = await run(dir, ['build', '--base-url', baseUrl]);
-      expect(result.code).toBe(1);
+      expect(result.code).toBe(2);
       expect(errorLines(result)).toEqual([
         `emi: base URL "${baseUrl}" is not an absolute http(s) URL: use one such as https://your.site (--base-url or EMI_BASE_URL)`,
       ]);

@@ -67,7 +67,7 @@ describe('emi generate --dist', () => {
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain('--base-url is for the build after the run: it goes with --dist');
     const noUrl = await runEmi(dir, [...generateArgs(AS_OF), '--dist', 'dist'], { EMI_BASE_URL: '' });
-    expect(noUrl.code).toBe(1);
+    expect(noUrl.code).toBe(2);
     expect(noUrl.stderr).toContain('refusing to build without a base URL');
     expect(existsSync(join(dir, 'site', 'status.json'))).toBe(false);
   }, 60_000);
