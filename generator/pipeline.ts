@@ -237,7 +237,7 @@ async function publishWithStore(
       await (workerUrl
         ? importWorkerVotes(store, workerUrl, token, clock.asOf)
         : importEndpointVotes(store, join(options.stateDir, 'arena-votes.sqlite'), clock.asOf));
-      const free = buildFreeSnapshots(snapshot, clock, publicPerformance(store, clock.asOf));
+      const free = buildFreeSnapshots(snapshot, clock, publicPerformance(store, clock.asOf, snapshot.mode));
       const prices = Object.fromEntries(
         Object.values(free.mainBrain.coins).map((coin) => [coin.asset, coin.price]),
       );

@@ -19,7 +19,20 @@ export const PublicPerformance = z
       .number()
       .int()
       .min(0)
-      .describe('how many of the resolved rounds come from a backfill replay rather than live runs'),
+      .describe(
+        'how many of the resolved rounds come from a backfill replay (of the simulated market) rather than from ' +
+          'the generator’s own runs',
+      ),
+    other_mode_rounds: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        'resolved rounds with a brain call in the window that are left out because their call was recorded in ' +
+          'another data mode than this run’s (live and replay records never count simulated rounds, nor rounds ' +
+          'of unknown mode, recorded before the store kept data modes); the note names their modes',
+      ),
     window_days: z.number().int().min(1),
     hit_rate: RateWithInterval.nullable(),
     brier_score: z.number().min(0).max(2).nullable().describe('multi-class Brier score, lower is better'),
@@ -35,7 +48,10 @@ export const PublicPerformance = z
       .describe('1 - RPS / RPS of the base-rate forecast; > 0 beats it'),
     note: z.string(),
   })
-  .describe('how the brain’s recorded calls fared against resolved arena outcomes, with sample sizes');
+  .describe(
+    'how the brain’s recorded calls fared against resolved arena outcomes, with sample sizes; only rounds whose ' +
+      'call was recorded in the data mode of this run count',
+  );
 export type PublicPerformance = z.infer<typeof PublicPerformance>;
 
 export const NO_PERFORMANCE_HISTORY: PublicPerformance = {

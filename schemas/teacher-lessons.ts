@@ -57,6 +57,13 @@ export const TeacherLesson = z.strictObject({
     replayed: z.boolean().describe('true when the round comes from a backfill replay'),
     human_votes: Count,
     synthetic_votes: Count.describe('votes from the seeded synthetic crowd, not from people'),
+    data_mode: DataMode.nullable()
+      .optional()
+      .describe(
+        'data mode of the run that recorded the round’s brain call (simulated, live or replay); always the mode of ' +
+          'this file (other modes are left out), null for a round recorded before the store kept data modes ' +
+          '(counted as simulated only)',
+      ),
   }),
 });
 export type TeacherLesson = z.infer<typeof TeacherLesson>;
@@ -89,6 +96,11 @@ export const TeacherMetrics = z.strictObject({
   window_days: z.number().int().min(1),
   resolved_rounds: Count,
   replayed_rounds: Count.describe('resolved rounds that come from a backfill replay'),
+  other_mode_rounds: Count.optional().describe(
+    'resolved rounds of the window left out of every figure here because their brain call was recorded in another ' +
+      'data mode than this run’s (a live or replay file never counts simulated rounds, nor rounds of unknown mode, ' +
+      'recorded before the store kept data modes)',
+  ),
   voided_rounds: Count.describe('rounds that could not be resolved (missing price or resolved too late)'),
   min_sample: Count.describe('rates from fewer rounds than this are withheld (null) but n is always shown'),
   brain: ForecasterMetrics,
@@ -128,7 +140,9 @@ export const TeacherLessonsResponse = z.strictObject({
   type: z.literal('teacher_lessons'),
   mode: DataMode.describe('data mode of the run: simulated, live or replay'),
   teacher_brain: TeacherBrain,
-  latest_lessons: z.array(TeacherLesson).describe('newest first, at most 20'),
+  latest_lessons: z
+    .array(TeacherLesson)
+    .describe('newest first, at most 20; only rounds recorded in the data mode of this run'),
   developer_note: z.string(),
   privacy_note: z.string(),
   educational_notice: z.string(),

@@ -11,6 +11,7 @@ import {
   renewRunLock,
   withRunLock,
 } from '../generator/state/lock.ts';
+import { MIGRATIONS } from '../generator/state/migrations.ts';
 import { openArenaStore, type ArenaStore } from '../generator/state/store.ts';
 import { publicPerformance } from '../generator/state/step.ts';
 import { roundAt } from '../generator/engines/arena/rounds.ts';
@@ -36,10 +37,10 @@ describe('arena store', () => {
     const file = tempStorePath();
     const s = track(openArenaStore(file));
     expect(s.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(n(s, 'SELECT COUNT(*) AS n FROM schema_migrations')).toBe(1);
+    expect(n(s, 'SELECT COUNT(*) AS n FROM schema_migrations')).toBe(MIGRATIONS.length);
     s.close();
     const again = track(openArenaStore(file));
-    expect(n(again, 'SELECT COUNT(*) AS n FROM schema_migrations')).toBe(1);
+    expect(n(again, 'SELECT COUNT(*) AS n FROM schema_migrations')).toBe(MIGRATIONS.length);
   });
 
   it('publishes honest, schema-valid bodies from a fresh store', () => {

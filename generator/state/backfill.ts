@@ -47,12 +47,13 @@ export const backfill = async (store: ArenaStore, opts: BackfillOptions): Promis
     const startPrice = (await opts.priceAt(round.asset, round.start)) ?? call?.price ?? null;
     const endPrice = await opts.priceAt(round.asset, round.end);
     const replay = store.db.transaction(() => {
-      if (!recordRoundCall(store.db, round, call, startPrice, round.start, true)) return 'skipped' as const;
+      // Simulated: a backfill replays the simulated market (backfill-command.ts), never recorded live data.
+      const recorded = recordRoundCall(store.db, round, call, startPrice, round.start, true, 'simulated');
+      if (!recorded) return 'skipped' as const;
       addSyntheticCrowd(store.db, salt, opts.seed, round, round.end - 1, true);
-      const recorded = brainCallFor(store.db, round.id)!;
       return settleRound(store.db, {
         round,
-        call: recorded,
+        call: brainCallFor(store.db, round.id)!,
         endPrice,
         resolvedAt: round.end,
         replayed: true,

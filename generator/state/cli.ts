@@ -88,6 +88,17 @@ const importRefused = (file: string, error: VoteValidationError): RefusedInput =
   ]);
 };
 
+/** "simulated 13, replay 2": calls per recorded data mode (unknown: recorded before the store kept it). */
+const callsByMode = (store: ArenaStore): string => {
+  const rows = store.db
+    .prepare(
+      `SELECT COALESCE(data_mode, 'unknown') AS mode, COUNT(*) AS n FROM brain_predictions
+       GROUP BY data_mode ORDER BY data_mode IS NULL, data_mode`,
+    )
+    .all() as Array<{ mode: string; n: number }>;
+  return rows.length === 0 ? 'no data mode yet' : rows.map((r) => `${r.mode} ${r.n}`).join(', ');
+};
+
 const statusLines = (store: ArenaStore, now: number): string[] => {
   const round = roundAt(now);
   const info = roundInfo(round, now);
@@ -100,7 +111,7 @@ const statusLines = (store: ArenaStore, now: number): string[] => {
     `open round: ${info.round_id} ${info.start} to ${info.end}, ${info.timer} left`,
     `votes in this round: ${tally.human} human, ${tally.synthetic} synthetic`,
     `brain calls: ${n('SELECT COUNT(*) AS n FROM brain_predictions')} ` +
-      `(${n('SELECT COUNT(*) AS n FROM brain_predictions WHERE replayed = 1')} replayed)`,
+      `(${n('SELECT COUNT(*) AS n FROM brain_predictions WHERE replayed = 1')} replayed; ${callsByMode(store)})`,
     `outcomes: ${n("SELECT COUNT(*) AS n FROM outcomes WHERE status = 'resolved'")} resolved, ` +
       `${n("SELECT COUNT(*) AS n FROM outcomes WHERE status = 'voided'")} voided; ` +
       `lessons: ${n('SELECT COUNT(*) AS n FROM lessons')}`,

@@ -90,4 +90,31 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'data mode of each brain call (simulated, replay, live), inferred for older calls where the run log allows',
+    // NULL: unknown (recorded before this migration, and the run log cannot tell). Such a round counts as simulated
+    // only, never as a live or replay record (see ownModeSql in repo.ts).
+    sql: `
+      ALTER TABLE brain_predictions ADD COLUMN data_mode TEXT
+        CHECK (data_mode IS NULL OR data_mode IN ('simulated', 'replay', 'live'));
+
+      -- A backfill has only ever replayed the simulated market.
+      UPDATE brain_predictions SET data_mode = 'simulated' WHERE replayed = 1;
+
+      -- A run's call is written in the same transaction as its 'ok' run-log row, at the run's as-of time: take that
+      -- run's mode when exactly one mode ran at that time.
+      UPDATE brain_predictions SET data_mode = (
+        SELECT MIN(r.mode) FROM run_log r
+        WHERE r.as_of_ms = brain_predictions.recorded_at_ms AND r.status = 'ok')
+      WHERE replayed = 0 AND (
+        SELECT COUNT(DISTINCT r.mode) FROM run_log r
+        WHERE r.as_of_ms = brain_predictions.recorded_at_ms AND r.status = 'ok'
+          AND r.mode IN ('simulated', 'replay', 'live')) = 1
+        AND NOT EXISTS (
+          SELECT 1 FROM run_log r
+          WHERE r.as_of_ms = brain_predictions.recorded_at_ms AND r.status = 'ok'
+            AND r.mode NOT IN ('simulated', 'replay', 'live'));
+    `,
+  },
 ];

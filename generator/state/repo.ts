@@ -1,14 +1,32 @@
 // Reads and writes of the arena store. Callers own the transactions; every write that could repeat across
 // runs is an INSERT OR IGNORE on a unique key, so repeating or overlapping runs change nothing twice.
 import type Database from 'better-sqlite3';
-import type { ArenaPrediction, ArenaReading, TrackedAsset } from '../../schemas/common.ts';
+import {
+  DataMode,
+  type ArenaPrediction,
+  type ArenaReading,
+  type TrackedAsset,
+} from '../../schemas/common.ts';
 import type { TeacherLesson } from '../../schemas/teacher-lessons.ts';
 import type { Round } from '../engines/arena/rounds.ts';
 import type { ResolvedRound } from '../engines/arena/lessons.ts';
+import type { LeftOut, RecordedMode } from '../engines/arena/data-mode.ts';
 import type { RecordedCall, VoteTally } from '../engines/arena/types.ts';
 
 type Db = Database.Database;
 const flag = (b: boolean): number => (b ? 1 : 0);
+
+/**
+ * SQL condition: the call (brain_predictions as `alias`) was recorded in `mode`, the rounds a run of that mode counts
+ * as its own. The same rule as ownsRound: an unknown mode (NULL) counts as simulated only.
+ */
+export const ownModeSql = (mode: DataMode, alias = 'p'): string => {
+  const m = DataMode.parse(mode); // one of three fixed words, so it may stand in the SQL text
+  // IS, not =: NULL-safe, so that NOT of the condition holds for the unknown rows it does not take.
+  return m === 'simulated'
+    ? `(${alias}.data_mode IS 'simulated' OR ${alias}.data_mode IS NULL)`
+    : `${alias}.data_mode IS '${m}'`;
+};
 
 export const ensureRound = (db: Db, r: Round): void => {
   db.prepare(
@@ -66,11 +84,20 @@ export const allVotesTally = (db: Db): VoteTally =>
 export const recordBrainCall = (db: Db, c: RecordedCall): boolean =>
   db
     .prepare(
-      `INSERT OR IGNORE INTO brain_predictions (round_id, asset, prediction, confidence, start_price, recorded_at_ms, replayed)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO brain_predictions
+         (round_id, asset, prediction, confidence, start_price, recorded_at_ms, replayed, data_mode)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(c.roundId, c.asset, c.prediction, c.confidence, c.startPrice, c.recordedAt, flag(c.replayed))
-    .changes === 1;
+    .run(
+      c.roundId,
+      c.asset,
+      c.prediction,
+      c.confidence,
+      c.startPrice,
+      c.recordedAt,
+      flag(c.replayed),
+      c.dataMode,
+    ).changes === 1;
 
 interface CallDbRow {
   round_id: string;
@@ -80,6 +107,7 @@ interface CallDbRow {
   start_price: number | null;
   recorded_at_ms: number;
   replayed: number;
+  data_mode: RecordedMode;
 }
 const toCall = (r: CallDbRow): RecordedCall => ({
   roundId: r.round_id,
@@ -89,6 +117,7 @@ const toCall = (r: CallDbRow): RecordedCall => ({
   startPrice: r.start_price,
   recordedAt: r.recorded_at_ms,
   replayed: r.replayed === 1,
+  dataMode: r.data_mode,
 });
 
 export const brainCallFor = (db: Db, roundId: string): RecordedCall | null => {
@@ -97,9 +126,13 @@ export const brainCallFor = (db: Db, roundId: string): RecordedCall | null => {
   return row ? toCall(row) : null;
 };
 
-export const latestBrainCall = (db: Db): RecordedCall | null => {
-  const row = db.prepare('SELECT * FROM brain_predictions ORDER BY recorded_at_ms DESC LIMIT 1').get() as
-    CallDbRow | undefined;
+/** The newest call recorded in `mode` (see ownModeSql). */
+export const latestBrainCall = (db: Db, mode: DataMode): RecordedCall | null => {
+  const row = db
+    .prepare(
+      `SELECT * FROM brain_predictions p WHERE ${ownModeSql(mode)} ORDER BY recorded_at_ms DESC LIMIT 1`,
+    )
+    .get() as CallDbRow | undefined;
   return row ? toCall(row) : null;
 };
 
@@ -161,14 +194,20 @@ export const insertLesson = (db: Db, l: TeacherLesson, createdAt: number): void 
   ).run(l.lesson_id, l.round_id, l.asset, createdAt, flag(l.provenance.replayed), JSON.stringify(l));
 };
 
-export const latestLessons = (db: Db, limit: number): TeacherLesson[] =>
+/** The newest lessons of rounds recorded in `mode`, each with the data mode of its round's call. */
+export const latestLessons = (db: Db, limit: number, mode: DataMode): TeacherLesson[] =>
   (
     db
-      .prepare('SELECT body FROM lessons ORDER BY created_at_ms DESC, lesson_id DESC LIMIT ?')
-      .all(limit) as Array<{
-      body: string;
-    }>
-  ).map((r) => JSON.parse(r.body) as TeacherLesson);
+      .prepare(
+        `SELECT l.body, p.data_mode FROM lessons l JOIN brain_predictions p USING (round_id)
+         WHERE ${ownModeSql(mode)} ORDER BY l.created_at_ms DESC, l.lesson_id DESC LIMIT ?`,
+      )
+      .all(limit) as Array<{ body: string; data_mode: RecordedMode }>
+  ).map((r) => {
+    // Read from the call, not the stored body: lessons written before the store kept data modes have none.
+    const lesson = JSON.parse(r.body) as TeacherLesson;
+    return { ...lesson, provenance: { ...lesson.provenance, data_mode: r.data_mode } };
+  });
 
 interface ResolvedDbRow {
   round_id: string;
@@ -186,14 +225,18 @@ interface ResolvedDbRow {
   replayed: number;
 }
 
-/** Resolved rounds whose end falls in [sinceMs, untilMs], with the crowd counts frozen at resolution. */
-export const resolvedRounds = (db: Db, sinceMs: number, untilMs: number): ResolvedRound[] =>
+/**
+ * Resolved rounds recorded in `mode` whose end falls in [sinceMs, untilMs], with the crowd counts frozen at
+ * resolution. Rounds of other modes are never part of a run's record (see leftOutRounds).
+ */
+export const resolvedRounds = (db: Db, sinceMs: number, untilMs: number, mode: DataMode): ResolvedRound[] =>
   (
     db
       .prepare(
         `SELECT o.*, p.asset, p.prediction, p.confidence FROM outcomes o
          JOIN brain_predictions p USING (round_id) JOIN rounds r USING (round_id)
-         WHERE o.status = 'resolved' AND r.end_ms >= ? AND r.end_ms <= ? ORDER BY r.start_ms`,
+         WHERE o.status = 'resolved' AND r.end_ms >= ? AND r.end_ms <= ? AND ${ownModeSql(mode)}
+         ORDER BY r.start_ms`,
       )
       .all(sinceMs, untilMs) as ResolvedDbRow[]
   ).map((r) => ({
@@ -211,6 +254,23 @@ export const resolvedRounds = (db: Db, sinceMs: number, untilMs: number): Resolv
     resolvedAt: r.resolved_at_ms,
     replayed: r.replayed === 1,
   }));
+
+/** The resolved rounds of [sinceMs, untilMs] that resolvedRounds leaves out: their calls were recorded in another mode. */
+export const leftOutRounds = (db: Db, sinceMs: number, untilMs: number, mode: DataMode): LeftOut => {
+  const rows = db
+    .prepare(
+      `SELECT p.data_mode AS mode, COUNT(*) AS rounds, COALESCE(SUM(p.prediction != 'NONE'), 0) AS with_call
+       FROM outcomes o JOIN brain_predictions p USING (round_id) JOIN rounds r USING (round_id)
+       WHERE o.status = 'resolved' AND r.end_ms >= ? AND r.end_ms <= ? AND NOT ${ownModeSql(mode)}
+       GROUP BY p.data_mode ORDER BY p.data_mode IS NULL, p.data_mode`,
+    )
+    .all(sinceMs, untilMs) as Array<{ mode: RecordedMode; rounds: number; with_call: number }>;
+  return {
+    rounds: rows.reduce((a, r) => a + r.rounds, 0),
+    withCall: rows.reduce((a, r) => a + r.with_call, 0),
+    modes: rows.map((r) => r.mode),
+  };
+};
 
 export const count = (db: Db, sql: string, ...params: unknown[]): number =>
   (db.prepare(sql).get(...params) as { n: number | null }).n ?? 0;

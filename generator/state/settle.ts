@@ -1,6 +1,7 @@
 // The writes shared by live runs and backfill replays: recording a round's call, adding the synthetic crowd and
 // resolving a round into an outcome and a lesson. Each is idempotent; the caller owns the transaction.
 import type Database from 'better-sqlite3';
+import type { DataMode } from '../../schemas/common.ts';
 import { syntheticCrowd } from '../engines/arena/crowd.ts';
 import { buildLesson } from '../engines/arena/lessons.ts';
 import type { Round } from '../engines/arena/rounds.ts';
@@ -11,7 +12,10 @@ import { ensureRound, insertLesson, insertOutcome, insertVote, recordBrainCall, 
 
 type Db = Database.Database;
 
-/** Records the brain's call for the round's asset (first writer wins). Returns true when newly recorded. */
+/**
+ * Records the brain's call for the round's asset with the data mode of the run (first writer wins: one call per
+ * round, whatever its mode). Returns true when newly recorded.
+ */
 export const recordRoundCall = (
   db: Db,
   round: Round,
@@ -19,6 +23,7 @@ export const recordRoundCall = (
   price: number | null,
   at: number,
   replayed: boolean,
+  dataMode: DataMode,
 ): boolean => {
   ensureRound(db, round);
   return recordBrainCall(db, {
@@ -29,6 +34,7 @@ export const recordRoundCall = (
     startPrice: price,
     recordedAt: at,
     replayed,
+    dataMode,
   });
 };
 

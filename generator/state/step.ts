@@ -8,6 +8,7 @@ import type { PublicPerformance } from '../../schemas/performance.ts';
 import { StatisticsResponse } from '../../schemas/statistics.ts';
 import { TeacherLessonsResponse } from '../../schemas/teacher-lessons.ts';
 import { buildArenaBodies, type ArenaBodies } from '../engines/arena/bodies.ts';
+import { ownsRound } from '../engines/arena/data-mode.ts';
 import { publicPerformanceFrom, WINDOW_DAYS } from '../engines/arena/metrics.ts';
 import {
   ENTRY_WINDOW_MINUTES,
@@ -15,9 +16,9 @@ import {
   roundAt,
   roundByIndex,
 } from '../engines/arena/rounds.ts';
-import type { BrainCall } from '../engines/arena/types.ts';
+import type { BrainCall, RecordedCall } from '../engines/arena/types.ts';
 import type { RunClock } from '../engines/clock.ts';
-import { logRun, resolvedRounds, unresolvedEndedRounds } from './repo.ts';
+import { brainCallFor, leftOutRounds, logRun, resolvedRounds, unresolvedEndedRounds } from './repo.ts';
 import { addSyntheticCrowd, recordRoundCall, settleRound } from './settle.ts';
 import { voterSalt, type ArenaStore } from './store.ts';
 import { readArenaView } from './view.ts';
@@ -45,6 +46,23 @@ export interface ArenaStepInput {
 }
 
 const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * Why this run may not score an ended round, or null. A round is scored only with prices of the mode its call was
+ * recorded in: a simulated start price against a live end price would be neither record.
+ */
+const voidReasonFor = (call: RecordedCall, mode: DataMode, lateMs: number): string | null => {
+  if (!ownsRound(call.dataMode, mode)) {
+    const recorded = call.dataMode ?? 'an unknown (recorded before the store kept data modes)';
+    return `its brain call was recorded in ${recorded} mode and the first run after the round end ran in ${mode} mode`;
+  }
+  // Compared in ms, as the entry window is: 15 min 30 s late is "more than 15 minutes late" (voided).
+  if (lateMs > RESOLVE_WINDOW_MINUTES * MINUTE_MS) {
+    return `the first run after the round end came ${Math.floor(lateMs / 1000)} s late`;
+  }
+  return null;
+};
 
 const validated = (b: ArenaBodies): ArenaBodies => ({
   humanConsensus: HumanConsensusResponse.parse(b.humanConsensus),
@@ -62,30 +80,34 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
   const callFor = (asset: string) => input.brainCalls.find((c) => c.asset === asset);
   const priceOf = (asset: string) => input.prices[asset] ?? callFor(asset)?.price ?? null;
   const owner = input.owner ?? 'arena-step';
+  // A round with no call yet, or one recorded in this run's mode: the synthetic crowd votes only in those.
+  const ownsOrFree = (roundId: string) => {
+    const call = brainCallFor(db, roundId);
+    return call === null || ownsRound(call.dataMode, mode);
+  };
 
   const step = db.transaction((): ArenaBodies => {
     const round = roundAt(asOf);
     if (asOf - round.start <= ENTRY_WINDOW_MINUTES * MINUTE_MS) {
       const reference = input.referencePrices?.[round.asset] ?? priceOf(round.asset);
-      recordRoundCall(db, round, callFor(round.asset), reference, asOf, false);
+      recordRoundCall(db, round, callFor(round.asset), reference, asOf, false, mode);
     }
-    if (simulated) addSyntheticCrowd(db, salt, seed, round, asOf, false);
+    if (simulated && ownsOrFree(round.id)) addSyntheticCrowd(db, salt, seed, round, asOf, false);
 
     for (const { roundIndex, call } of unresolvedEndedRounds(db, asOf)) {
       const ended = roundByIndex(roundIndex);
+      const voidReason = voidReasonFor(call, mode, asOf - ended.end);
       // The crowd of an ended round votes in full before it is frozen into the outcome.
-      if (simulated && !call.replayed) addSyntheticCrowd(db, salt, seed, ended, ended.end - 1, false);
-      // Compared in ms, as the entry window is: 15 min 30 s late is "more than 15 minutes late" (voided).
-      const lateMs = asOf - ended.end;
+      if (simulated && ownsRound(call.dataMode, mode) && !call.replayed) {
+        addSyntheticCrowd(db, salt, seed, ended, ended.end - 1, false);
+      }
       settleRound(db, {
         round: ended,
         call,
         endPrice: priceOf(ended.asset),
         resolvedAt: asOf,
         replayed: call.replayed,
-        ...(lateMs > RESOLVE_WINDOW_MINUTES * MINUTE_MS
-          ? { voidReason: `the first run after the round end came ${Math.floor(lateMs / 1000)} s late` }
-          : {}),
+        ...(voidReason === null ? {} : { voidReason }),
       });
     }
 
@@ -103,6 +125,18 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
   }
 };
 
-/** The main brain's track record over the last WINDOW_DAYS days before asOf, for the main-brain endpoint. */
-export const publicPerformance = (store: ArenaStore, asOfMs: number): PublicPerformance =>
-  publicPerformanceFrom(resolvedRounds(store.db, asOfMs - WINDOW_DAYS * 86_400_000, asOfMs));
+/**
+ * The main brain's track record over the last WINDOW_DAYS days before asOf, for the main-brain endpoint: rounds
+ * recorded in `mode` only (the pipeline passes the run's; simulated, the generator's default, when omitted).
+ */
+export const publicPerformance = (
+  store: ArenaStore,
+  asOfMs: number,
+  mode: DataMode = 'simulated',
+): PublicPerformance => {
+  const since = asOfMs - WINDOW_DAYS * DAY_MS;
+  return publicPerformanceFrom(resolvedRounds(store.db, since, asOfMs, mode), {
+    mode,
+    leftOut: leftOutRounds(store.db, since, asOfMs, mode),
+  });
+};

@@ -2,6 +2,7 @@
 import type { ArenaEvent } from '../../schemas/arena.ts';
 import type { DataMode, TrackedAsset } from '../../schemas/common.ts';
 import type { RunClock } from '../engines/clock.ts';
+import { ownsRound } from '../engines/arena/data-mode.ts';
 import { WINDOW_DAYS } from '../engines/arena/metrics.ts';
 import { roundAt } from '../engines/arena/rounds.ts';
 import type { ArenaView, BrainCall } from '../engines/arena/types.ts';
@@ -12,6 +13,8 @@ import {
   count,
   latestBrainCall,
   latestLessons,
+  leftOutRounds,
+  ownModeSql,
   resolvedRounds,
   roundTally,
 } from './repo.ts';
@@ -32,14 +35,16 @@ interface EventRow {
   replayed: number;
 }
 
-const EVENTS_SQL = `
+/** The newest records of rounds recorded in `mode`. */
+const eventsSql = (mode: DataMode): string => `
   SELECT * FROM (
-    SELECT recorded_at_ms AS at, 'brain_call_recorded' AS kind, round_id, asset, prediction, NULL AS outcome,
-           NULL AS return_fraction, NULL AS void_reason, replayed FROM brain_predictions
+    SELECT p.recorded_at_ms AS at, 'brain_call_recorded' AS kind, p.round_id, p.asset, p.prediction,
+           NULL AS outcome, NULL AS return_fraction, NULL AS void_reason, p.replayed
+    FROM brain_predictions p WHERE ${ownModeSql(mode)}
     UNION ALL
     SELECT o.resolved_at_ms, CASE o.status WHEN 'resolved' THEN 'round_resolved' ELSE 'round_voided' END,
            o.round_id, p.asset, p.prediction, o.outcome, o.return_fraction, o.void_reason, o.replayed
-    FROM outcomes o JOIN brain_predictions p USING (round_id)
+    FROM outcomes o JOIN brain_predictions p USING (round_id) WHERE ${ownModeSql(mode)}
   ) ORDER BY at DESC, kind DESC LIMIT ?`;
 
 const eventDetail = (e: EventRow): string => {
@@ -49,8 +54,8 @@ const eventDetail = (e: EventRow): string => {
   return `resolved ${e.outcome} (${Number(pct) >= 0 ? '+' : ''}${pct}%); brain called ${e.prediction}`;
 };
 
-const recentEvents = (store: ArenaStore): ArenaEvent[] =>
-  (store.db.prepare(EVENTS_SQL).all(EVENTS_SHOWN) as EventRow[]).map((e) => ({
+const recentEvents = (store: ArenaStore, mode: DataMode): ArenaEvent[] =>
+  (store.db.prepare(eventsSql(mode)).all(EVENTS_SHOWN) as EventRow[]).map((e) => ({
     at: iso(e.at),
     kind: e.kind,
     round_id: e.round_id,
@@ -68,52 +73,60 @@ export interface ViewInput {
 
 export const readArenaView = (store: ArenaStore, input: ViewInput): ArenaView => {
   const db = store.db;
+  const { mode } = input;
   const { asOf } = input.clock;
   const round = roundAt(asOf);
-  const byPrediction = (p: string) =>
-    count(db, 'SELECT COUNT(*) AS n FROM brain_predictions WHERE prediction = ?', p);
+  // Calls, outcomes and lessons of rounds recorded in this run's mode only (votes are told apart by source).
+  const own = ownModeSql(mode);
+  const calls = `FROM brain_predictions p WHERE ${own}`;
+  const outcomes = `FROM outcomes o JOIN brain_predictions p USING (round_id) WHERE ${own}`;
+  const lessons = `FROM lessons l JOIN brain_predictions p USING (round_id) WHERE ${own}`;
+  const byPrediction = (p: string) => count(db, `SELECT COUNT(*) AS n ${calls} AND p.prediction = ?`, p);
   const byOutcome = (o: string) =>
-    count(db, "SELECT COUNT(*) AS n FROM outcomes WHERE status = 'resolved' AND outcome = ?", o);
+    count(db, `SELECT COUNT(*) AS n ${outcomes} AND o.status = 'resolved' AND o.outcome = ?`, o);
   const runs = (status: string) => count(db, 'SELECT COUNT(*) AS n FROM run_log WHERE status = ?', status);
   const since = asOf - WINDOW_DAYS * DAY_MS;
+  const recordedCall = brainCallFor(db, round.id);
   return {
-    mode: input.mode,
+    mode,
     clock: input.clock,
     round,
     roundTally: roundTally(db, round.id),
-    recordedCall: brainCallFor(db, round.id),
+    // A call recorded by a run of another mode is not this run's: the snapshot falls back to the run's own call.
+    recordedCall: recordedCall && ownsRound(recordedCall.dataMode, mode) ? recordedCall : null,
     runCall: input.brainCalls.find((c) => c.asset === round.asset) ?? null,
     currentPrice: input.prices[round.asset] ?? null,
-    window: resolvedRounds(db, since, asOf),
+    window: resolvedRounds(db, since, asOf, mode),
+    leftOut: leftOutRounds(db, since, asOf, mode),
     voidedInWindow: count(
       db,
-      `SELECT COUNT(*) AS n FROM outcomes o JOIN rounds r USING (round_id)
-       WHERE o.status = 'voided' AND r.end_ms >= ? AND r.end_ms <= ?`,
+      `SELECT COUNT(*) AS n FROM outcomes o JOIN brain_predictions p USING (round_id) JOIN rounds r USING (round_id)
+       WHERE ${own} AND o.status = 'voided' AND r.end_ms >= ? AND r.end_ms <= ?`,
       since,
       asOf,
     ),
-    lessons: latestLessons(db, 20),
-    events: recentEvents(store),
+    lessons: latestLessons(db, 20, mode),
+    events: recentEvents(store, mode),
     totals: {
-      recordedCalls: count(db, 'SELECT COUNT(*) AS n FROM brain_predictions'),
-      replayedCalls: count(db, 'SELECT COUNT(*) AS n FROM brain_predictions WHERE replayed = 1'),
+      recordedCalls: count(db, `SELECT COUNT(*) AS n ${calls}`),
+      replayedCalls: count(db, `SELECT COUNT(*) AS n ${calls} AND p.replayed = 1`),
       callsByPrediction: {
         bullish: byPrediction('BULLISH'),
         bearish: byPrediction('BEARISH'),
         neutral: byPrediction('NEUTRAL'),
         none: byPrediction('NONE'),
       },
-      latestCall: latestBrainCall(db),
-      lessons: count(db, 'SELECT COUNT(*) AS n FROM lessons'),
-      lessonsReplayed: count(db, 'SELECT COUNT(*) AS n FROM lessons WHERE replayed = 1'),
-      lastLessonAt: (db.prepare('SELECT MAX(created_at_ms) AS n FROM lessons').get() as { n: number | null })
+      latestCall: latestBrainCall(db, mode),
+      lessons: count(db, `SELECT COUNT(*) AS n ${lessons}`),
+      lessonsReplayed: count(db, `SELECT COUNT(*) AS n ${lessons} AND l.replayed = 1`),
+      lastLessonAt: (db.prepare(`SELECT MAX(l.created_at_ms) AS n ${lessons}`).get() as { n: number | null })
         .n,
       outcomes: {
         bullish: byOutcome('BULLISH'),
         bearish: byOutcome('BEARISH'),
         neutral: byOutcome('NEUTRAL'),
       },
-      voided: count(db, "SELECT COUNT(*) AS n FROM outcomes WHERE status = 'voided'"),
+      voided: count(db, `SELECT COUNT(*) AS n ${outcomes} AND o.status = 'voided'`),
       roundsWithVotes: count(db, 'SELECT COUNT(DISTINCT round_id) AS n FROM votes'),
       roundsWithHumanVotes: count(
         db,

@@ -40,6 +40,21 @@ export interface ArenaBodies {
   sharedIntelligence: SharedIntelligenceResponse;
 }
 
+/** Which rounds every figure built from rounds covers; the same words in every arena body. */
+const MODE_SCOPE_NOTE =
+  'Rounds, calls, outcomes and lessons count only when the brain call was recorded in the data mode of this run ' +
+  '(mode; provenance.data_mode per lesson): a simulated round is never shown as a live or replay record. Rounds ' +
+  'recorded before the store kept data modes, and whose mode the run log cannot tell, count as simulated. ' +
+  'teacher_brain.metrics.other_mode_rounds counts the resolved rounds of the window left out.';
+
+const leftOutNote = (v: ArenaView): string => {
+  const modes = v.leftOut.modes.map((m) => m ?? 'unknown').join(', ');
+  return (
+    `Rounds recorded in another data mode are in the store (${modes}): ${v.leftOut.rounds} resolved in the ` +
+    `window. They are left out of every figure of this ${v.mode} file.`
+  );
+};
+
 const PRIVACY_NOTE =
   'Voter ids are stored only as salted HMAC-SHA256 hashes and are never published; every resource shows counts only.';
 
@@ -128,7 +143,8 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
   const info = roundInfo(v.round, v.clock.asOf);
   const consensus = humanConsensus(v.roundTally.counts);
   const sources = voteSources(v.roundTally);
-  const teacher = teacherBrain(v.window, v.voidedInWindow);
+  const scope = { mode: v.mode, leftOut: v.leftOut };
+  const teacher = teacherBrain(v.window, v.voidedInWindow, scope);
   const envelope = { success: true, project: PROJECT, mode: v.mode } as const;
   const updatedUtc = iso(v.clock.generatedAt);
   const nextUpdateDue = iso(v.clock.nextUpdateDue);
@@ -162,7 +178,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       'One lesson per resolved arena round: the brain call recorded at the round start and the crowd consensus ' +
       'scored against the price move over the round. Definitions are in teacher_brain.metrics (outcome_rule, ' +
       'score_definitions). Lessons with provenance.replayed come from a backfill replay of the simulated market. ' +
-      'Historical learning context, not a live signal.',
+      `${MODE_SCOPE_NOTE} Historical learning context, not a live signal.`,
     privacy_note: PRIVACY_NOTE,
     educational_notice: EDUCATIONAL_NOTICE,
     updated_utc: updatedUtc,
@@ -174,7 +190,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
     ...envelope,
     type: 'statistics',
     main_brain: {
-      public_performance: publicPerformanceFrom(v.window),
+      public_performance: publicPerformanceFrom(v.window, scope),
       recorded_calls: t.recordedCalls,
       replayed_calls: t.replayedCalls,
       calls_by_prediction: t.callsByPrediction,
@@ -225,7 +241,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       'Every rate carries its n and is withheld below teacher_brain.metrics.min_sample rounds. Replayed (backfill) ' +
       'and synthetic records are counted separately: arena.rounds_with_votes and arena.votes_total include the ' +
       'synthetic crowd of simulated mode, arena.rounds_with_human_votes and arena.vote_sources.human_votes count ' +
-      'people only. A tied combined forecast is no call and stays out of the combined hit rate ' +
+      `people only. ${MODE_SCOPE_NOTE} A tied combined forecast is no call and stays out of the combined hit rate ` +
       `(teacher_brain.metrics.combined_no_call_rounds). Rules: ${RULES_URL} Not a market signal.`,
     educational_notice: EDUCATIONAL_NOTICE,
     updated_utc: updatedUtc,
@@ -249,6 +265,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
     ...(t.replayedCalls > 0
       ? ['Replayed rounds are present: they come from a backfill of the simulated market.']
       : []),
+    ...(v.leftOut.rounds > 0 ? [leftOutNote(v)] : []),
   ];
   const sharedIntelligenceBody: SharedIntelligenceResponse = {
     ...envelope,

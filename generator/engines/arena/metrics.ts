@@ -1,10 +1,11 @@
 // Track records from resolved rounds: the teacher brain's metrics and the main brain's public performance.
 // Every rate carries its n; below MIN_SAMPLE rounds the values are withheld (null) rather than shown bare.
-import type { ArenaPrediction } from '../../../schemas/common.ts';
+import type { ArenaPrediction, DataMode } from '../../../schemas/common.ts';
 import type { ForecasterMetrics, TeacherBrain, TeacherMetrics } from '../../../schemas/teacher-lessons.ts';
 import type { PublicPerformance } from '../../../schemas/performance.ts';
 import type { ResolvedRound } from './lessons.ts';
 import { consensusOf, crowdCallStatus } from './consensus.ts';
+import { leftOutSentence, NOTHING_LEFT_OUT, type LeftOut } from './data-mode.ts';
 import {
   averageProbs,
   brainProbs,
@@ -23,6 +24,12 @@ import {
 export const MIN_SAMPLE = 10;
 export const WINDOW_DAYS = 30;
 export const CALIBRATION_EDGES = [0, 40, 60, 80, 100] as const;
+
+/** The run's data mode and the resolved rounds of the window left out because they were recorded in another. */
+export interface ModeScope {
+  mode: DataMode;
+  leftOut: LeftOut;
+}
 
 export const TEACHER_ROLE =
   'Scores the main brain and the crowd against resolved arena rounds and writes lessons from the differences. ' +
@@ -125,8 +132,11 @@ const calibration = (rounds: ResolvedRound[]): TeacherMetrics['calibration'] =>
     };
   });
 
-/** Metrics over resolved (not voided) rounds already restricted to the reporting window. */
-export const teacherBrain = (rounds: ResolvedRound[], voided: number): TeacherBrain => {
+/**
+ * Metrics over resolved (not voided) rounds already restricted to the reporting window and to the run's data mode
+ * (scope says how many rounds of other modes were left out).
+ */
+export const teacherBrain = (rounds: ResolvedRound[], voided: number, scope?: ModeScope): TeacherBrain => {
   const base = baseRate(rounds.map((r) => r.outcome));
   const withCall = rounds.filter((r) => r.brainCall !== 'NONE');
   // A tied crowd makes no call: it is out of crowd accuracy and agreement, and counted on its own.
@@ -144,6 +154,7 @@ export const teacherBrain = (rounds: ResolvedRound[], voided: number): TeacherBr
     window_days: WINDOW_DAYS,
     resolved_rounds: rounds.length,
     replayed_rounds: rounds.filter((r) => r.replayed).length,
+    other_mode_rounds: (scope?.leftOut ?? NOTHING_LEFT_OUT).rounds,
     voided_rounds: voided,
     min_sample: MIN_SAMPLE,
     brain: forecasterMetrics(withCall.map(brainScored), base),
@@ -175,18 +186,24 @@ export const teacherBrain = (rounds: ResolvedRound[], voided: number): TeacherBr
   return { status, role: TEACHER_ROLE, metrics };
 };
 
-/** The main brain's track record for the main-brain endpoint: rounds where it made a call, inside the window. */
-export const publicPerformanceFrom = (rounds: ResolvedRound[]): PublicPerformance => {
+/**
+ * The main brain's track record for the main-brain endpoint: rounds where it made a call, inside the window, of the
+ * run's data mode only (a record of simulated rounds is never shown as a live one; scope names what was left out).
+ */
+export const publicPerformanceFrom = (rounds: ResolvedRound[], scope?: ModeScope): PublicPerformance => {
   const withCall = rounds.filter((r) => r.brainCall !== 'NONE');
   const n = withCall.length;
   const m = forecasterMetrics(withCall.map(brainScored), baseRate(rounds.map((r) => r.outcome)));
   const replayed = withCall.filter((r) => r.replayed).length;
   const status = n === 0 ? 'no_history' : n < MIN_SAMPLE ? 'insufficient_sample' : 'available';
+  const leftOut = scope?.leftOut ?? NOTHING_LEFT_OUT;
   const replayNote =
-    replayed > 0 ? ` ${replayed} of them come from a backfill replay of the simulated market.` : '';
+    (replayed > 0 ? ` ${replayed} of them come from a backfill replay of the simulated market.` : '') +
+    (scope ? leftOutSentence(leftOut.withCall, leftOut.modes, scope.mode) : '');
   const note =
     status === 'no_history'
-      ? 'No arena round with a brain call has been resolved yet, so there is no track record to report.'
+      ? `No arena round with a brain call${leftOut.withCall > 0 && scope ? ` recorded in ${scope.mode} mode` : ''} ` +
+        `has been resolved yet, so there is no track record to report.${replayNote}`
       : status === 'insufficient_sample'
         ? `Only ${n} resolved rounds in the last ${WINDOW_DAYS} days; rates are withheld below ${MIN_SAMPLE}.${replayNote}`
         : `Scored over ${n} resolved arena rounds in the last ${WINDOW_DAYS} days.${replayNote} Past hit rates do not predict future outcomes.`;
@@ -194,6 +211,7 @@ export const publicPerformanceFrom = (rounds: ResolvedRound[]): PublicPerformanc
     status,
     resolved_rounds: n,
     replayed_rounds: replayed,
+    other_mode_rounds: leftOut.withCall,
     window_days: WINDOW_DAYS,
     hit_rate: m.hit_rate,
     brier_score: m.brier_score,

@@ -4,6 +4,7 @@ import type { ArenaReading, Bias, DataMode, TrackedAsset } from '../../../schema
 import type { TeacherLesson } from '../../../schemas/teacher-lessons.ts';
 import type { RunClock } from '../clock.ts';
 import type { VoteCounts } from './consensus.ts';
+import type { LeftOut, RecordedMode } from './data-mode.ts';
 import type { ResolvedRound } from './lessons.ts';
 import type { Round } from './rounds.ts';
 
@@ -31,6 +32,8 @@ export interface RecordedCall {
   startPrice: number | null;
   recordedAt: number;
   replayed: boolean;
+  /** The data mode of the run that recorded it; null when recorded before the store kept it (unknown). */
+  dataMode: RecordedMode;
 }
 
 export interface VoteTally {
@@ -50,7 +53,10 @@ export interface ArenaView {
   recordedCall: RecordedCall | null;
   runCall: BrainCall | null; // this run's call for the round's asset
   currentPrice: number | null;
+  // Rounds, calls, outcomes, lessons and events below are those recorded in `mode` only (see data-mode.ts); votes
+  // are of every round, told apart by source.
   window: ResolvedRound[]; // resolved rounds inside the reporting window
+  leftOut: LeftOut; // resolved rounds of the window recorded in another mode
   voidedInWindow: number;
   lessons: TeacherLesson[]; // newest first
   events: ArenaEvent[]; // newest first
