@@ -90,7 +90,11 @@ const FundingDetail = z
         '`predicted`: the rate the venue states for the funding period still running (it can change until the ' +
           'period settles); `settled`: the last rate actually charged',
       ),
-    annualised_pct: z.number().describe('the 8-hour rate compounded simply over a year, in percent'),
+    annualised_pct: z
+      .number()
+      .describe(
+        'the 8-hour rate times 3 x 365 (three periods a day for a year, not compounded), in percent: a simple scale of the rate, not a return',
+      ),
     venue_interval_hours: z.number().positive(),
     z_score_30d: z
       .number()

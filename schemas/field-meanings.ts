@@ -10,9 +10,11 @@
 const NOT_ADVICE = 'A description of evidence, not an instruction to buy, sell or wait.';
 
 const LIQUIDITY_STATUS =
-  'how complete the liquidity evidence of the asset is: `verified` (candles, a quote or order book, and a ' +
-  'spread all came in), `partial` (some of them are missing), `unavailable` (no candles, quote ' +
-  'or order book: no reading)';
+  'whether the asset’s data was observed whole: `verified` (live data only: candles, a quote or order book and a ' +
+  'spread all came in, and nothing of the asset was missing, `data_status` `available`), `partial` (a liquidity ' +
+  'input or another section of the asset was missing, weaker or had a collection issue; see the limitations), ' +
+  '`unavailable` (no candles, quote or order book: no reading); null when the data came in whole but is simulated ' +
+  'or replayed, so nothing was observed live to verify';
 const OUTCOME_SHARE = (side: string) => `probability or share of the ${side} outcome, 0-1`;
 
 /** Meanings by "parent.field" (checked first) or "field:type" (next), where a bare name would be ambiguous. */
@@ -215,7 +217,9 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   wilson_high: 'upper bound of the 95 % Wilson score interval, 0-1',
   note: 'plain-language note on how to read the figures',
   asset_count: 'assets in this body; null when not stated',
-  assets_verified: 'assets whose data passed the checks; null when not stated',
+  assets_verified:
+    'assets whose `status` is `verified`: live data that came in whole (0 for simulated or replayed data); null ' +
+    'when not stated',
   assets_failed: 'assets whose data was missing or failed the checks; null when not stated',
   liquidity_context: 'depth of the market: `deep`, `moderate` or `thin` order books; null without data',
   liquidity: 'liquidity of the asset (spread, depth, structure); null without data',
@@ -230,9 +234,11 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   state:
     'positioning read from funding and open interest: `crowded_longs`/`crowded_shorts` (one side pays a lot to ' +
     'hold), `new_longs`/`new_shorts` (open interest rising with price up/down), `short_covering` (falling open ' +
-    'interest with price up), `deleveraging` (falling open interest with price down), `balanced`, ' +
-    '`unavailable` (no derivatives data); null when the asset had no data at all (`data_status` ' +
-    '`unavailable`). A description, not a signal',
+    'interest with price up), `deleveraging` (falling open interest with price down), `balanced` (the readings ' +
+    'that came in show no side: funding not crowded, open interest flat or without a 24-hour comparison), ' +
+    '`unavailable` (no positioning reading: no funding and no 24-hour open-interest change; any figure that came ' +
+    'in is still shown, and `vote` and `confidence` are null); null when the asset had no data at all ' +
+    '(`data_status` `unavailable`). A description, not a signal',
   derivatives_state: 'positioning state of the asset (see `state` in derivatives); null without data',
   funding: 'perpetual funding of the asset; null without data',
   venue_interval_hours: 'how often, in hours, the venue settles funding',
@@ -417,7 +423,7 @@ export const VALUE_MEANINGS: Readonly<Record<string, string>> = {
   active: 'enough resolved rounds to report',
   no_history: 'no resolved round yet',
   insufficient_sample: 'too few resolved rounds to read anything into',
-  verified: 'every figure was measured',
+  verified: 'observed live and whole',
   partial: 'some figures are missing',
   order_book: 'spread measured from the order book',
   ticker: 'spread taken from the best bid and ask of the ticker',

@@ -128,15 +128,18 @@ export const HISTORY_RESOURCES: Record<HistoryResourceId, HistoryResourceSpec> =
   },
 };
 
-export const SourceStatus = z
-  .enum(['ok', 'degraded'])
-  .describe('ok: every source answered; degraded: published with some sections missing');
+const SOURCE_STATUS_MEANING =
+  'the status of this resource’s own body in the run: `degraded` when that body was published degraded (a section ' +
+  'missing or weaker, a collection issue; its limitations said which), otherwise `ok`. The arena resources ' +
+  '(human-consensus, statistics) read the vote store, not market venues: always `ok`';
+
+export const SourceStatus = z.enum(['ok', 'degraded']).describe(SOURCE_STATUS_MEANING);
 
 /** The columns every row has before the resource's own. */
 export const BASE_COLUMNS: readonly HistoryColumn[] = [
   str('run_at', 'generation time of the run (ISO 8601, UTC)'),
   str('data_mode', 'data mode of the run: live, replay or simulated (simulated rows are not market data)'),
-  str('source_status', 'ok, or degraded when some sources failed'),
+  str('source_status', SOURCE_STATUS_MEANING),
 ];
 
 export type HistoryValue = number | string | null;

@@ -20,6 +20,38 @@ export type MarketState = z.infer<typeof MarketState>;
 export const RiskLevel = z.enum(['low', 'moderate', 'elevated', 'high']);
 export type RiskLevel = z.infer<typeof RiskLevel>;
 
+/**
+ * The rule behind one asset's `risk_level` in the paid bodies: a count of stress signs, not a band of `risk_score`.
+ * The paid engine counts with these numbers and the published description quotes them.
+ */
+export const ASSET_RISK_RULE = {
+  /** Signs for `crowded_longs` or `crowded_shorts` positioning, for `deleveraging`, for an extreme funding level. */
+  crowded: 2,
+  deleveraging: 1,
+  extremeFunding: 1,
+  /** Signs for thin and for moderate liquidity. */
+  thin: 2,
+  moderate: 1,
+  /** A 24-hour move of at least `largeMovePct` percent (either way) adds `largeMove` signs; of `movePct`, `move`. */
+  largeMovePct: 10,
+  largeMove: 2,
+  movePct: 5,
+  move: 1,
+} as const;
+
+const r = ASSET_RISK_RULE;
+/** What an asset's `risk_level` means, in the words of its rule. */
+export const ASSET_RISK_LEVEL_RULE =
+  'stress signs counted on this asset (not a band of `risk_score`): crowded positioning (crowded longs or crowded ' +
+  `shorts) ${r.crowded}, deleveraging ${r.deleveraging}, an extreme funding level (extreme high or extreme low) ` +
+  `${r.extremeFunding}, thin liquidity ${r.thin}, moderate liquidity ${r.moderate}, a 24-hour price move of ` +
+  `${r.largeMovePct} % or more either way ${r.largeMove} (of ${r.movePct} % or more, ${r.move}); 0 signs \`low\`, ` +
+  '1 `moderate`, 2-3 `elevated`, 4 or more `high`. null when the 24-hour change, the liquidity reading or the ' +
+  'positioning reading is missing: a count without one of them could only understate the stress';
+
+/** One asset's stress level (paid bodies), described by its rule. */
+export const AssetRiskLevel = RiskLevel.nullable().describe(ASSET_RISK_LEVEL_RULE);
+
 export const RiskScore = z
   .number()
   .min(0)

@@ -345,8 +345,10 @@ describe('the reason given is the true one', () => {
     expect(free.mainBrain.brain.limitations).toEqual([
       'Track record unavailable: the arena store could not be read this run.',
     ]);
-    expect(buildPaidBodies(free, FIXTURE_CLOCK).paidMainBrain.limitations).toEqual(
-      free.mainBrain.brain.limitations,
-    );
+    // The simulated-data notice leads, as in the atlas; no generic degraded line is added.
+    expect(buildPaidBodies(free, FIXTURE_CLOCK).paidMainBrain.limitations).toEqual([
+      free.mainBrain.truth_statement,
+      ...free.mainBrain.brain.limitations,
+    ]);
   });
 });

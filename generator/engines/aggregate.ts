@@ -87,3 +87,22 @@ export const groupedBySymbol = (
     }
   return [...groups].map(([text, symbols]) => `${symbolList(symbols)}: ${text}`);
 };
+
+/** Every section an asset reading uses: a missing one, or an issue on one, marks the asset `partial`. */
+const ASSET_SECTIONS: readonly Section[] = [
+  'candles',
+  'ticker',
+  'book',
+  'funding',
+  'openInterest',
+  'liquidations',
+];
+
+/**
+ * Every reason an asset is `partial`, for a body-wide list: each missing section, run-wide issues, and the sections
+ * that came in weaker (`gaps`), grouped by kind ("XLM and HBAR: ...").
+ */
+export const assetDataNotes = (snapshot: MarketSnapshot, assets: readonly AssetAnalysis[]): string[] => [
+  ...missingDataNotes(snapshot, ASSET_SECTIONS),
+  ...groupedBySymbol(assets.map((a) => ({ symbol: a.symbol, lines: a.gaps }))),
+];

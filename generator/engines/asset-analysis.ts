@@ -1,5 +1,7 @@
 // The brain's reading of one asset: combine trend, momentum, directional movement, positioning and the order
-// book into a bias and a confidence. Confidence = strength x agreement x share of evidence available; the
+// book into a bias and a confidence. The bias is read from the evidence that came in; confidence is strength x
+// agreement x share of evidence available, strength and agreement taken with every missing reading at its value
+// least favourable to that bias, so a missing section always lowers confidence, whatever it would have said. The
 // weights and the combined score stay internal and never reach a published body.
 import type { Bias, DataMode, DataStatus } from '../../schemas/common.ts';
 import type { AssetMarket, SourceIssue } from '../market/types.ts';
@@ -52,6 +54,77 @@ export interface AssetAnalysis {
   degraded: boolean;
   /** `unavailable`: no price and no evidence, so every reading is null; `partial`: degraded; else `available`. */
   dataStatus: DataStatus;
+}
+
+/**
+ * One signal (weighted by WEIGHTS[name]): the share of its evidence that came in (0 to 1), its value from that
+ * evidence, and the lowest and highest value the complete evidence could have given (both `value` when nothing is
+ * missing).
+ */
+interface Signal {
+  name: SignalName;
+  coverage: number;
+  value: number;
+  min: number;
+  max: number;
+}
+
+const known = (name: SignalName, value: number): Signal => ({
+  name,
+  coverage: 1,
+  value,
+  min: value,
+  max: value,
+});
+const missingSignal = (name: SignalName): Signal => ({ name, coverage: 0, value: 0, min: -1, max: 1 });
+
+function signalsOf(
+  trend: TrendReading | null,
+  derivatives: DerivativesReading,
+  imbalance: number | null,
+): Signal[] {
+  const trendSignals = (['ema', 'momentum', 'dmi'] as const).map((name) =>
+    trend ? known(name, trend.signals[name]) : missingSignal(name),
+  );
+  const { lean, leanRange, coverage } = derivatives;
+  return [
+    ...trendSignals,
+    { name: 'derivatives', coverage, value: lean, min: leanRange.min, max: leanRange.max },
+    imbalance === null ? missingSignal('orderBook') : known('orderBook', imbalance),
+  ];
+}
+
+/** The combined reading of the evidence that came in: each signal weighs by its weight times its coverage. */
+function combine(signals: readonly Signal[]): { score: number; availability: number } {
+  let weighted = 0;
+  let availability = 0;
+  for (const s of signals) {
+    weighted += WEIGHTS[s.name] * s.coverage * s.value;
+    availability += WEIGHTS[s.name] * s.coverage;
+  }
+  return { score: availability > 0 ? weighted / availability : 0, availability };
+}
+
+/**
+ * Strength x agreement with every signal at full weight and each missing part at its value least favourable to the
+ * lean of `score`: the confidence the complete evidence would give at worst, so a missing reading never raises it.
+ * With nothing missing this is the plain strength x agreement of the evidence.
+ */
+function strengthAndAgreement(
+  signals: readonly Signal[],
+  score: number,
+): { strength: number; agreement: number } {
+  const direction = Math.sign(score);
+  let net = 0;
+  let magnitude = 0;
+  for (const s of signals) {
+    const worst = direction > 0 ? s.min : s.max;
+    net += WEIGHTS[s.name] * worst;
+    magnitude += WEIGHTS[s.name] * Math.abs(worst);
+  }
+  const kept = direction * net; // what is left of the lean; at or below 0 the missing evidence could cancel it
+  if (direction === 0 || kept <= 0) return { strength: 0, agreement: 0 };
+  return { strength: Math.min(1, kept / FULL_STRENGTH), agreement: kept / magnitude };
 }
 
 const priceChangeFromCandles = (asset: AssetMarket): number | null => {
@@ -187,6 +260,10 @@ export function analyzeAsset(
     limitations.push(
       `${s}: no derivatives data (funding, open interest); positioning is not part of this reading.`,
     );
+  else if (derivatives.state === 'unavailable')
+    limitations.push(
+      `${s}: no funding, and open interest without a 24-hour comparison; positioning is unavailable and not part of this reading.`,
+    );
   else if (!asset.funding || !asset.openInterest)
     limitations.push(
       `${s}: derivatives data is incomplete (${asset.funding ? 'open interest' : 'funding'} missing).`,
@@ -195,22 +272,9 @@ export function analyzeAsset(
   // weaker kind: the reader of any body built on this asset must see it.
   derivatives.gaps.forEach(gap);
 
-  const signals: Partial<Record<SignalName, number>> = {};
-  if (trend) Object.assign(signals, trend.signals);
-  if (derivatives.state !== 'unavailable') signals.derivatives = derivatives.lean;
-  if (liquidity.imbalance !== null) signals.orderBook = liquidity.imbalance;
-
-  let weighted = 0;
-  let weightAvailable = 0;
-  let weightedMagnitude = 0;
-  for (const [name, value] of Object.entries(signals) as Array<[SignalName, number]>) {
-    weighted += WEIGHTS[name] * value;
-    weightAvailable += WEIGHTS[name];
-    weightedMagnitude += WEIGHTS[name] * Math.abs(value);
-  }
-  const score = weightAvailable > 0 ? weighted / weightAvailable : 0;
-  const agreement = weightedMagnitude > 0 ? Math.abs(weighted) / weightedMagnitude : 0;
-  const availability = weightAvailable;
+  const signals = signalsOf(trend, derivatives, liquidity.imbalance);
+  const { score, availability } = combine(signals);
+  const { strength, agreement } = strengthAndAgreement(signals, score);
 
   const assetIssues = issuesFor(s, issues);
   limitations.push(...assetIssues.map(issueText));
@@ -225,7 +289,7 @@ export function analyzeAsset(
   ).length;
   const issueFactor = Math.max(MIN_ISSUE_FACTOR, ISSUE_PENALTY ** deliveredDespiteIssue);
 
-  const hasEvidence = weightAvailable > 0;
+  const hasEvidence = availability > 0;
   const bias: Bias | null = !hasEvidence
     ? null
     : score > BIAS_DEAD_BAND
@@ -233,7 +297,6 @@ export function analyzeAsset(
       : score < -BIAS_DEAD_BAND
         ? 'bearish'
         : 'neutral';
-  const strength = Math.min(1, Math.abs(score) / FULL_STRENGTH);
   const confidence = hasEvidence
     ? Math.round(Math.min(MAX_CONFIDENCE, 100 * strength * agreement * availability * issueFactor))
     : null;

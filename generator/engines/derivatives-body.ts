@@ -92,7 +92,7 @@ export function derivativesBody(analysis: MarketAnalysis, clock: RunClock): Deri
   const source = sourceInfo(snapshot, analysis.venues, clock, degraded);
   const crowded = (side: string) => withData.filter((a) => a.derivatives.state === side).map((a) => a.symbol);
   const evidence = [
-    `${withData.length} of ${assets.length} assets have derivatives data this run.`,
+    `${withData.length} of ${assets.length} assets have a positioning reading (funding or a 24-hour open-interest change) this run.`,
     ...(crowded('crowded_longs').length
       ? [`Crowded long positioning: ${crowded('crowded_longs').join(', ')}.`]
       : []),
@@ -118,7 +118,7 @@ export function derivativesBody(analysis: MarketAnalysis, clock: RunClock): Deri
     source: sourceLine(source),
     summary:
       vote === null
-        ? 'No derivatives data this run: positioning cannot be described.'
+        ? 'No positioning reading this run (no funding and no 24-hour open-interest change): positioning cannot be described.'
         : `Positioning across ${withData.length} assets reads ${state?.replaceAll('_', ' ') ?? 'unclear'}; ` +
           `the evidence leans ${vote} for ${leaning[vote]} of them. Educational context, not advice.`,
     overall_state: state,

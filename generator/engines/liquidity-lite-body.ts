@@ -1,9 +1,9 @@
 // Body of /api/liquidity-lite.php.
-import { DISCLAIMER, FREE_ACCESS, LITE_VERSION, PROJECT } from '../../schemas/common.ts';
+import { DISCLAIMER, FREE_ACCESS, LITE_VERSION, PROJECT, type DataMode } from '../../schemas/common.ts';
 import type { LiquidityLiteAsset, LiquidityLiteResponse } from '../../schemas/liquidity-lite.ts';
 import type { MarketAnalysis } from './analysis.ts';
 import { noDataLimitation, type AssetAnalysis } from './asset-analysis.ts';
-import { groupedBySymbol, missingDataNotes } from './aggregate.ts';
+import { assetDataNotes } from './aggregate.ts';
 import { BOOK_IMBALANCE_DECIMALS, bookLeanOf } from './agreement.ts';
 import { iso, type RunClock } from './clock.ts';
 import { PAID_ATLAS, PAID_MAIN_BRAIN } from './links.ts';
@@ -11,13 +11,22 @@ import { sourceInfo, sourceLine, truthStatement } from './labels.ts';
 import { round, roundOrNull, roundSignificant } from './math.ts';
 import { coinSnapshot } from './main-brain-body.ts';
 
-type Status = NonNullable<LiquidityLiteAsset['status']>;
+type Status = LiquidityLiteAsset['status'];
 
-const statusOf = (a: AssetAnalysis, market: MarketAnalysis['snapshot']['assets'][number]): Status => {
+/**
+ * `verified` only for what was observed live and came in whole: candles, a quote or book, a spread, and an asset
+ * with nothing missing (`data_status` available). Simulated or replayed data that came in whole is not verified
+ * (null); anything missing is `partial`; nothing to read is `unavailable`.
+ */
+const statusOf = (
+  a: AssetAnalysis,
+  market: MarketAnalysis['snapshot']['assets'][number],
+  mode: DataMode,
+): Status => {
   if (!market.candles && !market.ticker && !market.book) return 'unavailable';
-  return market.candles && (market.book || market.ticker) && a.liquidity.spreadBps !== null
-    ? 'verified'
-    : 'partial';
+  const complete = market.candles && (market.book || market.ticker) && a.liquidity.spreadBps !== null;
+  if (!complete || a.dataStatus !== 'available') return 'partial';
+  return mode === 'live' ? 'verified' : null;
 };
 
 const notesOf = (a: AssetAnalysis): string[] => {
@@ -46,13 +55,14 @@ const notesOf = (a: AssetAnalysis): string[] => {
 const liquidityAsset = (
   a: AssetAnalysis,
   market: MarketAnalysis['snapshot']['assets'][number],
+  mode: DataMode,
 ): LiquidityLiteAsset => {
   const coin = coinSnapshot(a);
   const l = a.liquidity;
   const hasMetrics = l.spreadBps !== null || l.relativeVolume !== null || l.amihud !== null;
   return {
     asset: a.symbol,
-    status: statusOf(a, market),
+    status: statusOf(a, market, mode),
     liquidity_context: l.context,
     market_structure: l.structure,
     price: coin.price,
@@ -78,10 +88,10 @@ const liquidityAsset = (
 
 export function liquidityLiteBody(analysis: MarketAnalysis, clock: RunClock): LiquidityLiteResponse {
   const { snapshot, assets } = analysis;
-  const rows = assets.map((a, i) => liquidityAsset(a, snapshot.assets[i]!));
+  const rows = assets.map((a, i) => liquidityAsset(a, snapshot.assets[i]!, snapshot.mode));
   const verified = rows.filter((r) => r.status === 'verified').length;
   const failed = rows.filter((r) => r.status === 'unavailable').length;
-  const degraded = verified < rows.length;
+  const degraded = rows.some((r) => r.status === 'partial' || r.status === 'unavailable');
   const generated = iso(clock.generatedAt);
   const source = sourceInfo(snapshot, analysis.venues, clock, degraded);
   return {
@@ -117,10 +127,8 @@ export function liquidityLiteBody(analysis: MarketAnalysis, clock: RunClock): Li
       endpoints: [PAID_ATLAS, PAID_MAIN_BRAIN],
     },
     disclaimer: DISCLAIMER,
-    // Missing sections, and books that came in but could not be read (their depth is null too).
-    limitations: [
-      ...missingDataNotes(snapshot, ['candles', 'ticker', 'book']),
-      ...groupedBySymbol(assets.map((a) => ({ symbol: a.symbol, lines: a.liquidity.gaps }))),
-    ],
+    // Every reason an entry is `partial`: missing sections, books that came in but could not be read (their
+    // depth is null too), and the asset's other gaps, which its `data_status` reflects.
+    limitations: assetDataNotes(snapshot, assets),
   };
 }

@@ -4,14 +4,7 @@ import type { CoinSnapshot, MainBrainResponse } from '../../schemas/main-brain.t
 import type { PublicPerformance } from '../../schemas/performance.ts';
 import type { MarketAnalysis } from './analysis.ts';
 import type { AssetAnalysis } from './asset-analysis.ts';
-import {
-  averageConfidence,
-  groupedBySymbol,
-  leaningOf,
-  missingDataNotes,
-  overallBias,
-  prevailingState,
-} from './aggregate.ts';
+import { assetDataNotes, averageConfidence, leaningOf, overallBias, prevailingState } from './aggregate.ts';
 import { iso, type RunClock } from './clock.ts';
 import {
   DEVELOPER_RESOURCES,
@@ -55,10 +48,7 @@ export function mainBrainBody(
   const degraded = assets.some((a) => a.degraded) || regime.degraded || noTrackRecord;
   // Every reason an asset is degraded is named here: each missing section (liquidations too, as a collection
   // issue on them marks the asset partial), run-wide issues, and the sections that came in weaker (`gaps`).
-  const limitations = [
-    ...missingDataNotes(snapshot, ['candles', 'ticker', 'book', 'funding', 'openInterest', 'liquidations']),
-    ...groupedBySymbol(assets.map((a) => ({ symbol: a.symbol, lines: a.gaps }))),
-  ];
+  const limitations = assetDataNotes(snapshot, assets);
   if (noTrackRecord)
     limitations.push('Track record unavailable: the arena store could not be read this run.');
   return {

@@ -57,8 +57,15 @@ export interface DerivativesReading {
   openInterest: OpenInterestReadingDetail | null;
   liquidations: LiquidationReading | null;
   state: DerivativesState;
-  /** Internal lean in [-1, 1]; never published. */
+  /** Internal lean in [-1, 1] from the inputs that came in (a missing one adds nothing); never published. */
   lean: number;
+  /**
+   * Internal: the lowest and highest lean the complete evidence could have given, a missing input taking any of its
+   * values; both equal `lean` when nothing is missing. Never published.
+   */
+  leanRange: { min: number; max: number };
+  /** Internal: share of the two directional inputs (funding, a readable open-interest change) that came in. */
+  coverage: number;
   vote: Bias | null;
   confidence: number | null;
   evidence: string[];
@@ -225,11 +232,32 @@ const dominantSide = (longUsd: number, shortUsd: number): LiquidationReading['do
   return longShare > 0.6 ? 'longs' : longShare < 0.4 ? 'shorts' : 'balanced';
 };
 
+/**
+ * `balanced` is a reading (what came in shows no side), so it needs funding or a readable open-interest change: an
+ * open-interest value alone, with no 24-hour comparison, reads nothing and is `unavailable`.
+ */
 const stateOf = (f: FundingReading | null, o: OpenInterestReadingDetail | null): DerivativesState => {
-  if (f === null && o === null) return 'unavailable';
+  if (f === null && !o?.reading) return 'unavailable';
   if (f !== null && f.crowding !== 'none') return f.crowding;
   if (o?.reading && o.reading !== 'flat') return o.reading;
   return 'balanced';
+};
+
+/** Crowding is read against the crowd: a crowded side is the one at risk of a squeeze. */
+const CROWDING_LEAN: Record<FundingReading['crowding'], number> = {
+  crowded_longs: -0.4,
+  crowded_shorts: 0.4,
+  none: 0,
+};
+
+/**
+ * Every lean the complete evidence could give: the inputs that came in at their value, a missing one at each of
+ * its possible values. A single value when nothing is missing.
+ */
+const possibleLeans = (f: FundingReading | null, o: OpenInterestReadingDetail | null): number[] => {
+  const oiLeans = o?.reading ? [OI_LEAN[o.reading]] : Object.values(OI_LEAN);
+  const crowdingLeans = f ? [CROWDING_LEAN[f.crowding]] : Object.values(CROWDING_LEAN);
+  return oiLeans.flatMap((oi) => crowdingLeans.map((c) => clamp(oi + c, -1, 1)));
 };
 
 export function readDerivatives(
@@ -294,20 +322,31 @@ export function readDerivatives(
     if (liquidations.estimated) gap('liquidation figures are estimates, not observed events.');
   } else limitations.push(`${s}: no liquidation data this run.`);
 
-  let lean = openInterest?.reading ? OI_LEAN[openInterest.reading] : 0;
-  // Crowding is read against the crowd: a crowded side is the one at risk of a squeeze.
-  if (funding?.crowding === 'crowded_longs') lean -= 0.4;
-  if (funding?.crowding === 'crowded_shorts') lean += 0.4;
-  lean = clamp(lean, -1, 1);
+  const lean = clamp(
+    (openInterest?.reading ? OI_LEAN[openInterest.reading] : 0) +
+      (funding ? CROWDING_LEAN[funding.crowding] : 0),
+    -1,
+    1,
+  );
+  const possible = possibleLeans(funding, openInterest);
+  const leanRange = { min: Math.min(...possible), max: Math.max(...possible) };
+  const coverage = ((funding ? 1 : 0) + (openInterest?.reading ? 1 : 0)) / 2;
 
-  const availability = (funding ? 0.45 : 0) + (openInterest?.reading ? 0.45 : 0) + (liquidations ? 0.1 : 0);
-  const historyFactor = funding && funding.z === null ? 0.85 : 1;
   const state = stateOf(funding, openInterest);
+  if (state === 'unavailable' && openInterest)
+    limitations.push(
+      `${s}: no positioning reading this run: no funding, and open interest without a 24-hour comparison reads nothing.`,
+    );
+  const availability = (funding ? 0.45 : 0) + (openInterest?.reading ? 0.45 : 0) + (liquidations ? 0.1 : 0);
+  // A missing input counts as its least favourable value (the weakest lean it could give, funding without enough
+  // history), so that confidence never rises when a section goes missing.
+  const historyFactor = funding === null || funding.z === null ? 0.85 : 1;
+  const weakest = Math.min(...possible.map(Math.abs));
   const confidence =
     state === 'unavailable'
       ? null
       : Math.round(
-          Math.min(95, 100 * availability * historyFactor * (0.4 + 0.6 * Math.min(1, Math.abs(lean) / 0.5))),
+          Math.min(95, 100 * availability * historyFactor * (0.4 + 0.6 * Math.min(1, weakest / 0.5))),
         );
   const vote: Bias | null =
     state === 'unavailable'
@@ -323,6 +362,8 @@ export function readDerivatives(
     liquidations,
     state,
     lean,
+    leanRange,
+    coverage,
     vote,
     confidence,
     evidence,

@@ -222,9 +222,7 @@ export function analyzeRegime(
   if (corr.average !== null)
     evidence.push(
       `Average pairwise correlation of hourly returns is ${corr.average.toFixed(2)}` +
-        (corr.level === 'high'
-          ? ': assets move together, so spreading across them diversifies little.'
-          : '.'),
+        (corr.level === 'high' ? ': the assets’ hourly returns have been moving closely together.' : '.'),
     );
 
   const missing = analyses.filter((a) => a.trend === null).map((a) => a.symbol);

@@ -33,20 +33,24 @@ export type MarketBodies = Pick<
 >;
 export type MarketRows = Pick<RunRows, 'market-regime' | 'main-brain' | 'liquidity-lite' | 'derivatives'>;
 
-/** The run's time, data mode and source status, as the market regime's source block states them. */
-function baseOf(marketRegime: MarketRegimeResponse) {
+type SourceStatus = HistoryRow['source_status'];
+const statusOf = (degraded: boolean): SourceStatus => (degraded ? 'degraded' : 'ok');
+
+/**
+ * The run's time and data mode, as the market regime's source block states them, with a resource's own source
+ * status: each body says whether it was published degraded, and one resource's gap is not another's.
+ */
+function baseOf(marketRegime: MarketRegimeResponse, sourceStatus: SourceStatus) {
   const source = marketRegime.source;
-  return {
-    run_at: source.generated_at,
-    data_mode: source.mode as DataMode,
-    source_status: source.degraded ? ('degraded' as const) : ('ok' as const),
-  };
+  return { run_at: source.generated_at, data_mode: source.mode as DataMode, source_status: sourceStatus };
 }
 
-/** One row per resource, all with the run's time, data mode and source status. */
+/** One row per resource, all with the run's time and data mode, each with its own body's source status. */
 export function rowsOfRun(bodies: HistoryBodies): RunRows {
   const { marketRegime, humanConsensus, statistics } = bodies;
-  const base = baseOf(marketRegime);
+  // The arena bodies read the vote store, not the market venues, and carry no degraded status: a row of theirs
+  // exists only when the store was read, so their source is ok.
+  const base = baseOf(marketRegime, 'ok');
   const metrics = statistics.teacher_brain.metrics;
   return {
     ...marketRowsOf(bodies),
@@ -85,10 +89,10 @@ export function rowsOfRun(bodies: HistoryBodies): RunRows {
 /** The rows of the market resources alone (a backfill has no arena bodies for past runs). */
 export function marketRowsOf(bodies: MarketBodies): MarketRows {
   const { marketRegime, mainBrain, liquidityLite, derivatives } = bodies;
-  const base = baseOf(marketRegime);
+  const base = (degraded: boolean) => baseOf(marketRegime, statusOf(degraded));
   return {
     'market-regime': {
-      ...base,
+      ...base(marketRegime.status === 'degraded' || marketRegime.source.degraded),
       market_mode: marketRegime.market_mode,
       market_state: marketRegime.market_state,
       confidence: marketRegime.confidence,
@@ -96,7 +100,7 @@ export function marketRowsOf(bodies: MarketBodies): MarketRows {
       risk_level: marketRegime.regime.risk_level,
     },
     'main-brain': {
-      ...base,
+      ...base(mainBrain.status === 'degraded' || mainBrain.source.degraded),
       ...perAsset((asset, a) => {
         const coin = mainBrain.coins[asset];
         return {
@@ -107,7 +111,7 @@ export function marketRowsOf(bodies: MarketBodies): MarketRows {
       }),
     },
     'liquidity-lite': {
-      ...base,
+      ...base(liquidityLite.source_details.degraded),
       ...perAsset((asset, a) => {
         const entry = liquidityLite.assets[asset];
         return {
@@ -119,7 +123,7 @@ export function marketRowsOf(bodies: MarketBodies): MarketRows {
       }),
     },
     derivatives: {
-      ...base,
+      ...base(derivatives.status === 'degraded' || derivatives.source_details.degraded),
       overall_state: derivatives.overall_state,
       overall_vote: derivatives.overall_vote,
       confidence: derivatives.confidence,

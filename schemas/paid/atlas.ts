@@ -15,7 +15,7 @@ import {
 } from '../common.ts';
 import { DerivativesState } from '../derivatives.ts';
 import { LiquidityContext } from '../liquidity-lite.ts';
-import { MarketMode, MarketState, RiskLevel, RiskScore } from '../market-regime.ts';
+import { AssetRiskLevel, MarketMode, MarketState, RiskScore } from '../market-regime.ts';
 import { Prediction } from '../reasoning.ts';
 import { Agreement } from './paid-main-brain.ts';
 import { ATLAS_SCHEMA_VERSION, PaymentStatus, PublisherBlock } from './terms.ts';
@@ -30,7 +30,7 @@ export const AtlasAsset = z.strictObject({
   derivatives_state: DerivativesState.nullable(),
   reasoning_prediction: Prediction.nullable(),
   agreement: Agreement,
-  risk_level: RiskLevel.nullable(),
+  risk_level: AssetRiskLevel,
   data_status: DataStatus,
   sections_available: z
     .number()

@@ -19,7 +19,8 @@ export const paidMarketRegimeExample: PaidMarketRegime = {
   payment_status: 'settled',
   market_mode: 'RISK_OFF',
   market_state: 'CAUTION',
-  summary: 'The evidence describes a risk-off market (risk score 68/100, confidence 39/100). ...',
+  summary:
+    'SIMULATED DATA. The evidence describes a risk-off market (risk score 68/100, confidence 39/100). ...',
   confidence: 39,
   risk_score: 68,
   risk_level: 'elevated',
@@ -47,7 +48,7 @@ export const paidMarketRegimeExample: PaidMarketRegime = {
     {
       factor: 'data_quality',
       level: 'low',
-      note: '1 of 1 assets had price evidence.',
+      note: '1 of 1 assets had a price and 1 enough hourly candles for a trend reading; every asset had all of its data.',
     },
   ],
   regime: {
@@ -100,7 +101,9 @@ export const paidMarketRegimeExample: PaidMarketRegime = {
     },
   },
   evidence: ['0 of 1 assets trade above their 50-hour exponential average.'],
-  limitations: [],
+  limitations: [
+    'SIMULATED DATA: every number here comes from a seeded market simulator (seed 42) imitating ...',
+  ],
   source: 'seeded market simulator: simulated data from binance-spot, binance-usdm and okx',
   source_mode: 'simulated',
   simulated: true,
@@ -117,7 +120,8 @@ export const paidMainBrainExample: PaidMainBrain = {
   product_id: 'SVC-X402-003',
   schema_version: '1.3.0',
   payment_status: 'settled',
-  summary: 'Of 1 assets, 0 lean bullish, 1 bearish, 0 neutral; the sections agree on 0 and ...',
+  summary:
+    'SIMULATED DATA. Of 1 assets, 0 lean bullish, 1 bearish, 0 neutral; the sections agree on 0 and ...',
   market_state: {
     market_mode: 'RISK_OFF',
     market_state: 'CAUTION',
@@ -165,7 +169,7 @@ export const paidMainBrainExample: PaidMainBrain = {
         price_source: 'binance-spot (simulated)',
       },
       liquidity: {
-        status: 'verified',
+        status: null,
         liquidity_context: 'deep',
         market_structure: 'higher_highs_higher_lows',
         spread_bps: 4,
@@ -195,7 +199,9 @@ export const paidMainBrainExample: PaidMainBrain = {
   },
   public_performance: NO_PERFORMANCE_HISTORY,
   evidence: ['0 of 1 assets trade above their 50-hour exponential average.'],
-  limitations: [],
+  limitations: [
+    'SIMULATED DATA: every number here comes from a seeded market simulator (seed 42) imitating ...',
+  ],
   source: {
     mode: 'simulated',
     provider: 'seeded market simulator',
@@ -245,7 +251,7 @@ export const atlasExample: Atlas = {
     },
   },
   summary: {
-    text: 'The evidence describes a risk-off market (risk score 68/100, confidence 39/100). ...',
+    text: 'SIMULATED DATA. The evidence describes a risk-off market (risk score 68/100, confidence 39/100). ...',
     market_mode: 'RISK_OFF',
     market_state: 'CAUTION',
     risk_score: 68,
@@ -268,12 +274,16 @@ export const atlasExample: Atlas = {
   evidence: {
     market: ['0 of 1 assets trade above their 50-hour exponential average.'],
     liquidity: ['BTC: Volume over the last 24 hours is near its usual level.'],
-    derivatives: ['1 of 1 assets have derivatives data this run.'],
+    derivatives: [
+      '1 of 1 assets have a positioning reading (funding or a 24-hour open-interest change) this run.',
+    ],
     reasoning: [
       'BTC: the evidence leans bearish (confidence 9/100, low); positioning leans bearish too and the order book is neutral.',
     ],
   },
-  limitations: [],
+  limitations: [
+    'SIMULATED DATA: every number here comes from a seeded market simulator (seed 42) imitating ...',
+  ],
   updated: '2025-01-15T12:00:00.000Z',
   educational_only: true,
   disclaimer: DISCLAIMER,
@@ -443,7 +453,9 @@ export const atlasHumanReportExample: AtlasHumanReport = {
       ],
     },
   ],
-  limitations: [],
+  limitations: [
+    'SIMULATED DATA: every number here comes from a seeded market simulator (seed 42) imitating ...',
+  ],
   disclaimers: [
     DISCLAIMER,
     EDUCATIONAL_NOTICE,

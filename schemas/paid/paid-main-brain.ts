@@ -20,7 +20,7 @@ import { DerivativesState, FUNDING_LEVEL_RULE, FundingLevel, OpenInterestReading
 import { LiquidityContext, LiquidityStatus, MarketStructure } from '../liquidity-lite.ts';
 import { MainBrainResponse } from '../main-brain.ts';
 import { PublicPerformance } from '../performance.ts';
-import { RiskLevel } from '../market-regime.ts';
+import { AssetRiskLevel } from '../market-regime.ts';
 import { Prediction } from '../reasoning.ts';
 import { PaymentStatus, PublisherBlock } from './terms.ts';
 
@@ -88,7 +88,7 @@ export const CoinPicture = z.strictObject({
   summary: z.string().nullable(),
   agreement: Agreement,
   agreement_readings: AgreementReadings,
-  risk_level: RiskLevel.nullable(),
+  risk_level: AssetRiskLevel,
   market: CoinMarket,
   liquidity: CoinLiquidity.nullable(),
   derivatives: CoinDerivatives.nullable(),

@@ -15,7 +15,14 @@ import {
 } from '../common.ts';
 import { DerivativesState } from '../derivatives.ts';
 import { LiquidityContext } from '../liquidity-lite.ts';
-import { MarketMode, MarketState, RegimeDetail, RiskLevel, RiskScore } from '../market-regime.ts';
+import {
+  AssetRiskLevel,
+  MarketMode,
+  MarketState,
+  RegimeDetail,
+  RiskLevel,
+  RiskScore,
+} from '../market-regime.ts';
 import { PaymentStatus, PublisherBlock } from './terms.ts';
 
 export const RiskFactor = z.strictObject({
@@ -29,9 +36,7 @@ export const AssetRegime = z.strictObject({
   asset: AssetSymbol,
   bias: Bias.nullable(),
   confidence: Confidence.nullable(),
-  risk_level: RiskLevel.nullable().describe(
-    'stress seen on this asset: positioning, liquidity and the size of its move',
-  ),
+  risk_level: AssetRiskLevel,
   derivatives_state: DerivativesState.nullable(),
   liquidity_context: LiquidityContext.nullable(),
   note: z.string(),

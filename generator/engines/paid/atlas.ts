@@ -5,7 +5,7 @@ import { ATLAS_SCHEMA_VERSION } from '../../../schemas/paid/terms.ts';
 import { iso, type RunClock } from '../clock.ts';
 import { withSymbol } from '../aggregate.ts';
 import type { FreeSnapshots } from '../index.ts';
-import { conflictWords, type AssetView } from './join.ts';
+import { conflictWords, dataLabelOf, dataNoticeLines, type AssetView } from './join.ts';
 
 const CONFIDENCE_MEANING =
   'Confidence (0-100) is the strength and agreement of the available evidence, not the probability of being right.';
@@ -47,9 +47,7 @@ export function atlasBody(free: FreeSnapshots, views: readonly AssetView[], cloc
   const conflictingViews = views.filter((v) => v.agreement === 'conflicting');
   const conflicting = conflictingViews.map((v) => v.asset);
   // Simulated or replayed numbers say so in the prose and the limitations, not only in a flag.
-  const dataLabel = { simulated: 'SIMULATED DATA. ', replay: 'REPLAYED DATA. ', live: '' }[
-    regime.source.mode
-  ];
+  const dataLabel = dataLabelOf(regime.source.mode);
   const text =
     `${dataLabel}${regime.summary} ${count('bullish')} of ${views.length} assets lean bullish and ${count('bearish')} bearish` +
     (conflicting.length
@@ -99,7 +97,7 @@ export function atlasBody(free: FreeSnapshots, views: readonly AssetView[], cloc
     },
     limitations: [
       ...new Set([
-        ...(dataLabel && regime.truth_statement ? [regime.truth_statement] : []),
+        ...dataNoticeLines(regime.source.mode, regime.truth_statement),
         ...regime.regime.limitations,
         ...views.flatMap((v) => v.limitations.map((l) => withSymbol(v.asset, l))),
       ]),

@@ -1,9 +1,10 @@
 // The per-asset join every paid body reads: for each coin of the free main brain, its liquidity, derivatives and
 // reasoning sections side by side, whether they lean the same way, and how stressed the asset looks. Pure.
+import type { DataMode } from '../../../schemas/common.ts';
 import type { DerivativesAsset } from '../../../schemas/derivatives.ts';
 import type { LiquidityLiteAsset } from '../../../schemas/liquidity-lite.ts';
 import type { CoinSnapshot } from '../../../schemas/main-brain.ts';
-import type { RiskLevel } from '../../../schemas/market-regime.ts';
+import { ASSET_RISK_RULE, type RiskLevel } from '../../../schemas/market-regime.ts';
 import type { ReasoningResponse } from '../../../schemas/reasoning.ts';
 import type { Agreement, AgreementReadings } from '../../../schemas/paid/paid-main-brain.ts';
 import { agreementOf, bookLeanOf } from '../agreement.ts';
@@ -32,23 +33,30 @@ const RISK_LEVELS: readonly RiskLevel[] = ['low', 'moderate', 'elevated', 'high'
 export const levelFromCount = (count: number): RiskLevel =>
   RISK_LEVELS[count <= 0 ? 0 : count === 1 ? 1 : count <= 3 ? 2 : 3] as RiskLevel;
 
-/** Signs of stress on one asset: crowded or unwinding positioning, extreme funding, thin books, a large move. */
+/**
+ * Signs of stress on one asset (ASSET_RISK_RULE, quoted by the field's description): crowded or unwinding
+ * positioning, extreme funding, thin books, a large move. A missing reading is not a calm one: without the 24-hour
+ * change, the liquidity context or a positioning state there is no level, since the count could only understate.
+ */
 function riskLevelOf(
   coin: CoinSnapshot,
   liquidity: LiquidityLiteAsset | null,
   derivatives: DerivativesAsset | null,
 ): RiskLevel | null {
-  if (coin.change_24h === null && !liquidity?.liquidity_context && !derivatives?.state) return null;
+  const context = liquidity?.liquidity_context ?? null;
+  const state = derivatives?.state ?? null;
+  if (coin.change_24h === null || context === null || state === null || state === 'unavailable') return null;
+  const r = ASSET_RISK_RULE;
   let signs = 0;
-  if (derivatives?.state === 'crowded_longs' || derivatives?.state === 'crowded_shorts') signs += 2;
-  if (derivatives?.state === 'deleveraging') signs += 1;
-  if (derivatives?.funding?.level === 'extreme_high' || derivatives?.funding?.level === 'extreme_low')
-    signs += 1;
-  if (liquidity?.liquidity_context === 'thin') signs += 2;
-  if (liquidity?.liquidity_context === 'moderate') signs += 1;
-  const move = Math.abs(coin.change_24h ?? 0);
-  if (move >= 10) signs += 2;
-  else if (move >= 5) signs += 1;
+  if (state === 'crowded_longs' || state === 'crowded_shorts') signs += r.crowded;
+  if (state === 'deleveraging') signs += r.deleveraging;
+  const level = derivatives?.funding?.level;
+  if (level === 'extreme_high' || level === 'extreme_low') signs += r.extremeFunding;
+  if (context === 'thin') signs += r.thin;
+  if (context === 'moderate') signs += r.moderate;
+  const move = Math.abs(coin.change_24h);
+  if (move >= r.largeMovePct) signs += r.largeMove;
+  else if (move >= r.movePct) signs += r.move;
   return levelFromCount(signs);
 }
 
@@ -59,8 +67,8 @@ export function joinAssets(free: FreeSnapshots): AssetView[] {
     const liquidity = free.liquidityLite.assets[coin.asset] ?? null;
     const derivatives = free.derivatives.assets[coin.asset] ?? null;
     const reasoning = free.reasoning[coin.asset]?.reasoning ?? null;
-    const hasLiquidity =
-      liquidity !== null && liquidity.status !== null && liquidity.status !== 'unavailable';
+    // A null status is data that came in whole but was not observed live (simulated, replayed): still a reading.
+    const hasLiquidity = liquidity !== null && liquidity.status !== 'unavailable';
     const hasDerivatives =
       derivatives !== null && derivatives.state !== null && derivatives.state !== 'unavailable';
     const hasReasoning = reasoning !== null && reasoning.confidence !== null;
@@ -125,3 +133,11 @@ export function conflictWords(view: AssetView): string {
 /** "crowded_longs" -> "crowded longs". */
 export const words = (value: string | null): string | null =>
   value === null ? null : value.replace(/_/g, ' ');
+
+/** The label that leads a paid body's prose when its numbers are not live ("SIMULATED DATA. "), else "". */
+export const dataLabelOf = (mode: DataMode): string =>
+  ({ simulated: 'SIMULATED DATA. ', replay: 'REPLAYED DATA. ', live: '' })[mode];
+
+/** The run's truth statement, first among a paid body's limitations when its numbers are not live. */
+export const dataNoticeLines = (mode: DataMode, truthStatement: string | undefined): string[] =>
+  mode !== 'live' && truthStatement ? [truthStatement] : [];

@@ -3,7 +3,7 @@ import { DISCLAIMER, PROJECT, SCHEMA_VERSION } from '../../../schemas/common.ts'
 import type { CoinPicture, PaidMainBrain } from '../../../schemas/paid/paid-main-brain.ts';
 import { iso, type RunClock } from '../clock.ts';
 import type { FreeSnapshots } from '../index.ts';
-import type { AssetView } from './join.ts';
+import { dataLabelOf, dataNoticeLines, type AssetView } from './join.ts';
 
 const sum = (a: number | null | undefined, b: number | null | undefined): number | null =>
   a === null || a === undefined || b === null || b === undefined ? null : a + b;
@@ -69,7 +69,8 @@ export function paidMainBrainBody(
     product_id: 'SVC-X402-003',
     schema_version: SCHEMA_VERSION,
     payment_status: 'settled',
-    summary: summary(views),
+    // Simulated or replayed numbers say so in the prose and the limitations, as in the atlas.
+    summary: dataLabelOf(brain.source.mode) + summary(views),
     market_state: brain.market_state,
     confidence: brain.brain.average_confidence,
     brain: brain.brain,
@@ -79,7 +80,7 @@ export function paidMainBrainBody(
     evidence: brain.market_context.notes,
     // The free brain names every reason it is degraded; a generic line would add nothing, and would be wrong
     // when the only reason is the track record.
-    limitations: brain.brain.limitations,
+    limitations: [...dataNoticeLines(brain.source.mode, brain.truth_statement), ...brain.brain.limitations],
     source: brain.source,
     source_mode: brain.source.mode,
     updated: iso(clock.generatedAt),

@@ -1,12 +1,13 @@
 // Paid market regime: the free regime reading, the factors behind its risk score as levels, and a line per asset.
-import { DISCLAIMER, PROJECT, SCHEMA_VERSION } from '../../../schemas/common.ts';
+import { DISCLAIMER, PROJECT, SCHEMA_VERSION, type DataStatus } from '../../../schemas/common.ts';
 import type { RiskLevel } from '../../../schemas/market-regime.ts';
 import type { AssetRegime, PaidMarketRegime, RiskFactor } from '../../../schemas/paid/paid-market-regime.ts';
 import { iso, type RunClock } from '../clock.ts';
 import { noDataLimitation } from '../asset-analysis.ts';
 import { sourceLine } from '../labels.ts';
 import type { FreeSnapshots } from '../index.ts';
-import { levelFromCount, words, type AssetView } from './join.ts';
+import { groupedBySymbol } from '../aggregate.ts';
+import { dataLabelOf, dataNoticeLines, levelFromCount, words, type AssetView } from './join.ts';
 
 const VOLATILITY_RISK: Readonly<Record<string, RiskLevel>> = {
   calm: 'low',
@@ -76,20 +77,47 @@ function riskFactors(
     });
   } else gaps.push('Breadth could not be measured, so it is missing from the risk factors.');
 
-  const missing = regime.assets_total - regime.assets_covered;
-  factors.push({
-    factor: 'data_quality',
-    level: free.marketRegime.source.degraded
-      ? missing > 0
-        ? 'elevated'
-        : 'moderate'
-      : missing > 0
-        ? 'moderate'
-        : 'low',
-    note: `${regime.assets_covered} of ${regime.assets_total} assets had price evidence${free.marketRegime.source.degraded ? '; some sections were published with limitations' : ''}.`,
-  });
+  factors.push(dataQuality(free, views));
   return { factors, gaps };
 }
+
+/**
+ * How complete the run's data was, from every asset's `data_status` (a section missing, weaker or with a collection
+ * issue, a venue refusing the run) and the regime's trend coverage: `low` only when nothing was missing.
+ */
+function dataQuality(free: FreeSnapshots, views: readonly AssetView[]): RiskFactor {
+  const total = views.length;
+  const count = (status: DataStatus) => views.filter((v) => v.coin.data_status === status).length;
+  const partial = count('partial');
+  const none = count('unavailable');
+  const priced = views.filter((v) => v.coin.price !== null).length;
+  const withTrend = free.marketRegime.regime.assets_covered;
+  const level: RiskLevel =
+    total === 0 || 2 * none >= total
+      ? 'high'
+      : none > 0 || withTrend < total
+        ? 'elevated'
+        : partial > 0
+          ? 'moderate'
+          : 'low';
+  const gaps =
+    partial + none === 0
+      ? 'every asset had all of its data'
+      : `${partial} had partial data and ${none} had none (see limitations)`;
+  return {
+    factor: 'data_quality',
+    level,
+    note: `${priced} of ${total} assets had a price and ${withTrend} enough hourly candles for a trend reading; ${gaps}.`,
+  };
+}
+
+/** Why each `partial` asset is partial, grouped by reason ("XLM and HBAR: ..."), from the asset's own reading. */
+const partialReasons = (views: readonly AssetView[]): string[] =>
+  groupedBySymbol(
+    views
+      .filter((v) => v.coin.data_status === 'partial')
+      .map((v) => ({ symbol: v.asset, lines: v.reasoning?.limitations ?? v.limitations })),
+  );
 
 function assetRegime(view: AssetView): AssetRegime {
   if (view.coin.data_status === 'unavailable')
@@ -103,12 +131,16 @@ function assetRegime(view: AssetView): AssetRegime {
       note: noDataLimitation(view.asset),
       data_status: 'unavailable',
     };
+  const state = view.derivatives?.state ?? null;
   const parts = [
     view.coin.bias ? `leans ${view.coin.bias}` : 'no directional evidence',
-    view.derivatives?.state && view.derivatives.state !== 'unavailable'
-      ? `positioning: ${words(view.derivatives.state)}`
-      : null,
+    state === null
+      ? null
+      : state === 'unavailable'
+        ? 'no positioning reading'
+        : `positioning: ${words(state)}`,
     view.liquidity?.liquidity_context ? `liquidity: ${view.liquidity.liquidity_context}` : null,
+    view.coin.data_status === 'partial' ? 'partial data (see limitations)' : null,
   ].filter(Boolean);
   return {
     asset: view.asset,
@@ -140,7 +172,8 @@ export function paidMarketRegimeBody(
     payment_status: 'settled',
     market_mode: regimeBody.market_mode,
     market_state: regimeBody.market_state,
-    summary: regimeBody.summary,
+    // Simulated or replayed numbers say so in the prose and the limitations, as in the atlas.
+    summary: dataLabelOf(source.mode) + regimeBody.summary,
     confidence: regimeBody.confidence,
     risk_score: regimeBody.regime.risk_score,
     risk_level: regimeBody.regime.risk_level,
@@ -148,7 +181,14 @@ export function paidMarketRegimeBody(
     regime: regimeBody.regime,
     assets: Object.fromEntries(views.map((v) => [v.asset, assetRegime(v)])),
     evidence: regimeBody.regime.evidence,
-    limitations: [...regimeBody.regime.limitations, ...gaps],
+    limitations: [
+      ...new Set([
+        ...dataNoticeLines(source.mode, regimeBody.truth_statement),
+        ...regimeBody.regime.limitations,
+        ...gaps,
+        ...partialReasons(views),
+      ]),
+    ],
     source: sourceLine(source),
     source_mode: source.mode,
     simulated: source.simulated,
