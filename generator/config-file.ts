@@ -182,6 +182,7 @@ export async function checkCommandConfiguration(
     const problem = sourceFlagsProblem(opts.source, {
       recordDir: opts.record as string | undefined,
       replayDir: opts.replay as string | undefined,
+      asOf: opts.asOf as number | undefined,
     });
     if (problem) throw new Error(problem);
   }

@@ -4,6 +4,7 @@ import type { MarketSnapshot } from './market/types.ts';
 import { collectSimulatedMarket } from './sources/collect.ts';
 import { collectLiveMarket, collectReplayMarket } from './sources/live.ts';
 import type { SourceRunOptions } from './sources/live.ts';
+import { asOfProblem } from './sources/run-as-of.ts';
 
 import { SOURCE_NAMES } from './defaults.ts';
 
@@ -22,23 +23,37 @@ export function parseSourceName(value: string): SourceName {
 }
 
 /**
- * What is wrong with a run's choice of source, recording and replay folders, or null: --record only records a live
- * run, and --replay and --source replay go together. `emi generate`, `schedule` and `up` check it as a usage error
- * before anything is written (config-file.ts); a run is checked again here.
+ * What is wrong with a run's choice of source, recording and replay folders and as-of time, or null: --record only
+ * records a live run, and --replay and --source replay go together; an `asOf` given (--as-of) must be the current
+ * minute for a live run (`now`, default the clock) and the recording's own time for a replay (its index is read).
+ * `emi generate`, `schedule` and `up` check it as a usage error before anything is written (config-file.ts); a run
+ * is checked again here.
  */
 export function sourceFlagsProblem(
   source: string,
-  { recordDir, replayDir }: { recordDir?: string | undefined; replayDir?: string | undefined },
+  {
+    recordDir,
+    replayDir,
+    asOf,
+    now = Date.now(),
+  }: {
+    recordDir?: string | undefined;
+    replayDir?: string | undefined;
+    asOf?: number | undefined;
+    now?: number;
+  },
 ): string | null {
   if (recordDir && source !== 'live') return '--record applies to live runs only (--source live)';
   if (replayDir && source !== 'replay') return '--replay needs --source replay';
   if (source === 'replay' && !replayDir)
     return '--source replay needs --replay DIR (a folder made with --record)';
-  return null;
+  return asOf === undefined ? null : asOfProblem(source, asOf, { replayDir, now });
 }
 
 export async function collectFor(source: SourceName, request: CollectRequest): Promise<MarketSnapshot> {
-  const problem = sourceFlagsProblem(source, request);
+  // The folders only: a run made in code (tests, the benchmark) may describe a simulated venue server's time. The
+  // replay's time is checked when the recording is opened, and every value's venue time by the collector.
+  const problem = sourceFlagsProblem(source, { recordDir: request.recordDir, replayDir: request.replayDir });
   if (problem) throw new Error(problem);
   switch (source) {
     case 'sim':

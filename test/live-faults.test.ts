@@ -45,6 +45,20 @@ const liveRun = (venues: ReplayServer, config: SourcesConfigInput = {}) =>
     config: testConfig(venues, { order: SIMULATOR_ORDER, estimateLiquidations: false, ...config }),
   });
 
+/**
+ * CoinGecko's documented answer, its update times moved so that the newest is `asOf` (its 2024 times are too old to
+ * pass as the run's current prices).
+ */
+function coingeckoAt(asOf: number): string {
+  const coins = JSON.parse(fixture('coingecko/simple-price.json')) as Record<
+    string,
+    { last_updated_at: number }
+  >;
+  const shift = asOf / 1000 - Math.max(...Object.values(coins).map((coin) => coin.last_updated_at));
+  for (const coin of Object.values(coins)) coin.last_updated_at += shift;
+  return JSON.stringify(coins);
+}
+
 const asset = (snapshot: MarketSnapshot, symbol: string) => snapshot.assets.find((a) => a.symbol === symbol)!;
 const issue = (snapshot: MarketSnapshot, symbol: string | null, section: string) =>
   snapshot.issues.find((i) => i.symbol === symbol && i.section === section);
@@ -174,7 +188,7 @@ describe('a venue that refuses the run (451, 403)', () => {
         '/binance-spot/',
         () => ({ status: 451, body: '{"code":0,"msg":"Service unavailable from a restricted location"}' }),
       ],
-      ['/coingecko/api/v3/simple/price', () => ({ body: fixture('coingecko/simple-price.json') })],
+      ['/coingecko/api/v3/simple/price', () => ({ body: coingeckoAt(AS_OF) })],
     ]);
     const snapshot = await liveRun(venues, {
       concurrency: 1,
@@ -194,7 +208,7 @@ describe('a venue that refuses the run (451, 403)', () => {
     // CoinGecko knows BTC, ETH and HBAR in this fixture: their price falls back, with its provenance.
     expect(asset(snapshot, 'BTC').ticker?.provenance).toMatchObject({
       venue: 'coingecko',
-      asOf: 1711356300000,
+      asOf: AS_OF,
     });
     expect(asset(snapshot, 'XRP').ticker).toBeNull();
     expect(issue(snapshot, 'XRP', 'ticker')?.message).toMatch(

@@ -22,7 +22,7 @@ beforeEach(async () => {
   await mkdir(join(dir, 'empty-recording'));
   await writeFile(
     join(dir, 'empty-recording', INDEX_FILE),
-    JSON.stringify({ version: RECORDING_VERSION, asOf: '2026-11-20T10:01:00.000Z', entries: [] }),
+    JSON.stringify({ version: RECORDING_VERSION, asOf: '2026-11-20T10:00:00.000Z', entries: [] }),
   );
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));

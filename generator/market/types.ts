@@ -6,8 +6,14 @@ export type { DataMode };
 
 /** Where one value came from. */
 export interface Provenance {
-  venue: string; // e.g. "binance-spot"; whether it was simulated is `mode`
-  asOf: number; // ms since epoch: the venue's own time for the value
+  /** e.g. "binance-spot"; whether it was simulated is `mode`. An estimate names its input, never a venue. */
+  venue: string;
+  /**
+   * ms since epoch: the venue's own time for the value where it states one (a ticker's close time, the end of the
+   * last closed bar, the last open-interest point), else the time of the call (the run's as-of). The collector
+   * uses no value whose time does not describe the run's as-of (sources/freshness.ts).
+   */
+  asOf: number;
   mode: DataMode;
   /** True when the value is derived rather than observed (e.g. liquidations estimated from open-interest drops). */
   estimated: boolean;
@@ -65,7 +71,7 @@ export interface OpenInterest {
 export interface Liquidations {
   longUsd24h: number; // long positions liquidated (sell orders)
   shortUsd24h: number; // short positions liquidated (buy orders)
-  events: number;
+  events: number; // liquidation orders reported by the venue; 0 for an estimate, which observes none
 }
 
 /** Everything known about one asset for one run. A null section is data that could not be had. */

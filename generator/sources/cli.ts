@@ -9,6 +9,7 @@ import { formatLiveProbes, probeVenuesLive } from './check-live.ts';
 import { loadSourcesConfig } from './config.ts';
 import { createConfiguredLiveTransport } from './live.ts';
 import { createReplayTransport, recordedAsOf } from './recording/replay-transport.ts';
+import { asOfProblem } from './run-as-of.ts';
 import { createSimulatedTransport, SIMULATED_VENUES } from './simulator/transport.ts';
 import type { Transport } from './transport.ts';
 import { VENUE_BASE_URLS, VENUE_IDS } from './venues.ts';
@@ -23,10 +24,18 @@ export interface SourceFlags {
   config?: string;
 }
 
-/** Pipeline inputs from the flags: a replay describes the recorded instant unless --as-of says otherwise. */
+/**
+ * Pipeline inputs from the flags: a replay describes the recorded instant. Refuses, before the run starts, an
+ * --as-of that a live run (not the current minute) or a replay (not the recording's time) cannot describe.
+ */
 export async function resolveSourceFlags(
   flags: SourceFlags,
+  now: number = Date.now(),
 ): Promise<{ asOf: number | undefined; sourceOptions: Record<string, unknown> }> {
+  if (flags.asOf !== undefined) {
+    const problem = asOfProblem(flags.source, flags.asOf, { replayDir: flags.replay, now });
+    if (problem) throw new Error(problem);
+  }
   const asOf =
     flags.asOf ?? (flags.source === 'replay' && flags.replay ? await recordedAsOf(flags.replay) : undefined);
   return {

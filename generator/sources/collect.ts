@@ -1,7 +1,8 @@
 // Gathers one MarketSnapshot: every kind of data for every symbol, through the sources of a plan, with bounded
 // concurrency. A failure degrades one section of one asset (a SourceIssue and a null section); it never throws.
-// A venue that refuses the run (403/451) is skipped from then on; prices are cross-checked between venues; missing
-// liquidations may be estimated from open interest (labelled estimated).
+// A venue that refuses the run (403/451) is skipped from then on; a value whose venue time does not describe the
+// run's as-of (freshness.ts) counts as that venue's failure; prices are cross-checked between venues; missing
+// liquidations may be estimated from open interest (off by default; labelled estimated).
 import pLimit from 'p-limit';
 import type { LimitFunction } from 'p-limit';
 import type { AssetMarket, MarketSnapshot, SourceIssue, Sourced } from '../market/types.ts';
@@ -17,6 +18,7 @@ import type {
   SourcePlan,
 } from './adapters/source.ts';
 import { createSimulatedTransport } from './simulator/transport.ts';
+import { timeProblem } from './freshness.ts';
 import { estimateLiquidations } from './liquidation-estimate.ts';
 import { checkPrices } from './price-check.ts';
 import type { Transport } from './transport.ts';
@@ -143,7 +145,8 @@ interface RunState {
 
 /**
  * One kind of data for every symbol: each source in turn gets the symbols still missing, in batches of its size.
- * Issues are kept only for symbols that end without data (one per failed attempt), in symbol order.
+ * A value whose venue time does not describe the run's as-of is a failed attempt. Issues are kept only for symbols
+ * that end without data (one per failed attempt), in symbol order.
  */
 async function collectSection<S extends SectionName>(
   section: S,
@@ -162,9 +165,12 @@ async function collectSection<S extends SectionName>(
       const outcome = outcomes[b];
       for (const symbol of batch) {
         const value = outcome?.values?.get(symbol);
-        if (value) values.set(symbol, value);
+        // Old (or later) data is not current data: the next venue is asked, as after a failure.
+        const late = value ? timeProblem(section, value.provenance, run.context.asOf) : null;
+        if (value && late === null) values.set(symbol, value);
         else {
           const message =
+            late ??
             outcome?.error ??
             outcome?.values?.reasons?.get(symbol) ??
             'the venue returned no data for this symbol';

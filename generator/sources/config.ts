@@ -53,7 +53,10 @@ export const SourcesConfigInput = z.strictObject({
   candleLimit: z.number().int().min(24).max(1000).optional(),
   /** A cross-venue price gap above this (percent) is reported as a limitation. */
   priceDisagreementPct: z.number().positive().optional(),
-  /** Estimate liquidations from open-interest drops where no venue reports them (labelled as estimates). */
+  /**
+   * Estimate liquidations from open-interest drops where no venue reports them (labelled as estimates; default off:
+   * an upper bound that counts voluntary closes too, orders of magnitude above observed liquidations).
+   */
   estimateLiquidations: z.boolean().optional(),
   /** Seed of the retry jitter. */
   jitterSeed: z.number().int().optional(),
@@ -217,7 +220,8 @@ export function resolveConfig(...layers: SourcesConfigInput[]): SourcesConfig {
     concurrency: pick((l) => l.concurrency, DEFAULT_CONCURRENCY),
     candleLimit: pick((l) => l.candleLimit, DEFAULT_CANDLE_LIMIT),
     priceDisagreementPct: pick((l) => l.priceDisagreementPct, DEFAULT_PRICE_DISAGREEMENT_PCT),
-    estimateLiquidations: pick((l) => l.estimateLiquidations, true),
+    // Off unless asked for: open-interest drops count every closed position, not forced ones (liquidation-estimate.ts).
+    estimateLiquidations: pick((l) => l.estimateLiquidations, false),
     jitterSeed: pick((l) => l.jitterSeed, 1),
   };
 }

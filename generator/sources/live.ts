@@ -9,7 +9,8 @@ import type { HostLimits } from './http/host-budget.ts';
 import { createLiveTransport } from './http/live-transport.ts';
 import { seededRandom } from './http/retry-policy.ts';
 import { createRecordingTransport } from './recording/recording-transport.ts';
-import { createReplayTransport } from './recording/replay-transport.ts';
+import { createReplayTransport, recordedAsOf } from './recording/replay-transport.ts';
+import { replayAsOfProblem } from './run-as-of.ts';
 import type { Transport } from './transport.ts';
 import { VENUE_BASE_URLS, VENUE_IDS } from './venues.ts';
 
@@ -85,6 +86,9 @@ export async function collectLiveMarket(options: SourceRunOptions): Promise<Mark
 
 export async function collectReplayMarket(options: SourceRunOptions): Promise<MarketSnapshot> {
   if (!options.replayDir) throw new Error('a replayed run needs a recording folder (--replay DIR)');
+  // A recording describes its own as-of: replayed for another time, its answers would pass for that time's.
+  const problem = replayAsOfProblem(options.asOf, await recordedAsOf(options.replayDir), options.replayDir);
+  if (problem) throw new Error(problem);
   const config = await configOf(options);
   return collectWith(await createReplayTransport(options.replayDir), config, options);
 }

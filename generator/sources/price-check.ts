@@ -2,6 +2,7 @@
 // beyond the threshold is reported as an issue on that asset's ticker (the engines list it as a limitation).
 import type { AssetMarket, SourceIssue, Sourced, Ticker24h } from '../market/types.ts';
 import { inBatches } from './adapters/source.ts';
+import { timeProblem } from './freshness.ts';
 import type { FetchContext, SectionSource } from './adapters/source.ts';
 import type { VenueGate } from './venue-gate.ts';
 
@@ -34,7 +35,10 @@ export function disagreement(
   };
 }
 
-/** Failures of the reference venue are not issues: the check is a bonus, the price itself was delivered. */
+/**
+ * Failures of the reference venue are not issues, nor is a reference price from another time: the check is a bonus,
+ * the price itself was delivered.
+ */
 export async function checkPrices(
   assets: readonly AssetMarket[],
   options: PriceCheckOptions,
@@ -68,7 +72,10 @@ export async function checkPrices(
         });
       for (const [symbol, primary] of batch) {
         const reference = values.get(symbol);
-        const issue = reference && disagreement(symbol, primary, reference, options.thresholdPct);
+        // A reference price from another time would report a gap that is only time passing.
+        const current =
+          reference && timeProblem('ticker', reference.provenance, options.context.asOf) === null;
+        const issue = current && disagreement(symbol, primary, reference, options.thresholdPct);
         if (issue) issues.push(issue);
       }
     }),

@@ -18,5 +18,10 @@ export interface TransportResponse {
 
 export interface Transport {
   readonly mode: 'simulated' | 'live' | 'replay';
+  /**
+   * The instant every answer describes, when it is fixed: a recording's as-of, the simulator's clock. Absent for live
+   * answers, which describe the moment of their call (a live run's as-of is the current minute).
+   */
+  readonly answersAt?: number;
   fetch(request: TransportRequest, signal?: AbortSignal): Promise<TransportResponse>;
 }

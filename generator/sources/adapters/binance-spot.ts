@@ -11,7 +11,7 @@ import {
   SourceError,
   venueCalls,
 } from './request.ts';
-import { perSymbolSource, sourced, withReasons } from './source.ts';
+import { callTime, perSymbolSource, sourced, withReasons } from './source.ts';
 import type { FetchContext, SectionSource } from './source.ts';
 import type { VenueErrors } from './venue-errors.ts';
 
@@ -175,7 +175,7 @@ export const binanceSpotBook = perSymbolSource<'book'>(VENUE, async (symbol, con
   const url = `${BASE_URL}/api/v3/depth?symbol=${binanceSymbol(symbol)}&limit=100`;
   const raw = await calls.parsed(context, url, DEPTH_ROWS);
   // The depth snapshot carries no time of its own: it is as fresh as the call.
-  return sourced(normaliseDepth(raw), VENUE, context.asOf, context);
+  return sourced(normaliseDepth(raw), VENUE, callTime(context), context);
 });
 
 export const BINANCE_SPOT: VenueDescriptor<'binance-spot'> = {

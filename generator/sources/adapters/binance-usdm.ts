@@ -13,7 +13,7 @@ import {
   SourceError,
   venueCalls,
 } from './request.ts';
-import { OPEN_INTEREST_HISTORY_HOURS, perSymbolSource, sourced } from './source.ts';
+import { callTime, OPEN_INTEREST_HISTORY_HOURS, perSymbolSource, sourced } from './source.ts';
 
 const VENUE = 'binance-usdm';
 const BASE_URL = 'https://fapi.binance.com';
@@ -104,7 +104,7 @@ export const binanceUsdmOpenInterest = perSymbolSource<'openInterest'>(VENUE, as
   const url = `${BASE_URL}/futures/data/openInterestHist?symbol=${binanceSymbol(symbol)}&period=1h&limit=${OPEN_INTEREST_HISTORY_HOURS}`;
   const rows = await calls.parsed(context, url, OPEN_INTEREST_ROWS);
   const value = normaliseOpenInterest(rows);
-  return sourced(value, VENUE, value.history.at(-1)?.time ?? context.asOf, context);
+  return sourced(value, VENUE, value.history.at(-1)?.time ?? callTime(context), context);
 });
 
 export const BINANCE_USDM: VenueDescriptor<'binance-usdm'> = {

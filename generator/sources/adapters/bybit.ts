@@ -17,7 +17,7 @@ import {
 } from './request.ts';
 import type { ResponseSchema } from './request.ts';
 import type { FetchContext, SectionSource, SectionValues } from './source.ts';
-import { OPEN_INTEREST_HISTORY_HOURS, perSymbolSource, sourced } from './source.ts';
+import { callTime, OPEN_INTEREST_HISTORY_HOURS, perSymbolSource, sourced } from './source.ts';
 import type { VenueErrors } from './venue-errors.ts';
 
 const VENUE = 'bybit';
@@ -187,13 +187,13 @@ function bybitSource<S extends 'funding' | 'openInterest'>(
 export const bybitFunding = bybitSource<'funding'>(async (symbol, ticker, context) => {
   const url = `${BASE_URL}/v5/market/funding/history?category=linear&symbol=${bybitSymbol(symbol)}&limit=${HISTORY_ROWS}`;
   const history = unwrap(await calls.parsed(context, url, BybitEnvelope), FUNDING_ROWS).list;
-  return sourced(normaliseFunding(ticker, history), VENUE, context.asOf, context);
+  return sourced(normaliseFunding(ticker, history), VENUE, callTime(context), context);
 });
 
 export const bybitOpenInterest = bybitSource<'openInterest'>(async (symbol, ticker, context) => {
   const url = `${BASE_URL}/v5/market/open-interest?category=linear&symbol=${bybitSymbol(symbol)}&intervalTime=1h&limit=${OPEN_INTEREST_HISTORY_HOURS}`;
   const rows = unwrap(await calls.parsed(context, url, BybitEnvelope), OPEN_INTEREST_ROWS).list;
-  return sourced(normaliseOpenInterest(ticker, rows, context.asOf), VENUE, context.asOf, context);
+  return sourced(normaliseOpenInterest(ticker, rows, context.asOf), VENUE, callTime(context), context);
 });
 
 export const BYBIT: VenueDescriptor<'bybit'> = {

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import type { Candle, OrderBook, Ticker24h } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { compiledOnFirstUse, DecimalString, SourceError, venueCalls } from './request.ts';
-import { perSymbolSource, sourced } from './source.ts';
+import { callTime, perSymbolSource, sourced } from './source.ts';
 import type { VenueErrors } from './venue-errors.ts';
 
 const VENUE = 'coinbase';
@@ -94,7 +94,7 @@ export const coinbaseTicker = perSymbolSource<'ticker'>(VENUE, async (symbol, co
   const url = `${BASE_URL}/products/${coinbaseProduct(symbol)}/stats`;
   const raw = await calls.parsed(context, url, CoinbaseStats);
   // The stats carry no time of their own: they are as fresh as the call.
-  return sourced(normaliseStats(raw), VENUE, context.asOf, context);
+  return sourced(normaliseStats(raw), VENUE, callTime(context), context);
 });
 
 /** Pages of 300 hourly buckets ending at the last closed hour, newest page first. */
@@ -133,7 +133,7 @@ export const coinbaseBook = perSymbolSource<'book'>(VENUE, async (symbol, contex
       `${coinbaseProduct(symbol)} is in auction mode (${raw.auction_status}): no order book`,
     );
   }
-  return sourced(normaliseBook(raw), VENUE, context.asOf, context);
+  return sourced(normaliseBook(raw), VENUE, callTime(context), context);
 });
 
 export const COINBASE: VenueDescriptor<'coinbase'> = {

@@ -16,7 +16,7 @@ import {
   venueCalls,
 } from './request.ts';
 import type { FetchContext, SectionSource, SectionValues } from './source.ts';
-import { perSymbolSource, sourced } from './source.ts';
+import { callTime, perSymbolSource, sourced } from './source.ts';
 import type { VenueErrors } from './venue-errors.ts';
 
 const VENUE = 'hyperliquid';
@@ -133,11 +133,11 @@ export const hyperliquidFunding = hyperliquidSource<'funding'>(async (symbol, ct
   const startTime = Math.floor(context.asOf / HOUR_MS) * HOUR_MS - HISTORY_HOURS * HOUR_MS;
   const request = info({ type: 'fundingHistory', coin: symbol, startTime });
   const history = await calls.parsed(context, request, FUNDING_ROWS);
-  return sourced(normaliseFunding(ctx, history), VENUE, context.asOf, context);
+  return sourced(normaliseFunding(ctx, history), VENUE, callTime(context), context);
 });
 
 export const hyperliquidOpenInterest = hyperliquidSource<'openInterest'>(async (_symbol, ctx, context) =>
-  sourced(normaliseOpenInterest(ctx, context.asOf), VENUE, context.asOf, context),
+  sourced(normaliseOpenInterest(ctx, context.asOf), VENUE, callTime(context), context),
 );
 
 export const HYPERLIQUID: VenueDescriptor<'hyperliquid'> = {

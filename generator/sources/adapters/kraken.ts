@@ -4,7 +4,7 @@ import * as z from 'zod';
 import type { Candle, Sourced, Ticker24h } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { compiledOnFirstUse, DecimalString, positiveOrNull, SourceError, venueCalls } from './request.ts';
-import { perSymbolSource, sourced, withReasons } from './source.ts';
+import { callTime, perSymbolSource, sourced, withReasons } from './source.ts';
 import type { FetchContext, SectionSource } from './source.ts';
 import type { VenueErrors } from './venue-errors.ts';
 
@@ -199,7 +199,7 @@ export const krakenTicker: SectionSource<'ticker'> = {
       }
       values.set(
         symbol,
-        sourced(normaliseTicker(parsed.data, Number(open24h)), VENUE, context.asOf, context),
+        sourced(normaliseTicker(parsed.data, Number(open24h)), VENUE, callTime(context), context),
       );
     }
     return withReasons(values, reasons);

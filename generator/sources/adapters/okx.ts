@@ -15,7 +15,7 @@ import {
   venueCalls,
 } from './request.ts';
 import type { FetchContext } from './source.ts';
-import { perSymbolSource, sourced } from './source.ts';
+import { callTime, perSymbolSource, sourced } from './source.ts';
 import type { VenueErrors } from './venue-errors.ts';
 
 const VENUE = 'okx';
@@ -223,7 +223,7 @@ export const okxLiquidations = perSymbolSource<'liquidations'>(VENUE, async (sym
     after = oldest;
   }
   const value = normaliseLiquidations(details, await contractValue(symbol, context), context.asOf);
-  return sourced(value, VENUE, context.asOf, context);
+  return sourced(value, VENUE, callTime(context), context);
 });
 
 /**

@@ -106,6 +106,12 @@ export function perSymbolSource<S extends SectionName>(
   };
 }
 
+/**
+ * The time of a value whose venue states none (a book, Coinbase's stats, Kraken's ticker): when its call was
+ * answered, i.e. the transport's fixed instant (a replay answers with what was recorded then), else the run's as-of.
+ */
+export const callTime = (context: FetchContext): number => context.transport.answersAt ?? context.asOf;
+
 /** Tags a normalised value with where and when it came from. */
 export function sourced<T>(
   value: T,

@@ -42,6 +42,7 @@ export function createRecordingTransport(inner: Transport, dir: string, asOf: nu
 
   return {
     mode: inner.mode,
+    answersAt: inner.answersAt,
     async fetch(request, signal) {
       const recorded = { method: request.method ?? 'GET', url: request.url, body: request.body };
       try {

@@ -1,5 +1,6 @@
 // Answers a run from a recording folder: the same request gets the same bytes (or the same error). A request that
 // was never recorded fails its section with a message naming the URL, never the run.
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
@@ -15,10 +16,26 @@ export async function readRecordingIndex(dir: string): Promise<RecordingIndex> {
   try {
     text = await readFile(join(dir, INDEX_FILE), 'utf8');
   } catch {
-    throw new Error(
-      `no recording in ${dir}: ${INDEX_FILE} is missing (record one with --source live --record)`,
-    );
+    throw missingIndex(dir);
   }
+  return parseRecordingIndex(text, dir);
+}
+
+/** The same, read at once: for the check of a run's flags before anything starts. */
+export function readRecordingIndexSync(dir: string): RecordingIndex {
+  let text: string;
+  try {
+    text = readFileSync(join(dir, INDEX_FILE), 'utf8');
+  } catch {
+    throw missingIndex(dir);
+  }
+  return parseRecordingIndex(text, dir);
+}
+
+const missingIndex = (dir: string): Error =>
+  new Error(`no recording in ${dir}: ${INDEX_FILE} is missing (record one with --source live --record)`);
+
+function parseRecordingIndex(text: string, dir: string): RecordingIndex {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -40,6 +57,8 @@ export async function createReplayTransport(dir: string): Promise<Transport> {
   const files = new Map(index.entries.map((entry) => [requestKey(entry), entry.file]));
   return {
     mode: 'replay',
+    // What the venues answered when the recording was made.
+    answersAt: Date.parse(index.asOf),
     async fetch(request, signal) {
       signal?.throwIfAborted();
       const file = files.get(requestKey(request));

@@ -85,6 +85,7 @@ export function createSimulatedTransport(options: SimulatedTransportOptions): Tr
   };
   return {
     mode: 'simulated',
+    answersAt: options.asOf,
     async fetch(request: TransportRequest, signal?: AbortSignal): Promise<TransportResponse> {
       signal?.throwIfAborted();
       const url = new URL(request.url);
