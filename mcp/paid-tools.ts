@@ -294,7 +294,8 @@ export function registerPaidTools(server: McpServer, fetchPaid: FetchPaid, now: 
         title: resource.title,
         description:
           `${noteFor(resource).purpose} Paid: ${resource.priceUsd} USDC on Algorand per call over x402 v2 ` +
-          `(call without payment to get the PaymentRequired, then again with _meta["${PAYMENT_META}"]).`,
+          `(call without payment to get the PaymentRequired, then again with _meta["${PAYMENT_META}"]; give the ` +
+          'payment an id (its payment-identifier extension) to be able to collect the file again).',
         inputSchema: {},
         outputSchema: paidToolOutput(resource.schema),
         annotations: { readOnlyHint: true, openWorldHint: true },

@@ -7,7 +7,9 @@ import * as z from 'zod';
 
 type JsonSchema = Record<string, unknown>;
 
-const MAX_PREVIEW_FIELDS = 8;
+// Six fields (was eight) leave room for the payment-identifier extension, which clients echo too, with an id of up
+// to its 128 characters.
+const MAX_PREVIEW_FIELDS = 6;
 const MAX_PREVIEW_TEXT = 60;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
