@@ -89,14 +89,7 @@ export const groupedBySymbol = (
 };
 
 /** Every section an asset reading uses: a missing one, or an issue on one, marks the asset `partial`. */
-const ASSET_SECTIONS: readonly Section[] = [
-  'candles',
-  'ticker',
-  'book',
-  'funding',
-  'openInterest',
-  'liquidations',
-];
+const ASSET_SECTIONS = Object.keys(SECTION_WORDS) as Section[];
 
 /**
  * Every reason an asset is `partial`, for a body-wide list: each missing section, run-wide issues, and the sections
