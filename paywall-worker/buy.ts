@@ -46,7 +46,7 @@ export async function createDevBuyer(facilitatorUrl: string, fundAtomic = '10000
   await fundDevWallet(facilitatorUrl, signer.address, fundAtomic);
   const client = new x402Client()
     .register('algorand:*', new ExactAvmScheme(signer, { algodUrl: facilitatorUrl }))
-    .onBeforePaymentCreation(async ({ paymentRequired }) => addPaymentId(paymentRequired.extensions));
+    .onBeforePaymentCreation(async ({ paymentRequired }) => addPaymentId(paymentRequired));
   return { address: signer.address, client };
 }
 

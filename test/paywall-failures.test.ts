@@ -180,10 +180,12 @@ describe('facilitator trouble', () => {
     while (stack.facilitator.ledger.confirmedRound(txn.txID()) === undefined) {
       await new Promise((r) => setTimeout(r, 50)); // the late settlement lands
     }
-    // The confirmed transaction is public: a copy signed by someone else has its id but not its bytes.
+    // The confirmed transaction is public: a copy signed by someone else has its id but not its bytes, nor the
+    // buyer's payment identifier, which never reaches the chain.
     const forged = Buffer.from(txn.signTxn(algosdk.generateAccount().sk)).toString('base64');
     const copy = {
       ...payload,
+      extensions: {},
       payload: {
         ...payload.payload,
         paymentGroup: paymentGroup.map((m, i) => (i === paymentIndex ? forged : m)),

@@ -225,8 +225,10 @@ describe('replays', () => {
       paymentIndex: number;
     };
     const signed = algosdk.decodeSignedTransaction(Buffer.from(paymentGroup[paymentIndex]!, 'base64'));
+    // A copy from the chain has no payment identifier: the buyer's id never left its own request.
     const withMember = (bytes: Uint8Array): PaymentPayload => ({
       ...payload,
+      extensions: {},
       payload: {
         ...payload.payload,
         paymentGroup: paymentGroup.map((member, i) =>

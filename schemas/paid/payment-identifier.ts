@@ -43,10 +43,14 @@ export const newPaymentId = (): string =>
 
 /**
  * A buyer's side, for the official client (which copies the 402's extensions into the payment): gives the payment a
- * fresh id when the 402 declared the extension. Keep the payment header to collect the file again with the same id.
+ * fresh id when the 402 declared the extension. The extensions are replaced, not changed in place: payments made
+ * at once from one 402 must not share an id. Keep the payment header to collect the file again with the same id.
  */
-export function addPaymentId(extensions: Record<string, unknown> | undefined): void {
-  const declared = extensions?.[PAYMENT_IDENTIFIER] as { info?: Record<string, unknown> } | undefined;
+export function addPaymentId(paymentRequired: { extensions?: Record<string, unknown> }): void {
+  const declared = paymentRequired.extensions?.[PAYMENT_IDENTIFIER] as { info?: object } | undefined;
   if (!declared?.info) return;
-  declared.info = { ...declared.info, id: newPaymentId() };
+  paymentRequired.extensions = {
+    ...paymentRequired.extensions,
+    [PAYMENT_IDENTIFIER]: { ...declared, info: { ...declared.info, id: newPaymentId() } },
+  };
 }
