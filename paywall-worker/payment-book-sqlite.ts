@@ -63,8 +63,8 @@ export class SqlitePaymentBook implements PaymentBook {
     return Promise.resolve();
   }
 
-  pending(txid: string, payment: string): Promise<void> {
-    this.put(txid, { state: 'pending', since: this.now(), payment });
+  pending(txid: string, payment: string, attemptedAt: number): Promise<void> {
+    this.put(txid, { state: 'pending', since: this.now(), payment, attemptedAt });
     return Promise.resolve();
   }
 

@@ -19,6 +19,13 @@ export interface SettledPayment {
    * chain, so fresher data on replay would let anyone who copies the payment read every later generation for free.
    */
   body: string;
+  /** Who paid (the payment's sender), as checked before settling: the settlement may not say. */
+  payer?: string;
+  /**
+   * Delivered on a retry after a lost settle answer (the first request never got the body): the same signed bytes
+   * may collect it again without a payment identifier.
+   */
+  afterLostAnswer?: boolean;
 }
 
 export type ClaimResult =
@@ -26,9 +33,9 @@ export type ClaimResult =
   | { state: 'claimed' }
   /**
    * An earlier attempt's outcome is unknown (its settle answer was lost): now claimed, find out first. `payment` is
-   * the presentation that attempt sent, the only one that may resume it; `since` when it became pending.
+   * the presentation that attempt sent, the only one that may resume it; `attemptedAt` when that attempt began.
    */
-  | { state: 'pending'; payment: string; since: number }
+  | { state: 'pending'; payment: string; attemptedAt: number }
   | { state: 'in_flight' }
   | { state: 'settled'; record: SettledPayment };
 
@@ -40,8 +47,11 @@ export interface PaymentBook {
   claim(txid: string, payment: string): Promise<ClaimResult>;
   /** The payment was not settled and not submitted: it may be presented again. */
   release(txid: string): Promise<void>;
-  /** The settle answer of this signed payment was lost: a retry must first find out whether it landed. */
-  pending(txid: string, payment: string): Promise<void>;
+  /**
+   * The settle answer of this payment was lost: a retry must first find out whether it landed. `attemptedAt`: when
+   * the attempt that may have landed it began (kept as it is however often the payment comes back).
+   */
+  pending(txid: string, payment: string, attemptedAt: number): Promise<void>;
   /** The payment is confirmed on chain: remember it for redelivery. */
   settled(txid: string, record: SettledPayment): Promise<void>;
 }
@@ -56,8 +66,8 @@ export const presentationOf = (signedPayment: string, paymentId: string | null):
 
 /** One payment's entry, in whichever home keeps the book; `since` is when it entered its state. */
 export type BookEntry =
-  | { state: 'in_flight'; since: number; payment: string }
-  | { state: 'pending'; since: number; payment: string }
+  | { state: 'in_flight'; since: number; payment: string; attemptedAt?: number }
+  | { state: 'pending'; since: number; payment: string; attemptedAt?: number }
   | { state: 'settled'; since: number; record: SettledPayment };
 
 /** Longer than the longest verify + settle (two facilitator timeouts): a claim older than this lost its worker. */
@@ -83,9 +93,11 @@ export function claimEntry(
     return { result: { state: 'in_flight' }, entry: null };
   const unknown = known && known.state !== 'settled' && age < RECORD_TTL_MS ? known : null;
   const kept = unknown?.payment ?? payment;
+  // Entries of an older book have no attempt time: the lease before they turned pending bounds it.
+  const attemptedAt = unknown ? (unknown.attemptedAt ?? unknown.since - IN_FLIGHT_LEASE_MS) : now;
   return {
-    result: unknown ? { state: 'pending', payment: kept, since: unknown.since } : { state: 'claimed' },
-    entry: { state: 'in_flight', since: now, payment: kept },
+    result: unknown ? { state: 'pending', payment: kept, attemptedAt } : { state: 'claimed' },
+    entry: { state: 'in_flight', since: now, payment: kept, attemptedAt },
   };
 }
 
@@ -110,8 +122,8 @@ export class MemoryPaymentBook implements PaymentBook {
     return Promise.resolve();
   }
 
-  pending(txid: string, payment: string): Promise<void> {
-    this.put(txid, { state: 'pending', since: this.now(), payment });
+  pending(txid: string, payment: string, attemptedAt: number): Promise<void> {
+    this.put(txid, { state: 'pending', since: this.now(), payment, attemptedAt });
     return Promise.resolve();
   }
 

@@ -62,8 +62,12 @@ describe.each(homes)('the payment book in %s', (_, open) => {
     now = IN_FLIGHT_LEASE_MS - 1;
     expect(await book.claim('A', 'SIGNED-A')).toEqual({ state: 'in_flight' });
     now = IN_FLIGHT_LEASE_MS + 1;
-    // The bytes of the claim whose outcome is unknown, not those of whoever asks next; since when (the claim).
-    expect(await book.claim('A', 'OTHER-BYTES')).toEqual({ state: 'pending', payment: 'SIGNED-A', since: 0 });
+    // The bytes of the claim whose outcome is unknown, not those of whoever asks next; when that claim began.
+    expect(await book.claim('A', 'OTHER-BYTES')).toEqual({
+      state: 'pending',
+      payment: 'SIGNED-A',
+      attemptedAt: 0,
+    });
   });
 
   it('returns a settled record for redelivery until it expires, and never releases it', async () => {
@@ -81,19 +85,21 @@ describe.each(homes)('the payment book in %s', (_, open) => {
     let now = 5_000;
     const book = open(() => now);
     await book.claim('A', 'SIGNED-A');
-    await book.pending('A', 'SIGNED-A');
+    await book.pending('A', 'SIGNED-A', 5_000);
     now += 1_000;
-    // Since when it is pending: a confirmation from long before that attempt is not its doing.
+    // When the attempt that may have landed it began: a confirmation from before then is not its doing.
     expect(await book.claim('A', 'OTHER-BYTES')).toEqual({
       state: 'pending',
       payment: 'SIGNED-A',
-      since: 5_000,
+      attemptedAt: 5_000,
     });
-    await book.pending('A', 'SIGNED-A');
+    // Kept however often the payment comes back (each retry puts it back pending with the first attempt's time).
+    await book.pending('A', 'SIGNED-A', 5_000);
+    now += 200_000;
     expect(await book.claim('A', 'SIGNED-A')).toEqual({
       state: 'pending',
       payment: 'SIGNED-A',
-      since: 6_000,
+      attemptedAt: 5_000,
     });
   });
 });

@@ -26,8 +26,8 @@ export class PaymentBookObject extends DurableObject {
   release(txid: string): Promise<void> {
     return this.book.release(txid);
   }
-  pending(txid: string, payment: string): Promise<void> {
-    return this.book.pending(txid, payment);
+  pending(txid: string, payment: string, attemptedAt: number): Promise<void> {
+    return this.book.pending(txid, payment, attemptedAt);
   }
   settled(txid: string, record: SettledPayment): Promise<void> {
     return this.book.settled(txid, record);
@@ -65,13 +65,17 @@ interface BookNamespace {
   get(id: unknown): PaymentBook;
 }
 
-/** Payments are spread over 32 objects by the first letter of their transaction id (base32). */
+/**
+ * Payments are spread over 32 objects by the first letter of their transaction id (base32); payment ids (keys
+ * `id:<id>`) by their last character.
+ */
 function durableBook(namespace: BookNamespace): PaymentBook {
-  const shard = (txid: string) => namespace.get(namespace.idFromName(`payments-${txid.charAt(0)}`));
+  const shard = (key: string) =>
+    namespace.get(namespace.idFromName(`payments-${key.startsWith('id:') ? key.slice(-1) : key.charAt(0)}`));
   return {
     claim: (txid, payment) => shard(txid).claim(txid, payment),
     release: (txid) => shard(txid).release(txid),
-    pending: (txid, payment) => shard(txid).pending(txid, payment),
+    pending: (txid, payment, attemptedAt) => shard(txid).pending(txid, payment, attemptedAt),
     settled: (txid, record) => shard(txid).settled(txid, record),
   };
 }

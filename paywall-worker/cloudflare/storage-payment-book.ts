@@ -36,8 +36,8 @@ export class StoragePaymentBook implements PaymentBook {
     if ((await this.storage.get<BookEntry>(txid))?.state === 'in_flight') await this.storage.delete(txid);
   }
 
-  async pending(txid: string, payment: string): Promise<void> {
-    await this.put(txid, { state: 'pending', since: this.now(), payment });
+  async pending(txid: string, payment: string, attemptedAt: number): Promise<void> {
+    await this.put(txid, { state: 'pending', since: this.now(), payment, attemptedAt });
   }
 
   async settled(txid: string, record: SettledPayment): Promise<void> {

@@ -19,7 +19,7 @@ import { buildOffer, challenge } from '../offers.ts';
 import type { Offer, OfferSettings, SalePoint } from '../offers.ts';
 import { normalizeNetwork } from '../network.ts';
 import { decodePaymentHeader } from '../payment-header.ts';
-import { IN_FLIGHT_LEASE_MS, presentationOf } from '../payment-book.ts';
+import { presentationOf } from '../payment-book.ts';
 import type { PaymentBook } from '../payment-book.ts';
 import { paymentIdOf } from '../../schemas/paid/payment-identifier.ts';
 import type { ChainLookup } from './chain-lookup.ts';
@@ -158,8 +158,13 @@ const deliveredAlready = (offer: Offer, txid: string): Decision =>
       'Send a payment with an id (the x402 payment-identifier extension) to be able to collect its file again.',
   );
 
-/** Clock skew and block time allowed between a payment's block and the request that settled it. */
-const LANDING_SKEW_MS = 60_000;
+/**
+ * How a confirmation's age is read: rounds since its block (the indexer's own count, so no two clocks are compared)
+ * times a lower bound of Algorand's round time (about 2.8 s), which can only make it look younger, in the buyer's
+ * favour; it counts as this attempt's when it is younger than the attempt plus a margin.
+ */
+const MIN_ROUND_MS = 2_500;
+const LANDING_MARGIN_MS = 60_000;
 
 const sameData = (a: Offer['data'], b: Offer['data']): boolean =>
   a.generatedAt === b.generatedAt && a.mode === b.mode;
@@ -355,7 +360,8 @@ export function createPaywallCore(deps: CoreDeps): {
           return refuse(offer, 'payment_already_used', 'This payment has already bought another resource.');
         }
         if (claim.record.payment !== presentation) return notThisPayment(offer);
-        if (paymentId.id === null) return deliveredAlready(offer, group.txid);
+        if (paymentId.id === null && !claim.record.afterLostAnswer)
+          return deliveredAlready(offer, group.txid);
         // Idempotent delivery: the buyer who sent the payment with its id gets the body it bought again, never a
         // second charge, and never newer data than it paid for.
         log({ level: 'info', event: 'redelivered', path: point.path, txid: group.txid });
@@ -367,7 +373,7 @@ export function createPaywallCore(deps: CoreDeps): {
         };
       }
       if (claim.state === 'pending' && claim.payment !== presentation) {
-        await book.pending(group.txid, claim.payment); // left for the payment that was sent
+        await book.pending(group.txid, claim.payment, claim.attemptedAt); // left for the payment that was sent
         return notThisPayment(offer);
       }
       if (claim.state === 'claimed' && notForSale) {
@@ -375,6 +381,8 @@ export function createPaywallCore(deps: CoreDeps): {
         return notForSale;
       }
 
+      // When the attempt that may land this payment began: this request, or the earlier one it resumes.
+      const attemptedAt = claim.state === 'pending' ? claim.attemptedAt : claimedAt;
       let reserved = false;
       let outcome: Decision | null = null;
       try {
@@ -394,12 +402,19 @@ export function createPaywallCore(deps: CoreDeps): {
           return outcome;
         }
         const body = servedBody(point, file.text);
-        // A confirmation from before the attempt that may have landed the payment is not this request's doing: an
-        // old payment presented again (its bytes are public) must never be delivered by a lost settle answer.
-        const landsAfter =
-          (claim.state === 'pending' ? claim.since - IN_FLIGHT_LEASE_MS : claimedAt) - LANDING_SKEW_MS;
         const { lastValid } = group;
-        const attempt = { offer, payload, requirements, expected, lastValid, presentation, body, landsAfter };
+        const resumed = claim.state === 'pending';
+        const attempt = {
+          offer,
+          payload,
+          requirements,
+          expected,
+          lastValid,
+          presentation,
+          body,
+          attemptedAt,
+          resumed,
+        };
         outcome =
           claim.state === 'pending'
             ? await resume(attempt, notForSale ?? soldOut)
@@ -425,7 +440,7 @@ export function createPaywallCore(deps: CoreDeps): {
         if (outcome?.kind !== 'serve') {
           // An error naming the transaction means the payment may have landed: the next try must find out first.
           const unknown = outcome?.kind === 'error' && outcome.body.transaction !== null;
-          await (unknown ? book.pending(group.txid, presentation) : book.release(group.txid));
+          await (unknown ? book.pending(group.txid, presentation, attemptedAt) : book.release(group.txid));
           if (reserved) await deps.hooks?.release(point, group.txid);
         }
       }
@@ -450,13 +465,14 @@ export function createPaywallCore(deps: CoreDeps): {
     decidePayment: () => Promise<Decision>,
   ): Promise<Decision> {
     const { point, offer, presentation } = sale;
+    const claimedAt = deps.now();
     const earlier = await book.claim(key, presentation);
     if (earlier.state === 'in_flight') {
       return refuse(offer, 'payment_in_progress', 'A payment with this id is already being processed.');
     }
     if (earlier.state === 'settled') {
       const { record } = earlier;
-      if (record.path !== point.path || record.settlement.payer !== sale.payer) {
+      if (record.path !== point.path || (record.payer ?? record.settlement.payer) !== sale.payer) {
         return refuse(
           offer,
           'payment_already_used',
@@ -472,7 +488,7 @@ export function createPaywallCore(deps: CoreDeps): {
       return { kind: 'serve', body: record.body, settlement: record.settlement, redelivery: true };
     }
     if (earlier.state === 'pending' && earlier.payment !== presentation) {
-      await book.pending(key, earlier.payment); // left for the payment whose outcome is unknown
+      await book.pending(key, earlier.payment, earlier.attemptedAt); // left for the payment whose outcome is unknown
       return refuse(
         offer,
         'payment_in_progress',
@@ -487,9 +503,15 @@ export function createPaywallCore(deps: CoreDeps): {
     } finally {
       if (outcome?.kind === 'serve') {
         const { body, settlement } = outcome;
-        await book.settled(key, { path: point.path, settlement, payment: presentation, body });
+        await book.settled(key, {
+          path: point.path,
+          settlement,
+          payment: presentation,
+          body,
+          payer: sale.payer,
+        });
       } else if (outcome?.kind === 'error' && outcome.body.transaction !== null) {
-        await book.pending(key, presentation);
+        await book.pending(key, presentation, earlier.state === 'pending' ? earlier.attemptedAt : claimedAt);
       } else await book.release(key);
     }
   }
@@ -596,8 +618,11 @@ export function createPaywallCore(deps: CoreDeps): {
   }
 
   async function deliver(attempt: Attempt, settlement: SettleResponse): Promise<Decision> {
-    const { offer, expected, presentation: payment, body } = attempt;
-    await book.settled(expected.txid, { path: offer.point.path, settlement, payment, body });
+    const { offer, expected, presentation: payment, body, resumed } = attempt;
+    const record = { path: offer.point.path, settlement, payment, body, payer: expected.payer };
+    // Delivered on a retry after a lost answer, the first request never got the body: the same bytes may collect
+    // it again even without an id, or a copy from the chain that came first would leave the buyer with nothing.
+    await book.settled(expected.txid, resumed ? { ...record, afterLostAnswer: true } : record);
     await deps.hooks?.delivered(offer.point, expected.txid, settlement);
     log({ level: 'info', event: 'sold', path: offer.point.path, txid: expected.txid });
     return { kind: 'serve', body: attempt.body, settlement, redelivery: false };
@@ -610,7 +635,7 @@ export function createPaywallCore(deps: CoreDeps): {
   async function reconcile(attempt: Attempt, unconfirmed: () => Promise<Decision>): Promise<Decision> {
     const { offer, expected } = attempt;
     const chain = deps.lookup ? await deps.lookup.status(expected.txid) : null;
-    if (chain?.confirmed === true && chain.time < attempt.landsAfter) {
+    if (chain?.confirmed === true && landedBefore(chain, attempt)) {
       log({ level: 'error', event: 'confirmed_before_attempt', path: offer.point.path, txid: expected.txid });
       return refuse(
         offer,
@@ -649,16 +674,31 @@ export function createPaywallCore(deps: CoreDeps): {
    * (a transaction lands at most once), unless the file may no longer be sold: then it is left to expire.
    */
   function resume(attempt: Attempt, notForSale: Decision | null): Promise<Decision> {
-    return reconcile(attempt, () =>
-      deps.lookup && !notForSale
-        ? settleAndDeliver(attempt)
-        : unknown(
-            attempt,
-            504,
-            'settlement_unknown',
-            'The outcome of an earlier try of this payment is unknown.',
-          ),
-    );
+    const stillUnknown = () =>
+      unknown(
+        attempt,
+        504,
+        'settlement_unknown',
+        'The outcome of an earlier try of this payment is unknown.',
+      );
+    return reconcile(attempt, async () => {
+      if (!deps.lookup || notForSale) return stillUnknown();
+      const outcome = await settleAndDeliver(attempt);
+      // The earlier try may have landed it, so a refusal now ("already in the ledger") proves nothing: the payment
+      // stays pending until the chain tells (confirmed, or its validity window passed).
+      const decided =
+        outcome.kind === 'serve' || (outcome.kind === 'error' && outcome.body.transaction !== null);
+      return decided ? outcome : stillUnknown();
+    });
+  }
+
+  /**
+   * Whether a confirmation predates the attempt that could have landed it: then it is not this payment's doing here
+   * (an old payment presented again, its bytes being public) and must never be delivered on a lost settle answer.
+   */
+  function landedBefore(chain: { round: number; currentRound: number }, attempt: Attempt): boolean {
+    const landedAgo = (chain.currentRound - chain.round) * MIN_ROUND_MS;
+    return landedAgo > deps.now() - attempt.attemptedAt + LANDING_MARGIN_MS;
   }
 
   /**
@@ -698,6 +738,8 @@ interface Attempt {
   /** The payment as presented (presentationOf): what the book keeps and a retry must present again. */
   presentation: string;
   body: string;
-  /** The earliest time (ms) at which this attempt, or the earlier one it resumes, could have landed the payment. */
-  landsAfter: number;
+  /** When this attempt, or the earlier one it resumes, began (ms): it cannot have landed the payment before. */
+  attemptedAt: number;
+  /** It resumes an earlier attempt whose settle answer was lost. */
+  resumed: boolean;
 }

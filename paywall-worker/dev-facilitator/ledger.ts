@@ -48,7 +48,6 @@ export class InMemoryAlgorandLedger {
   private skipped = 0n;
   private readonly accounts = new Map<string, Account>();
   private readonly confirmed = new Map<string, bigint>(); // txid -> round
-  private readonly landedAt = new Map<string, number>(); // txid -> when its round was made (ms)
   private readonly publicKeys = new Map<string, KeyObject>(); // base64 public key -> parsed key
   private readonly inspected = new Map<string, Inspected>(); // signed group bytes -> what holds for them
 
@@ -104,11 +103,6 @@ export class InMemoryAlgorandLedger {
     return this.confirmed.get(txid);
   }
 
-  /** When the transaction's block was made (ms), as an indexer's `round-time` says (in seconds). */
-  confirmedAt(txid: string): number | undefined {
-    return this.landedAt.get(txid);
-  }
-
   get transactionCount(): number {
     return this.confirmed.size;
   }
@@ -128,10 +122,7 @@ export class InMemoryAlgorandLedger {
     const { txids, balances } = this.plan(signedGroup);
     const landedIn = this.round + 1n;
     for (const [address, account] of balances) this.accounts.set(address, account);
-    for (const txid of txids) {
-      this.confirmed.set(txid, landedIn);
-      this.landedAt.set(txid, this.now());
-    }
+    for (const txid of txids) this.confirmed.set(txid, landedIn);
     return txids;
   }
 

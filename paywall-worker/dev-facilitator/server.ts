@@ -44,8 +44,6 @@ export interface DevFacilitatorOptions {
   optIn?: readonly string[];
   /** Serve POST /dev/fund (default true). */
   devMode?: boolean;
-  /** The ledger's clock (default Date.now): its rounds and their times follow it. */
-  now?: () => number;
 }
 
 export interface DevFacilitator {
@@ -137,10 +135,9 @@ export function createDevFacilitatorApp(
     if (round === undefined) {
       return c.json({ message: `no transaction found for transaction id: ${txid}` }, 404);
     }
-    const landed = ledger.confirmedAt(txid) ?? Date.now();
     return c.json({
       'current-round': currentRound,
-      transaction: { id: txid, 'confirmed-round': Number(round), 'round-time': Math.floor(landed / 1000) },
+      transaction: { id: txid, 'confirmed-round': Number(round) },
     });
   });
 
@@ -176,7 +173,7 @@ export function createDevFacilitatorApp(
 export async function startDevFacilitator(options: DevFacilitatorOptions = {}): Promise<DevFacilitator> {
   const host = options.host ?? '127.0.0.1';
   if (host !== '127.0.0.1') throw new Error('the development facilitator only listens on 127.0.0.1');
-  const ledger = new InMemoryAlgorandLedger(options.now);
+  const ledger = new InMemoryAlgorandLedger();
   for (const address of options.optIn ?? []) ledger.optIn(address);
   const { app, feePayer } = createDevFacilitatorApp(ledger, { devMode: options.devMode });
   const listening = await listen(app, options.port ?? 0, host);
