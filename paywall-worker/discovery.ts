@@ -7,23 +7,34 @@ import * as z from 'zod';
 
 type JsonSchema = Record<string, unknown>;
 
-// Six fields (was eight) leave room for the payment-identifier extension, which clients echo too, with an id of up
-// to its 128 characters.
-const MAX_PREVIEW_FIELDS = 6;
-const MAX_PREVIEW_TEXT = 60;
+/**
+ * How much of the example body a preview keeps: its first `fields` scalar fields, texts cut at `text` characters.
+ * Sized so that both headers stay under 4 KB with a payment identifier of its longest (128 characters), which
+ * clients echo too (test/paywall-headers.test.ts, test/publishers-headers.test.ts).
+ */
+interface PreviewSize {
+  fields: number;
+  text: number;
+}
+const PREVIEW: PreviewSize = { fields: 6, text: 60 };
+// A publisher's paths also carry its path and its name (up to 80 characters) in both headers.
+const SELLER_PREVIEW: PreviewSize = { fields: 3, text: 40 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The first top-level scalar fields of an example body, long strings shortened. */
-export function previewOf(example: unknown): Record<string, string | number | boolean> {
+export function previewOf(
+  example: unknown,
+  { fields, text }: PreviewSize = PREVIEW,
+): Record<string, string | number | boolean> {
   if (!isRecord(example)) return {};
   const preview: Record<string, string | number | boolean> = {};
   for (const [key, value] of Object.entries(example)) {
-    if (Object.keys(preview).length >= MAX_PREVIEW_FIELDS) break;
+    if (Object.keys(preview).length >= fields) break;
     if (typeof value === 'number' || typeof value === 'boolean') preview[key] = value;
     else if (typeof value === 'string') {
-      preview[key] = value.length > MAX_PREVIEW_TEXT ? `${value.slice(0, MAX_PREVIEW_TEXT - 1)}…` : value;
+      preview[key] = value.length > text ? `${value.slice(0, text - 1)}…` : value;
     }
   }
   return preview;
@@ -51,7 +62,7 @@ export interface BazaarExtension {
     input: { type: 'http'; method: 'GET' };
     output: { type: 'json'; example: Record<string, string | number | boolean> };
     /** Who sells at this path when it is not the operator (a publisher's storefront). */
-    seller?: { id: string; name: string };
+    seller?: { id: string };
   };
   schema: JsonSchema;
 }
@@ -59,14 +70,16 @@ export interface BazaarExtension {
 export function bazaarExtension(
   schema: z.ZodType,
   example: unknown,
-  seller?: { id: string; name: string },
+  seller?: { id: string },
 ): BazaarExtension {
-  const preview = previewOf(example);
+  const preview = previewOf(example, seller ? SELLER_PREVIEW : PREVIEW);
   return {
     info: {
       input: { type: 'http', method: 'GET' },
       output: { type: 'json', example: preview },
-      ...(seller ? { seller: { id: seller.id, name: seller.name } } : {}),
+      // The seller's id only: its name (up to 80 characters, 240 bytes in some scripts) is in the resource
+      // description already, and both headers carry the extension.
+      ...(seller ? { seller: { id: seller.id } } : {}),
     },
     schema: {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -85,8 +98,8 @@ export function bazaarExtension(
         },
         seller: {
           type: 'object',
-          properties: { id: { type: 'string' }, name: { type: 'string' } },
-          required: ['id', 'name'],
+          properties: { id: { type: 'string' } },
+          required: ['id'],
         },
       },
       required: ['input'],
