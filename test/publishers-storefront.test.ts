@@ -121,6 +121,23 @@ describe('branded storefront', () => {
     expect(parseBuyerConfig({ ...config, reportAmount: '0.15' }, stack.url, stack.url).ok).toBe(false);
   });
 
+  it('sends the site’s header set on every storefront answer (CORS, nosniff, the one Content-Security-Policy)', async () => {
+    for (const path of [
+      '/p/evil/x402-buyer/',
+      '/p/evil/x402-buyer/app.js',
+      '/p/evil/x402-buyer/config.json',
+    ]) {
+      const response = await fetch(`${stack.url}${path}`, { redirect: 'manual' });
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get('access-control-allow-origin'), path).toBe('*');
+      expect(response.headers.get('x-content-type-options'), path).toBe('nosniff');
+      expect(response.headers.get('content-security-policy'), path).toBe(CONTENT_SECURITY_POLICY);
+    }
+    const moved = await fetch(`${stack.url}/p/evil/x402-buyer`, { redirect: 'manual' });
+    expect(moved.status).toBe(301);
+    expect(moved.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
   it('serves the page assets from the built buyer page', async () => {
     const script = await fetch(`${stack.url}/p/evil/x402-buyer/app.js`);
     expect(script.status).toBe(200);

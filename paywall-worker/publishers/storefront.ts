@@ -3,7 +3,7 @@
 // only one the page will pay and the publisher's path as the one it buys from. Brand text is HTML-escaped where it
 // is written; links and the logo are https (checked at start) and escaped as attributes; the colour is `#rrggbb`.
 import { Hono } from 'hono';
-import { CONTENT_SECURITY_POLICY } from '../../schemas/delivery.ts';
+import { CONTENT_SECURITY_POLICY, SITE_HEADERS } from '../../schemas/delivery.ts';
 import { errorResponse } from '../app.ts';
 import { PRODUCTS } from './config.ts';
 import type { Publisher } from './config.ts';
@@ -71,6 +71,13 @@ export function createStorefront(options: StorefrontOptions): Hono {
   const app = new Hono();
   const notFound = () => errorResponse(404, 'not_found', 'No such publisher storefront.');
   const sellsReport = (publisher: Publisher) => publisher.products.some((p) => p.slug === HUMAN_REPORT);
+  // The site's header set on every answer, as every host sends it on the site's own pages.
+  app.use('*', async (c, next) => {
+    await next();
+    for (const [name, value] of Object.entries(SITE_HEADERS)) {
+      if (!c.res.headers.has(name)) c.res.headers.set(name, value);
+    }
+  });
 
   // Only a real storefront is redirected: any other id is the JSON 404, never a Location built from the URL.
   app.get('/p/:id/x402-buyer', (c) => {
