@@ -295,7 +295,7 @@ export function registerPaidTools(server: McpServer, fetchPaid: FetchPaid, now: 
         description:
           `${noteFor(resource).purpose} Paid: ${resource.priceUsd} USDC on Algorand per call over x402 v2 ` +
           `(call without payment to get the PaymentRequired, then again with _meta["${PAYMENT_META}"]; give the ` +
-          'payment an id (its payment-identifier extension) to be able to collect the file again).',
+          'payment an id (its payment-identifier extension) so that the same payment sent again collects the file).',
         inputSchema: {},
         outputSchema: paidToolOutput(resource.schema),
         annotations: { readOnlyHint: true, openWorldHint: true },

@@ -19,8 +19,6 @@ export interface SettledPayment {
    * chain, so fresher data on replay would let anyone who copies the payment read every later generation for free.
    */
   body: string;
-  /** Who paid (the payment's sender), as checked before settling: the settlement may not say. */
-  payer?: string;
   /**
    * Delivered on a retry after a lost settle answer (the first request never got the body): the same signed bytes
    * may collect it again without a payment identifier.

@@ -62,52 +62,6 @@ describe('the payment-identifier extension, with the official client', () => {
   });
 });
 
-describe('one purchase per payment id (the extension’s idempotency)', () => {
-  /** A payment for `path` carrying `id`, signed by `payer` (a new signature each time, as a client's retry is). */
-  async function payWithId(payer: Buyer, path: string, id: string): Promise<PaymentPayload> {
-    const payment = await payer.pay((await fetchChallenge(`${stack.worker.url}${path}`)).paymentRequired);
-    (payment.extensions![PAYMENT_IDENTIFIER] as { info: { id: string } }).info.id = id;
-    return payment;
-  }
-  const send = async (path: string, payment: PaymentPayload) => {
-    const response = await fetch(`${stack.worker.url}${path}`, { headers: paymentHeader(payment) });
-    return { response, text: await response.text() };
-  };
-
-  it('answers a new payment with an id that already bought the path with that purchase, and never settles it', async () => {
-    const id = `pay_${'a1'.repeat(16)}`;
-    const first = await send(resource.path, await payWithId(buyer, resource.path, id));
-    expect(first.response.status).toBe(200);
-    const { ledger } = stack.facilitator;
-    const before = { balance: ledger.assetBalance(buyer.address), txns: ledger.transactionCount };
-    // The official client's retry: the same id, a payment signed anew (another transaction).
-    const retry = await send(resource.path, await payWithId(buyer, resource.path, id));
-    expect(retry.response.status).toBe(200);
-    expect(retry.text).toBe(first.text);
-    expect(retry.response.headers.get('PAYMENT-RESPONSE')).toBe(
-      first.response.headers.get('PAYMENT-RESPONSE'),
-    );
-    expect(ledger.assetBalance(buyer.address)).toBe(before.balance);
-    expect(ledger.transactionCount).toBe(before.txns);
-  });
-
-  it('refuses the id from another payer, or for another path, and settles nothing', async () => {
-    const id = `pay_${'b2'.repeat(16)}`;
-    expect((await send(resource.path, await payWithId(buyer, resource.path, id))).response.status).toBe(200);
-    const stranger = await newBuyer(stack.facilitator);
-    const { ledger } = stack.facilitator;
-    const before = ledger.transactionCount;
-    const guessed = await send(resource.path, await payWithId(stranger, resource.path, id));
-    expect(guessed.response.status).toBe(402);
-    expect(PaymentRequiredBody.parse(JSON.parse(guessed.text)).error).toBe('payment_already_used');
-    const other = resourceById('paidMainBrain');
-    const elsewhere = await send(other.path, await payWithId(buyer, other.path, id));
-    expect(elsewhere.response.status).toBe(402);
-    expect(PaymentRequiredBody.parse(JSON.parse(elsewhere.text)).error).toBe('payment_already_used');
-    expect(ledger.transactionCount).toBe(before);
-  });
-});
-
 describe('a settled payment rebuilt from the chain', () => {
   it('buys nothing without the id the buyer sent, and a payment sent with no id is delivered once', async () => {
     const { paymentRequired } = await fetchChallenge(stack.url(resource));

@@ -339,180 +339,107 @@ export function createPaywallCore(deps: CoreDeps): {
     if (!group.ok) return refusePayment(group.reason, `${group.message}.`);
     const presentation = presentationOf(group.signedPayment, paymentId.id);
 
-    // The payment's own claim, by its transaction id: settle it once, deliver it to its sender.
-    const decidePayment = async (): Promise<Decision> => {
-      const expected: ExpectedSettlement = {
-        txid: group.txid,
-        network: requirements.network,
-        payer: group.payer,
-      };
-      const claimedAt = deps.now();
-      const claim = await book.claim(group.txid, presentation);
-      if (claim.state === 'in_flight') {
-        return refuse(
-          offer,
-          'payment_in_progress',
-          'This payment is already being processed by another request.',
-        );
-      }
-      if (claim.state === 'settled') {
-        if (claim.record.path !== point.path) {
-          return refuse(offer, 'payment_already_used', 'This payment has already bought another resource.');
-        }
-        if (claim.record.payment !== presentation) return notThisPayment(offer);
-        if (paymentId.id === null && !claim.record.afterLostAnswer)
-          return deliveredAlready(offer, group.txid);
-        // Idempotent delivery: the buyer who sent the payment with its id gets the body it bought again, never a
-        // second charge, and never newer data than it paid for.
-        log({ level: 'info', event: 'redelivered', path: point.path, txid: group.txid });
-        return {
-          kind: 'serve',
-          body: claim.record.body,
-          settlement: claim.record.settlement,
-          redelivery: true,
-        };
-      }
-      if (claim.state === 'pending' && claim.payment !== presentation) {
-        await book.pending(group.txid, claim.payment, claim.attemptedAt); // left for the payment that was sent
-        return notThisPayment(offer);
-      }
-      if (claim.state === 'claimed' && notForSale) {
-        await book.release(group.txid);
-        return notForSale;
-      }
-
-      // When the attempt that may land this payment began: this request, or the earlier one it resumes.
-      const attemptedAt = claim.state === 'pending' ? claim.attemptedAt : claimedAt;
-      let reserved = false;
-      let outcome: Decision | null = null;
-      try {
-        reserved = deps.hooks ? await deps.hooks.reserve(point, group.txid) : true;
-        const soldOut = reserved
-          ? null
-          : fail(
-              503,
-              'not_available_from_seller',
-              'No credit is left for this sale; no payment was settled.',
-              point,
-            );
-        // An earlier try of this payment may have landed: without a credit it is never settled again, but a payment
-        // the chain shows confirmed is still delivered (the buyer's money comes before the seller's credit).
-        if (soldOut && claim.state !== 'pending') {
-          outcome = soldOut;
-          return outcome;
-        }
-        const body = servedBody(point, file.text);
-        const { lastValid } = group;
-        const resumed = claim.state === 'pending';
-        const attempt = {
-          offer,
-          payload,
-          requirements,
-          expected,
-          lastValid,
-          presentation,
-          body,
-          attemptedAt,
-          resumed,
-        };
-        outcome =
-          claim.state === 'pending'
-            ? await resume(attempt, notForSale ?? soldOut)
-            : await settleAndDeliver(attempt);
-        return outcome;
-      } catch (error) {
-        log({
-          level: 'error',
-          event: 'internal_error',
-          path: point.path,
-          txid: group.txid,
-          detail: describeError(error),
-        });
-        outcome = fail(
-          500,
-          'internal_error',
-          'The paywall could not handle this payment; it was not served.',
-          point,
-          group.txid,
-        );
-        return outcome;
-      } finally {
-        if (outcome?.kind !== 'serve') {
-          // An error naming the transaction means the payment may have landed: the next try must find out first.
-          const unknown = outcome?.kind === 'error' && outcome.body.transaction !== null;
-          await (unknown ? book.pending(group.txid, presentation, attemptedAt) : book.release(group.txid));
-          if (reserved) await deps.hooks?.release(point, group.txid);
-        }
-      }
+    const expected: ExpectedSettlement = {
+      txid: group.txid,
+      network: requirements.network,
+      payer: group.payer,
     };
-    if (paymentId.id === null) return decidePayment();
-    return withPaymentId(
-      `id:${paymentId.id}`,
-      { point, offer, presentation, payer: group.payer },
-      decidePayment,
-    );
-  }
-
-  /**
-   * x402's payment-identifier: one purchase per id. A payment whose id already bought this path, signed by the same
-   * payer, gets that purchase's body and is itself never settled, so a client that signs a new payment to retry (as
-   * the official client does with the same id) is not charged twice. The id never reaches the chain, so only the
-   * buyer holds it; a payment with it from another sender is refused. One request per id at a time.
-   */
-  async function withPaymentId(
-    key: string,
-    sale: { point: SalePoint; offer: Offer; presentation: string; payer: string },
-    decidePayment: () => Promise<Decision>,
-  ): Promise<Decision> {
-    const { point, offer, presentation } = sale;
     const claimedAt = deps.now();
-    const earlier = await book.claim(key, presentation);
-    if (earlier.state === 'in_flight') {
-      return refuse(offer, 'payment_in_progress', 'A payment with this id is already being processed.');
-    }
-    if (earlier.state === 'settled') {
-      const { record } = earlier;
-      if (record.path !== point.path || (record.payer ?? record.settlement.payer) !== sale.payer) {
-        return refuse(
-          offer,
-          'payment_already_used',
-          'This payment id has already bought another resource, or was sent by another payer.',
-        );
-      }
-      log({
-        level: 'info',
-        event: 'redelivered_by_id',
-        path: point.path,
-        txid: record.settlement.transaction,
-      });
-      return { kind: 'serve', body: record.body, settlement: record.settlement, redelivery: true };
-    }
-    if (earlier.state === 'pending' && earlier.payment !== presentation) {
-      await book.pending(key, earlier.payment, earlier.attemptedAt); // left for the payment whose outcome is unknown
+    const claim = await book.claim(group.txid, presentation);
+    if (claim.state === 'in_flight') {
       return refuse(
         offer,
         'payment_in_progress',
-        'An earlier payment with this id may have landed: send that payment again (the same PAYMENT-SIGNATURE), ' +
-          'not a new one.',
+        'This payment is already being processed by another request.',
       );
     }
+    if (claim.state === 'settled') {
+      if (claim.record.path !== point.path) {
+        return refuse(offer, 'payment_already_used', 'This payment has already bought another resource.');
+      }
+      if (claim.record.payment !== presentation) return notThisPayment(offer);
+      if (paymentId.id === null && !claim.record.afterLostAnswer) return deliveredAlready(offer, group.txid);
+      // Idempotent delivery: the buyer who sent the payment with its id gets the body it bought again, never a
+      // second charge, and never newer data than it paid for.
+      log({ level: 'info', event: 'redelivered', path: point.path, txid: group.txid });
+      return {
+        kind: 'serve',
+        body: claim.record.body,
+        settlement: claim.record.settlement,
+        redelivery: true,
+      };
+    }
+    if (claim.state === 'pending' && claim.payment !== presentation) {
+      await book.pending(group.txid, claim.payment, claim.attemptedAt); // left for the payment that was sent
+      return notThisPayment(offer);
+    }
+    if (claim.state === 'claimed' && notForSale) {
+      await book.release(group.txid);
+      return notForSale;
+    }
+
+    // When the attempt that may land this payment began: this request, or the earlier one it resumes.
+    const attemptedAt = claim.state === 'pending' ? claim.attemptedAt : claimedAt;
+    let reserved = false;
     let outcome: Decision | null = null;
     try {
-      outcome = await decidePayment();
+      reserved = deps.hooks ? await deps.hooks.reserve(point, group.txid) : true;
+      const soldOut = reserved
+        ? null
+        : fail(
+            503,
+            'not_available_from_seller',
+            'No credit is left for this sale; no payment was settled.',
+            point,
+          );
+      // An earlier try of this payment may have landed: without a credit it is never settled again, but a payment
+      // the chain shows confirmed is still delivered (the buyer's money comes before the seller's credit).
+      if (soldOut && claim.state !== 'pending') {
+        outcome = soldOut;
+        return outcome;
+      }
+      const body = servedBody(point, file.text);
+      const { lastValid } = group;
+      const resumed = claim.state === 'pending';
+      const attempt = {
+        offer,
+        payload,
+        requirements,
+        expected,
+        lastValid,
+        presentation,
+        body,
+        attemptedAt,
+        resumed,
+      };
+      outcome =
+        claim.state === 'pending'
+          ? await resume(attempt, notForSale ?? soldOut)
+          : await settleAndDeliver(attempt);
+      return outcome;
+    } catch (error) {
+      log({
+        level: 'error',
+        event: 'internal_error',
+        path: point.path,
+        txid: group.txid,
+        detail: describeError(error),
+      });
+      outcome = fail(
+        500,
+        'internal_error',
+        'The paywall could not handle this payment; it was not served.',
+        point,
+        group.txid,
+      );
       return outcome;
     } finally {
-      if (outcome?.kind === 'serve') {
-        const { body, settlement } = outcome;
-        await book.settled(key, {
-          path: point.path,
-          settlement,
-          payment: presentation,
-          body,
-          payer: sale.payer,
-        });
-      } else if (outcome?.kind === 'error' && outcome.body.transaction !== null) {
-        await book.pending(key, presentation, earlier.state === 'pending' ? earlier.attemptedAt : claimedAt);
-      } else await book.release(key);
+      if (outcome?.kind !== 'serve') {
+        // An error naming the transaction means the payment may have landed: the next try must find out first.
+        const unknown = outcome?.kind === 'error' && outcome.body.transaction !== null;
+        await (unknown ? book.pending(group.txid, presentation, attemptedAt) : book.release(group.txid));
+        if (reserved) await deps.hooks?.release(point, group.txid);
+      }
     }
   }
 
@@ -619,7 +546,7 @@ export function createPaywallCore(deps: CoreDeps): {
 
   async function deliver(attempt: Attempt, settlement: SettleResponse): Promise<Decision> {
     const { offer, expected, presentation: payment, body, resumed } = attempt;
-    const record = { path: offer.point.path, settlement, payment, body, payer: expected.payer };
+    const record = { path: offer.point.path, settlement, payment, body };
     // Delivered on a retry after a lost answer, the first request never got the body: the same bytes may collect
     // it again even without an id, or a copy from the chain that came first would leave the buyer with nothing.
     await book.settled(expected.txid, resumed ? { ...record, afterLostAnswer: true } : record);
