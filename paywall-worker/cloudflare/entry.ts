@@ -65,13 +65,9 @@ interface BookNamespace {
   get(id: unknown): PaymentBook;
 }
 
-/**
- * Payments are spread over 32 objects by the first letter of their transaction id (base32); payment ids (keys
- * `id:<id>`) by their last character.
- */
+/** Payments are spread over 32 objects by the first letter of their transaction id (base32). */
 function durableBook(namespace: BookNamespace): PaymentBook {
-  const shard = (key: string) =>
-    namespace.get(namespace.idFromName(`payments-${key.startsWith('id:') ? key.slice(-1) : key.charAt(0)}`));
+  const shard = (txid: string) => namespace.get(namespace.idFromName(`payments-${txid.charAt(0)}`));
   return {
     claim: (txid, payment) => shard(txid).claim(txid, payment),
     release: (txid) => shard(txid).release(txid),
