@@ -148,7 +148,7 @@ const LiquidationsDetail = z
   .strictObject({
     long_usd_24h: z.number().min(0),
     short_usd_24h: z.number().min(0),
-    events: z.number().int().min(0),
+    events: z.number().int().min(0).nullable(),
     dominant_side: z.enum(['longs', 'shorts', 'balanced', 'none']),
     estimated: z.boolean().describe('true when derived (e.g. from open-interest drops) rather than observed'),
     venue: Venue,

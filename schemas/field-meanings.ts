@@ -42,7 +42,8 @@ export const FIELD_MEANINGS_IN: Readonly<Record<string, string>> = {
     'whether the asset’s directional readings (brain, derivatives, order book) lean the same way: `aligned`, ' +
     '`mixed` (neutral beside one direction), `conflicting` (one bullish, one bearish) or `insufficient` ' +
     '(fewer than two readings)',
-  'liquidations.events': 'number of liquidation events in 24 hours',
+  'liquidations.events':
+    'liquidation orders the venue reported in 24 hours; null when the figures are estimated (an estimate observes none)',
   'events:object': 'the arena’s recent events (brain calls recorded, rounds resolved or voided) with a note',
   'price:object': 'the round asset’s price: now, at the round start and the change since, with the data mode',
   'resource:object': 'the resource being sold',
@@ -250,8 +251,10 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   change_24h_pct: 'change over 24 hours, in percent; null without a 24-hour-old value',
   price_change_24h_pct: 'price change over the same 24 hours, in percent; null without data',
   liquidations: 'forced closures of leveraged positions over 24 hours; null without data',
-  long_usd_24h: 'long positions liquidated in 24 hours, in US dollars',
-  short_usd_24h: 'short positions liquidated in 24 hours, in US dollars',
+  long_usd_24h:
+    'long positions liquidated in 24 hours, in US dollars; when estimated, an upper bound from open-interest drops',
+  short_usd_24h:
+    'short positions liquidated in 24 hours, in US dollars; when estimated, an upper bound from open-interest drops',
   dominant_side: '`longs` / `shorts`: which side was liquidated more; `balanced`; `none` (no liquidations)',
   evidence: 'plain-language statements of what the evidence shows; null without data',
   related_endpoints: 'other endpoints on the same subject; null when none',

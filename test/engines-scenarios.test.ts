@@ -141,6 +141,8 @@ describe('missing and mixed evidence', () => {
     );
     const btc = free.derivatives.assets.BTC!;
     expect(btc.liquidations!.estimated).toBe(true);
+    // An estimate observes no liquidation order: no count is published as if it had.
+    expect(btc.liquidations!.events).toBeNull();
     expect(btc.liquidations!.dominant_side).toBe('longs');
     expect(btc.evidence!.join(' ')).toMatch(/estimated/);
     expect(free.derivatives.limitations!.join(' ')).toMatch(/estimates/);

@@ -61,7 +61,7 @@ const derivativesAsset = (a: AssetAnalysis, mode: DataMode): DerivativesAsset =>
     liquidations: l && {
       long_usd_24h: round(l.longUsd, 0),
       short_usd_24h: round(l.shortUsd, 0),
-      events: Math.round(l.events),
+      events: l.estimated ? null : Math.round(l.events),
       dominant_side: l.dominant,
       estimated: l.estimated,
       venue: venueLabel(l.venue, mode),
