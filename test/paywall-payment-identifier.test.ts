@@ -3,6 +3,8 @@
 // anything once they have landed: a settled payment is delivered again only with the payment identifier (x402's
 // payment-identifier extension) it was first sent with, which never reaches the chain. (Lost settle answers:
 // test/paywall-lost-answers.test.ts.)
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentPayload } from '@x402/core/types';
@@ -93,5 +95,26 @@ describe('a settled payment rebuilt from the chain', () => {
     expect(response.status).toBe(402);
     expect(PaymentRequiredBody.parse(JSON.parse(text)).error).toBe('invalid_payload');
     expect(stack.facilitator.ledger.transactionCount).toBe(before);
+  });
+});
+
+describe('a settled payment while the paid file is missing', () => {
+  it('still collects the body it bought (the book keeps it); an unpaid request is told the file is unavailable', async () => {
+    const payment = await buyer.pay((await fetchChallenge(stack.url(resource))).paymentRequired);
+    const bought = await paid(payment);
+    expect(bought.response.status).toBe(200);
+    const file = join(stack.paidDir, resource.file);
+    const kept = await readFile(file, 'utf8');
+    await rm(file);
+    try {
+      const again = await paid(payment);
+      expect(again.response.status).toBe(200);
+      expect(again.text).toBe(bought.text);
+      // A copy from the chain (no id) and a request without payment get the 503, never the body.
+      expect((await paid(fromChain(payment))).response.status).toBe(503);
+      expect((await fetch(stack.url(resource))).status).toBe(503);
+    } finally {
+      await writeFile(file, kept);
+    }
   });
 });

@@ -24,7 +24,7 @@ import type { PaymentBook } from '../payment-book.ts';
 import { paymentIdOf } from '../../schemas/paid/payment-identifier.ts';
 import type { ChainLookup } from './chain-lookup.ts';
 import type { PayeeGate } from './payee-gate.ts';
-import { checkPaymentGroup } from './group-policy.ts';
+import { checkPaymentGroup, signedPaymentOf } from './group-policy.ts';
 import type { GroupPolicy } from './group-policy.ts';
 import { freshnessRefusal } from './paid-file.ts';
 import type { FreshnessPolicy, PaidFileReader } from './paid-file.ts';
@@ -259,6 +259,35 @@ export function createPaywallCore(deps: CoreDeps): {
     return { status: 503, error: 'payee_not_opted_in', message: problem };
   }
 
+  /**
+   * While the paid file cannot be read, a payment already settled here still collects the body it bought, which the
+   * book keeps (the same presentation, by the same rules as any redelivery); anything else leaves the book as it was.
+   */
+  async function storedPurchase(point: SalePoint, signature: string): Promise<Decision | null> {
+    const decoded = decodePaymentHeader(signature);
+    if (!decoded.ok) return null;
+    const { paymentGroup, paymentIndex } = decoded.payload.payload as {
+      paymentGroup: string[];
+      paymentIndex: number;
+    };
+    const paid = signedPaymentOf(paymentGroup[paymentIndex]);
+    const paymentId = paymentIdOf(decoded.payload.extensions);
+    if (!paid || 'error' in paymentId) return null;
+    const presentation = presentationOf(paid.signedPayment, paymentId.id);
+    const claim = await book.claim(paid.txid, presentation);
+    if (claim.state === 'claimed') await book.release(paid.txid);
+    if (claim.state === 'pending') await book.pending(paid.txid, claim.payment, claim.attemptedAt);
+    if (claim.state !== 'settled') return null;
+    const { record } = claim;
+    const collects =
+      record.path === point.path &&
+      record.payment === presentation &&
+      (paymentId.id !== null || record.afterLostAnswer === true);
+    if (!collects) return null;
+    log({ level: 'info', event: 'redelivered', path: point.path, txid: paid.txid });
+    return { kind: 'serve', body: record.body, settlement: record.settlement, redelivery: true };
+  }
+
   async function decideInFull(request: PaidRequest): Promise<Decision> {
     const point = deps.points.get(request.path);
     if (!point) return fail(404, 'not_found', 'No such paid resource.', null);
@@ -270,11 +299,17 @@ export function createPaywallCore(deps: CoreDeps): {
     const loaded = await deps.reader.load(point.resource);
     if (!loaded.ok) {
       log({ level: 'error', event: 'paid_file_unavailable', path: point.path, detail: loaded.detail });
-      return fail(
-        503,
-        'paid_resource_unavailable',
-        'The paid file is not available right now; no payment was requested, verified or settled. Try again later.',
-        point,
+      const signature = request.method === 'GET' ? request.paymentSignature : undefined;
+      const stored = signature === undefined ? null : await storedPurchase(point, signature);
+      return (
+        stored ??
+        fail(
+          503,
+          'paid_resource_unavailable',
+          'The paid file is not available right now; nothing was requested, verified or settled by this request ' +
+            '(a payment sent before is kept: send it again later). Try again later.',
+          point,
+        )
       );
     }
     const file = loaded.file;

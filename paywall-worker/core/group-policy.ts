@@ -20,9 +20,10 @@ export type GroupCheck =
       payer: string;
       lastValid: bigint;
       /**
-       * The signed payment transaction's bytes in canonical base64. The transaction id leaves the signature out, and
-       * every field of a confirmed transaction is public on chain, so only these bytes tell the buyer's signed payment
-       * from a copy rebuilt without (or with another) signature.
+       * The signed payment transaction's bytes in canonical base64. The transaction id leaves the signature out, so
+       * these bytes tell the signed payment from a copy rebuilt without (or with another) signature; once it has
+       * landed, though, its signature is public too, and only the payment identifier it was sent with tells its
+       * buyer from an onlooker (see presentationOf).
        */
       signedPayment: string;
     }
@@ -59,6 +60,13 @@ function decode(base64: string): Member | null {
 
 const noSideEffects = (txn: algosdk.Transaction): boolean =>
   !txn.rekeyTo && !txn.payment?.closeRemainderTo && !txn.assetTransfer?.closeRemainderTo;
+
+/** The transaction id and canonical bytes of a signed payment transaction, or null when it is not one. */
+export function signedPaymentOf(base64: string | undefined): { txid: string; signedPayment: string } | null {
+  const member = base64 === undefined ? null : decode(base64);
+  if (!member?.signed) return null;
+  return { txid: member.txn.txID(), signedPayment: algosdk.bytesToBase64(member.bytes) };
+}
 
 export function checkPaymentGroup(
   group: readonly string[],
