@@ -20,7 +20,7 @@ import type { Offer, OfferSettings, SalePoint } from '../offers.ts';
 import { normalizeNetwork } from '../network.ts';
 import { decodePaymentHeader } from '../payment-header.ts';
 import { presentationOf } from '../payment-book.ts';
-import type { PaymentBook } from '../payment-book.ts';
+import type { PaymentBook, SettledPayment } from '../payment-book.ts';
 import { paymentIdOf } from '../../schemas/paid/payment-identifier.ts';
 import type { ChainLookup } from './chain-lookup.ts';
 import type { PayeeGate } from './payee-gate.ts';
@@ -278,13 +278,29 @@ export function createPaywallCore(deps: CoreDeps): {
     if (claim.state === 'claimed') await book.release(paid.txid);
     if (claim.state === 'pending') await book.pending(paid.txid, claim.payment, claim.attemptedAt);
     if (claim.state !== 'settled') return null;
-    const { record } = claim;
-    const collects =
-      record.path === point.path &&
-      record.payment === presentation &&
-      (paymentId.id !== null || record.afterLostAnswer === true);
-    if (!collects) return null;
-    log({ level: 'info', event: 'redelivered', path: point.path, txid: paid.txid });
+    const refusal = redeliveryRefusal(claim.record, point, presentation, paymentId.id !== null);
+    return refusal === null ? redelivered(claim.record, point, paid.txid) : null;
+  }
+
+  /**
+   * Why a settled payment is not delivered again to this presentation, or null when it is: the same path, the same
+   * bytes and id, and an id (or a first delivery that went to a retry after a lost answer).
+   */
+  function redeliveryRefusal(
+    record: SettledPayment,
+    point: SalePoint,
+    presentation: string,
+    hasId: boolean,
+  ): 'another_resource' | 'not_this_payment' | 'delivered_already' | null {
+    if (record.path !== point.path) return 'another_resource';
+    if (record.payment !== presentation) return 'not_this_payment';
+    if (!hasId && !record.afterLostAnswer) return 'delivered_already';
+    return null;
+  }
+
+  /** Idempotent delivery: the body the payment bought, never a second charge, never newer data than it paid for. */
+  function redelivered(record: SettledPayment, point: SalePoint, txid: string): Decision {
+    log({ level: 'info', event: 'redelivered', path: point.path, txid });
     return { kind: 'serve', body: record.body, settlement: record.settlement, redelivery: true };
   }
 
@@ -389,20 +405,16 @@ export function createPaywallCore(deps: CoreDeps): {
       );
     }
     if (claim.state === 'settled') {
-      if (claim.record.path !== point.path) {
-        return refuse(offer, 'payment_already_used', 'This payment has already bought another resource.');
+      switch (redeliveryRefusal(claim.record, point, presentation, paymentId.id !== null)) {
+        case 'another_resource':
+          return refuse(offer, 'payment_already_used', 'This payment has already bought another resource.');
+        case 'not_this_payment':
+          return notThisPayment(offer);
+        case 'delivered_already':
+          return deliveredAlready(offer, group.txid);
+        case null:
+          return redelivered(claim.record, point, group.txid);
       }
-      if (claim.record.payment !== presentation) return notThisPayment(offer);
-      if (paymentId.id === null && !claim.record.afterLostAnswer) return deliveredAlready(offer, group.txid);
-      // Idempotent delivery: the buyer who sent the payment with its id gets the body it bought again, never a
-      // second charge, and never newer data than it paid for.
-      log({ level: 'info', event: 'redelivered', path: point.path, txid: group.txid });
-      return {
-        kind: 'serve',
-        body: claim.record.body,
-        settlement: claim.record.settlement,
-        redelivery: true,
-      };
     }
     if (claim.state === 'pending' && claim.payment !== presentation) {
       await book.pending(group.txid, claim.payment, claim.attemptedAt); // left for the payment that was sent
