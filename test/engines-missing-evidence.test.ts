@@ -90,6 +90,16 @@ describe('positioning that cannot be read counts as missing', () => {
     expect(risen).toEqual([]);
   });
 
+  it('counts an estimated liquidation total as no evidence: confidence as without liquidations', () => {
+    const liquidations = { longUsd24h: 9e6, shortUsd24h: 1e6, events: 0 };
+    const confidenceWith = (options: Parameters<typeof fixtureAsset>[2]) =>
+      analyzeAsset(fixtureAsset('BTC', uptrend(), options), [], 'simulated').derivatives.confidence;
+    const none = confidenceWith({ liquidations: null });
+    expect(confidenceWith({ liquidations: { ...liquidations, estimated: true } })).toBe(none);
+    // Observed liquidations are evidence of their own.
+    expect(confidenceWith({ liquidations: { ...liquidations, events: 40 } })).toBeGreaterThan(none!);
+  });
+
   it('reads the same in every body: derivatives, main brain, reasoning and the paid bodies', () => {
     const snapshot = fixtureSnapshot([
       noPositioning(fixtureAsset('BTC', uptrend())),

@@ -337,7 +337,10 @@ export function readDerivatives(
     limitations.push(
       `${s}: no positioning reading this run: no funding, and open interest without a 24-hour comparison reads nothing.`,
     );
-  const availability = (funding ? 0.45 : 0) + (openInterest?.reading ? 0.45 : 0) + (liquidations ? 0.1 : 0);
+  // An estimate is read from the open interest already counted: no evidence of its own.
+  const observedLiquidations = liquidations !== null && !liquidations.estimated;
+  const availability =
+    (funding ? 0.45 : 0) + (openInterest?.reading ? 0.45 : 0) + (observedLiquidations ? 0.1 : 0);
   // A missing input counts as its least favourable value (the weakest lean it could give, funding without enough
   // history), so that confidence never rises when a section goes missing.
   const historyFactor = funding === null || funding.z === null ? 0.85 : 1;
