@@ -334,6 +334,31 @@ describe('configuration', () => {
     expect(PaywallErrorBody.parse(await response.json()).error).toBe('paywall_misconfigured');
   });
 
+  it('a misconfigured Workers entry names the variable to mend, as emi does', async () => {
+    const answer = async (variables: Record<string, string>) => {
+      const env = {
+        EMI_PAYTO: algosdk.generateAccount().addr.toString(),
+        EMI_FACILITATOR_URL: 'http://127.0.0.1:1',
+        PAID_KV: { get: async () => null },
+        ASSETS: { fetch: async () => new Response('asset') },
+        ...variables,
+      };
+      const response = await createSiteWorker(() => new MemoryPaymentBook()).fetch(
+        new Request(`http://127.0.0.1${resource.path}`),
+        env,
+      );
+      expect(response.status).toBe(500);
+      return PaywallErrorBody.parse(await response.json()).message;
+    };
+    expect(await answer({ EMI_PAYTO: 'NOT-AN-ADDRESS' })).toMatch(
+      /^EMI_PAYTO is not a valid Algorand address/,
+    );
+    expect(await answer({ EMI_NETWORK: 'algorand:nowhere' })).toMatch(
+      /^EMI_NETWORK is not a supported network/,
+    );
+    expect(await answer({ EMI_INDEXER_URL: 'ftp://x' })).toMatch(/^EMI_INDEXER_URL must be http\(s\)/);
+  });
+
   const valid = {
     payTo: algosdk.generateAccount().addr.toString(),
     facilitatorUrl: 'http://127.0.0.1:1',

@@ -23,7 +23,7 @@ import type { DoNamespace } from '../arena-vote/store-durable-object.ts';
 import { createPaywallApp, errorResponse } from '../app.ts';
 import type { PaywallApp } from '../app.ts';
 import type { PayeeGate } from '../core/payee-gate.ts';
-import { settingsFromEnv } from '../config.ts';
+import { checkSettings, settingsFromEnv } from '../config.ts';
 import { createPayeeGate } from '../core/payee-gate.ts';
 import { payeeOptInProblem } from '../opt-in.ts';
 import type { PaymentBook } from '../payment-book.ts';
@@ -55,6 +55,7 @@ function buildPaywall(env: SiteWorkerEnv, book: PaymentBook, ledgerFor: LedgerFo
       : null;
   if (!storage) throw new Error('no paid-file binding: configure PAID_FILES (R2) or PAID_KV (KV)');
   const settings = settingsFromEnv(env);
+  checkSettings(settings); // names the variable to mend, as `emi` does
   if (!settings.payTo || !settings.facilitatorUrl) {
     throw new Error(
       'EMI_PAYTO and EMI_FACILITATOR_URL must be set (wrangler.toml [vars] or wrangler secret put)',
