@@ -14,7 +14,7 @@ const HOUR_MS = 60 * MINUTE_MS;
  * (candles, open-interest history) end on an hour: at hh:59 the last closed bar ended 59 minutes ago, so 2 hours
  * allows that and one late bar, but not a series that stopped.
  */
-export const MAX_AGE_MS: Readonly<Record<SectionName, number>> = {
+const MAX_AGE_MS: Readonly<Record<SectionName, number>> = {
   candles: 2 * HOUR_MS,
   ticker: 5 * MINUTE_MS,
   book: 5 * MINUTE_MS,
@@ -27,7 +27,7 @@ export const MAX_AGE_MS: Readonly<Record<SectionName, number>> = {
  * How far after the run's as-of a venue's time may be: a live run's as-of is the start of its minute and its calls
  * take a while (retries, rate budgets), so a few minutes; a value from well after the as-of describes another time.
  */
-export const MAX_AHEAD_MS = 10 * MINUTE_MS;
+const MAX_AHEAD_MS = 10 * MINUTE_MS;
 
 /** What the venue's time is the time of, in words. */
 const WHAT: Readonly<Record<SectionName, string>> = {

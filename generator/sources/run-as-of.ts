@@ -4,7 +4,7 @@
 import { readRecordingIndexSync } from './recording/replay-transport.ts';
 
 /** How far an --as-of may be from the clock (live) or the recording's time (replay). */
-export const AS_OF_SLACK_MS = 60_000;
+const AS_OF_SLACK_MS = 60_000;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
