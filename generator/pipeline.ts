@@ -23,7 +23,7 @@ import { STATUS_FILE, readRunStatus, runStatus } from './publish/status.ts';
 import { assertWritableFolder } from './publish/writable.ts';
 import { isTemporaryFile } from './site/link-tree.ts';
 import { roundAt } from './engines/arena/rounds.ts';
-import { referencePricesAt } from './engines/arena/reference-price.ts';
+import { priceTimesOf, referencePricesAt } from './engines/arena/reference-price.ts';
 import { importEndpointVotes, importWorkerVotes } from './state/endpoint-votes.ts';
 import {
   ArenaStoreBusyError,
@@ -250,6 +250,7 @@ async function publishWithStore(
           (TRACKED_ASSETS as readonly string[]).includes(call.asset),
         ),
         prices,
+        priceTimes: priceTimesOf(snapshot),
         referencePrices: referencePricesAt(snapshot, roundAt(clock.asOf).start),
         clock,
       });

@@ -206,8 +206,9 @@ export const PriceContext = z.strictObject({
     .number()
     .nullable()
     .describe(
-      'reference price: the first price seen at or after the round start, recorded with the brain call; null ' +
-        'when the first run of the round came after the entry window',
+      "reference price: the first price from at or after the round start (by the price's own time) seen within " +
+        '15 minutes of the start; null while none has come, or when the first run of the round came after the ' +
+        'entry window',
     ),
   change_since_round_start_percent: z.number().nullable(),
   neutral_band_percent: z.number().describe('|move| below this resolves NEUTRAL'),

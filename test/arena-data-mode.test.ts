@@ -251,6 +251,10 @@ describe('the rules page says which price a round starts from, as the code does'
     // Before: "that is the open of the first hourly candle opening at or after the start".
     expect(page).not.toMatch(/that is the open of the first hourly candle/);
     expect(page).toMatch(/closed hourly candle/);
-    expect(page).toMatch(/price the first generator run within 15 minutes of the start saw/);
+    expect(page).toMatch(/first generator run within 15 minutes of the start records the brain call/);
+    // A price older than the start is never the reference price (a candle close of an earlier hour).
+    expect(page).toMatch(
+      /first price the generator saw at or after the round start, by the price's own time/,
+    );
   });
 });

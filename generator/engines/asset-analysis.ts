@@ -210,6 +210,21 @@ const summarize = (
   return `${symbol}: ${lean} (${c}); ${compared}${missing}.`;
 };
 
+/** Candles are hourly: a bar's close is its price at its open time plus this. */
+const BAR_MS = 3_600_000;
+
+/**
+ * The asset's price and the venue's time of it (ms): the ticker's last price at the ticker's own time, else the close
+ * of the last closed hourly candle at that candle's close, which may be up to two hours before the run
+ * (sources/freshness.ts). A reader that needs a price of a given time (the arena's reference and end prices) checks
+ * `at`, never the time of the run.
+ */
+export const assetPrice = (asset: AssetMarket): { price: number | null; at: number | null } => {
+  if (asset.ticker) return { price: asset.ticker.value.last, at: asset.ticker.provenance.asOf };
+  const bar = last(asset.candles?.value ?? []);
+  return bar ? { price: bar.close, at: bar.openTime + BAR_MS } : { price: null, at: null };
+};
+
 export function analyzeAsset(
   asset: AssetMarket,
   issues: readonly SourceIssue[],
@@ -238,7 +253,7 @@ export function analyzeAsset(
 
   const ticker = asset.ticker?.value ?? null;
   const priceSection = asset.ticker ?? asset.candles;
-  const price = ticker?.last ?? last(candles)?.close ?? null;
+  const { price } = assetPrice(asset);
   const change24h = ticker?.change24h ?? priceChangeFromCandles(asset);
   const quoteVolume24h = ticker?.quoteVolume24h ?? null;
   // Say where the price came from, or that there is none: never claim candles that did not come in.

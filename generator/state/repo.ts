@@ -120,6 +120,19 @@ const toCall = (r: CallDbRow): RecordedCall => ({
   dataMode: r.data_mode,
 });
 
+/**
+ * Sets the reference price of a round whose call was recorded without one (the first run of the round had no price
+ * from at or after its start), by a later run of the call's own mode; a reference price once set is never changed.
+ * Returns true when set.
+ */
+export const fillStartPrice = (db: Db, roundId: string, price: number, mode: DataMode): boolean =>
+  db
+    .prepare(
+      `UPDATE brain_predictions SET start_price = ?
+       WHERE round_id = ? AND start_price IS NULL AND replayed = 0 AND ${ownModeSql(mode, 'brain_predictions')}`,
+    )
+    .run(price, roundId).changes === 1;
+
 export const brainCallFor = (db: Db, roundId: string): RecordedCall | null => {
   const row = db.prepare('SELECT * FROM brain_predictions WHERE round_id = ?').get(roundId) as
     CallDbRow | undefined;
@@ -283,6 +296,12 @@ export interface RunRecord {
   status: 'ok' | 'failed';
   detail: string | null;
 }
+
+/** Whether a run finished its arena step ('ok') with a market time in [fromMs, toMs]. */
+export const okRunBetween = (db: Db, fromMs: number, toMs: number): boolean =>
+  db
+    .prepare("SELECT 1 FROM run_log WHERE status = 'ok' AND as_of_ms >= ? AND as_of_ms <= ? LIMIT 1")
+    .get(fromMs, toMs) !== undefined;
 
 export const logRun = (db: Db, r: RunRecord): void => {
   db.prepare(

@@ -2,6 +2,7 @@
 // (simulated mode), resolve ended rounds into outcomes and lessons, and build the four validated bodies.
 // Everything happens in one IMMEDIATE transaction: a failure anywhere leaves the store as it was, and the next
 // run redoes the work (the bodies are always rebuilt from the store, so nothing is lost between runs).
+import type { Database } from 'better-sqlite3';
 import { HumanConsensusResponse, SharedIntelligenceResponse } from '../../schemas/arena.ts';
 import type { DataMode } from '../../schemas/common.ts';
 import type { PublicPerformance } from '../../schemas/performance.ts';
@@ -18,7 +19,15 @@ import {
 } from '../engines/arena/rounds.ts';
 import type { BrainCall, RecordedCall } from '../engines/arena/types.ts';
 import type { RunClock } from '../engines/clock.ts';
-import { brainCallFor, leftOutRounds, logRun, resolvedRounds, unresolvedEndedRounds } from './repo.ts';
+import {
+  brainCallFor,
+  fillStartPrice,
+  leftOutRounds,
+  logRun,
+  okRunBetween,
+  resolvedRounds,
+  unresolvedEndedRounds,
+} from './repo.ts';
 import { addSyntheticCrowd, recordRoundCall, settleRound } from './settle.ts';
 import { voterSalt, type ArenaStore } from './store.ts';
 import { readArenaView } from './view.ts';
@@ -34,8 +43,15 @@ export interface ArenaStepInput {
   /** Price per asset seen by this run. */
   prices: Record<string, number | null>;
   /**
+   * Per asset, the venue's own time of its price in `prices` (a ticker's time, a candle's close: assetPrice). A
+   * price from before a round's start is not its reference price, one from before its end not its end price: the
+   * round waits for a later run within the entry or resolve window, and is voided when none brings one. Omitted:
+   * every price counts as one of the run's as-of (a caller whose prices are all quotes of that time).
+   */
+  priceTimes?: Record<string, number | null>;
+  /**
    * Per asset, the first candle open at or after the open round's start (see REFERENCE_PRICE_RULE); the
-   * round's reference price. Missing: the run's own price stands in (the first price this generator saw).
+   * round's reference price. Missing: the run's own price stands in when it is from at or after the start.
    */
   referencePrices?: Record<string, number | null>;
   clock: RunClock;
@@ -48,19 +64,33 @@ export interface ArenaStepInput {
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
+export const NO_START_PRICE = `no price from at or after the round start came within ${ENTRY_WINDOW_MINUTES} minutes of it`;
+export const NO_END_PRICE = `no price from at or after the round end came within ${RESOLVE_WINDOW_MINUTES} minutes of it`;
+
 /**
  * Why this run may not score an ended round, or null. A round is scored only with prices of the mode its call was
  * recorded in: a simulated start price against a live end price would be neither record.
  */
-const voidReasonFor = (call: RecordedCall, mode: DataMode, lateMs: number): string | null => {
+const voidReasonFor = (
+  db: Database,
+  call: RecordedCall,
+  mode: DataMode,
+  end: number,
+  asOf: number,
+): string | null => {
   if (!ownsRound(call.dataMode, mode)) {
     const recorded = call.dataMode ?? 'an unknown (recorded before the store kept data modes)';
     return `its brain call was recorded in ${recorded} mode and the first run after the round end ran in ${mode} mode`;
   }
   // Compared in ms, as the entry window is: 15 min 30 s late is "more than 15 minutes late" (voided).
+  const lateMs = asOf - end;
   if (lateMs > RESOLVE_WINDOW_MINUTES * MINUTE_MS) {
-    return `the first run after the round end came ${Math.floor(lateMs / 1000)} s late`;
+    // Runs came in time but none had a price from at or after the end: they waited, and the window is over.
+    return okRunBetween(db, end, end + RESOLVE_WINDOW_MINUTES * MINUTE_MS)
+      ? NO_END_PRICE
+      : `the first run after the round end came ${Math.floor(lateMs / 1000)} s late`;
   }
+  if (call.startPrice === null || call.startPrice <= 0) return NO_START_PRICE;
   return null;
 };
 
@@ -79,6 +109,13 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
   const seed = input.seed ?? 0;
   const callFor = (asset: string) => input.brainCalls.find((c) => c.asset === asset);
   const priceOf = (asset: string) => input.prices[asset] ?? callFor(asset)?.price ?? null;
+  const priceTimeOf = (asset: string) => (input.priceTimes ? (input.priceTimes[asset] ?? null) : asOf);
+  /** This run's price of `asset` when the venue's time of it is at or after `notBefore`, else null. */
+  const priceFrom = (asset: string, notBefore: number): number | null => {
+    const price = priceOf(asset);
+    const at = priceTimeOf(asset);
+    return price !== null && at !== null && at >= notBefore ? price : null;
+  };
   const owner = input.owner ?? 'arena-step';
   // A round with no call yet, or one recorded in this run's mode: the synthetic crowd votes only in those.
   const ownsOrFree = (roundId: string) => {
@@ -89,14 +126,21 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
   const step = db.transaction((): ArenaBodies => {
     const round = roundAt(asOf);
     if (asOf - round.start <= ENTRY_WINDOW_MINUTES * MINUTE_MS) {
-      const reference = input.referencePrices?.[round.asset] ?? priceOf(round.asset);
+      const reference = input.referencePrices?.[round.asset] ?? priceFrom(round.asset, round.start);
       recordRoundCall(db, round, callFor(round.asset), reference, asOf, false, mode);
+      // A call recorded without a reference price (the run had no price from at or after the start, e.g. a
+      // candle close of an earlier hour) gets the first one a later run of the entry window brings.
+      if (reference !== null) fillStartPrice(db, round.id, reference, mode);
     }
     if (simulated && ownsOrFree(round.id)) addSyntheticCrowd(db, salt, seed, round, asOf, false);
 
     for (const { roundIndex, call } of unresolvedEndedRounds(db, asOf)) {
       const ended = roundByIndex(roundIndex);
-      const voidReason = voidReasonFor(call, mode, asOf - ended.end);
+      const voidReason = voidReasonFor(db, call, mode, ended.end, asOf);
+      const endPrice = priceFrom(ended.asset, ended.end);
+      // No price from at or after the end in this run (an older candle close, no price at all): a later run of the
+      // resolve window may bring one; past the window voidReasonFor says so.
+      if (voidReason === null && endPrice === null) continue;
       // The crowd of an ended round votes in full before it is frozen into the outcome.
       if (simulated && ownsRound(call.dataMode, mode) && !call.replayed) {
         addSyntheticCrowd(db, salt, seed, ended, ended.end - 1, false);
@@ -104,7 +148,8 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
       settleRound(db, {
         round: ended,
         call,
-        endPrice: priceOf(ended.asset),
+        // Past the resolve window this run's price is not the round's end price, whatever its time.
+        endPrice: voidReason === NO_END_PRICE ? null : endPrice,
         resolvedAt: asOf,
         replayed: call.replayed,
         ...(voidReason === null ? {} : { voidReason }),

@@ -232,46 +232,147 @@ const isJson = (text: string): boolean => {
 
 /** A vote accepted by the vote endpoint (paywall-worker/arena-vote), as its store exports it. */
 export interface SignedVoteRecord {
+  /** Its number in the store it came from: increasing in acceptance order, from 1 in a new store. */
   seq: number;
   address: string;
   asset: string;
   prediction: string;
   roundId: string;
   receivedAt: number;
+  /** The voter's signature (unique per vote in a store); both vote stores export it. */
+  signature?: string;
 }
 
-const CURSOR_KEY = 'signed_votes_imported_seq';
+/**
+ * Where the import of one vote store stands: the number of the last vote read from it, and what that vote was (its
+ * `anchor`), so that a store whose numbering started again (a new file, a new machine) is told from the same store.
+ */
+export interface ImportPosition {
+  seq: number;
+  /** null: a position kept by an older version, which kept the number only. */
+  anchor: string | null;
+}
 
-export const signedVotesCursor = (store: ArenaStore): number =>
-  Number(
-    (
-      store.db.prepare('SELECT value FROM meta WHERE key = ?').get(CURSOR_KEY) as
-        { value: string } | undefined
-    )?.value ?? 0,
-  );
+/** The source of the votes imported without naming one (tests, direct callers). */
+export const DEFAULT_VOTE_SOURCE = 'default';
+const POSITION_KEY = 'signed_votes_position:';
+/** The one number an older version kept for every source; read once as the position of whichever source comes. */
+const LEGACY_CURSOR_KEY = 'signed_votes_imported_seq';
+
+const metaValue = (store: ArenaStore, key: string): string | undefined =>
+  (store.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+
+const setMeta = (store: ArenaStore, key: string, value: string): void => {
+  store.db
+    .prepare(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    )
+    .run(key, value);
+};
+
+/** What one vote is, whatever store it sits in or number it has there. */
+const anchorOf = (v: SignedVoteRecord): string =>
+  v.signature ? `signature:${v.signature}` : `vote:${v.roundId}/${v.address}/${v.receivedAt}`;
+
+/** The position of `source`'s import; null when nothing was ever imported from it. */
+export const importPosition = (
+  store: ArenaStore,
+  source: string = DEFAULT_VOTE_SOURCE,
+): ImportPosition | null => {
+  const kept = metaValue(store, POSITION_KEY + source);
+  if (kept !== undefined) return JSON.parse(kept) as ImportPosition;
+  const legacy = metaValue(store, LEGACY_CURSOR_KEY);
+  return legacy === undefined ? null : { seq: Number(legacy), anchor: null };
+};
+
+export const signedVotesCursor = (store: ArenaStore, source: string = DEFAULT_VOTE_SOURCE): number =>
+  importPosition(store, source)?.seq ?? 0;
+
+/** Starts `source`'s import again from its first vote (its numbering started again). */
+export const resetImportPosition = (store: ArenaStore, source: string = DEFAULT_VOTE_SOURCE): void => {
+  store.db
+    .transaction(() => {
+      setMeta(
+        store,
+        POSITION_KEY + source,
+        JSON.stringify({ seq: 0, anchor: null } satisfies ImportPosition),
+      );
+      store.db.prepare('DELETE FROM meta WHERE key = ?').run(LEGACY_CURSOR_KEY);
+    })
+    .immediate();
+};
 
 /**
- * Imports the endpoint's votes newer than the stored cursor, each checked like a file import's vote, the
- * endpoint's receipt time standing as the server clock. A vote the rules refuse (second vote of a voter, round
- * already resolved) would be refused on every later run too, so it is reported through `onRefused` and skipped
- * rather than holding back every vote after it. A vote received after `now` (clocks apart) waits, with the votes
- * after it, for a later run. The cursor moves in the same transaction.
+ * Whether this very vote is already among the human votes (same round, voter, prediction and receipt time): read
+ * again from a store whose numbering started again, it is skipped, neither counted twice nor reported as refused.
+ */
+const alreadyImported = (store: ArenaStore, salt: string, v: SignedVoteRecord): boolean =>
+  typeof v.address === 'string' &&
+  typeof v.prediction === 'string' &&
+  store.db
+    .prepare(
+      `SELECT 1 FROM votes WHERE source = 'human' AND round_id = ? AND voter_hash = ? AND prediction = ?
+       AND voted_at_ms = ?`,
+    )
+    .get(
+      v.roundId,
+      hashVoter(salt, normaliseVoter(v.address)),
+      v.prediction.trim().toUpperCase(),
+      v.receivedAt,
+    ) !== undefined;
+
+/**
+ * Whether the store still holds, at the position's number, the vote the position was saved after: `atPosition` is
+ * the vote the store gives for that number (undefined when it has none). When it does not (a deleted or replaced
+ * store, another vote source), its votes must be read again from the first: every number up to the position may be
+ * a vote never seen. A position kept by an older version has no anchor: it holds when that vote was imported.
+ */
+export const positionHolds = (
+  store: ArenaStore,
+  position: ImportPosition,
+  atPosition: SignedVoteRecord | undefined,
+): boolean => {
+  if (position.seq === 0) return true;
+  if (atPosition === undefined || atPosition.seq !== position.seq) return false;
+  return position.anchor !== null
+    ? position.anchor === anchorOf(atPosition)
+    : alreadyImported(store, voterSalt(store), atPosition);
+};
+
+export interface SignedImportOptions {
+  /** Which vote store the votes come from (its file, its export URL); each has a position of its own. */
+  source?: string;
+  /** Read from after this number instead of the kept position (0: the store is read again from its first vote). */
+  from?: number;
+}
+
+/**
+ * Imports the endpoint's votes numbered after the source's position, each checked like a file import's vote, the
+ * endpoint's receipt time standing as the server clock. A vote already imported (the same store read again after
+ * its numbering started again) is skipped. A vote the rules refuse (second vote of a voter, round already resolved)
+ * would be refused on every later run too, so it is reported through `onRefused` and skipped rather than holding
+ * back every vote after it. A vote received after `now` (clocks apart) waits, with the votes after it, for a later
+ * run. The position moves in the same transaction, to the last vote read and what it was.
  */
 export const importSignedVotes = (
   store: ArenaStore,
   votes: SignedVoteRecord[],
   now: number,
   onRefused: (problems: string[]) => void = () => {},
+  options: SignedImportOptions = {},
 ): number => {
-  const cursor = signedVotesCursor(store);
+  const source = options.source ?? DEFAULT_VOTE_SOURCE;
+  const cursor = options.from ?? signedVotesCursor(store, source);
   const fresh = votes.filter((v) => v.seq > cursor).sort((a, b) => a.seq - b.seq);
   const waiting = fresh.findIndex((v) => v.receivedAt > now);
   const ready = waiting === -1 ? fresh : fresh.slice(0, waiting);
   if (ready.length === 0) return 0;
+  const salt = voterSalt(store);
   const refused: string[] = [];
   const run = store.db.transaction(() => {
     let written = 0;
     for (const v of ready) {
+      if (alreadyImported(store, salt, v)) continue;
       try {
         const vote = { asset: v.asset, prediction: v.prediction, voter: v.address, round_id: v.roundId };
         written += addHumanVotes(
@@ -284,11 +385,13 @@ export const importSignedVotes = (
         refused.push(...error.problems);
       }
     }
-    store.db
-      .prepare(
-        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-      )
-      .run(CURSOR_KEY, String(ready.at(-1)!.seq));
+    const last = ready.at(-1)!;
+    setMeta(
+      store,
+      POSITION_KEY + source,
+      JSON.stringify({ seq: last.seq, anchor: anchorOf(last) } satisfies ImportPosition),
+    );
+    store.db.prepare('DELETE FROM meta WHERE key = ?').run(LEGACY_CURSOR_KEY);
     return written;
   });
   const written = run.immediate();

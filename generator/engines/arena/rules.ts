@@ -1,7 +1,7 @@
 // The arena's written rules, in one place: when a vote counts, which price a round is measured from, how a
 // split crowd reads. The docs page (site/docs/arena-rules.njk) and the schema descriptions quote these.
 import { iso } from '../clock.ts';
-import { ROUND_MS, roundByIndex, type Round } from './rounds.ts';
+import { ENTRY_WINDOW_MINUTES, ROUND_MS, roundByIndex, type Round } from './rounds.ts';
 
 /** Where every published arena figure points for the rules behind it (site-relative). */
 export const RULES_URL = '/docs/arena-rules/';
@@ -23,8 +23,11 @@ export const VOTE_RULE =
   `per round; votes open up to ${VOTE_HORIZON_ROUNDS} rounds ahead.`;
 
 export const REFERENCE_PRICE_RULE =
-  'The reference price of a round is the first price the generator saw at or after the round start ' +
-  '(recorded with the brain call by the first run of the round).';
+  'The reference price of a round is the first price the generator saw at or after the round start, by the ' +
+  "price's own time (the venue's ticker time, or the close of an hourly candle), within " +
+  `${ENTRY_WINDOW_MINUTES} minutes of the start: the first run of the round records the brain call, and when its ` +
+  'price is older than the start a later run of those minutes brings the reference price; when none does, the ' +
+  'round is voided.';
 
 export const TIE_RULE =
   'When two or three classes share the most votes the crowd makes no call (consensus NONE, call_status "tie"): ' +

@@ -16,10 +16,12 @@ export const BRAIN_SHRINK = 0.7;
 
 export const OUTCOME_RULE =
   `Return r = end price / start price - 1, start price = the first price the generator saw at or after the round ` +
-  `start: the price of the first run of the round (within ${ENTRY_WINDOW_MINUTES} minutes of the start; a run ` +
-  `every minute makes it the start minute), or the open of the first closed hourly candle opening at or after the ` +
-  `start when that run already had one, end ` +
-  `price seen by the first run at or after the round end (within ${RESOLVE_WINDOW_MINUTES} minutes, else the round is voided). ` +
+  `start, by the price's own time (the venue's ticker time, or the close of an hourly candle; a price from before ` +
+  `the start never counts): the price of the first run of the round whose price is that recent (within ` +
+  `${ENTRY_WINDOW_MINUTES} minutes of the start, else the round is voided; a run every minute makes it the start ` +
+  `minute), or the open of the first closed hourly candle opening at or after the start when that run already had ` +
+  `one, end price = the first price from at or after the round end, by its own time, seen by a run within ` +
+  `${RESOLVE_WINDOW_MINUTES} minutes of the end (else the round is voided). ` +
   `|r| < ${NEUTRAL_BAND * 100}% is NEUTRAL, r >= ${NEUTRAL_BAND * 100}% BULLISH, r <= -${NEUTRAL_BAND * 100}% BEARISH; ` +
   `one fixed band for all assets.`;
 
