@@ -32,6 +32,8 @@ const evilEntry = {
 
 let dir: string;
 let stack: LocalStack;
+/** The built site's pages the buyer page links to: the home page, the docs and the payment terms. */
+const SITE_PAGES = ['', 'docs', 'docs/payment-terms'];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'emi-storefront-'));
@@ -41,6 +43,11 @@ beforeAll(async () => {
     await copyFile(join('site/x402-buyer', file), join(dist, 'x402-buyer', file));
   }
   await writeFile(join(dist, 'x402-buyer', 'app.js'), 'console.log("buyer page");\n');
+  // The site's pages the buyer page links to (as `emi build` writes them).
+  for (const page of SITE_PAGES) {
+    await mkdir(join(dist, page), { recursive: true });
+    await writeFile(join(dist, page, 'index.html'), `<!doctype html><title>site page /${page}</title>\n`);
+  }
   const paid = join(dir, 'paid');
   await mkdir(paid);
   await writePaidFixtures(paid);
@@ -87,6 +94,26 @@ describe('branded storefront', () => {
     // Exactly the page's own script tags remain: brand text added none.
     const source = (await import('node:fs')).readFileSync('site/x402-buyer/index.html', 'utf8');
     expect(html.match(/<script/g)?.length).toBe(source.match(/<script/g)?.length);
+  });
+
+  it("links to the site's own pages from a storefront as from the site's buyer page, never into /p/<id>/", async () => {
+    const links = (html: string) =>
+      [...html.matchAll(/<nav class="back[^>]*>([\s\S]*?)<\/nav>/g)].flatMap(([, nav]) =>
+        [...(nav ?? '').matchAll(/href="([^"]+)"/g)].map(([, href]) => href ?? ''),
+      );
+    const storefront = `${stack.url}/p/evil/x402-buyer/`;
+    const page = await (await fetch(storefront)).text();
+    const hrefs = links(page);
+    expect(hrefs).toHaveLength(3);
+    for (const href of hrefs) {
+      const target = new URL(href, storefront);
+      // The same page from the site's own buyer page (`/x402-buyer/`), as Eleventy copies it unchanged.
+      expect(target.href, href).toBe(new URL(href, `${stack.url}/x402-buyer/`).href);
+      expect(SITE_PAGES.map((path) => `/${path}${path ? '/' : ''}`)).toContain(target.pathname);
+      const response = await fetch(target);
+      expect(response.status, target.pathname).toBe(200);
+      expect(response.headers.get('content-type'), target.pathname).toMatch(/^text\/html/);
+    }
   });
 
   it("serves a config.json naming only the publisher's address and path", async () => {

@@ -5,6 +5,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Hono } from 'hono';
 import { PaywallErrorBody } from '../schemas/paid/payment-required.ts';
+import { PAID_EXAMPLES } from '../schemas/paid/examples.ts';
+import { PAID_RESOURCES } from '../schemas/resources.ts';
+import type { Health } from '../paywall-worker/core/health.ts';
 import { createSiteWorker } from '../paywall-worker/cloudflare/site-worker.ts';
 import type { LedgerFor } from '../paywall-worker/cloudflare/publishers.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
@@ -217,5 +220,33 @@ describe('USDC opt-in on the Worker', () => {
     expect(logged('publishers_misconfigured').join('\n')).toContain('has not opted in to USDC');
     const admin = await request('/p/acme/admin/statement', { headers: { Authorization: `Bearer ${TOKEN}` } });
     expect(admin.status).toBe(200);
+  });
+});
+
+describe('/x402/health on the Worker', () => {
+  it("reports each publisher path's seller state from the same code as on Node", async () => {
+    const updated = new Date().toISOString();
+    const files = new Map(
+      PAID_RESOURCES.map((r) => [
+        r.file,
+        JSON.stringify({ ...(PAID_EXAMPLES[r.id] as Record<string, unknown>), updated }),
+      ]),
+    );
+    const request = workerWith({
+      EMI_PUBLISHERS: JSON.stringify([
+        publisherEntry('acme', acmePayTo),
+        publisherEntry('gone', account(), { closedAt: '2026-01-01T00:00:00Z' }),
+      ]),
+      EMI_ALLOW_SIMULATED: '1',
+      PAID_KV: { get: async (key: string) => files.get(key) ?? null },
+    });
+    const health = (await (await request('/x402/health')).json()) as Health;
+    const state = new Map(health.files.map((f) => [f.path, f]));
+    expect(state.get('/api/x402-atlas.php')?.state).toBe('for_sale');
+    expect(state.get('/p/acme/api/x402-atlas.php')).toMatchObject({
+      state: 'not_available_from_seller', // no credits granted
+      seller: 'acme',
+    });
+    expect(state.get('/p/gone/api/x402-atlas.php')).toMatchObject({ state: 'seller_closed', seller: 'gone' });
   });
 });

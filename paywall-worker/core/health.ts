@@ -1,22 +1,38 @@
 // The worker's health check for operators and monitors: is every paid file for sale right now (present, valid,
 // fresh, of a mode this worker sells), can the payee receive USDC (when it is checked), and does the facilitator
-// answer? Never touches a payment.
+// answer? A publisher's path also says whether its seller sells (closed, out of credit), without turning the
+// operator's health red. Never touches a payment.
 import type { FacilitatorClient } from '@x402/core/server';
 import type { SalePoint } from '../offers.ts';
+import type { SellerRefusal } from './decide.ts';
 import type { PayeeGate } from './payee-gate.ts';
 import { freshnessRefusal } from './paid-file.ts';
 import type { FreshnessPolicy, PaidFileReader } from './paid-file.ts';
 
 export interface FileHealth {
   path: string;
-  /** for_sale, or why not: missing, unreadable, invalid, data_not_live, data_stale. */
+  /**
+   * for_sale, or why not: missing, unreadable, invalid, data_not_live, data_stale; on a publisher's path also its
+   * seller's refusal (seller_closed, not_available_from_seller) or seller_state_unknown when it could not be asked.
+   */
   state: string;
+  /** The publisher selling at this path; absent on the operator's own paths. */
+  seller?: string;
   mode: string | null;
   generated_at: string | null;
   age_seconds: number | null;
 }
 
+/**
+ * A sale point as the health check reads it. A seller's point (a publisher's) may say why its seller sells nothing
+ * new now: the answer the paywall gives before any payment is asked for (SaleHooks.unavailable).
+ */
+export interface CheckedSalePoint extends SalePoint {
+  sellerRefusal?: () => Promise<SellerRefusal | null>;
+}
+
 export interface Health {
+  /** The operator's own sales: a publisher's path that does not sell (closed, out of credit) leaves it true. */
   ok: boolean;
   checked_at: string;
   facilitator: { answers: boolean; detail: string | null };
@@ -26,7 +42,7 @@ export interface Health {
 }
 
 export interface HealthDeps {
-  points: readonly SalePoint[];
+  points: readonly CheckedSalePoint[];
   reader: PaidFileReader;
   freshness: FreshnessPolicy;
   facilitator: FacilitatorClient;
@@ -34,14 +50,35 @@ export interface HealthDeps {
   now: () => number;
 }
 
-async function fileHealth(point: SalePoint, deps: HealthDeps): Promise<FileHealth> {
+/** The seller's state of a path whose file is for sale: what a buyer would be told there before paying. */
+async function sellerState(point: CheckedSalePoint): Promise<string> {
+  try {
+    return (await point.sellerRefusal?.())?.error ?? 'for_sale';
+  } catch {
+    return 'seller_state_unknown';
+  }
+}
+
+async function fileHealth(point: CheckedSalePoint, deps: HealthDeps): Promise<FileHealth> {
+  const seller = point.seller ? { seller: point.seller.id } : {};
   const loaded = await deps.reader.load(point.resource);
-  if (!loaded.ok)
-    return { path: point.path, state: loaded.cause, mode: null, generated_at: null, age_seconds: null };
+  if (!loaded.ok) {
+    return {
+      path: point.path,
+      state: loaded.cause,
+      ...seller,
+      mode: null,
+      generated_at: null,
+      age_seconds: null,
+    };
+  }
   const { file } = loaded;
+  // In the paywall's order: the file's own problem first, then the seller's.
+  const refusal = freshnessRefusal(file, deps.freshness, deps.now())?.error;
   return {
     path: point.path,
-    state: freshnessRefusal(file, deps.freshness, deps.now())?.error ?? 'for_sale',
+    state: refusal ?? (point.seller ? await sellerState(point) : 'for_sale'),
+    ...seller,
     mode: file.mode,
     generated_at: file.generatedAt,
     age_seconds: Math.round((deps.now() - Date.parse(file.generatedAt)) / 1000),
@@ -61,7 +98,11 @@ export async function checkHealth(deps: HealthDeps): Promise<Health> {
     deps.payee?.problem() ?? null,
   ]);
   return {
-    ok: facilitator.answers && problem === null && files.every((f) => f.state === 'for_sale'),
+    // A publisher's paths sell the operator's files: a problem of a file shows on the operator's path as well.
+    ok:
+      facilitator.answers &&
+      problem === null &&
+      files.every((f) => f.seller !== undefined || f.state === 'for_sale'),
     checked_at: new Date(deps.now()).toISOString(),
     facilitator,
     payee: { checked: deps.payee !== undefined, problem },

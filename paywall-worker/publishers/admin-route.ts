@@ -1,6 +1,7 @@
 // The operator's credit management over HTTP (`admin-api.ts`), for a worker whose ledger the `emi publisher`
 // commands cannot open: the Cloudflare Worker's Durable Objects. Without a configured token the routes do not exist
-// (404), so a Worker never exposes them by accident; with one, a request without it is a 401.
+// (404), so a Worker never exposes them by accident; with one, a request without it is a 401, and an id the Worker
+// does not configure a 404 `unknown_publisher` naming those it does.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { NO_STORE } from '../../schemas/delivery.ts';
@@ -54,7 +55,15 @@ export function createAdminRoute(options: AdminRouteOptions): Hono {
     if (!given || !(await sameToken(given, token))) {
       return refuse(c, 401, 'unauthorized', 'This route wants the operator token: Authorization: Bearer …');
     }
-    if (!known.has(c.req.param('id') ?? '')) return notFound();
+    // Only the operator gets this far: it may learn which publishers the Worker has.
+    const id = c.req.param('id') ?? '';
+    if (!known.has(id)) {
+      return errorResponse(
+        404,
+        'unknown_publisher',
+        `publisher "${id}" is not in this Worker's EMI_PUBLISHERS (configured: ${[...known].join(', ')})`,
+      );
+    }
     await next();
     c.header('Cache-Control', NO_STORE);
   });

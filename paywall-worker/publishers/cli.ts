@@ -1,16 +1,24 @@
 // `emi publisher list | add | close ID | credit ID N | statement ID [--since] [--csv]`: the operator's side of the
 // programme.
 // Publishers live in the config file (`--config` / EMI_CONFIG); credits and sales in the ledger of the state folder,
-// the same file the running worker uses, so a credit added here counts at the next sale. With `--worker URL`,
+// the same file the running worker uses, so a credit added here counts at the next sale, and a close (written to the
+// config file, which the running worker reads again when it changes) stops new sales at once. With `--worker URL`,
 // `credit` and `statement` act on a Cloudflare Worker's Durable Object ledger through its admin route instead.
+// A usage mistake (an unknown id, a bad option, a configuration that cannot be changed safely) exits 2 before
+// anything is written.
 import { rename, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { parseWorkerUrl } from './admin-client.ts';
 import { sinceTime } from './credit-ledger.ts';
+import { PUBLISHER_ID, PUBLISHER_ID_RULE } from './ids.ts';
 import { stateFolder } from '../../generator/defaults.ts';
 import { USAGE_EXIT_CODE, usageError } from '../../generator/cli-options.ts';
-import { RECORD_TTL_MS as PAYMENT_RECORD_TTL_MS } from '../payment-book.ts';
+import {
+  IN_FLIGHT_LEASE_MS as PAYMENT_LEASE_MS,
+  RECORD_TTL_MS as PAYMENT_RECORD_TTL_MS,
+} from '../payment-book.ts';
 
 interface CommonFlags {
   config?: string;
@@ -19,10 +27,23 @@ interface CommonFlags {
 
 const configFile = (flags: CommonFlags): string | undefined => flags.config ?? process.env.EMI_CONFIG;
 
+/** The ledger file of the state folder (the name is credit-ledger-sqlite.ts's DEFAULT_LEDGER_FILE). */
+const ledgerFile = (flags: CommonFlags): string => resolve(flags.state ?? stateFolder(), 'publishers.sqlite');
+
 async function openLedger(flags: CommonFlags) {
-  const { SqliteCreditLedger, DEFAULT_LEDGER_FILE } = await import('./credit-ledger-sqlite.ts');
-  const state = flags.state ?? stateFolder();
-  return new SqliteCreditLedger(resolve(state, DEFAULT_LEDGER_FILE));
+  const { SqliteCreditLedger } = await import('./credit-ledger-sqlite.ts');
+  return new SqliteCreditLedger(ledgerFile(flags));
+}
+
+/** What the ledger holds for each publisher it knows; a ledger file not there yet is not created to say so. */
+async function ledgerBooks(flags: CommonFlags) {
+  if (!existsSync(ledgerFile(flags))) return [];
+  const ledger = await openLedger(flags);
+  try {
+    return await ledger.list();
+  } finally {
+    ledger.close();
+  }
 }
 
 /** The config file as JSON, refused (PublisherConfigError) with an unknown top-level key, as `emi serve` refuses it. */
@@ -43,26 +64,49 @@ async function configuredPublishers(flags: CommonFlags) {
   return parsePublishers((await readConfig(file)).publishers);
 }
 
-/** Credits for an id the configuration does not name would sit where no sale can use them (a typo loses them). */
+/** An id that cannot be a publisher's (a usage mistake): checked even where no configuration says which ones are. */
+function assertIdShape(id: string): void {
+  if (!PUBLISHER_ID.test(id)) throw usageError(`not a publisher id (${PUBLISHER_ID_RULE}): ${id}`);
+}
+
+/**
+ * Credits for an id the configuration does not name would sit where no sale can use them (a typo loses them): a
+ * usage mistake naming the configured ids. Without a configuration only the id's shape is checked. `ledgerToo`:
+ * an id the ledger knows is accepted as well (a statement of a publisher whose entry was deleted).
+ */
 async function assertConfigured(
   id: string,
   flags: CommonFlags,
   unchanged = 'no credits were changed',
+  ledgerToo = false,
 ): Promise<void> {
+  assertIdShape(id);
   const file = configFile(flags);
   if (!file) {
     console.error(`emi publisher: no configuration file (--config or EMI_CONFIG): "${id}" is not checked`);
     return;
   }
   const ids = (await configuredPublishers(flags)).map((p) => p.id);
-  if (!ids.includes(id)) {
-    const known = ids.length > 0 ? `configured: ${ids.join(', ')}` : 'it names no publishers';
-    throw new Error(`publisher "${id}" is not in ${file} (${known}); ${unchanged}`);
-  }
+  if (ids.includes(id)) return;
+  const booked = ledgerToo ? (await ledgerBooks(flags)).map((b) => b.publisherId) : [];
+  if (booked.includes(id)) return;
+  const known = ids.length > 0 ? `configured: ${ids.join(', ')}` : 'it names no publishers';
+  const inLedger = ledgerToo
+    ? ` and has no books in ${ledgerFile(flags)}${booked.length > 0 ? ` (which has: ${booked.join(', ')})` : ''}`
+    : '';
+  throw usageError(`publisher "${id}" is not in ${file} (${known})${inLedger}; ${unchanged}`);
 }
 
 const parseCredits = (value: string): number => {
   if (!/^-?[1-9][0-9]{0,8}$/.test(value)) throw usageError(`not a whole number of credits: ${value}`);
+  return Number(value);
+};
+
+/** `add --credits N`: a new publisher has nothing to withdraw, so only a positive number makes sense. */
+const parseStartCredits = (value: string): number => {
+  if (!/^[1-9][0-9]{0,8}$/.test(value)) {
+    throw usageError(`--credits wants a positive whole number (credits to start with): ${value}`);
+  }
   return Number(value);
 };
 
@@ -137,12 +181,43 @@ interface AddFlags extends CommonFlags {
   accent?: string;
   product: Array<[string, string]>;
   credits?: number;
+  keepLedger?: boolean;
+}
+
+/**
+ * The ledger's books are kept by id alone: a new publisher under an id that has them would inherit another's
+ * credits and sales (and its statement would list sales paid to another address). Refused unless `--keep-ledger`
+ * says this is the same publisher coming back.
+ */
+async function assertNewBooks(flags: AddFlags): Promise<void> {
+  const books = (await ledgerBooks(flags)).find((b) => b.publisherId === flags.id);
+  if (!books || flags.keepLedger) return;
+  const ledger = await openLedger(flags);
+  let paidTo: string[];
+  try {
+    paidTo = [...new Set((await ledger.statement(flags.id)).map((sale) => sale.payTo))];
+  } finally {
+    ledger.close();
+  }
+  const sales =
+    books.sales > 0 ? `${books.sales} sale(s) paid to ${paidTo.join(', ')}` : `${books.sales} sale(s)`;
+  throw usageError(
+    `publisher id "${flags.id}" already has books in ${ledgerFile(flags)}: ${books.balance} credit(s), ` +
+      `${sales}; a new publisher under this id would inherit them. Choose another id, or pass --keep-ledger if ` +
+      'this is the same publisher coming back; nothing was written',
+  );
 }
 
 async function add(flags: AddFlags): Promise<void> {
   const file = configFile(flags);
-  if (!file) throw new Error('emi publisher add needs the configuration file: --config FILE (or EMI_CONFIG)');
+  if (!file)
+    throw usageError('emi publisher add needs the configuration file: --config FILE (or EMI_CONFIG)');
   const config = existsSync(file) ? await readConfig(file) : {};
+  if (config.publishers !== undefined && !Array.isArray(config.publishers)) {
+    throw usageError(
+      `"publishers" in ${file} is not a list (the worker refuses it too): mend it by hand; nothing was written`,
+    );
+  }
   const products = Object.fromEntries(flags.product.map(([slug, priceUsd]) => [slug, { priceUsd }]));
   const entry = {
     id: flags.id,
@@ -156,24 +231,30 @@ async function add(flags: AddFlags): Promise<void> {
     payTo: flags.payTo,
     products,
   };
-  const existing = Array.isArray(config.publishers) ? (config.publishers as unknown[]) : [];
-  await writePublishers(file, config, [...existing, entry]);
+  const publishers = [...((config.publishers as unknown[] | undefined) ?? []), entry];
+  await checkPublishers(publishers);
+  await assertNewBooks(flags);
+  await writePublishers(file, config, publishers);
   console.log(`added publisher ${flags.id} to ${file}; restart emi serve / emi up to open its storefront`);
   if (flags.credits) await credit(flags.id, flags.credits, flags);
 }
 
+/** Checks a `publishers` list whole, as the worker will at start (against the operator's payee when this shell has it). */
+async function checkPublishers(publishers: unknown[]): Promise<void> {
+  const { parsePublishers } = await import('./config.ts');
+  parsePublishers(publishers, process.env.EMI_PAYTO || undefined);
+}
+
 /**
- * Writes the config file with a new `publishers` list, checked whole as the worker will check it at start (against
- * the operator's payee when this shell has it); written to a temporary file, then renamed, so that a failed write
- * never leaves half a configuration.
+ * Writes the config file with a new `publishers` list, checked whole; written to a temporary file, then renamed, so
+ * that a failed write never leaves half a configuration (and a running worker sees a new version of the file).
  */
 async function writePublishers(
   file: string,
   config: Record<string, unknown>,
   publishers: unknown[],
 ): Promise<void> {
-  const { parsePublishers } = await import('./config.ts');
-  parsePublishers(publishers, process.env.EMI_PAYTO || undefined);
+  await checkPublishers(publishers);
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify({ ...config, publishers }, null, 2)}\n`);
   await rename(temporary, file);
@@ -181,11 +262,13 @@ async function writePublishers(
 
 /**
  * When a storefront closes (a `closedAt` written by hand may lie ahead), and when its entry may go: after the
- * payment book has forgotten its last payment.
+ * payment book has forgotten the last payment made before the close (a sale begun just before it ends within the
+ * book's in-flight lease; its record is kept RECORD_TTL_MS from then). True for `emi serve` / `emi up`, which take
+ * the close at once; a Cloudflare Worker takes it at the deploy that carries it.
  */
 function closedNote(closedAt: number, now = Date.now()): string {
   const at = new Date(closedAt).toISOString();
-  const deletable = new Date(closedAt + PAYMENT_RECORD_TTL_MS).toISOString();
+  const deletable = new Date(closedAt + PAYMENT_LEASE_MS + PAYMENT_RECORD_TTL_MS).toISOString();
   return `${closedAt <= now ? 'closed since' : 'closes at'} ${at} (its entry may be deleted after ${deletable})`;
 }
 
@@ -196,8 +279,9 @@ function closedNote(closedAt: number, now = Date.now()): string {
  */
 async function close(id: string, flags: CommonFlags): Promise<void> {
   const file = configFile(flags);
-  if (!file)
-    throw new Error('emi publisher close needs the configuration file: --config FILE (or EMI_CONFIG)');
+  if (!file) {
+    throw usageError('emi publisher close needs the configuration file: --config FILE (or EMI_CONFIG)');
+  }
   await assertConfigured(id, flags, 'nothing was changed');
   const config = await readConfig(file);
   const entries = config.publishers as Array<Record<string, unknown>>;
@@ -214,8 +298,10 @@ async function close(id: string, flags: CommonFlags): Promise<void> {
   );
   await writePublishers(file, config, publishers);
   console.log(
-    `closed publisher ${id} in ${file}: after a restart of emi serve / emi up its paths sell nothing new (410) ` +
-      `and still deliver payments already made; ${closedNote(closedAt)}`,
+    `closed publisher ${id} in ${file}: from now on its paths sell nothing new (410), on a running emi serve / ` +
+      `emi up at its next request, and still deliver payments already made; ${closedNote(closedAt)}. ` +
+      'A Cloudflare Worker stops selling when EMI_PUBLISHERS with this closedAt is deployed: keep the entry there ' +
+      'an hour longer than that deploy',
   );
 }
 
@@ -224,6 +310,7 @@ type WorkerFlags = CommonFlags & { worker?: string };
 async function credit(id: string, amount: number, flags: WorkerFlags & { note?: string }): Promise<void> {
   let b: { balance: number; reserved: number };
   if (flags.worker) {
+    assertIdShape(id);
     const { adminTokenFromEnv, creditThroughWorker } = await import('./admin-client.ts');
     const admin = { url: flags.worker, token: adminTokenFromEnv() };
     b = await creditThroughWorker(admin, id, {
@@ -244,10 +331,13 @@ async function credit(id: string, amount: number, flags: WorkerFlags & { note?: 
 
 async function salesOf(id: string, flags: WorkerFlags & { since?: string }) {
   if (flags.worker) {
+    assertIdShape(id);
     const { adminTokenFromEnv, statementThroughWorker } = await import('./admin-client.ts');
     const admin = { url: flags.worker, token: adminTokenFromEnv() };
     return (await statementThroughWorker(admin, id, flags.since)).sales;
   }
+  // A publisher whose entry was deleted still has its statement: the ledger knows the id.
+  await assertConfigured(id, flags, 'no statement', true);
   const ledger = await openLedger(flags);
   try {
     return await ledger.statement(id, flags.since);
@@ -266,6 +356,7 @@ async function statement(id: string, flags: WorkerFlags & { since?: string; csv?
 const WORKER_OPTION = [
   '--worker <url>',
   "a deployed Worker's origin: use its admin route (token from EMI_ADMIN_TOKEN) instead of the local ledger",
+  parseWorkerUrl,
 ] as const;
 
 export function registerPublisherCommands(program: Command): void {
@@ -291,7 +382,11 @@ export function registerPublisherCommands(program: Command): void {
       .option('--logo <url>', 'logo (https:)')
       .option('--accent <#rrggbb>', 'accent colour')
       .option('--product <slug=price>', 'a resold product and its price in USD (repeat)', collectProduct, [])
-      .option('--credits <n>', 'credits to start with', parseCredits),
+      .option('--credits <n>', 'credits to start with (a positive number)', parseStartCredits)
+      .option(
+        '--keep-ledger',
+        'the id already has credits or sales in the ledger and this is the same publisher coming back: keep them',
+      ),
   ).action(refusingBadConfig(add));
 
   withCommon(
@@ -321,5 +416,5 @@ export function registerPublisherCommands(program: Command): void {
       .option('--since <iso>', 'only sales at or after this time', parseSince)
       .option('--csv', 'CSV (RFC 4180) instead of text')
       .option(...WORKER_OPTION),
-  ).action(statement);
+  ).action(refusingBadConfig(statement));
 }

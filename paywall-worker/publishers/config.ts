@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { PAID_RESOURCES } from '../../schemas/resources.ts';
 import type { PaidResource } from '../../schemas/resources.ts';
 import { USDC_DECIMALS } from '../../schemas/paid/terms.ts';
+import { PUBLISHER_ID, PUBLISHER_ID_RULE } from './ids.ts';
 
 /** The product slug of a paid path: `/api/x402-atlas.php` is `atlas`. */
 export const productSlug = (resource: PaidResource): string =>
@@ -55,12 +56,7 @@ const PriceUsd = z.string().regex(/^(0|[1-9][0-9]{0,5})(\.[0-9]{1,6})?$/, 'must 
 
 export const PublisherSchema = z.strictObject({
   /** The slug in `/p/<id>/`. */
-  id: z
-    .string()
-    .regex(
-      /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/,
-      'must be a slug: a-z, 0-9 and inner hyphens, 1-32 characters',
-    ),
+  id: z.string().regex(PUBLISHER_ID, `must be ${PUBLISHER_ID_RULE}`),
   brand: PublisherBrandSchema,
   /** The Algorand address that receives the buyers' USDC (opted in to the USDC asset). */
   payTo: z.string().refine((value) => algosdk.isValidAddress(value), 'must be a valid Algorand address'),

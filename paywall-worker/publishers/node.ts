@@ -1,7 +1,8 @@
 // The publisher programme on Node (`emi serve`, `emi up`, `emi publisher`): publishers from the config file
-// (`--config` or EMI_CONFIG), checked once at start; the credit ledger in the state folder; the paywall's extra
-// sale points and hooks; and the branded storefronts.
-import { readFile } from 'node:fs/promises';
+// (`--config` or EMI_CONFIG), checked once at start, whose closures (`closedAt`, written by `emi publisher close`)
+// are read again whenever the file changes; the credit ledger in the state folder; the paywall's extra sale points
+// and hooks; and the branded storefronts.
+import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { PaywallLogEntry, SaleHooks } from '../core/decide.ts';
 import type { SalePoint } from '../offers.ts';
@@ -56,22 +57,97 @@ export interface PublisherProgramme {
   close(): void;
 }
 
+/** What identifies one version of a file: a rename (as `emi publisher` writes) or an edit in place changes it. */
+async function fileVersion(file: string): Promise<string> {
+  const s = await stat(file, { bigint: true });
+  return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+}
+
+export interface LiveClosuresOptions {
+  configFile: string;
+  /** The publishers the worker started with (their sale points stay until a restart). */
+  publishers: readonly Publisher[];
+  /** The config file's version when `publishers` were read from it (see fileVersion). */
+  version: string | null;
+  operatorPayTo: string;
+  log(entry: PaywallLogEntry): void;
+  now?: () => number;
+}
+
+/**
+ * Each publisher's closing time, from the config file as it is now: at every sale the file is stat'ed (one system
+ * call) and read again only when it changed, so that `emi publisher close` stops new sales at once rather than at
+ * the next restart. Only closures are taken: anything else in the file (a new publisher, a price) waits for a
+ * restart. An entry that disappeared is closed from when that was seen (its paths stay until the restart, still
+ * delivering payments already made). A file that cannot be read or that the worker would refuse at start changes
+ * nothing, and is logged once per version.
+ */
+export function liveClosures(options: LiveClosuresOptions): (publisher: Publisher) => Promise<number | null> {
+  const now = options.now ?? Date.now;
+  const closures = new Map(options.publishers.map((p) => [p.id, p.closedAt]));
+  let known = options.version;
+  let refreshing: Promise<void> | null = null;
+
+  const refresh = async (): Promise<void> => {
+    let version: string;
+    try {
+      version = await fileVersion(options.configFile);
+    } catch (error) {
+      version = `unreadable: ${(error as Error).message}`;
+    }
+    if (version === known) return;
+    known = version;
+    try {
+      const config = await readConfigJson(options.configFile);
+      const current = new Map(
+        parsePublishers(config.publishers, options.operatorPayTo).map((p) => [p.id, p.closedAt]),
+      );
+      for (const { id } of options.publishers) {
+        closures.set(id, current.has(id) ? (current.get(id) ?? null) : (closures.get(id) ?? now()));
+      }
+    } catch (error) {
+      options.log({
+        level: 'error',
+        event: 'publishers_config_refused',
+        detail: `${(error as Error).message}; the storefronts' closures stay as they were until it is mended`,
+      });
+    }
+  };
+
+  return async (publisher) => {
+    // Requests arriving together share one look at the file.
+    refreshing ??= refresh().finally(() => (refreshing = null));
+    await refreshing;
+    return closures.get(publisher.id) ?? null;
+  };
+}
+
 /** Loads and checks the publishers; throws PublisherConfigError (one line) on a bad entry. Null without any. */
 export async function startPublisherProgramme(
   options: PublisherProgrammeOptions,
 ): Promise<PublisherProgramme | null> {
   if (!options.configFile) return null;
-  const config = await readConfigJson(options.configFile);
+  const configFile = resolve(options.configFile);
+  // Its version before it is read: a change made while it is read is seen at the first sale.
+  const version = await fileVersion(configFile).catch(() => null);
+  const config = await readConfigJson(configFile);
   const publishers = parsePublishers(config.publishers, options.operatorPayTo);
   if (publishers.length === 0) return null;
   if (options.algodUrl) {
     await checkPublisherOptIns(publishers, { algodUrl: options.algodUrl, algodToken: options.algodToken });
   }
   const ledger = new SqliteCreditLedger(options.ledgerFile ?? defaultLedgerFile());
+  const closedAt = liveClosures({
+    configFile,
+    publishers,
+    version,
+    operatorPayTo: options.operatorPayTo,
+    log: options.log,
+  });
   return {
     publishers,
     salePoints: publisherSalePoints(publishers),
-    hooks: creditHooks(publishers, ledger, options.log),
+    hooks: creditHooks(publishers, ledger, options.log, { closedAt }),
     ledger,
     close: () => ledger.close(),
   };

@@ -3,7 +3,7 @@
 // hold, consume and give back the publisher's credits. The operator's own paths have no seller and pass through.
 import type { SettleResponse } from '@x402/core/types';
 import type { PaywallLogEntry, SaleHooks, SellerRefusal } from '../core/decide.ts';
-import type { SalePoint } from '../offers.ts';
+import type { CheckedSalePoint } from '../core/health.ts';
 import type { Publisher, PublisherProduct } from './config.ts';
 import type { CreditLedger } from './credit-ledger.ts';
 
@@ -27,7 +27,15 @@ export function publisherBlock(publisher: Publisher, product: PublisherProduct):
   };
 }
 
-export function publisherSalePoints(publishers: readonly Publisher[]): SalePoint[] {
+/**
+ * Why each publisher sells nothing new now, as the credit hooks made for it answer (`creditHooks` registers them):
+ * the sale points and the hooks are made apart, from the same publishers, wherever the programme runs (Node, the
+ * Worker), and the health check asks the points.
+ */
+const refusals = new WeakMap<Publisher, (product: PublisherProduct) => Promise<SellerRefusal | null>>();
+
+/** The sale points; each answers `sellerRefusal` (for `/x402/health`) as the paywall would before a payment. */
+export function publisherSalePoints(publishers: readonly Publisher[]): CheckedSalePoint[] {
   return publishers.flatMap((publisher) =>
     publisher.products.map((product) => ({
       path: publisherPath(publisher.id, product),
@@ -37,6 +45,8 @@ export function publisherSalePoints(publishers: readonly Publisher[]): SalePoint
       priceUsd: product.priceUsd,
       seller: { id: publisher.id, name: publisher.brand.name },
       bodyFields: { publisher: publisherBlock(publisher, product) },
+      // Without hooks the paywall asks nothing either: the point sells.
+      sellerRefusal: () => refusals.get(publisher)?.(product) ?? Promise.resolve(null),
     })),
   );
 }
@@ -44,6 +54,15 @@ export function publisherSalePoints(publishers: readonly Publisher[]): SalePoint
 interface SaleFacts {
   publisher: Publisher;
   product: PublisherProduct;
+}
+
+export interface CreditHooksOptions {
+  now?: () => number;
+  /**
+   * When the publisher's storefront closes (ms since the epoch), asked at every sale; default its `closedAt` as
+   * configured at start. On Node the configuration file is read again when it changes (`emi publisher close`).
+   */
+  closedAt?: (publisher: Publisher) => Promise<number | null>;
 }
 
 /**
@@ -54,42 +73,48 @@ export function creditHooks(
   publishers: readonly Publisher[],
   ledger: CreditLedger,
   log: (entry: PaywallLogEntry) => void,
-  now: () => number = Date.now,
+  options: CreditHooksOptions = {},
 ): SaleHooks {
+  const now = options.now ?? Date.now;
+  const closedAtOf = options.closedAt ?? ((publisher: Publisher) => Promise.resolve(publisher.closedAt));
   const byPath = new Map<string, SaleFacts>();
   for (const publisher of publishers) {
     for (const product of publisher.products) {
       byPath.set(publisherPath(publisher.id, product), { publisher, product });
     }
   }
+
+  async function refusal({ publisher, product }: SaleFacts): Promise<SellerRefusal | null> {
+    const closedAt = await closedAtOf(publisher);
+    if (closedAt !== null && closedAt <= now()) {
+      return {
+        status: 410,
+        error: 'seller_closed',
+        message:
+          `${publisher.brand.name} closed this storefront on ${new Date(closedAt).toISOString()}: ` +
+          'it sells nothing new, and no payment was requested. A payment made here before is still delivered ' +
+          'when sent again. The same report is sold by the service itself at ' +
+          `${product.resource.path}.`,
+      };
+    }
+    const { available } = await ledger.balance(publisher.id);
+    return available > 0
+      ? null
+      : {
+          status: 503,
+          error: 'not_available_from_seller',
+          message:
+            `${publisher.brand.name} has no shared-intelligence credit left, so this report cannot be sold ` +
+            'here right now. No payment was requested. Try again later, or buy it from the service itself at ' +
+            `${product.resource.path}.`,
+        };
+  }
+  for (const publisher of publishers) refusals.set(publisher, (product) => refusal({ publisher, product }));
+
   return {
     async unavailable(point): Promise<SellerRefusal | null> {
       const sale = byPath.get(point.path);
-      if (!sale) return null;
-      const { publisher, product } = sale;
-      const { closedAt } = publisher;
-      if (closedAt !== null && closedAt <= now()) {
-        return {
-          status: 410,
-          error: 'seller_closed',
-          message:
-            `${publisher.brand.name} closed this storefront on ${new Date(closedAt).toISOString()}: ` +
-            'it sells nothing new, and no payment was requested. A payment made here before is still delivered ' +
-            'when sent again. The same report is sold by the service itself at ' +
-            `${product.resource.path}.`,
-        };
-      }
-      const { available } = await ledger.balance(publisher.id);
-      return available > 0
-        ? null
-        : {
-            status: 503,
-            error: 'not_available_from_seller',
-            message:
-              `${publisher.brand.name} has no shared-intelligence credit left, so this report cannot be sold ` +
-              'here right now. No payment was requested. Try again later, or buy it from the service itself at ' +
-              `${product.resource.path}.`,
-          };
+      return sale ? refusal(sale) : null;
     },
     async reserve(point, txid) {
       const sale = byPath.get(point.path);

@@ -67,14 +67,15 @@ export function statementTotals(sales: readonly SaleRecord[]): StatementTotals {
   );
 }
 
-/** Human-readable lines: one per sale, then the totals. */
+/** Human-readable lines: one per sale (with the address it paid), then the totals. */
 export function statementText(publisherId: string, sales: readonly SaleRecord[], since?: string): string[] {
   const totals = statementTotals(sales);
   return [
     `statement of publisher ${publisherId}${since ? ` since ${since}` : ''}`,
     ...sales.map(
       (s) =>
-        `${s.at}  ${s.product}  ${s.priceUsd} USDC  payer ${s.payer}  tx ${s.transaction}  credits ${s.credits}`,
+        `${s.at}  ${s.product}  ${s.priceUsd} USDC  pay_to ${s.payTo}  payer ${s.payer}  tx ${s.transaction}  ` +
+        `credits ${s.credits}`,
     ),
     `${totals.sales} sale(s), ${formatUsdc(totals.amountAtomic)} USDC paid directly to the publisher, ` +
       `${totals.credits} credit(s) consumed`,
