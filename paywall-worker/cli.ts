@@ -10,6 +10,22 @@ import { listen } from './node-listen.ts';
 import { BUY_EXIT_HELP, runBuy } from './buy-command.ts';
 import { DEV_FACILITATOR_PORT } from './dev-facilitator/server.ts';
 import { parsePort } from '../generator/cli-options.ts';
+import { stateFolder } from '../generator/defaults.ts';
+import { DEFAULT_PAYMENT_BOOK_FILE } from './payment-book-sqlite.ts';
+import { DEFAULT_LEDGER_FILE } from './publishers/credit-ledger-sqlite.ts';
+
+/** The vote store's file in the state folder: the name `emi generate` imports votes from. */
+const VOTE_STORE_FILE = 'arena-votes.sqlite';
+
+const VOTES_HELP = [
+  'Arena votes:',
+  `  POST /arena/vote keeps wallet-signed votes in <state>/${VOTE_STORE_FILE}; the next \`emi generate\``,
+  '  with the same state folder imports them. With EMI_VOTE_EXPORT_TOKEN set, GET /arena/votes/export',
+  '  hands them to a generator on another machine (its EMI_VOTE_EXPORT_URL and the same token).',
+  "  Rate limits are kept in this process's memory, per wallet and per client address: the connection's,",
+  '  or, from a proxy on loopback (the nginx recipe), the last X-Forwarded-For entry, which the proxy',
+  '  appends; an IPv6 client counts by its /64.',
+].join('\n');
 
 /** A port in use says which option chooses another; any other failure to listen is said as it is. */
 function listenError(error: NodeJS.ErrnoException, what: string, option: string): Error {
@@ -44,11 +60,18 @@ export function registerPaywallCommands(program: Command): void {
     .option('--base-url <url>', 'public base URL (env EMI_BASE_URL)')
     .option('--site <dir>', 'the built site (dist/): also answer the MCP endpoint /mcp over it')
     .option(
+      '--state <dir>',
+      `state folder (env EMI_STATE_DIR): the wallet-signed arena votes (${VOTE_STORE_FILE}, which \`emi generate\` ` +
+        `imports from its own --state), the payment book and the publishers' credit ledger`,
+      stateFolder(),
+    )
+    .option(
       '--dev-facilitator-port <n>',
       'port of the development facilitator, when no facilitator URL is set (0: any free port)',
       parsePort,
       DEV_FACILITATOR_PORT,
     )
+    .addHelpText('after', `\n${VOTES_HELP}\n`)
     .action(
       async (o: {
         port: number;
@@ -58,6 +81,7 @@ export function registerPaywallCommands(program: Command): void {
         paid: string;
         baseUrl?: string;
         site?: string;
+        state: string;
         devFacilitatorPort: number;
       }) => {
         const env = paywallEnv();
@@ -70,6 +94,10 @@ export function registerPaywallCommands(program: Command): void {
           facilitatorUrl: o.facilitatorUrl ?? env.facilitatorUrl,
           devFacilitatorPort: o.devFacilitatorPort,
           ...(o.site ? { siteDir: resolve(o.site) } : {}),
+          // POST /arena/vote, proxied here by the nginx and Netlify recipes, stores where the generator imports from.
+          voteStorePath: resolve(o.state, VOTE_STORE_FILE),
+          paymentBookFile: resolve(o.state, DEFAULT_PAYMENT_BOOK_FILE),
+          ledgerFile: resolve(o.state, DEFAULT_LEDGER_FILE),
         }).catch((error: NodeJS.ErrnoException) => {
           throw listenError(
             error,
@@ -81,8 +109,9 @@ export function registerPaywallCommands(program: Command): void {
         // Nothing may keep running when the worker cannot listen: the development facilitator is closed too.
         const server = await listen(
           {
-            fetch: (request) =>
-              (mcp && new URL(request.url).pathname === MCP_PATH ? mcp : app).fetch(request),
+            // `env` carries Node's socket: the vote route's client address.
+            fetch: (request, env) =>
+              (mcp && new URL(request.url).pathname === MCP_PATH ? mcp : app).fetch(request, env),
           },
           o.port,
           o.host,

@@ -8,7 +8,9 @@ import { ALGORAND_MAINNET } from '../schemas/paid/terms.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import { createPaywallApp } from './app.ts';
 import { createArenaVoteApp } from './arena-vote/app.ts';
+import { nodeClientIp } from './arena-vote/client-ip.ts';
 import { openSqliteVoteStore } from './arena-vote/store-sqlite.ts';
+import type { SqliteVoteStore } from './arena-vote/store-sqlite.ts';
 import { PaywallConfigError, settingsFromEnv } from './config.ts';
 import type { EnvSettings } from './config.ts';
 import type { PaywallLogEntry } from './core/decide.ts';
@@ -61,6 +63,11 @@ export interface LocalPaywallOptions {
   buyerPage?: { dir: string; devFundUrl?: string };
   /** SQLite file of POST /arena/vote (the generator imports it from its state folder); no vote route without it. */
   voteStorePath?: string;
+  /**
+   * Bearer token of GET /arena/votes/export (EMI_VOTE_EXPORT_TOKEN, as on the Worker), for a generator on another
+   * machine (EMI_VOTE_EXPORT_URL); without one that route does not exist.
+   */
+  voteExportToken?: string;
   /** Built site folder: when set, `mcp` answers the MCP endpoint over this site and this paywall. */
   siteDir?: string;
 }
@@ -81,16 +88,17 @@ export interface LocalPaywall {
 }
 
 /**
- * The paywall settings of this process's environment (`settingsFromEnv`), plus EMI_CONFIG, EMI_ALGOD_URL and
- * EMI_ALGOD_TOKEN.
+ * The paywall settings of this process's environment (`settingsFromEnv`), plus EMI_CONFIG, EMI_ALGOD_URL,
+ * EMI_ALGOD_TOKEN and EMI_VOTE_EXPORT_TOKEN.
  */
 export const paywallEnv = (
   env: NodeJS.ProcessEnv = process.env,
-): EnvSettings & Pick<LocalPaywallOptions, 'configFile' | 'algodUrl' | 'algodToken'> => ({
+): EnvSettings & Pick<LocalPaywallOptions, 'configFile' | 'algodUrl' | 'algodToken' | 'voteExportToken'> => ({
   ...settingsFromEnv(env),
   configFile: env.EMI_CONFIG || undefined,
   algodUrl: env.EMI_ALGOD_URL || undefined,
   algodToken: env.EMI_ALGOD_TOKEN || undefined,
+  voteExportToken: env.EMI_VOTE_EXPORT_TOKEN || undefined,
 });
 
 const logToStderr = (entry: PaywallLogEntry): void => {
@@ -130,7 +138,7 @@ function withStorefronts(
       readBuyerFile: buyerFileReader(buyerPage.dir),
     }),
   );
-  app.all('*', (c) => paywall.fetch(c.req.raw));
+  app.all('*', (c) => paywall.fetch(c.req.raw, c.env)); // c.env: Node's socket, for the vote route's client address
   return app;
 }
 
@@ -175,6 +183,7 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
   // Test money buys test data: the development stack sells the simulated market, and says so in every 402.
   const allowSimulated = options.allowSimulated ?? devFacilitator !== null;
   let book: SqlitePaymentBook | null = null;
+  let votes: SqliteVoteStore | null = null;
   try {
     const bookFile = devFacilitator
       ? null
@@ -194,8 +203,20 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
       },
       { salePoints: publishers?.salePoints, hooks: publishers?.hooks, payee, paymentBook: book ?? undefined },
     );
-    const votes = options.voteStorePath ? openSqliteVoteStore(options.voteStorePath) : null;
-    if (votes) app.route('/', createArenaVoteApp({ store: votes, site: new URL(options.baseUrl).origin }));
+    votes = options.voteStorePath ? openSqliteVoteStore(options.voteStorePath) : null;
+    if (votes) {
+      app.route(
+        '/',
+        createArenaVoteApp({
+          store: votes,
+          site: new URL(options.baseUrl).origin,
+          // The socket's address (from loopback: the last X-Forwarded-For entry, the proxy's); a server that
+          // composes this app must hand Node's bindings (`env`) on to its fetch.
+          clientIp: nodeClientIp,
+          ...(options.voteExportToken ? { exportToken: options.voteExportToken } : {}),
+        }),
+      );
+    }
     const siteDir = options.siteDir;
     const mcp = siteDir
       ? createMcpRoute(() =>
@@ -225,6 +246,11 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
         bookFile
           ? `x402 payment book: ${bookFile} (settled payments are delivered again for an hour, across restarts)`
           : 'x402 payment book: in memory, like the development ledger',
+        ...(options.voteStorePath
+          ? [
+              `arena votes: POST /arena/vote kept in ${options.voteStorePath}${options.voteExportToken ? ', exported at /arena/votes/export (EMI_VOTE_EXPORT_TOKEN)' : ''}`,
+            ]
+          : []),
         `x402 sells: ${allowSimulated ? 'simulated, replayed or live data (each 402 says which)' : 'live data only'}, at most ${options.maxDataAgeSeconds ?? 180} s old`,
         ...(publishers?.publishers.map(
           (p) =>
@@ -239,6 +265,7 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
       },
     };
   } catch (error) {
+    votes?.close();
     book?.close();
     await devFacilitator?.close();
     publishers?.close();

@@ -42,7 +42,12 @@ describe('ArenaVoteStore (Durable Object)', () => {
     const object = new ArenaVoteStore({ storage, blockConcurrencyWhile: (fn) => fn() });
     const store = durableObjectVoteStore(namespaceOver(object));
     const round = roundAt(T0);
-    const app = createArenaVoteApp({ store, site: 'https://s.example', now: () => T0 - MINUTE });
+    const app = createArenaVoteApp({
+      store,
+      site: 'https://s.example',
+      now: () => T0 - MINUTE,
+      clientIp: () => '192.0.2.1',
+    });
     const account = algosdk.generateAccount();
     const message = formatVoteMessage({
       site: 'https://s.example',

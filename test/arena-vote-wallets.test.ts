@@ -58,7 +58,12 @@ function walletApp(account: algosdk.Account, options: { decline?: boolean; dataS
 
 function voteEndpoint() {
   const store = openSqliteVoteStore(':memory:');
-  const app = createArenaVoteApp({ store, site: SITE, now: () => T0 - 10 * MINUTE });
+  const app = createArenaVoteApp({
+    store,
+    site: SITE,
+    now: () => T0 - 10 * MINUTE,
+    clientIp: () => '192.0.2.1',
+  });
   return async (body: unknown) => {
     const res = await app.request('/arena/vote', {
       method: 'POST',

@@ -22,8 +22,11 @@ export interface ArenaVoteOptions {
   limits?: { perIp: RateLimit; perAddress: RateLimit };
   /** Bearer token of the export route; without one the route does not exist. */
   exportToken?: string;
-  /** Client IP of a request; default CF-Connecting-IP, then the socket address Node's adapter gives. */
-  clientIp?: (c: Context) => string;
+  /**
+   * The key the per-IP limit counts a request under, as the runtime can vouch for it: `workerClientIp` on Cloudflare,
+   * `nodeClientIp` on Node (client-ip.ts). No default: a header a client writes itself must never be the key.
+   */
+  clientIp: (c: Context) => string;
 }
 
 type ErrorCode =
@@ -72,18 +75,33 @@ const signedVoteOf = (body: unknown): SignedVote | string => {
   return 'form must be "data" or "transaction"';
 };
 
-const defaultIp = (c: Context): string =>
-  c.req.header('cf-connecting-ip') ??
-  (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket
-    ?.remoteAddress ??
-  'unknown';
+/**
+ * The body, read only up to `max` bytes: null as soon as it is longer, the rest never read (the stream is cancelled;
+ * Node's adapter then discards what the client still sends, unbuffered, and closes the connection).
+ */
+async function readAtMost(request: Request, max: number): Promise<Uint8Array | null> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const body = new Uint8Array(max);
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return body.subarray(0, size);
+    if (size + value.length > max) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    body.set(value, size);
+    size += value.length;
+  }
+}
 
 export const createArenaVoteApp = (options: ArenaVoteOptions): Hono => {
   const now = options.now ?? Date.now;
   const limits = options.limits ?? DEFAULT_LIMITS;
   const perIp = createRateLimiter(limits.perIp);
   const perAddress = createRateLimiter(limits.perAddress);
-  const clientIp = options.clientIp ?? defaultIp;
+  const clientIp = options.clientIp;
   const app = new Hono();
 
   app.post('/arena/vote', async (c) => {
@@ -99,8 +117,9 @@ export const createArenaVoteApp = (options: ArenaVoteOptions): Hono => {
       c.header('Retry-After', String(wait));
       return refuse(c, 429, 'rate_limited', `too many votes from this address; retry in ${wait} s`);
     }
-    const raw = new Uint8Array(await c.req.arrayBuffer());
-    if (raw.length > MAX_VOTE_BODY_BYTES) {
+    // A chunked body declares no length: it is counted as it arrives, and never buffered past the limit.
+    const raw = await readAtMost(c.req.raw, MAX_VOTE_BODY_BYTES);
+    if (raw === null) {
       return refuse(c, 413, 'payload_too_large', `a vote is at most ${MAX_VOTE_BODY_BYTES} bytes`);
     }
     let body: unknown;

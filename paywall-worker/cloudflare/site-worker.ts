@@ -17,7 +17,9 @@ import { notFoundError } from '../../schemas/error.ts';
 import { createMcpRoute } from '../../mcp/http.ts';
 import { createMcpServer, fetchPaidThrough } from '../../mcp/server.ts';
 import type { ReadText } from '../../mcp/published.ts';
+import type { Hono } from 'hono';
 import { createArenaVoteApp } from '../arena-vote/app.ts';
+import { workerClientIp } from '../arena-vote/client-ip.ts';
 import { durableObjectVoteStore } from '../arena-vote/store-durable-object.ts';
 import type { DoNamespace } from '../arena-vote/store-durable-object.ts';
 import { createPaywallApp, errorResponse } from '../app.ts';
@@ -135,16 +137,20 @@ function mcpAnswer(request: Request, env: SiteWorkerEnv, built: Built, origin: s
   return createMcpRoute(server).fetch(request);
 }
 
-/** POST /arena/vote (and the generator's export route) with the votes in the ARENA_VOTES Durable Object. */
-function voteAnswer(request: Request, env: SiteWorkerEnv, origin: string): Response | Promise<Response> {
-  if (!env.ARENA_VOTES) return errorAnswer(404, notFoundError());
+/**
+ * POST /arena/vote (and the generator's export route) with the votes in the ARENA_VOTES Durable Object; null without
+ * that binding. Built once per isolate, like the paywall: its rate limiters count in memory across requests.
+ */
+function buildVoteApp(env: SiteWorkerEnv, origin: string): Hono | null {
+  if (!env.ARENA_VOTES) return null;
   const token = typeof env.EMI_VOTE_EXPORT_TOKEN === 'string' ? env.EMI_VOTE_EXPORT_TOKEN : undefined;
   const site = typeof env.EMI_BASE_URL === 'string' ? new URL(env.EMI_BASE_URL).origin : origin;
   return createArenaVoteApp({
     store: durableObjectVoteStore(env.ARENA_VOTES as DoNamespace),
     site,
+    clientIp: workerClientIp, // CF-Connecting-IP: Cloudflare's edge sets it
     ...(token ? { exportToken: token } : {}),
-  }).fetch(request);
+  });
 }
 
 const noLedger: LedgerFor = () => {
@@ -160,6 +166,7 @@ export function createSiteWorker(
   ledgerFor: LedgerFor = noLedger,
 ) {
   let built: Built | null = null; // built once per isolate
+  let votes: Hono | null | undefined; // likewise (null: no ARENA_VOTES binding)
   return {
     async fetch(request: Request, env: SiteWorkerEnv): Promise<Response> {
       const url = new URL(request.url);
@@ -173,7 +180,8 @@ export function createSiteWorker(
           return serveAsset(request, env, route.path);
         case 'paid':
           if (route.path === VOTE_PATH || route.path === VOTE_EXPORT_PATH) {
-            return voteAnswer(request, env, url.origin);
+            if (votes === undefined) votes = buildVoteApp(env, url.origin);
+            return votes ? votes.fetch(request) : errorAnswer(404, notFoundError());
           }
           try {
             built ??= buildPaywall(env, bookFor(env), ledgerFor, url.origin);
