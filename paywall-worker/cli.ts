@@ -2,7 +2,7 @@
 // paywall's settings (its options and EMI_* variables) are checked before it starts, by the configuration hook
 // (generator/config-file.ts): a bad one is a usage mistake, exit code 2. A payee that cannot receive USDC, or an
 // algod that cannot be asked, stops the start with exit code 1: the machine's or the chain's state, not a typo.
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createLocalPaywall, paywallEnv } from './local.ts';
 import { MCP_PATH } from '../mcp/http.ts';
@@ -58,7 +58,10 @@ export function registerPaywallCommands(program: Command): void {
       process.env.EMI_PAID_DIR || 'paid',
     )
     .option('--base-url <url>', 'public base URL (env EMI_BASE_URL)')
-    .option('--site <dir>', 'the built site (dist/): also answer the MCP endpoint /mcp over it')
+    .option(
+      '--site <dir>',
+      "the built site (dist/): also answer the MCP endpoint /mcp over it and the publishers' storefronts (/p/<id>/x402-buyer/)",
+    )
     .option(
       '--state <dir>',
       `state folder (env EMI_STATE_DIR): the wallet-signed arena votes (${VOTE_STORE_FILE}, which \`emi generate\` ` +
@@ -93,7 +96,10 @@ export function registerPaywallCommands(program: Command): void {
           payTo: o.payTo ?? env.payTo,
           facilitatorUrl: o.facilitatorUrl ?? env.facilitatorUrl,
           devFacilitatorPort: o.devFacilitatorPort,
-          ...(o.site ? { siteDir: resolve(o.site) } : {}),
+          // The built site: /mcp over it, and the publishers' storefronts from its buyer page.
+          ...(o.site
+            ? { siteDir: resolve(o.site), buyerPage: { dir: join(resolve(o.site), 'x402-buyer') } }
+            : {}),
           // POST /arena/vote, proxied here by the nginx and Netlify recipes, stores where the generator imports from.
           voteStorePath: resolve(o.state, VOTE_STORE_FILE),
           paymentBookFile: resolve(o.state, DEFAULT_PAYMENT_BOOK_FILE),
