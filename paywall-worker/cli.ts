@@ -9,7 +9,7 @@ import { MCP_PATH } from '../mcp/http.ts';
 import { listen } from './node-listen.ts';
 import { BUY_EXIT_HELP, runBuy } from './buy-command.ts';
 import { DEV_FACILITATOR_PORT } from './dev-facilitator/server.ts';
-import { parsePort } from '../generator/cli-options.ts';
+import { parsePort, usageError } from '../generator/cli-options.ts';
 import { stateFolder } from '../generator/defaults.ts';
 import { DEFAULT_PAYMENT_BOOK_FILE } from './payment-book-sqlite.ts';
 import { DEFAULT_LEDGER_FILE } from './publishers/credit-ledger-sqlite.ts';
@@ -74,6 +74,11 @@ export function registerPaywallCommands(program: Command): void {
       parsePort,
       DEV_FACILITATOR_PORT,
     )
+    .option(
+      '--production',
+      'refuse to start without a payee (EMI_PAYTO) and a facilitator URL (EMI_FACILITATOR_URL): never the ' +
+        'development facilitator and its throwaway payee (the systemd unit passes it)',
+    )
     .addHelpText('after', `\n${VOTES_HELP}\n`)
     .action(
       async (o: {
@@ -86,15 +91,24 @@ export function registerPaywallCommands(program: Command): void {
         site?: string;
         state: string;
         devFacilitatorPort: number;
+        production?: boolean;
       }) => {
         const env = paywallEnv();
+        const payTo = o.payTo ?? env.payTo;
+        const facilitatorUrl = o.facilitatorUrl ?? env.facilitatorUrl;
+        // An empty environment file must not start a production worker on test money that says it is healthy.
+        if (o.production && (!payTo || !facilitatorUrl)) {
+          throw usageError(
+            `--production needs ${[!payTo && 'a payee (EMI_PAYTO or --pay-to)', !facilitatorUrl && 'a facilitator URL (EMI_FACILITATOR_URL or --facilitator-url)'].filter(Boolean).join(' and ')}`,
+          );
+        }
         const baseUrl = o.baseUrl ?? env.baseUrl ?? `http://${o.host}:${o.port}`;
         const paywall = await createLocalPaywall({
           ...env,
           paidDir: resolve(o.paid),
           baseUrl,
-          payTo: o.payTo ?? env.payTo,
-          facilitatorUrl: o.facilitatorUrl ?? env.facilitatorUrl,
+          payTo,
+          facilitatorUrl,
           devFacilitatorPort: o.devFacilitatorPort,
           // The built site: /mcp over it, and the publishers' storefronts from its buyer page.
           ...(o.site
