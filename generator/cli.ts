@@ -58,6 +58,25 @@ function requireBaseUrl(baseUrl: string | undefined): string {
   );
 }
 
+/**
+ * `emi mcp --paywall-url`: an absolute http(s) URL with a host, or a usage error (exit code 2) before the server
+ * starts, so that a paid call never reports a payment "sent" to an address fetch cannot even try.
+ */
+function parsePaywallUrl(value: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    // not a URL at all: said below
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw usageError(
+      `--paywall-url "${value}" is not an absolute http(s) URL: use one such as http://127.0.0.1:8080`,
+    );
+  }
+  return value;
+}
+
 /** The options of a run; `asOf: false` for a command whose runs describe the clock's time (emi schedule). */
 function addGenerateOptions(command: Command, { asOf = true } = {}): Command {
   if (asOf) {
@@ -383,10 +402,14 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     .description('the MCP server over stdio (free tools, history, x402 paid tools) for local agents')
     .option('--dir <dir>', 'built site folder', 'dist')
     .option('--paid <dir>', 'paid bodies, for the in-process paywall', 'paid')
-    .option('--paywall-url <url>', 'send paid tools to this running paywall (e.g. emi serve) instead')
+    .option(
+      '--paywall-url <url>',
+      'send paid tools to this running paywall (e.g. emi serve) instead (an absolute http(s) URL)',
+      parsePaywallUrl,
+    )
     .option(
       '--paywall-timeout <seconds>',
-      'longest wait for the whole answer of --paywall-url (default 30)',
+      'longest wait for the whole answer of --paywall-url (default 30; only with --paywall-url)',
       parsePositiveInt,
     )
     .option(
@@ -403,6 +426,12 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
         baseUrl: string;
       }) => {
         const { paywallTimeout, ...options } = o;
+        if (paywallTimeout !== undefined && options.paywallUrl === undefined) {
+          throw usageError(
+            '--paywall-timeout bounds the wait for --paywall-url: give --paywall-url too, or leave it out ' +
+              '(the in-process paywall needs no bound)',
+          );
+        }
         await (
           await import('../mcp/stdio.ts')
         ).runMcpStdio({

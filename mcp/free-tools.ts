@@ -9,6 +9,7 @@ import { noteFor } from '../generator/discovery/endpoint-notes.ts';
 import { bodyEnvelope, factsOfBody } from './facts.ts';
 import type { ReadPublished } from './published.ts';
 import { clipped, structuredResult, toolError } from './results.ts';
+import { strictInput } from './strict-input.ts';
 
 /** `marketRegime` → `market_regime`: tool names in the style MCP clients show. */
 export const toolNameOf = (id: string): string => id.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -43,12 +44,13 @@ async function answerFile(read: ReadPublished, file: string, path: string, schem
 }
 
 function registerFileTool(server: McpServer, resource: FreeResource, read: ReadPublished, now: () => number) {
+  const name = toolNameOf(resource.id);
   server.registerTool(
-    toolNameOf(resource.id),
+    name,
     {
       title: resource.title,
       description: `${noteFor(resource).purpose} Free; the body of ${resource.path}. Educational only, not advice.`,
-      inputSchema: {},
+      inputSchema: strictInput(name, {}),
       outputSchema: bodyEnvelope(resource.schema),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -68,12 +70,12 @@ function registerReasoningTool(
       title: resource.title,
       description: `${noteFor(resource).purpose} Free; the body of ${resource.path}?asset=X. Educational only, not advice.`,
       // Optional, as on HTTP: the description (shared with the API docs) promises BTC by default.
-      inputSchema: {
+      inputSchema: strictInput('reasoning', {
         asset: z
           .string()
           .optional()
           .describe(`one of ${TRACKED_ASSETS.join(', ')} (case-insensitive: eth is ETH); default BTC`),
-      },
+      }),
       outputSchema: bodyEnvelope(ReasoningResponse),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

@@ -1,5 +1,6 @@
 // The `history` tool: rows of the published history of one resource, for a range of UTC days or the latest rows.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { DataMode } from '../schemas/common.ts';
 import {
@@ -14,10 +15,12 @@ import {
 } from '../schemas/history.ts';
 import type { HistoryValue } from '../schemas/history.ts';
 import { DataFacts, factsOf } from './facts.ts';
+import { schemaProblems } from './free-tools.ts';
 import { publishedObject } from './json-schema.ts';
 import { jsonOrNull } from './published.ts';
 import type { ReadPublished } from './published.ts';
 import { clipped, structuredResult, toolError } from './results.ts';
+import { strictInput } from './strict-input.ts';
 
 /** The longest range one call reads (a month of one-minute runs is about 45 000 rows). */
 export const MAX_HISTORY_DAYS = 31;
@@ -41,7 +44,7 @@ export const HistoryToolOutput = publishedObject({
     ),
 });
 
-const HistoryInput = {
+const HistoryInput = strictInput('history', {
   resource: HistoryResourceId.describe('which resource: market-regime, main-brain, liquidity-lite, ...'),
   from: z.iso
     .date()
@@ -54,19 +57,56 @@ const HistoryInput = {
     .describe(
       'columns to keep besides run_at, data_mode and source_status; default all (see /api/history/index.json)',
     ),
-};
+});
 
 type Rows = Array<Record<string, HistoryValue>>;
 
-/** The rows of the days in range, and the listed days whose file could not be read; null without an index. */
+/** A history file as read: its parsed data, or the tool error to answer (absent and unreadable said apart). */
+type HistoryRead<T> = { ok: true; data: T } | { ok: false; result: CallToolResult };
+
+/**
+ * Reads one history file against its schema. Absent: nothing has been published yet. There but not JSON, not its
+ * schema or not readable: said so with the file and why, as the free tools do, never "not published yet".
+ */
+async function readHistoryFile<T>(
+  read: ReadPublished,
+  file: string,
+  schema: z.ZodType<T>,
+): Promise<HistoryRead<T>> {
+  const published = await read(file);
+  if (published.state === 'absent') {
+    return {
+      ok: false,
+      result: toolError(`no history has been published yet (${file} is absent): run the generator first.`),
+    };
+  }
+  const parsed = published.state === 'json' ? schema.safeParse(published.value) : null;
+  if (parsed?.success) return { ok: true, data: parsed.data };
+  const reason =
+    published.state === 'unreadable'
+      ? clipped(published.reason, 200)
+      : `does not match its schema (${parsed ? schemaProblems(parsed.error) : 'not JSON'})`;
+  return {
+    ok: false,
+    result: toolError(
+      `the history is published but could not be read: the file ${file} ${reason}. It is not served until a ` +
+        'sound run replaces it (emi generate, then emi build).',
+    ),
+  };
+}
+
+/**
+ * The rows of the days in range, and the listed days whose file could not be read; the tool error when the history
+ * index is absent or cannot be read.
+ */
 async function rowsInRange(
   read: ReadPublished,
   id: HistoryResourceId,
   from: string,
   to: string,
-): Promise<{ rows: Rows; missing: string[] } | null> {
-  const index = HistoryIndexFile.safeParse(jsonOrNull(await read(HISTORY_INDEX_FILE)));
-  if (!index.success) return null;
+): Promise<HistoryRead<{ rows: Rows; missing: string[] }>> {
+  const index = await readHistoryFile(read, HISTORY_INDEX_FILE, HistoryIndexFile);
+  if (!index.ok) return index;
   const days = index.data.resources.find((r) => r.resource === id)?.days ?? [];
   const rows: Rows = [];
   const missing: string[] = [];
@@ -76,10 +116,8 @@ async function rowsInRange(
     if (file.success) rows.push(...file.data.rows);
     else missing.push(day);
   }
-  return { rows, missing };
+  return { ok: true, data: { rows, missing } };
 }
-
-const NO_HISTORY = 'no readable history has been published yet: run the generator first.';
 
 const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
 
@@ -113,13 +151,11 @@ export function registerHistoryTool(server: McpServer, read: ReadPublished, now:
       let missing: string[] = [];
       if (first && last) {
         const found = await rowsInRange(read, resource, first, last);
-        if (!found) return toolError(NO_HISTORY);
-        ({ rows, missing } = found);
+        if (!found.ok) return found.result;
+        ({ rows, missing } = found.data);
       } else {
-        const latest = HistoryLatestFile.safeParse(
-          jsonOrNull(await read(`${historyDir(resource)}/latest.json`)),
-        );
-        if (!latest.success) return toolError(NO_HISTORY);
+        const latest = await readHistoryFile(read, `${historyDir(resource)}/latest.json`, HistoryLatestFile);
+        if (!latest.ok) return latest.result;
         rows = latest.data.rows;
       }
       const kept = fields

@@ -14,13 +14,15 @@ import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core
 import algosdk from 'algosdk';
 import { base64ToBytes } from '../paywall-worker/payment-header.ts';
 import { noteFor } from '../generator/discovery/endpoint-notes.ts';
+import { paymentIdOf } from '../schemas/paid/payment-identifier.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import type { PaidResource } from '../schemas/resources.ts';
 import { DataFacts, factsOfBody } from './facts.ts';
 import * as z from 'zod';
-import { toolNameOf } from './free-tools.ts';
+import { schemaProblems, toolNameOf } from './free-tools.ts';
 import { publishedObject } from './json-schema.ts';
 import { structuredResult, toolError } from './results.ts';
+import { strictInput } from './strict-input.ts';
 
 /** Asks the paywall for a paid path, with the payment as a `PAYMENT-SIGNATURE` header value when there is one. */
 export type FetchPaid = (path: string, paymentSignatureHeader?: string) => Promise<Response>;
@@ -34,6 +36,14 @@ export const PAYWALL_TIMEOUT_MS = 30_000;
 /** A paywall elsewhere sent no complete answer in time; the message names it and the time waited. */
 export class PaywallTimeoutError extends Error {
   override name = 'PaywallTimeoutError';
+}
+
+/**
+ * The request to the paywall never left this process (its URL is not an absolute http(s) URL, say): nothing
+ * reached the paywall, so nothing was paid.
+ */
+export class PaywallNotSentError extends Error {
+  override name = 'PaywallNotSentError';
 }
 
 export const PAYMENT_META = 'x402/payment';
@@ -82,6 +92,12 @@ export function paymentTransactionOf(payment: PaymentPayload | undefined): strin
   }
 }
 
+/** Whether the payment carries an id (x402's payment-identifier extension): only then is it delivered again. */
+export function hasPaymentId(payment: PaymentPayload | undefined): boolean {
+  const found = paymentIdOf(payment?.extensions);
+  return 'id' in found && found.id !== null;
+}
+
 /** The paywall's readable `message` in a JSON answer (its 402 body or error body), or null. */
 export function messageOf(text: string): string | null {
   try {
@@ -90,6 +106,32 @@ export function messageOf(text: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The paywall's readable reason in MCP terms. Its messages are written for HTTP (the payment in the
+ * PAYMENT-SIGNATURE header); over MCP the payment travels in `_meta["x402/payment"]` of a call of the same tool.
+ */
+export function inMcpTerms(message: string, resource: PaidResource): string {
+  const tool = toolNameOf(resource.id);
+  const meta = `_meta["${PAYMENT_META}"]`;
+  return (
+    message
+      .replace(
+        /repeat this request with the base64 payment in the PAYMENT-SIGNATURE header/g,
+        `call ${tool} again with the PaymentPayload in ${meta}`,
+      )
+      .replace(
+        /send the same request with the same PAYMENT-SIGNATURE again/g,
+        `call ${tool} again with the same ${meta}, not a new payment,`,
+      )
+      .replace(/send (?:this|the) same PAYMENT-SIGNATURE again/g, `call ${tool} again with the same ${meta}`)
+      .replace(/the Retry-After delay/g, 'the retry delay ("Retry after" in this result)')
+      // Any other mention of the header.
+      .replace(/(?:(?:the|a|this) )?(same )?PAYMENT-SIGNATURE(?: header)?/g, (_match, same?: string) =>
+        same ? `the same ${meta}` : `the payment in ${meta}`,
+      )
+  );
 }
 
 /**
@@ -103,7 +145,8 @@ export function paymentRequiredResult(
   message: string | null,
   settlement?: SettleResponse,
 ): CallToolResult {
-  const content = { ...paymentRequired, ...(message ? { message } : {}) };
+  const readable = message === null ? null : inMcpTerms(message, resource);
+  const content = { ...paymentRequired, ...(readable ? { message: readable } : {}) };
   const code = paymentRequired.error ?? 'payment_required';
   const what =
     code === 'payment_required'
@@ -114,7 +157,7 @@ export function paymentRequiredResult(
     structuredContent: content as unknown as Record<string, unknown>,
     content: [
       { type: 'text', text: JSON.stringify(content) },
-      { type: 'text', text: message ? `${what}: ${message}` : `${what}.` },
+      { type: 'text', text: readable ? `${what}: ${readable}` : `${what}.` },
     ],
     ...(settlement ? { _meta: { [PAYMENT_RESPONSE_META]: settlement } } : {}),
   };
@@ -161,30 +204,46 @@ export async function toolResultOf(
       await response.body?.cancel();
       return toolError(
         `${resource.path} answered 200 without a settlement of ${txid ? `payment ${txid}` : 'a payment'}, so ` +
-          'the body is withheld: the paid tools must go to the x402 paywall itself. A payment that was settled is ' +
-          `delivered again, never charged twice, when the tool is called again with the same _meta["${PAYMENT_META}"].`,
+          `the body is withheld: the paid tools must go to the x402 paywall itself.${payment ? ` ${ifSettledElsewhere(resource, payment, txid)}` : ''}`,
       );
     }
-    const parsed = resource.schema.safeParse(jsonOrUndefined(await response.text()));
-    if (!parsed.success) {
-      // Settled, so money was taken: say so, with the transaction to quote (a redelivery is the same body).
-      return toolError(
-        `${resource.path} settled payment ${txid} but delivered a body that is not valid JSON of its schema, so ` +
-          'it is withheld. The payment was taken: calling again with the same payment gets the same body, so ' +
-          `quote transaction ${txid} to the seller.`,
-        { error: 'paid_body_invalid', message: 'the delivered body fails its schema', transaction: txid },
-      );
-    }
-    return structuredResult(
-      { ...factsOfBody(parsed.data, now), body: parsed.data },
+    // Settled: this payment's money was taken, so its bytes are always delivered, whatever this server thinks of
+    // them. A body that fails the local schema (a paywall elsewhere running a newer one, say) is delivered as text
+    // with a warning, never withheld: a retry would only get the same bytes, and the agent would have nothing.
+    const text = await response.text();
+    const json = jsonOrUndefined(text);
+    const parsed = resource.schema.safeParse(json);
+    const notes = [
+      ...(parsed.success
+        ? []
+        : [
+            `${resource.path} settled payment ${txid} and delivered a body that does not match this server's ` +
+              `schema for it [${schemaProblems(parsed.error)}]: it is delivered unchecked, as text in body_text. ` +
+              `Quote transaction ${txid} to the seller if it is not what was paid for.`,
+          ]),
+      ...(hasPaymentId(payment) ? [] : [withoutIdDelivered(txid)]),
+    ];
+    const warning = notes.length ? notes.join(' ') : undefined;
+    const content = parsed.success
+      ? { ...factsOfBody(parsed.data, now), body: parsed.data }
+      : { ...factsOfBody(json, now), body_text: text };
+    const result = structuredResult(
+      { ...content, ...(warning ? { warning } : {}) },
       { [PAYMENT_RESPONSE_META]: settlement },
     );
+    return warning ? { ...result, content: [...result.content, { type: 'text', text: warning }] } : result;
   }
-  const { error, message, transaction } = await errorDetail(response);
+  const detail = await errorDetail(response);
+  const { error, transaction } = detail;
+  const message = inMcpTerms(detail.message, resource);
   const retryAfter = response.headers.get('Retry-After');
-  // The paywall names the transaction when the payment may have landed; its advice speaks of the HTTP header, so
-  // say what that means here: signing a new payment instead could charge the agent twice.
-  const sameAgain = transaction ? ` Over MCP: ${callAgainWithSamePayment(resource)}.` : '';
+  // The paywall names the transaction when the payment may have landed, and keeps that payment pending: the same
+  // bytes, id or not, are settled at most once and delivered if it landed. Signing a new payment instead could
+  // charge the agent twice.
+  const sameAgain =
+    transaction && !message.includes(`again with the same _meta["${PAYMENT_META}"]`)
+      ? ` Do not sign a new payment: ${callAgainWithSamePayment(resource)}.`
+      : '';
   const result = toolError(
     `${resource.path} is not available (${response.status} ${error})${message ? `: ${message}` : ''}` +
       `${retryAfter ? ` Retry after ${retryAfter} s.` : ''}${sameAgain}`,
@@ -208,18 +267,54 @@ const jsonOrUndefined = (text: string): unknown => {
 const callAgainWithSamePayment = (resource: PaidResource) =>
   `call ${toolNameOf(resource.id)} again with the same _meta["${PAYMENT_META}"], not a new payment`;
 
-/** Errors that mean the request never left this process: nothing reached the paywall, so nothing was paid. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+const PAYMENT_ID_HINT =
+  'Give future payments an id (the x402 payment-identifier extension, which the PaymentRequired declares) so that ' +
+  'the same payment sent again collects its file.';
+
+/** The warning on a delivery of a payment sent without an id: this result is its one delivery. */
+const withoutIdDelivered = (txid: string | null) =>
+  `This payment${txid ? ` (transaction ${txid})` : ''} carries no payment id, so the paywall delivers its file ` +
+  'once: calling again with the same payment is refused (payment_already_used). Keep this result. ' +
+  PAYMENT_ID_HINT;
+
+/** What a withheld 200 means for a payment the paywall may nonetheless have settled. */
+function ifSettledElsewhere(resource: PaidResource, payment: PaymentPayload, txid: string | null): string {
+  if (hasPaymentId(payment)) {
+    return (
+      'If the paywall settled this payment, it delivers the file again without charging it twice to the same ' +
+      `_meta["${PAYMENT_META}"] (it carries a payment id): ${callAgainWithSamePayment(resource)}, once the paid ` +
+      'tools reach the paywall itself.'
+    );
+  }
+  return (
+    'This payment carries no payment id: if the paywall settled it, it may not be collectable again (a settled ' +
+    'payment without an id is delivered once, and that delivery may have been this withheld answer)' +
+    `${txid ? `; quote transaction ${txid} to the seller` : ''}. ` +
+    PAYMENT_ID_HINT
+  );
+}
+
+/** Error codes that mean the request never left this process: nothing reached the paywall, so nothing was paid. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ERR_INVALID_URL']);
+/** fetch's own refusals before any connection (the Fetch standard's blocked ports, a scheme it cannot fetch). */
+const NOT_SENT_MESSAGES = new Set(['bad port', 'unknown scheme']);
 
 function neverSent(error: unknown): boolean {
-  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
-  return typeof cause?.code === 'string' && NOT_SENT_CODES.has(cause.code);
+  if (error instanceof PaywallNotSentError) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return true;
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  return (
+    (typeof cause?.code === 'string' && NOT_SENT_CODES.has(cause.code)) ||
+    (typeof cause?.message === 'string' && NOT_SENT_MESSAGES.has(cause.message))
+  );
 }
 
 /**
  * The result when the paywall gave no (complete) answer: it timed out, or the connection failed. After a payment
  * was sent the paywall may have settled it: the agent is told so, with the transaction, and how to collect the
- * file with the same payment (the paywall delivers a settled payment again, and settles one at most once).
+ * file with the same payment. The paywall settles a payment at most once; it delivers a settled payment again
+ * only to a payment with an id, so a payment without one is told plainly that it may not be collectable.
  */
 export function paywallUnansweredResult(
   resource: PaidResource,
@@ -236,10 +331,16 @@ export function paywallUnansweredResult(
     return toolError(`${resource.path}: ${message}`, { error: code, message });
   }
   const txid = paymentTransactionOf(payment);
-  const message =
-    `${what} after the payment${txid ? ` (transaction ${txid})` : ''} was sent, so it may have been taken. ` +
-    `Do not sign a new payment: ${callAgainWithSamePayment(resource)}. The paywall delivers a settled payment ` +
-    'again without charging it twice, and settles a payment at most once.';
+  const sent = `${what} after the payment${txid ? ` (transaction ${txid})` : ''} was sent, so it may have been taken.`;
+  const message = hasPaymentId(payment)
+    ? `${sent} Do not sign a new payment: ${callAgainWithSamePayment(resource)}. The paywall settles a payment at ` +
+      'most once, and delivers a settled payment with an id again without charging it twice.'
+    : `${sent} Do not sign a new payment: call ${toolNameOf(resource.id)} again once with the same ` +
+      `_meta["${PAYMENT_META}"]; the paywall settles a payment at most once, and that call collects the file if ` +
+      'the paywall had not finished with it. But this ' +
+      'payment carries no payment id: if the paywall settled it and answered, it is not delivered again ' +
+      '(payment_already_used), and the file cannot be collected with it' +
+      `${txid ? `: quote transaction ${txid} to the seller` : ''}. ${PAYMENT_ID_HINT}`;
   return toolError(`${resource.path}: ${message}`, {
     error: code,
     message,
@@ -260,6 +361,19 @@ export function paidToolOutput(body: z.ZodType) {
   return publishedObject({
     ...facts,
     body: body.optional().describe('the paid body, after payment and settlement'),
+    body_text: z
+      .string()
+      .optional()
+      .describe(
+        "instead of body: the paid bytes as delivered, unchecked, when they do not match this server's schema " +
+          '(a paywall elsewhere with a newer schema, say); see warning',
+      ),
+    warning: z
+      .string()
+      .optional()
+      .describe(
+        'a delivery to read with care: a body that failed the schema, or a payment without an id (delivered once)',
+      ),
     x402Version: z.literal(2).optional().describe('payment required: the x402 version'),
     error: z
       .string()
@@ -296,7 +410,7 @@ export function registerPaidTools(server: McpServer, fetchPaid: FetchPaid, now: 
           `${noteFor(resource).purpose} Paid: ${resource.priceUsd} USDC on Algorand per call over x402 v2 ` +
           `(call without payment to get the PaymentRequired, then again with _meta["${PAYMENT_META}"]; give the ` +
           'payment an id (its payment-identifier extension) so that the same payment sent again collects the file).',
-        inputSchema: {},
+        inputSchema: strictInput(name, {}),
         outputSchema: paidToolOutput(resource.schema),
         annotations: { readOnlyHint: true, openWorldHint: true },
         _meta: {

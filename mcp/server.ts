@@ -7,7 +7,12 @@ import { buildLlmsTxt } from '../generator/discovery/llms-txt.ts';
 import { buildOpenApiDocument } from '../generator/discovery/openapi.ts';
 import { registerFreeTools } from './free-tools.ts';
 import { registerHistoryTool } from './history-tool.ts';
-import { PAYWALL_TIMEOUT_MS, PaywallTimeoutError, registerPaidTools } from './paid-tools.ts';
+import {
+  PAYWALL_TIMEOUT_MS,
+  PaywallNotSentError,
+  PaywallTimeoutError,
+  registerPaidTools,
+} from './paid-tools.ts';
 import type { FetchPaid } from './paid-tools.ts';
 import { jsonReader } from './published.ts';
 import type { ReadText } from './published.ts';
@@ -130,13 +135,34 @@ export const fetchPaidThrough =
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 /**
+ * Why `value` cannot be the URL of a paywall (it must be an absolute http or https URL with a host), or null when
+ * it can.
+ */
+export function paywallUrlProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `"${value}" is not an absolute URL: use one such as http://127.0.0.1:8080`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return `"${value}" is not an http(s) URL (${url.protocol.replace(/:$/, '')}): use one such as http://127.0.0.1:8080`;
+  }
+  if (!url.hostname) return `"${value}" names no host: use one such as http://127.0.0.1:8080`;
+  return null;
+}
+
+/**
  * A `fetchPaid` to a paywall running elsewhere (e.g. `emi serve` or a deployed worker). The whole answer, body
  * included, must come within `timeoutMs`: a paywall that takes the connection and never answers (or stalls its
- * body) ends the call with a `PaywallTimeoutError` instead of hanging it.
+ * body) ends the call with a `PaywallTimeoutError` instead of hanging it. A base URL that is not an absolute
+ * http(s) URL sends nothing: each call ends with a `PaywallNotSentError` (nothing was paid).
  */
 export const fetchPaidAt =
   (baseUrl: string, { timeoutMs = PAYWALL_TIMEOUT_MS }: { timeoutMs?: number } = {}): FetchPaid =>
   async (path, signature) => {
+    const problem = paywallUrlProblem(baseUrl);
+    if (problem) throw new PaywallNotSentError(`the paywall URL ${problem}`);
     const url = new URL(path, baseUrl);
     const signal = AbortSignal.timeout(timeoutMs);
     try {

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createLocalPaywall, paywallEnv } from '../paywall-worker/local.ts';
 import { readTextFrom } from './published-fs.ts';
-import { createMcpServer, fetchPaidAt, fetchPaidThrough } from './server.ts';
+import { createMcpServer, fetchPaidAt, fetchPaidThrough, paywallUrlProblem } from './server.ts';
 import type { FetchPaid } from './paid-tools.ts';
 
 export interface McpStdioOptions {
@@ -24,6 +24,12 @@ export interface McpStdioOptions {
 export async function runMcpStdio(options: McpStdioOptions): Promise<{ close(): Promise<void> }> {
   let fetchPaid: FetchPaid;
   let closePaywall = async () => {};
+  // The command line refuses these first (a usage error); checked again for callers of this function.
+  const problem = options.paywallUrl === undefined ? null : paywallUrlProblem(options.paywallUrl);
+  if (problem) throw new Error(`--paywall-url ${problem}`);
+  if (options.paywallTimeoutMs !== undefined && options.paywallUrl === undefined) {
+    throw new Error('--paywall-timeout applies only to a paywall named by --paywall-url');
+  }
   if (options.paywallUrl) {
     fetchPaid = fetchPaidAt(options.paywallUrl, { timeoutMs: options.paywallTimeoutMs });
     console.error(`emi mcp: paid tools go to ${options.paywallUrl}`);

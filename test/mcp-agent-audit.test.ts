@@ -332,7 +332,9 @@ describe('history when days cannot be read', () => {
     await rm(join(site, 'api/history/index.json'));
     const noIndex = await call(client, 'history', { resource: 'main-brain', from: day });
     expect(noIndex.isError).toBe(true);
-    expect(textOf(noIndex)).toMatch(/no readable history has been published yet/);
+    expect(textOf(noIndex)).toMatch(
+      /^no history has been published yet \(api\/history\/index\.json is absent\): run the generator first\.$/,
+    );
   });
 });
 

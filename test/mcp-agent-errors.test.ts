@@ -100,10 +100,16 @@ describe("a refused purchase carries the paywall's readable reason", () => {
     const content = result.structuredContent as { error: string; message?: string; x402Version: number };
     expect(content.x402Version).toBe(2);
     expect(content.error).toBe('payment_does_not_match');
-    expect(content.message).toBe(message);
+    // The paywall's reason, its HTTP instruction (the PAYMENT-SIGNATURE header) said in MCP terms.
+    const overMcp = message.replace(
+      'repeat this request with the base64 payment in the PAYMENT-SIGNATURE header',
+      `call paid_market_regime again with the PaymentPayload in _meta["${PAYMENT_META}"]`,
+    );
+    expect(overMcp).not.toBe(message);
+    expect(content.message).toBe(overMcp);
     // The first text stays the PaymentRequired as JSON (the x402 MCP transport); a person-readable line follows.
     expect(JSON.parse(textsOf(result).split('\n')[0]!)).toEqual(result.structuredContent);
-    expect(textsOf(result)).toContain(`refused the payment (payment_does_not_match): ${message}`);
+    expect(textsOf(result)).toContain(`refused the payment (payment_does_not_match): ${overMcp}`);
   }, 60_000);
 
   it("a refused settlement: the paywall's failed SettleResponse in _meta, as the transport has it", async () => {

@@ -1,5 +1,6 @@
-// An agent paying for a paid MCP tool with x402 (official @modelcontextprotocol/sdk client, @x402/core + @x402/avm).
-//   npm install @modelcontextprotocol/sdk@1.32 @x402/core@2.26 @x402/avm@2.26 algosdk@3
+// An agent paying for a paid MCP tool with x402 (official @modelcontextprotocol/sdk client, @x402/core + @x402/avm,
+// and @x402/extensions for the payment id).
+//   npm install @modelcontextprotocol/sdk@1.32 @x402/core@2.26 @x402/avm@2.26 @x402/extensions@2.26 algosdk@3
 // Against a local `emi up` (test money on the local ledger, nothing real is spent):
 //   EMI_DEV_FACILITATOR_URL=http://127.0.0.1:4021 node mcp-pay.mjs http://127.0.0.1:8080/mcp
 // The paid tool's body goes to stdout, the settlement to stderr. Educational data only, not advice.
@@ -9,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { toClientAvmSigner } from '@x402/avm';
 import { ExactAvmScheme } from '@x402/avm/exact/client';
 import { x402Client } from '@x402/core/client';
+import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';
 
 const [mcpUrl, tool = 'paid_main_brain'] = process.argv.slice(2);
 const facilitator = process.env.EMI_DEV_FACILITATOR_URL;
@@ -35,9 +37,18 @@ try {
   // Unpaid: a tool error whose structured content is the x402 PaymentRequired, as in the HTTP 402.
   const challenge = await mcp.callTool({ name: tool, arguments: {} });
   if (!challenge.isError) throw new Error(`${tool} answered without payment: is it a paid tool?`);
-  const payment = await x402.createPaymentPayload(challenge.structuredContent);
+  const required = challenge.structuredContent;
+  // Give the payment an id (x402's payment-identifier extension, which the PaymentRequired declares): the paywall
+  // delivers a settled payment again only to the same payment with the same id. Without one, a payment is
+  // delivered once, and an answer lost on the way cannot be collected again.
+  required.extensions = appendPaymentIdentifierToExtensions(required.extensions ?? {});
+  const payment = await x402.createPaymentPayload(required);
   // Paid: the payment travels in _meta["x402/payment"]; the settlement comes back in _meta["x402/payment-response"].
-  const paid = await mcp.callTool({ name: tool, arguments: {}, _meta: { 'x402/payment': payment } });
+  const call = () => mcp.callTool({ name: tool, arguments: {}, _meta: { 'x402/payment': payment } });
+  let paid = await call();
+  // An error naming a transaction: the payment may have been taken. Never sign a new one then: the same payment
+  // (same bytes, same id) is settled at most once and collects the file if it was.
+  if (paid.isError && paid.structuredContent?.transaction) paid = await call();
   if (paid.isError) throw new Error(`payment refused: ${paid.content[0]?.text}`);
   console.error(
     `settled: ${paid._meta['x402/payment-response'].transaction} (${paid.structuredContent.data_mode} data)`,
