@@ -52,6 +52,7 @@ describe('Cloudflare recipe in workerd (wrangler dev)', { timeout: 120_000 }, ()
     for (const asset of TRACKED_ASSETS) await write(`api/reasoning/${asset}.json`, { asset });
     await write('index.html', '<!doctype html><title>home</title>');
     await write('404.html', '<!doctype html><title>not found page</title>');
+    await write('x402-buyer/index.html', '<!doctype html><title>buyer page</title>');
     await mkdir(join(root, 'paid'));
     await writePaidFixtures(join(root, 'paid'));
 
@@ -170,6 +171,19 @@ describe('Cloudflare recipe in workerd (wrangler dev)', { timeout: 120_000 }, ()
     const page = await fetch(`${worker.url}/docs/nothing/`);
     expect(page.status).toBe(404);
     expect(await page.text()).toContain('not found page');
+  });
+
+  it('redirects a folder asked for without its slash, as nginx does (the page’s relative links need it)', async () => {
+    const slashless = await fetch(`${worker.url}/x402-buyer?from=test`, { redirect: 'manual' });
+    expect(slashless.status).toBe(301);
+    expect(new URL(slashless.headers.get('location')!, worker.url).href).toBe(
+      `${worker.url}/x402-buyer/?from=test`,
+    );
+    const page = await fetch(`${worker.url}/x402-buyer/`, { redirect: 'manual' });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('buyer page');
+    // A file is served as it is.
+    expect((await fetch(`${worker.url}/404.html`, { redirect: 'manual' })).status).not.toBe(301);
   });
 
   it('answers MCP at /mcp in workerd: the official SDK client lists the tools and gets the paid tool’s x402 challenge', async () => {

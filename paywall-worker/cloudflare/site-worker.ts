@@ -98,6 +98,9 @@ function payeeGate(payTo: string, network: string | undefined, env: SiteWorkerEn
   return createPayeeGate(() => payeeOptInProblem(payTo, { algodUrl, algodToken, network }));
 }
 
+/** A path whose last segment has no extension and no trailing slash: on this site, a folder (`/x402-buyer`). */
+const isFolderWithoutSlash = (path: string): boolean => path !== '/' && /\/[^/.]+$/.test(path);
+
 async function serveAsset(request: Request, env: SiteWorkerEnv, path: string): Promise<Response> {
   const url = new URL(request.url);
   const asset = await env.ASSETS.fetch(new Request(new URL(path, url), { method: request.method }));
@@ -110,7 +113,20 @@ async function serveAsset(request: Request, env: SiteWorkerEnv, path: string): P
       headers: fileHeaders(missing.page, page.headers.get('content-type')),
     });
   }
-  if (!asset.ok) return asset; // redirects of the asset server (e.g. /docs -> /docs/) pass unchanged
+  if (!asset.ok) return asset; // redirects of the asset server pass unchanged
+  // The site's pages are folders' index.html; the asset server answers a folder asked for without its slash with the
+  // page itself, whose relative links (app.js, config.json) would then resolve one folder too high: redirect to the
+  // slashed URL as nginx and `emi serve` do.
+  if (isFolderWithoutSlash(path) && asset.headers.get('content-type')?.startsWith('text/html')) {
+    await asset.body?.cancel();
+    return new Response(null, {
+      status: 301,
+      headers: {
+        ...fileHeaders(`${path}/`, 'text/html'),
+        Location: `${path.replace(/^\/+/, '/')}/${url.search}`,
+      },
+    });
+  }
   return new Response(asset.body, { headers: fileHeaders(path, asset.headers.get('content-type')) });
 }
 
