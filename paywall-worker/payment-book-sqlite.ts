@@ -45,11 +45,11 @@ export class SqlitePaymentBook implements PaymentBook {
     this.write.run(txid, entry.since, JSON.stringify(entry));
   }
 
-  claim(txid: string, payment: string): Promise<ClaimResult> {
+  claim(txid: string, payment: string, body?: string): Promise<ClaimResult> {
     const run = this.db.transaction((): ClaimResult => {
       const now = this.now();
       this.db.prepare('DELETE FROM payments WHERE since <= ?').run(now - RECORD_TTL_MS);
-      const { result, entry } = claimEntry(this.get(txid), payment, now);
+      const { result, entry } = claimEntry(this.get(txid), payment, now, body);
       if (entry) this.put(txid, entry);
       return result;
     });
@@ -63,8 +63,14 @@ export class SqlitePaymentBook implements PaymentBook {
     return Promise.resolve();
   }
 
-  pending(txid: string, payment: string, attemptedAt: number): Promise<void> {
-    this.put(txid, { state: 'pending', since: this.now(), payment, attemptedAt });
+  pending(txid: string, payment: string, attemptedAt: number, body?: string): Promise<void> {
+    this.put(txid, {
+      state: 'pending',
+      since: this.now(),
+      payment,
+      attemptedAt,
+      ...(body === undefined ? {} : { body }),
+    });
     return Promise.resolve();
   }
 

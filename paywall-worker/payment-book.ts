@@ -31,25 +31,28 @@ export type ClaimResult =
   | { state: 'claimed' }
   /**
    * An earlier attempt's outcome is unknown (its settle answer was lost): now claimed, find out first. `payment` is
-   * the presentation that attempt sent, the only one that may resume it; `attemptedAt` when that attempt began.
+   * the presentation that attempt sent, the only one that may resume it; `attemptedAt` when that attempt began;
+   * `body` the body it offered (absent in entries of an older book), which is what the payment buys if it landed.
    */
-  | { state: 'pending'; payment: string; attemptedAt: number }
+  | { state: 'pending'; payment: string; attemptedAt: number; body?: string }
   | { state: 'in_flight' }
   | { state: 'settled'; record: SettledPayment };
 
 export interface PaymentBook {
   /**
    * Atomically claims a payment for processing (one request at a time per payment). `payment` is the signed payment
-   * presented; a pending payment keeps the one its unknown attempt sent.
+   * presented and `body` the body this request offers for it; a pending payment keeps the presentation and the body
+   * of its unknown attempt (a payment buys the body it was offered, never whatever the file became since).
    */
-  claim(txid: string, payment: string): Promise<ClaimResult>;
+  claim(txid: string, payment: string, body?: string): Promise<ClaimResult>;
   /** The payment was not settled and not submitted: it may be presented again. */
   release(txid: string): Promise<void>;
   /**
    * The settle answer of this payment was lost: a retry must first find out whether it landed. `attemptedAt`: when
-   * the attempt that may have landed it began (kept as it is however often the payment comes back).
+   * the attempt that may have landed it began (kept as it is however often the payment comes back); `body`: the body
+   * that attempt offered, delivered if it landed.
    */
-  pending(txid: string, payment: string, attemptedAt: number): Promise<void>;
+  pending(txid: string, payment: string, attemptedAt: number, body?: string): Promise<void>;
   /** The payment is confirmed on chain: remember it for redelivery. */
   settled(txid: string, record: SettledPayment): Promise<void>;
 }
@@ -64,8 +67,8 @@ export const presentationOf = (signedPayment: string, paymentId: string | null):
 
 /** One payment's entry, in whichever home keeps the book; `since` is when it entered its state. */
 export type BookEntry =
-  | { state: 'in_flight'; since: number; payment: string; attemptedAt?: number }
-  | { state: 'pending'; since: number; payment: string; attemptedAt?: number }
+  | { state: 'in_flight'; since: number; payment: string; attemptedAt?: number; body?: string }
+  | { state: 'pending'; since: number; payment: string; attemptedAt?: number; body?: string }
   | { state: 'settled'; since: number; record: SettledPayment };
 
 /** Longer than the longest verify + settle (two facilitator timeouts): a claim older than this lost its worker. */
@@ -76,12 +79,13 @@ export const RECORD_TTL_MS = 60 * 60 * 1000;
 /**
  * The book's rule for a claim, the same in every home: what the claimant is told, and the entry to store (null:
  * leave it as it is). A claim older than its lease, like a lost settle answer, leaves an outcome to find out first,
- * and keeps the signed bytes of the attempt that may have landed.
+ * and keeps the signed bytes and the offered body of the attempt that may have landed.
  */
 export function claimEntry(
   known: BookEntry | undefined,
   payment: string,
   now: number,
+  body?: string,
 ): { result: ClaimResult; entry: BookEntry | null } {
   const age = known ? now - known.since : Infinity;
   if (known?.state === 'settled' && age < RECORD_TTL_MS) {
@@ -93,9 +97,12 @@ export function claimEntry(
   const kept = unknown?.payment ?? payment;
   // Entries of an older book have no attempt time: the lease before they turned pending bounds it.
   const attemptedAt = unknown ? (unknown.attemptedAt ?? unknown.since - IN_FLIGHT_LEASE_MS) : now;
+  // An entry of an older book kept no body: this request's stands for it from now on, as it did before.
+  const offered = unknown ? (unknown.body ?? body) : body;
+  const withBody = offered === undefined ? {} : { body: offered };
   return {
-    result: unknown ? { state: 'pending', payment: kept, attemptedAt } : { state: 'claimed' },
-    entry: { state: 'in_flight', since: now, payment: kept, attemptedAt },
+    result: unknown ? { state: 'pending', payment: kept, attemptedAt, ...withBody } : { state: 'claimed' },
+    entry: { state: 'in_flight', since: now, payment: kept, attemptedAt, ...withBody },
   };
 }
 
@@ -108,9 +115,9 @@ export class MemoryPaymentBook implements PaymentBook {
     private readonly maxEntries = 100_000,
   ) {}
 
-  claim(txid: string, payment: string): Promise<ClaimResult> {
+  claim(txid: string, payment: string, body?: string): Promise<ClaimResult> {
     this.forgetExpired();
-    const { result, entry } = claimEntry(this.entries.get(txid), payment, this.now());
+    const { result, entry } = claimEntry(this.entries.get(txid), payment, this.now(), body);
     if (entry) this.put(txid, entry);
     return Promise.resolve(result);
   }
@@ -120,8 +127,14 @@ export class MemoryPaymentBook implements PaymentBook {
     return Promise.resolve();
   }
 
-  pending(txid: string, payment: string, attemptedAt: number): Promise<void> {
-    this.put(txid, { state: 'pending', since: this.now(), payment, attemptedAt });
+  pending(txid: string, payment: string, attemptedAt: number, body?: string): Promise<void> {
+    this.put(txid, {
+      state: 'pending',
+      since: this.now(),
+      payment,
+      attemptedAt,
+      ...(body === undefined ? {} : { body }),
+    });
     return Promise.resolve();
   }
 

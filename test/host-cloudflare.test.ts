@@ -129,7 +129,12 @@ describe('Cloudflare recipe in workerd (wrangler dev)', { timeout: 120_000 }, ()
     const headers = paymentHeader(await buyer.pay(paymentRequired));
     const before = ledger.assetBalance(buyer.address);
     const answers = await Promise.all([1, 2].map(() => fetch(`${worker.url}${resource.path}`, { headers })));
-    expect(answers.map((a) => a.status).sort()).toEqual([200, 402]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 503]);
+    // The twin is told to send the same payment again later, not asked to pay (no challenge).
+    const twin = answers.find((a) => a.status === 503)!;
+    expect(twin.headers.get('payment-required')).toBeNull();
+    expect(twin.headers.get('retry-after')).not.toBeNull();
+    expect(((await twin.json()) as { error: string }).error).toBe('payment_in_progress');
     const settled = decodePaymentResponseHeader(
       answers.find((a) => a.status === 200)!.headers.get('payment-response')!,
     );

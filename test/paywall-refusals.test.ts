@@ -254,13 +254,23 @@ describe('replays', () => {
       [1, 2, 3].map(() => fetch(stack.url(resource), { headers: paymentHeader(payload) })),
     );
     const statuses = responses.map((r) => r.status).sort();
-    expect(statuses).toEqual([200, 402, 402]);
+    // The others are told the payment is in progress: a 503 to send it again, never a 402 inviting a new payment.
+    expect(statuses).toEqual([200, 503, 503]);
+    for (const busy of responses.filter((r) => r.status === 503)) {
+      expect(busy.headers.get('PAYMENT-REQUIRED')).toBeNull();
+      expect(busy.headers.get('Retry-After')).toBe('30');
+      expect((await busy.json()).error).toBe('payment_in_progress');
+    }
     expect(before - stack.facilitator.ledger.assetBalance(buyer.address)).toBe(BigInt(resource.amountAtomic));
   });
 
-  it('a second worker without the first one’s memory is stopped by the ledger’s seen-transaction check', async () => {
+  it('a second worker without the first one’s memory is stopped by the ledger’s seen-transaction check and the chain’s age of the payment', async () => {
     const payload = await payWithTransactionFor((r) => r);
     expect((await send(paymentHeader(payload))).response.status).toBe(200);
+    // The settle of the copy is refused ("already in ledger"), and the chain is asked before that refusal stands:
+    // the payment landed rounds before this request, so it is not this request's doing and buys nothing here.
+    stack.facilitator.ledger.advance(2);
+    const before = stack.facilitator.ledger.assetBalance(buyer.address);
     const twin = await startPaywallServer({
       port: 0,
       payTo: stack.payTo,
@@ -274,7 +284,9 @@ describe('replays', () => {
       const response = await fetch(`${twin.url}${resource.path}`, { headers: paymentHeader(payload) });
       expect(response.status).toBe(402);
       const body = await response.json();
-      expect(body.message).toMatch(/already in ledger/);
+      expect(body.error).toBe('payment_already_used');
+      expect(body.message).toMatch(/landed on chain \(round \d+\) before it was presented here/);
+      expect(stack.facilitator.ledger.assetBalance(buyer.address)).toBe(before);
     } finally {
       await twin.close();
     }

@@ -20,14 +20,14 @@ export { ArenaVoteStore } from '../arena-vote/store-durable-object.ts';
 
 export class PaymentBookObject extends DurableObject {
   private readonly book = new StoragePaymentBook(this.ctx.storage);
-  claim(txid: string, payment: string): Promise<ClaimResult> {
-    return this.book.claim(txid, payment);
+  claim(txid: string, payment: string, body?: string): Promise<ClaimResult> {
+    return this.book.claim(txid, payment, body);
   }
   release(txid: string): Promise<void> {
     return this.book.release(txid);
   }
-  pending(txid: string, payment: string, attemptedAt: number): Promise<void> {
-    return this.book.pending(txid, payment, attemptedAt);
+  pending(txid: string, payment: string, attemptedAt: number, body?: string): Promise<void> {
+    return this.book.pending(txid, payment, attemptedAt, body);
   }
   settled(txid: string, record: SettledPayment): Promise<void> {
     return this.book.settled(txid, record);
@@ -69,9 +69,9 @@ interface BookNamespace {
 function durableBook(namespace: BookNamespace): PaymentBook {
   const shard = (txid: string) => namespace.get(namespace.idFromName(`payments-${txid.charAt(0)}`));
   return {
-    claim: (txid, payment) => shard(txid).claim(txid, payment),
+    claim: (txid, payment, body) => shard(txid).claim(txid, payment, body),
     release: (txid) => shard(txid).release(txid),
-    pending: (txid, payment, attemptedAt) => shard(txid).pending(txid, payment, attemptedAt),
+    pending: (txid, payment, attemptedAt, body) => shard(txid).pending(txid, payment, attemptedAt, body),
     settled: (txid, record) => shard(txid).settled(txid, record),
   };
 }

@@ -26,8 +26,8 @@ export class StoragePaymentBook implements PaymentBook {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async claim(txid: string, payment: string): Promise<ClaimResult> {
-    const { result, entry } = claimEntry(await this.storage.get<BookEntry>(txid), payment, this.now());
+  async claim(txid: string, payment: string, body?: string): Promise<ClaimResult> {
+    const { result, entry } = claimEntry(await this.storage.get<BookEntry>(txid), payment, this.now(), body);
     if (entry) await this.put(txid, entry);
     return result;
   }
@@ -36,8 +36,9 @@ export class StoragePaymentBook implements PaymentBook {
     if ((await this.storage.get<BookEntry>(txid))?.state === 'in_flight') await this.storage.delete(txid);
   }
 
-  async pending(txid: string, payment: string, attemptedAt: number): Promise<void> {
-    await this.put(txid, { state: 'pending', since: this.now(), payment, attemptedAt });
+  async pending(txid: string, payment: string, attemptedAt: number, body?: string): Promise<void> {
+    const entry: BookEntry = { state: 'pending', since: this.now(), payment, attemptedAt };
+    await this.put(txid, body === undefined ? entry : { ...entry, body });
   }
 
   async settled(txid: string, record: SettledPayment): Promise<void> {

@@ -22,12 +22,12 @@ import { decodePaymentHeader } from '../payment-header.ts';
 import { presentationOf } from '../payment-book.ts';
 import type { PaymentBook, SettledPayment } from '../payment-book.ts';
 import { paymentIdOf } from '../../schemas/paid/payment-identifier.ts';
-import type { ChainLookup } from './chain-lookup.ts';
+import type { ChainLookup, ChainStatus } from './chain-lookup.ts';
 import type { PayeeGate } from './payee-gate.ts';
 import { checkPaymentGroup, signedPaymentOf } from './group-policy.ts';
 import type { GroupPolicy } from './group-policy.ts';
-import { freshnessRefusal } from './paid-file.ts';
-import type { FreshnessPolicy, PaidFileReader } from './paid-file.ts';
+import { freshnessRefusal, paidFileOfBody } from './paid-file.ts';
+import type { FreshnessPolicy, PaidFile, PaidFileReader } from './paid-file.ts';
 import { confirmedSettlement, notSettled, settlementMismatch } from './settlement.ts';
 import type { ExpectedSettlement } from './settlement.ts';
 
@@ -159,12 +159,33 @@ const deliveredAlready = (offer: Offer, txid: string): Decision =>
   );
 
 /**
+ * A payment another request is processing (or one cut short, until its claim's lease lapses): not a 402, which
+ * would carry a challenge and invite a second payment, but a 503 to retry the same payment after Retry-After.
+ */
+const inProgress = (point: SalePoint, txid: string): Decision =>
+  fail(
+    503,
+    'payment_in_progress',
+    `Payment ${txid} is being processed by another request (or by one that was cut short, whose claim lapses ` +
+      'within two minutes). Do not sign a new payment: send this same PAYMENT-SIGNATURE again after the ' +
+      'Retry-After delay to receive the file or the outcome of its settlement; a payment is never charged twice.',
+    point,
+    txid,
+  );
+
+/**
  * How a confirmation's age is read: rounds since its block (the indexer's own count, so no two clocks are compared)
  * times a lower bound of Algorand's round time (about 2.8 s), which can only make it look younger, in the buyer's
- * favour; it counts as this attempt's when it is younger than the attempt plus a margin.
+ * favour; it counts as this attempt's when it is younger than the attempt plus a margin. After a lost answer the
+ * margin is a minute (the attempt may be an earlier request, its book entry older than its settle call). After a
+ * refusal there is none: the facilitator was asked during this very request, so a payment it landed is in a block
+ * made since, and the rounds since that block, at their lower bound, cannot add up to more than the request's age;
+ * a payment that landed before is someone's old payment presented again (a copy rebuilt from the chain, sent to a
+ * paywall whose book never saw it), and the facilitator's refusal of it stands.
  */
 const MIN_ROUND_MS = 2_500;
 const LANDING_MARGIN_MS = 60_000;
+const REFUSAL_MARGIN_MS = 0;
 
 const sameData = (a: Offer['data'], b: Offer['data']): boolean =>
   a.generatedAt === b.generatedAt && a.mode === b.mode;
@@ -261,9 +282,14 @@ export function createPaywallCore(deps: CoreDeps): {
 
   /**
    * While the paid file cannot be read, a payment already settled here still collects the body it bought, which the
-   * book keeps (the same presentation, by the same rules as any redelivery); anything else leaves the book as it was.
+   * book keeps (the same presentation, by the same rules as any redelivery); a payment whose settle answer was lost
+   * is resumed on the body its attempt offered (`resume`: the chain is asked, nothing new is settled); anything else
+   * leaves the book as it was.
    */
-  async function storedPurchase(point: SalePoint, signature: string): Promise<Decision | null> {
+  async function storedPurchase(
+    point: SalePoint,
+    signature: string,
+  ): Promise<Decision | { resume: PaidFile } | null> {
     const decoded = decodePaymentHeader(signature);
     if (!decoded.ok) return null;
     const { paymentGroup, paymentIndex } = decoded.payload.payload as {
@@ -275,9 +301,16 @@ export function createPaywallCore(deps: CoreDeps): {
     if (!paid || 'error' in paymentId) return null;
     const presentation = presentationOf(paid.signedPayment, paymentId.id);
     const claim = await book.claim(paid.txid, presentation);
-    if (claim.state === 'claimed') await book.release(paid.txid);
-    if (claim.state === 'pending') await book.pending(paid.txid, claim.payment, claim.attemptedAt);
-    if (claim.state !== 'settled') return null;
+    if (claim.state === 'claimed') {
+      await book.release(paid.txid);
+      return null;
+    }
+    if (claim.state === 'in_flight') return inProgress(point, paid.txid);
+    if (claim.state === 'pending') {
+      await book.pending(paid.txid, claim.payment, claim.attemptedAt, claim.body);
+      const offered = claim.body === undefined ? null : paidFileOfBody(claim.body);
+      return claim.payment === presentation && offered ? { resume: offered } : null;
+    }
     const refusal = redeliveryRefusal(claim.record, point, presentation, paymentId.id !== null);
     return refusal === null ? redelivered(claim.record, point, paid.txid) : null;
   }
@@ -313,31 +346,36 @@ export function createPaywallCore(deps: CoreDeps): {
 
     // Before any payment is asked for: never charge for a body that cannot be served.
     const loaded = await deps.reader.load(point.resource);
-    if (!loaded.ok) {
+    let file: PaidFile;
+    let missing: Decision | null = null;
+    if (loaded.ok) {
+      file = loaded.file;
+    } else {
       log({ level: 'error', event: 'paid_file_unavailable', path: point.path, detail: loaded.detail });
+      missing = fail(
+        503,
+        'paid_resource_unavailable',
+        'The paid file is not available right now; nothing was requested, verified or settled by this request ' +
+          '(a payment sent before is kept: send it again later). Try again later.',
+        point,
+      );
       const signature = request.method === 'GET' ? request.paymentSignature : undefined;
       const stored = signature === undefined ? null : await storedPurchase(point, signature);
-      return (
-        stored ??
-        fail(
-          503,
-          'paid_resource_unavailable',
-          'The paid file is not available right now; nothing was requested, verified or settled by this request ' +
-            '(a payment sent before is kept: send it again later). Try again later.',
-          point,
-        )
-      );
+      if (stored === null) return missing;
+      if (!('resume' in stored)) return stored;
+      file = stored.resume; // decided below on the body it was offered, as not for sale (nothing new is settled)
     }
-    const file = loaded.file;
     // Why a new sale cannot be made now (stale or simulated data, no seller credit, no payee opt-in). It never stops
     // the delivery of a payment already made: a buyer charged a minute ago still gets the report.
-    const stale = freshnessRefusal(file, deps.freshness, deps.now());
-    const unavailable = stale ? null : await sellerRefusal(point);
-    const notForSale = stale
-      ? fail(503, stale.error, stale.message, point)
-      : unavailable
-        ? fail(unavailable.status, unavailable.error, unavailable.message, point)
-        : null;
+    const stale = missing ? null : freshnessRefusal(file, deps.freshness, deps.now());
+    const unavailable = missing || stale ? null : await sellerRefusal(point);
+    const notForSale =
+      missing ??
+      (stale
+        ? fail(503, stale.error, stale.message, point)
+        : unavailable
+          ? fail(unavailable.status, unavailable.error, unavailable.message, point)
+          : null);
     // HEAD never pays: it would settle and then return no body.
     const signature = request.method === 'GET' ? request.paymentSignature : undefined;
     if (notForSale && signature === undefined) return notForSale;
@@ -395,15 +433,12 @@ export function createPaywallCore(deps: CoreDeps): {
       network: requirements.network,
       payer: group.payer,
     };
+    // The body offered for this payment, kept with its claim: if the settle answer is lost, a later retry delivers
+    // it (what was paid for), never whatever the file became since (newer, stale, future-dated or missing).
+    const offered = servedBody(point, file.text);
     const claimedAt = deps.now();
-    const claim = await book.claim(group.txid, presentation);
-    if (claim.state === 'in_flight') {
-      return refuse(
-        offer,
-        'payment_in_progress',
-        'This payment is already being processed by another request.',
-      );
-    }
+    const claim = await book.claim(group.txid, presentation, offered);
+    if (claim.state === 'in_flight') return inProgress(point, group.txid);
     if (claim.state === 'settled') {
       switch (redeliveryRefusal(claim.record, point, presentation, paymentId.id !== null)) {
         case 'another_resource':
@@ -417,7 +452,8 @@ export function createPaywallCore(deps: CoreDeps): {
       }
     }
     if (claim.state === 'pending' && claim.payment !== presentation) {
-      await book.pending(group.txid, claim.payment, claim.attemptedAt); // left for the payment that was sent
+      // left for the payment that was sent
+      await book.pending(group.txid, claim.payment, claim.attemptedAt, claim.body);
       return notThisPayment(offer);
     }
     if (claim.state === 'claimed' && notForSale) {
@@ -427,6 +463,7 @@ export function createPaywallCore(deps: CoreDeps): {
 
     // When the attempt that may land this payment began: this request, or the earlier one it resumes.
     const attemptedAt = claim.state === 'pending' ? claim.attemptedAt : claimedAt;
+    const body = claim.state === 'pending' ? (claim.body ?? offered) : offered;
     let reserved = false;
     let outcome: Decision | null = null;
     try {
@@ -445,7 +482,6 @@ export function createPaywallCore(deps: CoreDeps): {
         outcome = soldOut;
         return outcome;
       }
-      const body = servedBody(point, file.text);
       const { lastValid } = group;
       const resumed = claim.state === 'pending';
       const attempt = {
@@ -484,7 +520,9 @@ export function createPaywallCore(deps: CoreDeps): {
       if (outcome?.kind !== 'serve') {
         // An error naming the transaction means the payment may have landed: the next try must find out first.
         const unknown = outcome?.kind === 'error' && outcome.body.transaction !== null;
-        await (unknown ? book.pending(group.txid, presentation, attemptedAt) : book.release(group.txid));
+        await (unknown
+          ? book.pending(group.txid, presentation, attemptedAt, body)
+          : book.release(group.txid));
         if (reserved) await deps.hooks?.release(point, group.txid);
       }
     }
@@ -529,8 +567,17 @@ export function createPaywallCore(deps: CoreDeps): {
     try {
       settlement = await server.settlePayment(payload, requirements);
     } catch (error) {
-      if (!(error instanceof SettleError)) {
-        const failure = classifyFacilitatorError(error);
+      // A failed SettleResponse sent with a 5xx status is the facilitator's own failure, not a verdict on the
+      // payment: it may have submitted the payment first, so it is a lost answer like a timeout or garbage.
+      const lost = !(error instanceof SettleError) || error.statusCode >= 500;
+      if (lost) {
+        const failure =
+          error instanceof SettleError
+            ? {
+                ...classifyFacilitatorError(error),
+                message: `The payment facilitator failed (HTTP ${error.statusCode}: ${error.errorReason ?? 'no reason'}).`,
+              }
+            : classifyFacilitatorError(error);
         if (!mayHaveReachedFacilitator(error)) {
           log({
             level: 'warn',
@@ -587,8 +634,47 @@ export function createPaywallCore(deps: CoreDeps): {
       const message = `Settlement was not confirmed: ${settlement.errorMessage ?? reason}.`;
       return reconcile(attempt, () => unknown(attempt, 502, reason, message, settlement));
     }
+    return refused(attempt, settlement);
+  }
+
+  /**
+   * The facilitator refused to settle, naming no transaction. Before the claim is released, whatever the facilitator
+   * said, the chain is asked once: a facilitator may have submitted the payment and then answered a refusal (its
+   * own retry finding the transaction in the ledger, a failure after submitting). Confirmed during this request, it
+   * is delivered; the chain cannot be asked, it stays pending for a retry of the same payment; absent from the
+   * chain, the refusal stands (a 402 with the facilitator's reason) and the payment may be presented again.
+   */
+  async function refused(attempt: Attempt, settlement: SettleResponse): Promise<Decision> {
+    const { offer, expected } = attempt;
     const reason = settlement.errorReason ?? 'settlement_failed';
-    return refuse(offer, reason, `Settlement was refused: ${settlement.errorMessage ?? reason}.`, settlement);
+    const why = settlement.errorMessage ?? reason;
+    log({
+      level: 'warn',
+      event: 'settle_refused',
+      path: offer.point.path,
+      txid: expected.txid,
+      detail: `${reason}: ${why}`,
+    });
+    const refusal = refuse(offer, reason, `Settlement was refused: ${why}.`, settlement);
+    // A resumed payment was looked up just before it was settled again, and its refusal proves nothing (resume).
+    if (attempt.resumed || !deps.lookup) return refusal;
+    const chain = await deps.lookup.status(expected.txid);
+    if (chain.confirmed === true) return landed(attempt, chain, REFUSAL_MARGIN_MS);
+    if (chain.confirmed === false) return refusal;
+    log({
+      level: 'error',
+      event: 'chain_lookup_failed',
+      path: offer.point.path,
+      txid: expected.txid,
+      detail: chain.cause,
+    });
+    return unknown(
+      attempt,
+      502,
+      reason,
+      `The facilitator refused the settlement (${why}), and the chain could not be asked whether the payment landed anyway.`,
+      settlement,
+    );
   }
 
   async function deliver(attempt: Attempt, settlement: SettleResponse): Promise<Decision> {
@@ -609,19 +695,7 @@ export function createPaywallCore(deps: CoreDeps): {
   async function reconcile(attempt: Attempt, unconfirmed: () => Promise<Decision>): Promise<Decision> {
     const { offer, expected } = attempt;
     const chain = deps.lookup ? await deps.lookup.status(expected.txid) : null;
-    if (chain?.confirmed === true && landedBefore(chain, attempt)) {
-      log({ level: 'error', event: 'confirmed_before_attempt', path: offer.point.path, txid: expected.txid });
-      return refuse(
-        offer,
-        'payment_already_used',
-        `Payment ${expected.txid} landed on chain (round ${chain.round}) before it was presented here, so this ` +
-          'request did not settle it and it buys nothing now.',
-      );
-    }
-    if (chain?.confirmed === true) {
-      log({ level: 'warn', event: 'reconciled_confirmed', path: offer.point.path, txid: expected.txid });
-      return deliver(attempt, confirmedSettlement(expected, offer.point.amountAtomic));
-    }
+    if (chain?.confirmed === true) return landed(attempt, chain, LANDING_MARGIN_MS);
     if (chain?.confirmed === false && BigInt(chain.currentRound) > attempt.lastValid) {
       log({ level: 'warn', event: 'reconciled_expired', path: offer.point.path, txid: expected.txid });
       return refuse(
@@ -667,12 +741,30 @@ export function createPaywallCore(deps: CoreDeps): {
   }
 
   /**
-   * Whether a confirmation predates the attempt that could have landed it: then it is not this payment's doing here
-   * (an old payment presented again, its bytes being public) and must never be delivered on a lost settle answer.
+   * The chain shows the payment confirmed: delivered, unless the confirmation predates the attempt that could have
+   * landed it (by more than `marginMs`): then it is not this payment's doing here (an old payment presented again,
+   * its bytes being public) and is never delivered on a lost or refused settle answer.
    */
-  function landedBefore(chain: { round: number; currentRound: number }, attempt: Attempt): boolean {
+  function landed(
+    attempt: Attempt,
+    chain: Extract<ChainStatus, { confirmed: true }>,
+    marginMs: number,
+  ): Promise<Decision> {
+    const { offer, expected } = attempt;
     const landedAgo = (chain.currentRound - chain.round) * MIN_ROUND_MS;
-    return landedAgo > deps.now() - attempt.attemptedAt + LANDING_MARGIN_MS;
+    if (landedAgo > deps.now() - attempt.attemptedAt + marginMs) {
+      log({ level: 'error', event: 'confirmed_before_attempt', path: offer.point.path, txid: expected.txid });
+      return Promise.resolve(
+        refuse(
+          offer,
+          'payment_already_used',
+          `Payment ${expected.txid} landed on chain (round ${chain.round}) before it was presented here, so this ` +
+            'request did not settle it and it buys nothing now.',
+        ),
+      );
+    }
+    log({ level: 'warn', event: 'reconciled_confirmed', path: offer.point.path, txid: expected.txid });
+    return deliver(attempt, confirmedSettlement(expected, offer.point.amountAtomic));
   }
 
   /**

@@ -157,3 +157,16 @@ export function freshnessRefusal(
   }
   return null;
 }
+
+/**
+ * A body kept by the payment book, read as the paid file it was (its data mode and generation time), or null when
+ * it states neither. It was checked against its schema when it was offered.
+ */
+export function paidFileOfBody(text: string): PaidFile | null {
+  try {
+    const known = facts(JSON.parse(text));
+    return known ? { text, ...known } : null;
+  } catch {
+    return null;
+  }
+}

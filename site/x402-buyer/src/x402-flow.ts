@@ -138,6 +138,19 @@ async function fetchWithTimeout(
 const isProblem = (value: Response | Problem): value is Problem => !(value instanceof Response);
 
 /** The error code and the message of a JSON error body (the text itself, shortened, when it is not JSON). */
+/** An earlier send of these same bytes is still being settled: keep them, a resend cannot charge twice. */
+const inProgress = (txId: string): PaidResult => ({
+  kind: 'problem',
+  problem: {
+    kind: 'payment-in-progress',
+    message:
+      'The server is still processing this signed payment from an earlier attempt. Retry in a moment: ' +
+      'it sends the same signed payment, which cannot be charged twice.',
+    retrySafe: true,
+    txId,
+  },
+});
+
 async function readErrorBody(response: Response): Promise<{ code: string | null; message: string }> {
   const text = await response.text().catch(() => '');
   try {
@@ -320,20 +333,7 @@ export async function sendPayment(payment: PendingPayment): Promise<PaidResult> 
       };
     }
     const refusal = await readErrorBody(response);
-    if (refusal.code === 'payment_in_progress') {
-      // An earlier send of these same bytes is still being settled: keep them, a resend cannot charge twice.
-      return {
-        kind: 'problem',
-        problem: {
-          kind: 'payment-in-progress',
-          message:
-            'The server is still processing this signed payment from an earlier attempt. Retry in a moment: ' +
-            'it sends the same signed payment, which cannot be charged twice.',
-          retrySafe: true,
-          txId,
-        },
-      };
-    }
+    if (refusal.code === 'payment_in_progress') return inProgress(txId); // a paywall of an earlier version
     pendingPayments.clear(payment.url);
     const message =
       refusal.code === 'payment_already_used'
@@ -343,6 +343,10 @@ export async function sendPayment(payment: PendingPayment): Promise<PaidResult> 
         : `The server did not accept the signed payment: ${refusal.message}. If an earlier attempt timed out, ` +
           'that payment may have gone through: look the transaction up before paying again.';
     return { kind: 'problem', problem: { kind: 'payment-refused', message, retrySafe: false, txId } };
+  }
+  if (response.status === 503) {
+    const refusal = await readErrorBody(response.clone());
+    if (refusal.code === 'payment_in_progress') return inProgress(txId);
   }
   const detail = await bodyMessage(response);
   if (response.status === 502 || response.status === 503 || response.status === 504) {
