@@ -1,5 +1,6 @@
 // Parsers for command-line values: each turns bad input into one clear sentence, and a usage error (exit code 2).
 import { InvalidArgumentError } from 'commander';
+import { baseUrlProblem } from './discovery/urls.ts';
 
 /** Exit code of a usage mistake: a bad option value, a bad configuration (see config-file.ts). */
 export const USAGE_EXIT_CODE = 2;
@@ -103,9 +104,15 @@ export function parseCount(value: string): number {
   return n;
 }
 
+/** The value as it may be shown: a password (or user name) in it is never echoed to a terminal or a log. */
+const withoutUserinfo = (value: string): string =>
+  value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@');
+
 /**
- * A base URL that published files will carry (sitemap, OpenAPI servers, schema ids): absolute, http or https.
- * Throws a usage error, one sentence naming what was given.
+ * A base URL that published files will carry (robots.txt, sitemap, llms.txt, OpenAPI servers, schema ids): an
+ * absolute http or https origin, with nothing after the host and port but an optional "/" (see baseUrlProblem).
+ * Every command that builds the site checks its --base-url or EMI_BASE_URL here. Throws a usage error, one sentence
+ * naming what was given.
  */
 export function checkBaseUrl(value: string): string {
   let url: URL | null = null;
@@ -116,7 +123,14 @@ export function checkBaseUrl(value: string): string {
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
     throw usageError(
-      `base URL "${value}" is not an absolute http(s) URL: use one such as https://your.site ` +
+      `base URL "${withoutUserinfo(value)}" is not an absolute http(s) URL: use one such as https://your.site ` +
+        '(--base-url or EMI_BASE_URL)',
+    );
+  }
+  const problem = baseUrlProblem(url);
+  if (problem) {
+    throw usageError(
+      `base URL "${withoutUserinfo(value)}" ${problem}: use the origin alone, such as https://your.site ` +
         '(--base-url or EMI_BASE_URL)',
     );
   }

@@ -292,6 +292,8 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
         devFacilitatorPort: number;
         config?: string;
       }) => {
+        // The preview publishes nothing, but its paywall and MCP answers carry the base URL: the same rule.
+        if (process.env.EMI_BASE_URL) checkBaseUrl(process.env.EMI_BASE_URL);
         const { claimInstance } = await import('./state/instance-lock.ts');
         const instance = await claimInstance({ folder: o.dir, port: o.port, host: o.host, command: 'serve' });
         const { startLocalStack } = await import('./local-stack.ts');
@@ -426,6 +428,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
         baseUrl: string;
       }) => {
         const { paywallTimeout, ...options } = o;
+        checkBaseUrl(options.baseUrl);
         if (paywallTimeout !== undefined && options.paywallUrl === undefined) {
           throw usageError(
             '--paywall-timeout bounds the wait for --paywall-url: give --paywall-url too, or leave it out ' +

@@ -20,6 +20,7 @@ import {
 import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
 import { ArenaVoteStore, type DoNamespace } from '../paywall-worker/arena-vote/store-durable-object.ts';
 import { createSiteWorker, type SiteWorkerEnv } from '../paywall-worker/cloudflare/site-worker.ts';
+import { startLocalStack } from '../generator/local-stack.ts';
 import { createLocalPaywall } from '../paywall-worker/local.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
 import { MemoryPaymentBook } from '../paywall-worker/payment-book.ts';
@@ -238,5 +239,41 @@ describe('vote rate limits on Node (the local paywall on 127.0.0.1)', () => {
       429,
     ]);
     expect(await from(() => '2001:db8:1:3::1', 1)).toEqual([400]);
+  });
+});
+
+describe('vote rate limits behind the preview (emi serve, emi up)', () => {
+  it('counts each client by its own address, not every visitor in one shared bucket', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'emi-vote-preview-'));
+    const stack = await startLocalStack({
+      port: 0,
+      host: '127.0.0.1',
+      dir: join(root, 'dist'),
+      paid: join(root, 'paid'),
+      devFacilitatorPort: 0,
+      ledgerFile: join(root, 'publishers.sqlite'),
+      voteStorePath: join(root, 'state', 'arena-votes.sqlite'),
+      log: () => {},
+    });
+    cleanups.push(
+      () => rm(root, { recursive: true, force: true }),
+      () => stack.close(),
+    );
+    const post = async (xff: string) =>
+      (
+        await fetch(`${stack.url}/arena/vote`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': xff },
+          body: '{}',
+        })
+      ).status;
+    // A proxy on loopback in front of the preview names a different client each time: none is limited.
+    const statuses: number[] = [];
+    for (let i = 0; i < PER_IP + 5; i++) statuses.push(await post(`192.0.2.${i + 1}`));
+    expect(statuses.filter((s) => s === 429)).toEqual([]);
+    // One client is limited as everywhere else.
+    const one: number[] = [];
+    for (let i = 0; i < PER_IP + 1; i++) one.push(await post('203.0.113.7'));
+    expect(one.at(-1)).toBe(429);
   });
 });

@@ -2,6 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { buildLlmsTxt } from '../generator/discovery/llms-txt.ts';
 import { buildOpenApiDocument } from '../generator/discovery/openapi.ts';
+import { endpointDocsPath } from '../generator/discovery/docs-paths.ts';
+import { MCP_PATH } from '../schemas/delivery.ts';
+import { FREE_RESOURCES, PAID_RESOURCES } from '../schemas/resources.ts';
 
 const BASE_URL = 'https://emi.test';
 const llms = buildLlmsTxt({ baseUrl: BASE_URL, hasBuyer: true });
@@ -32,5 +35,25 @@ describe('llms.txt', () => {
       expect(template, path).toBeDefined();
       expect(paths[template ?? '']?.get.summary.startsWith(label), `${label} -> ${path}`).toBe(true);
     }
+  });
+});
+
+describe('llms.txt lists what an agent needs', () => {
+  const linked = [...llms.matchAll(/^- \[[^\]]+\]\(([^)]+)\)/gm)].map((m) => new URL(m[1] ?? '').pathname);
+
+  it('links the MCP guide, the arena rules and track record, and every paid endpoint’s docs page', () => {
+    const needed = [
+      '/docs/agents/',
+      '/docs/arena-rules/',
+      '/docs/track-record/',
+      ...PAID_RESOURCES.map((resource) => endpointDocsPath(resource)),
+      ...FREE_RESOURCES.map((resource) => endpointDocsPath(resource)),
+    ];
+    for (const path of needed) expect(linked, path).toContain(path);
+  });
+
+  it('names the MCP endpoint by its full URL, on this site’s origin', () => {
+    expect(llms).toContain(`${BASE_URL}${MCP_PATH}`);
+    expect(llms).toMatch(/MCP/);
   });
 });

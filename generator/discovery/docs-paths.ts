@@ -8,6 +8,11 @@ export const DOCS_PATHS = {
   freshness: '/docs/freshness/',
   educationalNotice: '/docs/educational-notice/',
   payFromCode: '/docs/pay-from-code/',
+  // Permalinks written in their templates (site/docs/*.njk); llms.txt links them, and a test asks each of the built
+  // site.
+  agents: '/docs/agents/',
+  arenaRules: '/docs/arena-rules/',
+  trackRecord: '/docs/track-record/',
 } as const;
 
 /** A resource's name in URLs (docs page, schema file): `paidMarketRegime` -> `paid-market-regime`. */

@@ -38,6 +38,17 @@ export function freshnessFieldPaths(schema: JsonSchema): string[] {
 export const freshnessFieldsOf = (resource: PublishedResource): string[] =>
   freshnessFieldPaths(toJsonSchema(resource.schema));
 
+/**
+ * The freshness rule as /docs/freshness/ and the README state it, in one sentence for every discovery file: past
+ * `next_update_due` a response is late, and only one more interval later stale (the free files are cached for a
+ * minute, so a copy a little past its due time is ordinary).
+ */
+export const FRESHNESS_RULE =
+  'A response is fresh until its `next_update_due`; past it, late (a run may be in progress: fetch again ' +
+  'shortly); more than one update interval past it (the interval being `next_update_due` minus the time the ' +
+  'response was generated), stale: runs have stopped or are failing, so read it as history, not as the current ' +
+  'market.';
+
 /** One sentence for docs: "Freshness: `source.generated_at`, `source.next_update_due`." */
 export function freshnessSentence(resource: PublishedResource): string {
   const fields = freshnessFieldsOf(resource);

@@ -2,9 +2,10 @@
 // links with notes. "Optional" holds what an agent with a short context can skip.
 import { historyLlmsLines } from './history-entries.ts';
 import { PROJECT, TRACKED_ASSETS } from '../../schemas/common.ts';
+import { MCP_PATH } from '../../schemas/delivery.ts';
 import { USDC_ASA_ID } from '../../schemas/paid/terms.ts';
 import { DOCS_PATHS, endpointDocsPath } from './docs-paths.ts';
-import { freshnessSentence } from './freshness-fields.ts';
+import { FRESHNESS_RULE, freshnessSentence } from './freshness-fields.ts';
 import { freeResourcesInIntegrationOrder, noteFor, paidResources } from './endpoint-notes.ts';
 import { absoluteUrl } from './urls.ts';
 
@@ -29,11 +30,13 @@ export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
       'Educational only, never financial advice.',
     'Every endpoint is an HTTP GET that returns JSON; free endpoints need no account or key. Every free ' +
       'response says when the next update is due; the fields that say so differ per endpoint and are named ' +
-      'after each link below. Treat a response past its `next_update_due` as stale. Confidence is ' +
-      'the strength and agreement of the evidence, not certainty. When a response says `simulated`, its ' +
-      'numbers are not market observations.',
+      `after each link below. ${FRESHNESS_RULE} Confidence is the strength and agreement of the evidence, not ` +
+      'certainty. When a response says `simulated`, its numbers are not market observations.',
     'Recommended integration order: market regime, main brain, liquidity, derivatives, reasoning, statistics, ' +
       'then paid.',
+    `The same data is also served as tools over the Model Context Protocol: the MCP endpoint is ${url(MCP_PATH)} ` +
+      '(streamable HTTP; free resources, reasoning per asset, history, and the four paid products over x402). ' +
+      'How to add it to a client is under Agents (MCP) below.',
     '## Free endpoints (in the recommended integration order)',
     snapshots
       .map((r) =>
@@ -46,27 +49,44 @@ export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
       .join('\n'),
     '## Paid endpoints (x402 v2, USDC on Algorand)',
     [
-      ...paidResources().map((r) =>
+      ...paidResources().flatMap((r) => [
         link(
           r.title,
           url(r.path),
-          `${r.priceUsd} USDC per request. ${noteFor(r).useWhen} Answers 402 until paid.`,
+          `${r.priceUsd} USDC per request. ${noteFor(r).useWhen} Answers 402 until paid (503 with ` +
+            'Retry-After while the file cannot be sold).',
         ),
-      ),
+        link(`${r.title} docs`, url(endpointDocsPath(r)), 'fields, example body, curl line and the 402'),
+      ]),
       link(
         'Payment terms',
         url(DOCS_PATHS.paymentTerms),
         `network, asset ${USDC_ASA_ID}, exact amounts, headers`,
       ),
     ].join('\n'),
+    '## Agents (MCP)',
+    link(
+      'For agent builders (MCP)',
+      url(DOCS_PATHS.agents),
+      `add the MCP server at ${url(MCP_PATH)} to a client; its tools, the x402 payment flow and a worked example`,
+    ),
     '## History (past values, static files)',
     historyLlmsLines(url),
     '## Docs',
     [
       link('OpenAPI 3.1 (JSON)', url('/openapi.json'), 'every path, schema, example and payment term'),
-      link('How to read freshness', url(DOCS_PATHS.freshness), 'generated_at, next_update_due and staleness'),
+      link(
+        'How to read freshness',
+        url(DOCS_PATHS.freshness),
+        'the timestamps, and when a response is fresh, late or stale',
+      ),
       link('Educational notice', url(DOCS_PATHS.educationalNotice), 'what these responses are and are not'),
       link('Pay from code', url(DOCS_PATHS.payFromCode), 'runnable curl and Node (@x402/fetch) examples'),
+      link(
+        'Arena rules',
+        url(DOCS_PATHS.arenaRules),
+        'rounds, votes, consensus, ties and percentages: what every arena figure’s rules_url points to',
+      ),
       link(
         'API overview',
         url(DOCS_PATHS.overview),
@@ -89,6 +109,11 @@ export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
             ),
           ]
         : []),
+      link(
+        'Arena track record',
+        url(DOCS_PATHS.trackRecord),
+        'how often the brain and the crowd matched the outcome, with n and 95 % intervals',
+      ),
       link('Sitemap', url('/sitemap.xml'), 'every public URL with its last modification'),
     ].join('\n'),
   ];

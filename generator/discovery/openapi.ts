@@ -13,7 +13,7 @@ import { PAID_EXAMPLES } from '../../schemas/paid/examples.ts';
 import { ALGORAND_MAINNET, USDC_ASA_ID, USDC_DECIMALS, X402_VERSION } from '../../schemas/paid/terms.ts';
 import type { FreeResource, PaidResource } from '../../schemas/resources.ts';
 import { freeResourcesInIntegrationOrder, noteFor, paidResources } from './endpoint-notes.ts';
-import { freshnessFieldsOf, freshnessSentence } from './freshness-fields.ts';
+import { FRESHNESS_RULE, freshnessFieldsOf, freshnessSentence } from './freshness-fields.ts';
 import { componentNameOf, componentSchemas, schemaEntries } from './json-schema.ts';
 import { absoluteUrl, normaliseBaseUrl } from './urls.ts';
 
@@ -87,20 +87,98 @@ function freeOperation(resource: FreeResource, examples: Readonly<Record<string,
   };
 }
 
-/** Every error status the paywall answers on a paid path, each with the same PaywallErrorBody shape. */
-const PAYWALL_ERRORS: Readonly<Record<string, string>> = {
-  '404': 'The paid file is not published yet (no generator run has made it); nothing was charged.',
-  '405': 'Paid resources answer GET (and HEAD, OPTIONS) only; nothing was charged.',
-  '502':
-    'The payment service gave an answer that is not a valid settlement. The body names the transaction when ' +
-    'one is known, so that the payment can be checked; retry with the same payment to receive the file.',
-  '503':
-    'The resource cannot be sold now (the paid file is stale, or the payment service is unreachable); ' +
-    'refused before any payment is taken. Retry-After says when to try again.',
-  '504':
-    'The payment service did not answer in time. Retrying with the same payment delivers the file if it ' +
-    'settled, and is never charged twice.',
+/** Seconds every 503 of a paid path asks the caller to wait (the paywall's Retry-After and the hosts' alike). */
+const RETRY_AFTER_SECONDS = 30;
+
+interface PaywallError {
+  description: string;
+  /** Sent with Retry-After. */
+  retryAfter?: boolean;
+  /** Sent with Allow. */
+  allow?: boolean;
+  /** May carry PAYMENT-RESPONSE: the facilitator's own failed settlement of this payment. */
+  paymentResponse?: boolean;
+  /** The host in front of the paywall may answer this status itself, in the site's ErrorResponse shape. */
+  fromHost?: boolean;
+}
+
+const MAY_HAVE_LANDED =
+  'When the body names a `transaction`, the payment may have landed: send the same request with the same ' +
+  'PAYMENT-SIGNATURE again to receive the file if it did (a payment is never charged twice).';
+
+/**
+ * Every error status the paywall answers on one of the four paid paths, with its codes (the body's `error`), as
+ * paywall-worker/core/decide.ts, core/paid-file.ts and facilitator-errors.ts give them. A publisher's storefront
+ * paths (`/p/<id>/...`) may also answer 410 `seller_closed` and 503 `not_available_from_seller`; they are not
+ * described here.
+ */
+const PAYWALL_ERRORS: Readonly<Record<string, PaywallError>> = {
+  '404': {
+    description:
+      '`not_found`: the paywall sells nothing at the requested path (it has no sale point for it). The four paid ' +
+      'paths always have one, so they do not answer 404 while the paywall serves them: a paid file that no run ' +
+      'has made yet is a 503 `paid_resource_unavailable`. Nothing was charged.',
+  },
+  '405': {
+    description:
+      '`method_not_allowed`: paid resources answer GET (and HEAD, OPTIONS) only; Allow lists them. Nothing was ' +
+      'charged.',
+    allow: true,
+  },
+  '431': {
+    description:
+      "`request_headers_too_large`: the request's headers exceed the Node paywall's 16 KiB limit (a " +
+      'PAYMENT-SIGNATURE is about 4 KB). Nothing was verified or settled.',
+  },
+  '500': {
+    description: `\`internal_error\`: the paywall could not handle the request; the file was not served. ${MAY_HAVE_LANDED}`,
+  },
+  '502': {
+    description:
+      'The payment service gave an answer that is not a valid settlement of this payment: `facilitator_bad_response` ' +
+      '(an answer that is not valid x402), `settlement_not_for_this_payment` (a settlement of another transaction), ' +
+      "or the facilitator's own reason code when it did not confirm the settlement and whether the payment landed " +
+      `is not known (then PAYMENT-RESPONSE carries its failed settlement). ${MAY_HAVE_LANDED}`,
+    paymentResponse: true,
+  },
+  '503': {
+    description:
+      'Try again after Retry-After (and the paywall’s `retry_after_seconds`): ' +
+      `${RETRY_AFTER_SECONDS} s. Either the resource cannot be sold right now, and a request without a payment ` +
+      'gets this instead of a 402 (a payment sent with it is not settled; one settled earlier still collects its ' +
+      'file): `paid_resource_unavailable` (the paid file is not published yet, or cannot be read or fails its ' +
+      'schema), `data_stale` (the file is older than this service sells, or dated ahead of its clock), ' +
+      '`data_not_live` (simulated or replayed data, which this deployment does not sell), `payee_not_opted_in` ' +
+      '(the payee cannot receive USDC yet), `facilitator_unreachable` (the payment service cannot be reached), ' +
+      "`paywall_unavailable` (the host cannot reach the paywall at all; the site's ErrorResponse shape). Or " +
+      '`payment_in_progress`: this very payment is being processed by another request; do not sign a new one, ' +
+      `send the same PAYMENT-SIGNATURE again after the delay. ${MAY_HAVE_LANDED}`,
+    retryAfter: true,
+    fromHost: true,
+  },
+  '504': {
+    description:
+      '`facilitator_timeout`: the payment service did not answer in time; `settlement_unknown`: the outcome of an ' +
+      `earlier try of this payment is not known yet. ${MAY_HAVE_LANDED}`,
+  },
 };
+
+/** The headers of a paywall error answer, as paywall-worker/app.ts sends them. */
+function paywallErrorHeaders(error: PaywallError): Json {
+  return {
+    'Cache-Control': { description: 'no-store', schema: { type: 'string' } },
+    ...(error.retryAfter ? { 'Retry-After': ref('headers', 'RetryAfter') } : {}),
+    ...(error.allow ? { Allow: { description: 'GET, HEAD, OPTIONS', schema: { type: 'string' } } } : {}),
+    ...(error.paymentResponse
+      ? {
+          'PAYMENT-RESPONSE': {
+            description: 'Present when the facilitator gave its own failed settlement of this payment.',
+            schema: { type: 'string', contentEncoding: 'base64' },
+          },
+        }
+      : {}),
+  };
+}
 
 function paidOperation(resource: PaidResource): Json {
   const example = PAID_EXAMPLES[resource.id];
@@ -108,7 +186,9 @@ function paidOperation(resource: PaidResource): Json {
     operationId: operationIdOf(resource.id),
     summary: `${resource.title} (x402, ${resource.priceUsd} USDC)`,
     description:
-      `${noteFor(resource).purpose}\n\nWithout a valid payment the answer is 402 with the payment requirements ` +
+      `${noteFor(resource).purpose}\n\nWhile the file cannot be sold (not published yet, too old to sell, the ` +
+      'payment service down) the answer is 503 with Retry-After, before any payment is asked for. Otherwise, without a ' +
+      'valid payment the answer is 402 with the payment requirements ' +
       `(body and PAYMENT-REQUIRED header). Pay exactly ${resource.priceUsd} USDC (${resource.amountAtomic} atomic ` +
       `units of ASA ${USDC_ASA_ID}), send the signed payment in PAYMENT-SIGNATURE, and the answer is 200 with ` +
       `PAYMENT-RESPONSE (sent with Cache-Control: no-store). ${freshnessSentence(resource)} ` +
@@ -186,6 +266,10 @@ function sharedComponents(): Json {
         description: 'Base64 of the JSON x402 v2 SettleResponse: success, payer, transaction id and network.',
         schema: { type: 'string', contentEncoding: 'base64' },
       },
+      RetryAfter: {
+        description: `Seconds to wait before trying again (${RETRY_AFTER_SECONDS}).`,
+        schema: { type: 'integer', minimum: 1, examples: [RETRY_AFTER_SECONDS] },
+      },
     },
     responses: {
       InvalidAsset: {
@@ -211,12 +295,12 @@ function sharedComponents(): Json {
         content: jsonContent('PaymentRequiredBody', undefined),
       },
       ...Object.fromEntries(
-        Object.entries(PAYWALL_ERRORS).map(([status, description]) => [
+        Object.entries(PAYWALL_ERRORS).map(([status, error]) => [
           `Paywall${status}`,
           {
-            description,
-            headers: { 'Cache-Control': { description: 'no-store', schema: { type: 'string' } } },
-            content: jsonContent('PaywallErrorBody', undefined),
+            description: error.description,
+            headers: paywallErrorHeaders(error),
+            content: jsonContent(error.fromHost ? 'PaidPathUnavailableBody' : 'PaywallErrorBody', undefined),
           },
         ]),
       ),
@@ -254,7 +338,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
           'sold per request over x402 v2 (USDC on Algorand).',
         'Freshness: every free snapshot names when the next update is due; where the timestamps sit differs per ' +
           'endpoint (`source` object, `source_details`, or top level): each operation lists its own fields in ' +
-          'its description and in `x-freshness-fields`. A snapshot past its `next_update_due` is stale.',
+          `its description and in \`x-freshness-fields\`. ${FRESHNESS_RULE}`,
         'Recommended integration order: market regime, main brain, liquidity, derivatives, reasoning, statistics, ' +
           'then paid.',
         'Educational only: not financial, investment, trading, tax, legal, betting, gambling or fund-management ' +
@@ -283,7 +367,19 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       },
     ],
     paths,
-    components: { schemas: componentsFor(baseUrl), ...sharedComponents() },
+    components: {
+      schemas: {
+        ...componentsFor(baseUrl),
+        // A paid path's 503 comes from the paywall, or from the host in front of it when the paywall is down.
+        PaidPathUnavailableBody: {
+          description:
+            "The paywall's error body, or the site's ErrorResponse when the host cannot reach the paywall " +
+            '(`paywall_unavailable`).',
+          anyOf: [ref('schemas', 'PaywallErrorBody'), ref('schemas', 'ErrorResponse')],
+        },
+      },
+      ...sharedComponents(),
+    },
   };
 }
 

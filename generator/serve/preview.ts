@@ -1,6 +1,9 @@
 // The local preview: the built site on one origin, with the headers a real host would add, the reasoning
 // query mapped to its per-asset file, JSON errors, and the four x402 paths handed to the paywall worker.
-import { readFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { notFoundError } from '../../schemas/error.ts';
@@ -16,12 +19,14 @@ import {
   SITE_HEADERS,
 } from '../../schemas/delivery.ts';
 import { resolveStaticFile, resolveStaticRequest } from './static-files.ts';
+import { isNotModified, validatorsOf } from './validators.ts';
 
 export interface PreviewOptions {
   /** Folder to serve (the Eleventy output, `dist/`). */
   root: string;
   /** Handles the four x402 paths; without it they answer 503 with a JSON explanation. */
-  paywall?: { fetch(request: Request): Response | Promise<Response> };
+  /** `env`: Node's bindings (the socket), which the vote route reads the client address from. */
+  paywall?: { fetch(request: Request, env?: unknown): Response | Promise<Response> };
   /** Served as /x402-buyer/config.json: tells the buyer page whom to pay and whether this is development. */
   buyerConfig?: Record<string, unknown>;
   /**
@@ -85,27 +90,76 @@ export function createPreviewApp(options: PreviewOptions): Hono {
       case 'preflight':
         return preflightAnswer();
       case 'paid':
-        return options.paywall ? options.paywall.fetch(c.req.raw) : errorAnswer(503, paywallDownError());
+        return options.paywall ? options.paywall.fetch(c.req.raw, c.env) : paywallDown();
       case 'error':
         return errorAnswer(route.status, route.body);
       case 'file':
-        return serveFile(options.root, route.path, c.req.method === 'HEAD', new URL(c.req.url).search);
+        return serveFile(options.root, route.path, c.req.raw);
     }
   });
 
   return app;
 }
 
-async function serveFile(root: string, path: string, headOnly: boolean, search: string): Promise<Response> {
-  const found = await resolveStaticRequest(root, path, search);
+/** Seconds a caller is asked to wait when the paywall cannot be reached, as nginx's @emi_paywall_down says. */
+const PAYWALL_DOWN_RETRY_AFTER = '30';
+
+/** A paid path while no paywall answers: 503 with Retry-After, as the nginx recipe answers it. */
+function paywallDown(): Response {
+  const answer = errorAnswer(503, paywallDownError());
+  answer.headers.set('Retry-After', PAYWALL_DOWN_RETRY_AFTER);
+  return answer;
+}
+
+/** The page every host sends with a missing file's 404 (what `notFoundFor` names outside the API folders). */
+const NOT_FOUND_PAGE: Extract<ReturnType<typeof notFoundFor>, { page: string }>['page'] = '/404.html';
+
+/** One version of a file, its identity and its bytes read through the same handle (a rename between them is moot). */
+async function readVersion(
+  file: string,
+  headOnly: boolean,
+): Promise<{ info: Stats; body: Uint8Array<ArrayBuffer> | null } | null> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'r');
+  } catch {
+    return null; // gone since it was found: answered as missing
+  }
+  try {
+    const info = await handle.stat();
+    return { info, body: headOnly ? null : await readFile(handle) };
+  } finally {
+    await handle.close();
+  }
+}
+
+async function serveFile(root: string, path: string, request: Request): Promise<Response> {
+  const headOnly = request.method === 'HEAD';
+  const found = await resolveStaticRequest(root, path, new URL(request.url).search);
   // A folder without its trailing slash: its page's relative links would resolve one folder too high.
   if (found?.kind === 'redirect')
     return new Response(null, { status: 301, headers: { ...SITE_HEADERS, Location: found.location } });
-  const file = found?.file;
-  if (file)
-    return new Response(headOnly ? null : await readFile(file), {
-      headers: fileHeaders(path, contentTypeFor(file)),
-    });
+  // The 404 page asked for by its own name is answered as what it stands for, a missing file, with a 404.
+  const file = found && found.file !== join(root, NOT_FOUND_PAGE) ? found.file : null;
+  const version = file ? await readVersion(file, headOnly) : null;
+  if (file && version) {
+    const validators = validatorsOf(version.info);
+    const headers: Record<string, string> = {
+      ...fileHeaders(path, contentTypeFor(file)),
+      ETag: validators.etag,
+      'Last-Modified': validators.lastModified,
+    };
+    const conditional = {
+      ifNoneMatch: request.headers.get('if-none-match'),
+      ifModifiedSince: request.headers.get('if-modified-since'),
+    };
+    if (isNotModified(conditional, validators)) {
+      // What a cache needs to refresh its copy (RFC 9110 15.4.5), and the site's headers; no representation type.
+      const { 'Content-Type': _type, ...kept } = headers;
+      return new Response(null, { status: 304, headers: kept });
+    }
+    return new Response(version.body, { headers });
+  }
   const missing = notFoundFor(path);
   if ('json' in missing) return errorAnswer(404, missing.json);
   const page = await resolveStaticFile(root, missing.page);
