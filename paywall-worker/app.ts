@@ -207,7 +207,15 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
   // For operators and monitors: 200 when every paid file is for sale, the payee can be paid and the facilitator
   // answers, else 503.
   app.get(HEALTH_PATH, async () => {
-    const health = await checkHealth({ points, reader, freshness, facilitator, payee: options.payee, now });
+    const health = await checkHealth({
+      points,
+      reader,
+      freshness,
+      facilitator,
+      payee: options.payee,
+      hooks: options.hooks,
+      now,
+    });
     return new Response(JSON.stringify(health, null, 2), {
       status: health.ok ? 200 : 503,
       headers: { ...CORS_HEADERS, 'Content-Type': JSON_TYPE, 'Cache-Control': NO_STORE },

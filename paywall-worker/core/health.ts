@@ -4,7 +4,7 @@
 // operator's health red. Never touches a payment.
 import type { FacilitatorClient } from '@x402/core/server';
 import type { SalePoint } from '../offers.ts';
-import type { SellerRefusal } from './decide.ts';
+import type { SaleHooks } from './decide.ts';
 import type { PayeeGate } from './payee-gate.ts';
 import { freshnessRefusal } from './paid-file.ts';
 import type { FreshnessPolicy, PaidFileReader } from './paid-file.ts';
@@ -23,14 +23,6 @@ export interface FileHealth {
   age_seconds: number | null;
 }
 
-/**
- * A sale point as the health check reads it. A seller's point (a publisher's) may say why its seller sells nothing
- * new now: the answer the paywall gives before any payment is asked for (SaleHooks.unavailable).
- */
-export interface CheckedSalePoint extends SalePoint {
-  sellerRefusal?: () => Promise<SellerRefusal | null>;
-}
-
 export interface Health {
   /** The operator's own sales: a publisher's path that does not sell (closed, out of credit) leaves it true. */
   ok: boolean;
@@ -42,7 +34,9 @@ export interface Health {
 }
 
 export interface HealthDeps {
-  points: readonly CheckedSalePoint[];
+  points: readonly SalePoint[];
+  /** The sellers' hooks: why a seller's point sells nothing new now, as the paywall answers before any payment. */
+  hooks?: Pick<SaleHooks, 'unavailable'>;
   reader: PaidFileReader;
   freshness: FreshnessPolicy;
   facilitator: FacilitatorClient;
@@ -51,15 +45,15 @@ export interface HealthDeps {
 }
 
 /** The seller's state of a path whose file is for sale: what a buyer would be told there before paying. */
-async function sellerState(point: CheckedSalePoint): Promise<string> {
+async function sellerState(point: SalePoint, hooks: HealthDeps['hooks']): Promise<string> {
   try {
-    return (await point.sellerRefusal?.())?.error ?? 'for_sale';
+    return (await hooks?.unavailable(point))?.error ?? 'for_sale';
   } catch {
     return 'seller_state_unknown';
   }
 }
 
-async function fileHealth(point: CheckedSalePoint, deps: HealthDeps): Promise<FileHealth> {
+async function fileHealth(point: SalePoint, deps: HealthDeps): Promise<FileHealth> {
   const seller = point.seller ? { seller: point.seller.id } : {};
   const loaded = await deps.reader.load(point.resource);
   if (!loaded.ok) {
@@ -77,7 +71,7 @@ async function fileHealth(point: CheckedSalePoint, deps: HealthDeps): Promise<Fi
   const refusal = freshnessRefusal(file, deps.freshness, deps.now())?.error;
   return {
     path: point.path,
-    state: refusal ?? (point.seller ? await sellerState(point) : 'for_sale'),
+    state: refusal ?? (point.seller ? await sellerState(point, deps.hooks) : 'for_sale'),
     ...seller,
     mode: file.mode,
     generated_at: file.generatedAt,

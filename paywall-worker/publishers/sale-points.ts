@@ -3,7 +3,7 @@
 // hold, consume and give back the publisher's credits. The operator's own paths have no seller and pass through.
 import type { SettleResponse } from '@x402/core/types';
 import type { PaywallLogEntry, SaleHooks, SellerRefusal } from '../core/decide.ts';
-import type { CheckedSalePoint } from '../core/health.ts';
+import type { SalePoint } from '../offers.ts';
 import type { Publisher, PublisherProduct } from './config.ts';
 import type { CreditLedger } from './credit-ledger.ts';
 
@@ -27,15 +27,7 @@ export function publisherBlock(publisher: Publisher, product: PublisherProduct):
   };
 }
 
-/**
- * Why each publisher sells nothing new now, as the credit hooks made for it answer (`creditHooks` registers them):
- * the sale points and the hooks are made apart, from the same publishers, wherever the programme runs (Node, the
- * Worker), and the health check asks the points.
- */
-const refusals = new WeakMap<Publisher, (product: PublisherProduct) => Promise<SellerRefusal | null>>();
-
-/** The sale points; each answers `sellerRefusal` (for `/x402/health`) as the paywall would before a payment. */
-export function publisherSalePoints(publishers: readonly Publisher[]): CheckedSalePoint[] {
+export function publisherSalePoints(publishers: readonly Publisher[]): SalePoint[] {
   return publishers.flatMap((publisher) =>
     publisher.products.map((product) => ({
       path: publisherPath(publisher.id, product),
@@ -45,8 +37,6 @@ export function publisherSalePoints(publishers: readonly Publisher[]): CheckedSa
       priceUsd: product.priceUsd,
       seller: { id: publisher.id, name: publisher.brand.name },
       bodyFields: { publisher: publisherBlock(publisher, product) },
-      // Without hooks the paywall asks nothing either: the point sells.
-      sellerRefusal: () => refusals.get(publisher)?.(product) ?? Promise.resolve(null),
     })),
   );
 }
@@ -109,7 +99,6 @@ export function creditHooks(
             `${product.resource.path}.`,
         };
   }
-  for (const publisher of publishers) refusals.set(publisher, (product) => refusal({ publisher, product }));
 
   return {
     async unavailable(point): Promise<SellerRefusal | null> {
