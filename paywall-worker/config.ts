@@ -14,7 +14,7 @@ export interface PaywallConfig {
   storage: PaidFileStorage;
   /** CAIP-2 id, short or long form; default Algorand mainnet. */
   network?: string;
-  /** Per-call deadline for the facilitator (ms); default 10 000. */
+  /** Per-call deadline for the facilitator and the indexer (ms); default 10 000, at most MAX_FACILITATOR_TIMEOUT_MS. */
   facilitatorTimeoutMs?: number;
   /** `maxTimeoutSeconds` of the requirements; default 300. */
   maxTimeoutSeconds?: number;
@@ -50,6 +50,26 @@ const PUBLIC_INDEXERS: Readonly<Record<string, string>> = {
   'algorand:SGO1GKSzyE7IEPItTxCByw9x8FmnrCDe': 'https://testnet-idx.algonode.cloud',
 };
 
+/**
+ * The longest facilitator timeout (EMI_FACILITATOR_TIMEOUT_MS) accepted. One paid request may wait on the
+ * facilitator and the indexer several times in a row, each call bounded by it, and a proxy in front (nginx's
+ * proxy_read_timeout, rendered from this bound by deploy/nginx/render.ts; Netlify's 26 s rewrite limit) that gives
+ * up first answers the buyer while a settlement may still land. 15 s leaves a real settle (a few seconds on
+ * Algorand) its margin.
+ */
+export const MAX_FACILITATOR_TIMEOUT_MS = 15_000;
+
+function facilitatorTimeout(value: number | undefined, what: string): number {
+  const ms = positiveInteger(value, 10_000, what);
+  if (ms > MAX_FACILITATOR_TIMEOUT_MS) {
+    throw new PaywallConfigError(
+      `${what} must be at most ${MAX_FACILITATOR_TIMEOUT_MS} (ms), so that the proxy in front (nginx's ` +
+        `proxy_read_timeout, Netlify's 26 s) never gives up on a settlement in progress: ${ms}`,
+    );
+  }
+  return ms;
+}
+
 function positiveInteger(value: number | undefined, fallback: number, what: string): number {
   const n = value ?? fallback;
   if (!Number.isSafeInteger(n) || n <= 0) throw new PaywallConfigError(`${what} must be a positive integer`);
@@ -84,7 +104,10 @@ export function resolveConfig(config: PaywallConfig): ResolvedConfig {
     facilitatorUrl: httpUrl(config.facilitatorUrl, 'facilitatorUrl'),
     baseUrl: httpUrl(config.baseUrl, 'baseUrl'),
     network: network as `${string}:${string}`,
-    facilitatorTimeoutMs: positiveInteger(config.facilitatorTimeoutMs, 10_000, 'facilitatorTimeoutMs'),
+    facilitatorTimeoutMs: facilitatorTimeout(
+      config.facilitatorTimeoutMs,
+      'facilitatorTimeoutMs (EMI_FACILITATOR_TIMEOUT_MS)',
+    ),
     maxTimeoutSeconds: positiveInteger(config.maxTimeoutSeconds, 300, 'maxTimeoutSeconds'),
     indexerUrl: httpUrl(indexerUrl, 'indexerUrl'),
     allowSimulated: config.allowSimulated ?? false,
@@ -149,6 +172,9 @@ export function checkSettings(
   for (const key of ['facilitatorUrl', 'baseUrl', 'indexerUrl'] as const) {
     const value = settings[key];
     if (value !== undefined) httpUrl(value, name(key));
+  }
+  if (settings.facilitatorTimeoutMs !== undefined) {
+    facilitatorTimeout(settings.facilitatorTimeoutMs, name('facilitatorTimeoutMs'));
   }
   if (settings.network !== undefined && !isKnownAlgorandNetwork(normalizeNetwork(settings.network))) {
     throw new PaywallConfigError(

@@ -82,10 +82,25 @@ export const FREE_CACHE = `public, max-age=${CACHE_SECONDS}`;
 /** Errors, 402 challenges and paid bodies: never stored by any cache. */
 export const NO_STORE = 'no-store';
 
+/** The host could not reach the paywall at all: it read no request, so no payment (503). */
 export const paywallDownError = (): ErrorResponse =>
   errorResponse(
     'paywall_unavailable',
     'The payment service is not reachable right now. Nothing was charged; try again shortly.',
+  );
+/**
+ * The paywall got the request and gave the host no answer (too slow, or gone mid-request; 502 or 504): a payment
+ * it got may have been settled. The same payment sent again is never charged twice (a transaction lands at most
+ * once); with its payment-identifier id it collects the body it bought, while one without an id that was already
+ * delivered gets 402 `payment_already_used` (README "Paid endpoints and x402").
+ */
+export const paywallOutcomeUnknownError = (): ErrorResponse =>
+  errorResponse(
+    'paywall_outcome_unknown',
+    'The payment service did not complete its answer, so the outcome is unknown: if you sent a payment, it may ' +
+      'have been settled. Send the same payment again (the same PAYMENT-SIGNATURE, with its payment-identifier id) ' +
+      'to collect what it bought: it is not charged twice. A payment sent without an id that was already ' +
+      'delivered is answered 402 payment_already_used: look its transaction up before paying again.',
   );
 export const methodNotAllowedError = (): ErrorResponse =>
   errorResponse('method_not_allowed', `Only ${ALLOWED_METHODS} are supported.`);

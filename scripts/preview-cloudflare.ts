@@ -1,11 +1,15 @@
 // `npm run preview:cloudflare -- --port P`: the Cloudflare recipe in workerd, as `wrangler deploy` would ship it.
 // Uploads the paid files to the local R2 bucket, then runs `wrangler dev` on 127.0.0.1:P with the development
 // facilitator on 127.0.0.1:4021 when no EMI_FACILITATOR_URL is set, in the foreground until Ctrl-C. The publishers
-// of EMI_CONFIG's file are passed as EMI_PUBLISHERS (the Worker checks them), and EMI_ADMIN_TOKEN when set.
-import { stat } from 'node:fs/promises';
+// of EMI_CONFIG's file are passed as EMI_PUBLISHERS (the Worker checks them), and EMI_ADMIN_TOKEN when set. The
+// Worker sells what is in R2, not what is in paid/: whenever a generator run changes paid/, the files are uploaded
+// again (as `npm run upload:r2` does for a deployed Worker), or it would sell the first upload's data until it is
+// too old to sell (503 data_stale).
+import { realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import algosdk from 'algosdk';
+import { PAID_RESOURCES } from '../schemas/resources.ts';
 import { startWranglerDev, uploadPaidFiles } from '../deploy/cloudflare/run.ts';
 import { paywallEnv } from '../paywall-worker/local.ts';
 import { parsePublishers } from '../paywall-worker/publishers/config.ts';
@@ -13,14 +17,39 @@ import { readConfigJson } from '../paywall-worker/publishers/node.ts';
 import { DEV_FACILITATOR_PORT, startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { onShutdown, portOption } from './cli-args.ts';
 
-const { values } = parseArgs({
-  options: {
-    port: { type: 'string', default: '8787' },
-    dir: { type: 'string', default: 'dist' },
-    paid: { type: 'string', default: 'paid' },
-    'persist-to': { type: 'string', default: '.wrangler/preview' },
-  },
-});
+const { values } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        port: { type: 'string', default: '8787' },
+        dir: { type: 'string', default: 'dist' },
+        paid: { type: 'string', default: 'paid' },
+        'persist-to': { type: 'string', default: '.wrangler/preview' },
+      },
+    });
+  } catch (error) {
+    console.error(
+      `preview:cloudflare: ${(error as Error).message.split('\n')[0]} (usage: npm run preview:cloudflare -- ` +
+        '[--port 8787] [--dir dist] [--paid paid] [--persist-to .wrangler/preview])',
+    );
+    process.exit(2);
+  }
+})();
+
+/** How often paid/ is looked at for a new generation. */
+const PAID_CHECK_MS = 2000;
+
+/** What paid/ holds now: the generation folder it points to and each paid file's identity (a new run changes it). */
+async function paidState(dir: string): Promise<string> {
+  const real = await realpath(dir).catch(() => dir);
+  const files = await Promise.all(
+    PAID_RESOURCES.map(async ({ file }) => {
+      const found = await stat(join(real, file)).catch(() => null);
+      return found ? `${file}:${found.ino}:${found.size}:${found.mtimeMs}` : `${file}:-`;
+    }),
+  );
+  return [real, ...files].join('|');
+}
 const port = portOption(values.port);
 const dist = resolve(values.dir);
 const paid = resolve(values.paid);
@@ -54,6 +83,7 @@ const facilitator = env.facilitatorUrl
 const facilitatorUrl = env.facilitatorUrl ?? (facilitator?.url as string);
 
 console.log(`uploading the paid files of ${paid} to the local R2 bucket (${persistTo})`);
+let uploaded = await paidState(paid);
 await uploadPaidFiles(paid, { persistTo });
 const worker = await startWranglerDev({
   port,
@@ -81,9 +111,37 @@ console.log(`x402 paywall: pays to ${payTo}${env.payTo ? '' : ' (throwaway devel
 console.log(
   `x402 facilitator: ${facilitator ? `development facilitator on ${facilitatorUrl}` : facilitatorUrl}`,
 );
+console.log(
+  `paid files: uploaded again to the local R2 bucket whenever ${paid} changes (a generator run); ` +
+    'a deployed Worker needs `npm run upload:r2 -- --paid paid` after every run instead',
+);
 console.log('Ctrl-C stops wrangler, workerd and the facilitator.');
 
+// One upload at a time; a change seen during one is uploaded by the next look.
+let uploading: Promise<void> | null = null;
+const watch = setInterval(() => {
+  if (uploading) return;
+  uploading = (async () => {
+    const now = await paidState(paid);
+    if (now === uploaded) return;
+    await uploadPaidFiles(paid, { persistTo });
+    uploaded = now;
+    console.log(`${new Date().toISOString()} paid files changed: uploaded again to the local R2 bucket`);
+  })()
+    .catch((error: unknown) => {
+      // Said once per try, and tried again at the next look (a run may have been switching paid/ just then).
+      console.error(
+        `paid files changed, but the upload failed (tried again shortly): ${(error as Error).message.split('\n')[0]}`,
+      );
+    })
+    .finally(() => {
+      uploading = null;
+    });
+}, PAID_CHECK_MS);
+
 onShutdown(async () => {
+  clearInterval(watch);
+  await uploading;
   await worker.stop();
   await facilitator?.close();
 });

@@ -1,23 +1,36 @@
 // `npm run preview:nginx -- --port P`: the nginx recipe for real. Renders deploy/nginx for the built dist/, runs
-// Debian's nginx on 127.0.0.1:P in front of the Node paywall worker (and the development facilitator on
-// 127.0.0.1:4021 when no EMI_FACILITATOR_URL is set), in the foreground until Ctrl-C, then stops all it started.
+// Debian's nginx on 127.0.0.1:P in front of the Node paywall worker as `emi paywall --site dist` runs it (the paid
+// paths and /mcp), and the development facilitator on 127.0.0.1:4021 when no EMI_FACILITATOR_URL is set, in the
+// foreground until Ctrl-C, then stops all it started. Run as root, nginx's workers read dist/ as its owner.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderNginxSite } from '../deploy/nginx/render.ts';
 import { startNginx } from '../deploy/nginx/run.ts';
+import { MCP_PATH } from '../schemas/delivery.ts';
 import { createLocalPaywall, paywallEnv } from '../paywall-worker/local.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
 import { onShutdown, portOption } from './cli-args.ts';
 
-const { values } = parseArgs({
-  options: {
-    port: { type: 'string', default: '8080' },
-    dir: { type: 'string', default: 'dist' },
-    paid: { type: 'string', default: 'paid' },
-  },
-});
+const parsed = (() => {
+  try {
+    return parseArgs({
+      options: {
+        port: { type: 'string', default: '8080' },
+        dir: { type: 'string', default: 'dist' },
+        paid: { type: 'string', default: 'paid' },
+      },
+    });
+  } catch (error) {
+    console.error(
+      `preview:nginx: ${(error as Error).message.split('\n')[0]} (usage: npm run preview:nginx -- ` +
+        '[--port 8080] [--dir dist] [--paid paid])',
+    );
+    process.exit(2);
+  }
+})();
+const { values } = parsed;
 const port = portOption(values.port);
 const root = resolve(values.dir);
 if (!(await stat(join(root, 'index.html')).catch(() => null))) {
@@ -28,22 +41,38 @@ if (!(await stat(join(root, 'index.html')).catch(() => null))) {
 }
 
 const url = `http://127.0.0.1:${port}`;
-const paywall = await createLocalPaywall({ ...paywallEnv(), paidDir: resolve(values.paid), baseUrl: url });
-const worker = await listen(paywall.app, 0);
+const paywall = await createLocalPaywall({
+  ...paywallEnv(),
+  paidDir: resolve(values.paid),
+  baseUrl: url,
+  siteDir: root, // /mcp, as `emi paywall --site dist` answers it behind the recipe
+});
+const { app, mcp } = paywall;
+const worker = await listen({
+  fetch: (request, env) =>
+    (mcp && new URL(request.url).pathname === MCP_PATH ? mcp : app).fetch(request, env),
+});
 const prefix = await mkdtemp(join(tmpdir(), 'emi-nginx-'));
 const site = await renderNginxSite({
   root,
   listen: `127.0.0.1:${port}`,
   paywallUpstream: `127.0.0.1:${worker.port}`,
 });
-const nginx = await startNginx(prefix, site, `${url}/`).catch(async (error: unknown) => {
-  await worker.close();
-  await paywall.close();
-  throw error;
-});
+// Ready once nginx serves a file of the site (200), not when it answers at all: its workers must read dist/.
+const nginx = await startNginx(prefix, site, `${url}/index.html`, { siteRoot: root }).catch(
+  async (error: unknown) => {
+    await worker.close();
+    await paywall.close();
+    await rm(prefix, { recursive: true, force: true });
+    console.error(`preview:nginx: ${(error as Error).message}`);
+    process.exit(1);
+  },
+);
 
 console.log(`nginx ${nginx.pid}: ${url}/ (configuration and logs in ${prefix})`);
-console.log(`paywall worker: ${worker.url} behind nginx on the four x402 paths`);
+console.log(
+  `paywall worker: ${worker.url} behind nginx on the four x402 paths, /x402/health and ${url}${MCP_PATH}`,
+);
 for (const line of paywall.describe()) console.log(line);
 console.log('Ctrl-C stops nginx, the worker and the facilitator.');
 

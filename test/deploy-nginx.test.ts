@@ -12,6 +12,7 @@ import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { ALLOWED_REQUEST_HEADERS, EXPOSED_HEADERS, FREE_CACHE, SITE_HEADERS } from '../schemas/delivery.ts';
 import { ErrorResponse } from '../schemas/error.ts';
 import { FREE_RESOURCES, PAID_RESOURCES } from '../schemas/resources.ts';
+import { createPreviewApp } from '../generator/serve/preview.ts';
 import { renderNginxSite } from '../deploy/nginx/render.ts';
 import { NGINX, hasNginx, startNginx } from '../deploy/nginx/run.ts';
 import type { RunningNginx } from '../deploy/nginx/run.ts';
@@ -46,6 +47,9 @@ describe.skipIf(!hasNginx())('nginx recipe (deploy/nginx) in front of the real w
     await write('index.html', '<!doctype html><title>home</title>');
     await write('404.html', '<!doctype html><title>not found page</title>');
     await write('openapi.yaml', 'openapi: 3.1.0\n');
+    await write('api/history/BTC/latest.csv', 'date,close\n2026-01-05,1\n');
+    await write('sitemap.xml', '<?xml version="1.0" encoding="UTF-8"?><urlset/>');
+    await write('assets/site.js', 'export {};\n');
     await switchBuild();
 
     stack = await startStack();
@@ -159,6 +163,43 @@ describe.skipIf(!hasNginx())('nginx recipe (deploy/nginx) in front of the real w
     }
   });
 
+  it('hands every worker path to the worker, whatever its extension or method (the type and 405 rules are the site’s)', async () => {
+    const seen: string[] = [];
+    const upstream = createServer((request, response) => {
+      seen.push(`${request.method} ${request.url}`);
+      response.writeHead(200, { 'Content-Type': 'text/plain' });
+      response.end('worker');
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const port = await freePort();
+    const site = await renderNginxSite({
+      root: join(root, 'dist'),
+      listen: `127.0.0.1:${port}`,
+      paywallUpstream: `127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+    });
+    const second = await startNginx(join(root, 'nginx-worker-paths'), site, `http://127.0.0.1:${port}/`);
+    const requests = [
+      'GET /p/acme/x402-buyer/app.js',
+      'GET /p/acme/x402-buyer/config.json',
+      'GET /p/acme/sitemap.xml',
+      'PATCH /p/acme/api/x402-atlas.php',
+      'POST /mcp',
+      'POST /arena/vote',
+      `POST ${PAID_RESOURCES[0]!.path}`,
+    ];
+    try {
+      for (const request of requests) {
+        const [method, path] = request.split(' ') as [string, string];
+        const response = await fetch(`http://127.0.0.1:${port}${path}`, { method });
+        expect(await response.text(), request).toBe('worker');
+      }
+      expect(seen).toEqual(requests);
+    } finally {
+      await second.stop();
+      await new Promise((resolve) => upstream.close(resolve));
+    }
+  });
+
   it('serves the same payment sent twice at once only once, and charges it once', async () => {
     const resource = resourceById('paidMarketRegime');
     const { ledger } = stack.facilitator;
@@ -168,8 +209,11 @@ describe.skipIf(!hasNginx())('nginx recipe (deploy/nginx) in front of the real w
     const before = ledger.assetBalance(buyer.address);
     const answers = await Promise.all([1, 2].map(() => fetch(`${base}${resource.path}`, { headers })));
     const statuses = answers.map((a) => a.status).sort();
-    expect(statuses).toEqual([200, 402]); // the second is told the payment is in progress
-    const refused = answers.find((a) => a.status === 402)!;
+    // The second is told the payment is in progress (the worker's own 503, passed through, not nginx's "paywall
+    // unavailable"), with no challenge inviting a second payment.
+    expect(statuses).toEqual([200, 503]);
+    const refused = answers.find((a) => a.status === 503)!;
+    expect(refused.headers.get('payment-required')).toBeNull();
     expect(((await refused.json()) as { error: string }).error).toBe('payment_in_progress');
     expect(before - ledger.assetBalance(buyer.address)).toBe(BigInt(resource.amountAtomic));
   });
@@ -245,6 +289,53 @@ describe.skipIf(!hasNginx())('nginx recipe (deploy/nginx) in front of the real w
     const home = await fetch(`${base}/`);
     expect(home.headers.get('content-type')).toMatch(/^text\/html/);
     expect(home.headers.get('cache-control')).toBeNull();
+  });
+
+  // The delivery policy is the reference: the preview server (`emi serve`) and the Cloudflare Worker route with it
+  // (test/host-cloudflare.test.ts compares the Worker), and nginx must answer as they do, whatever Debian's
+  // mime.types or nginx's own query parsing would do.
+  it('answers as the delivery policy does (the preview server), request for request', async () => {
+    const preview = createPreviewApp({ root: join(root, 'dist') });
+    const requests: Array<[string, string]> = [
+      ['GET', '/api/history/BTC/latest.csv'],
+      ['GET', '/api/history/BTC/nothing.csv'],
+      ['GET', '/sitemap.xml'],
+      ['GET', '/nothing-here.xml'],
+      ['GET', '/assets/site.js'],
+      ['GET', '/api/reasoning.php?asset=%45TH'],
+      ['GET', '/api/reasoning.php?asset=%65th'],
+      ['GET', '/api/reasoning.php?%61sset=SOL'],
+      ['GET', '/api/reasoning.php?asset'],
+      ['GET', '/api/reasoning.php?asset&lang=en'],
+      ['GET', '/api/reasoning.php?ASSET=ETH'],
+      ['GET', '/api/reasoning.php?asset=ETH&asset=BTC'],
+      ['GET', '/api/reasoning.php?asset=E+TH'],
+      ['GET', '/api/reasoning.php?asset=%ZZ'],
+      ['POST', '/api/market-regime.php'],
+      ['DELETE', '/api/history/BTC/latest.csv'],
+      ['PUT', '/'],
+    ];
+    const view = async (response: Response) => {
+      const text = await response.text();
+      const json = /json/.test(response.headers.get('content-type') ?? '')
+        ? (JSON.parse(text) as object)
+        : null;
+      return {
+        status: response.status,
+        type: response.headers.get('content-type'),
+        cache: response.headers.get('cache-control'),
+        allow: response.headers.get('allow'),
+        cors: response.headers.get('access-control-allow-origin'),
+        body: json && 'error' in json ? (json as { error: string }).error : text,
+      };
+    };
+    const expected: Record<string, unknown> = {};
+    const actual: Record<string, unknown> = {};
+    for (const [method, path] of requests) {
+      expected[`${method} ${path}`] = await view(await preview.request(path, { method }));
+      actual[`${method} ${path}`] = await view(await fetch(`${base}${path}`, { method }));
+    }
+    expect(actual).toEqual(expected);
   });
 
   it('answers 503 JSON with CORS when the paywall worker is down', async () => {

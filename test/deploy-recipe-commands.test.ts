@@ -103,3 +103,40 @@ describe('the nginx recipe and the systemd units agree on who runs emi', () => {
     expect(recipe.indexOf('emi generate')).toBeLessThan(recipe.indexOf('systemctl enable'));
   });
 });
+
+describe('deploy/README’s commands paste as written', () => {
+  const SUBCOMMANDS =
+    /^(generate|build|publisher|serve|up|paywall|schedule|buy|validate|mcp|arena|sources|backfill)$/;
+
+  it('runs emi through npx: `npm ci` puts no emi on the PATH', async () => {
+    const readme = await readFile(join(ROOT, 'deploy/README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    const bare: string[] = [];
+    for (const line of blocks.join('\n').split('\n')) {
+      const tokens = line
+        .replace(/\s#\s.*$/, '')
+        .trim()
+        .split(/\s+/);
+      tokens.forEach((token, i) => {
+        if (token === 'emi' && SUBCOMMANDS.test(tokens[i + 1] ?? '') && tokens[i - 1] !== 'npx')
+          bare.push(line.trim());
+      });
+    }
+    expect(bare).toEqual([]);
+  });
+
+  it('the nginx recipe fills the payee in before the build and before enabling the units', async () => {
+    const readme = await readFile(join(ROOT, 'deploy/README.md'), 'utf8');
+    const recipe = /## nginx \(Debian\)[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const filled = recipe.search(/EMI_PAYTO=\S+.*\/etc\/emi\/paywall\.env/);
+    expect(filled).toBeGreaterThan(-1);
+    expect(filled).toBeLessThan(recipe.indexOf('systemctl enable'));
+    // The build writes the buyer page's config.json from EMI_PAYTO: the first one and the timer's alike.
+    const build = recipe.split('\n').find((line) => /npx emi build/.test(line)) ?? '';
+    expect(build).toMatch(/EMI_PAYTO/);
+    expect(filled).toBeLessThan(recipe.indexOf(build));
+    const unit = await readFile(join(ROOT, 'deploy/systemd/emi-generate.service'), 'utf8');
+    expect(unit).toMatch(/^EnvironmentFile=-?\/etc\/emi\/paywall\.env$/m);
+  });
+});

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import algosdk from 'algosdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasNginx } from '../deploy/nginx/run.ts';
+import { renderNginxSite } from '../deploy/nginx/render.ts';
+import { hasNginx, startNginx } from '../deploy/nginx/run.ts';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { writePaidFixtures } from './paywall-harness.ts';
@@ -40,44 +41,51 @@ describe.skipIf(!hasNginx())('npm run preview:nginx', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
+  /** Starts the preview as an operator does; resolves once it says it is up (or has exited). */
+  async function startPreview(site: string, extraEnv: Record<string, string> = {}) {
+    const port = await freePort();
+    const payTo = algosdk.generateAccount().addr.toString();
+    const child = spawn(
+      process.execPath,
+      [
+        'bin/run-ts.js',
+        'scripts/preview-nginx.ts',
+        '--port',
+        String(port),
+        '--dir',
+        join(site, 'dist'),
+        '--paid',
+        join(site, 'paid'),
+      ],
+      {
+        env: {
+          ...process.env,
+          EMI_FACILITATOR_URL: facilitator.url,
+          EMI_STATE_DIR: join(site, 'var'), // the payment book of a worker with a configured facilitator
+          EMI_PAYTO: payTo,
+          EMI_ALLOW_SIMULATED: '1',
+          ...extraEnv,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    for (let i = 0; i < 300 && !/Ctrl-C/.test(output) && child.exitCode === null; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return { port, child, exited, output: () => output };
+  }
+
   it(
     'serves the site and the 402 through nginx, and stops everything on Ctrl-C',
     { timeout: 60_000 },
     async () => {
-      const port = await freePort();
-      const payTo = algosdk.generateAccount().addr.toString();
-      const child = spawn(
-        process.execPath,
-        [
-          'bin/run-ts.js',
-          'scripts/preview-nginx.ts',
-          '--port',
-          String(port),
-          '--dir',
-          join(dir, 'dist'),
-          '--paid',
-          join(dir, 'paid'),
-        ],
-        {
-          env: {
-            ...process.env,
-            EMI_FACILITATOR_URL: facilitator.url,
-            EMI_STATE_DIR: join(dir, 'var'), // the payment book of a worker with a configured facilitator
-            EMI_PAYTO: payTo,
-            EMI_ALLOW_SIMULATED: '1',
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      for (let i = 0; i < 300 && !/Ctrl-C/.test(output) && child.exitCode === null; i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(output).toMatch(/Ctrl-C/);
-      const nginxPid = Number(/nginx (\d+):/.exec(output)?.[1]);
+      const { port, child, exited, output } = await startPreview(dir);
+      expect(output()).toMatch(/Ctrl-C/);
+      const nginxPid = Number(/nginx (\d+):/.exec(output())?.[1]);
       expect(alive(nginxPid)).toBe(true);
 
       const free = await fetch(`http://127.0.0.1:${port}/api/market-regime.php`);
@@ -93,4 +101,78 @@ describe.skipIf(!hasNginx())('npm run preview:nginx', () => {
       await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
     },
   );
+
+  it('answers /mcp through nginx, as deploy/README says every host does', { timeout: 60_000 }, async () => {
+    const { port, child, exited } = await startPreview(dir);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-03-26',
+            capabilities: {},
+            clientInfo: { name: 'test', version: '1' },
+          },
+        }),
+      });
+      expect(response.status).toBe(200);
+      const answer = (await response.json()) as { result?: { serverInfo?: { name?: string } } };
+      expect(answer.result?.serverInfo?.name).toBeTruthy();
+    } finally {
+      child.kill('SIGINT');
+      await exited;
+    }
+  });
+
+  it(
+    'serves a checkout only its owner may read (0700) when run as root, where nginx’s workers are not root',
+    { timeout: 60_000 },
+    async () => {
+      const privateDir = await mkdtemp(join(tmpdir(), 'emi-preview-nginx-private-'));
+      try {
+        await chmod(privateDir, 0o700);
+        await mkdir(join(privateDir, 'dist/api'), { recursive: true });
+        await mkdir(join(privateDir, 'paid'));
+        await writeFile(join(privateDir, 'dist/index.html'), '<!doctype html><title>home</title>');
+        await writeFile(join(privateDir, 'dist/api/market-regime.php'), '{"ok":true}');
+        await writePaidFixtures(join(privateDir, 'paid'));
+        const { port, child, exited, output } = await startPreview(privateDir);
+        try {
+          expect(output()).toMatch(/Ctrl-C/);
+          expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(200);
+          expect((await fetch(`http://127.0.0.1:${port}/api/market-regime.php`)).status).toBe(200);
+        } finally {
+          child.kill('SIGINT');
+          await exited;
+        }
+      } finally {
+        await rm(privateDir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it('nginx is ready only once it serves a known file with a 200, not when it answers at all', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'emi-nginx-empty-'));
+    try {
+      await chmod(empty, 0o755);
+      await mkdir(join(empty, 'dist'));
+      const port = await freePort();
+      const site = await renderNginxSite({
+        root: join(empty, 'dist'),
+        listen: `127.0.0.1:${port}`,
+        paywallUpstream: '127.0.0.1:9',
+      });
+      // nginx runs and answers 404 for the missing page: that is not serving the site.
+      await expect(
+        startNginx(join(empty, 'nginx'), site, `http://127.0.0.1:${port}/index.html`, { timeoutMs: 1500 }),
+      ).rejects.toThrow(/404/);
+      await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow(); // and it was stopped
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
 });

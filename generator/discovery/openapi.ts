@@ -138,8 +138,11 @@ const PAYWALL_ERRORS: Readonly<Record<string, PaywallError>> = {
       'The payment service gave an answer that is not a valid settlement of this payment: `facilitator_bad_response` ' +
       '(an answer that is not valid x402), `settlement_not_for_this_payment` (a settlement of another transaction), ' +
       "or the facilitator's own reason code when it did not confirm the settlement and whether the payment landed " +
-      `is not known (then PAYMENT-RESPONSE carries its failed settlement). ${MAY_HAVE_LANDED}`,
+      `is not known (then PAYMENT-RESPONSE carries its failed settlement). Or \`paywall_outcome_unknown\`: the ` +
+      "host in front got no complete answer from the paywall (the site's ErrorResponse shape). " +
+      MAY_HAVE_LANDED,
     paymentResponse: true,
+    fromHost: true,
   },
   '503': {
     description:
@@ -159,7 +162,9 @@ const PAYWALL_ERRORS: Readonly<Record<string, PaywallError>> = {
   '504': {
     description:
       '`facilitator_timeout`: the payment service did not answer in time; `settlement_unknown`: the outcome of an ' +
-      `earlier try of this payment is not known yet. ${MAY_HAVE_LANDED}`,
+      'earlier try of this payment is not known yet; `paywall_outcome_unknown`: the host in front got no answer ' +
+      `from the paywall in time (the site's ErrorResponse shape). ${MAY_HAVE_LANDED}`,
+    fromHost: true,
   },
 };
 
@@ -373,8 +378,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
         // A paid path's 503 comes from the paywall, or from the host in front of it when the paywall is down.
         PaidPathUnavailableBody: {
           description:
-            "The paywall's error body, or the site's ErrorResponse when the host cannot reach the paywall " +
-            '(`paywall_unavailable`).',
+            "The paywall's error body, or the site's ErrorResponse when the host in front cannot reach the paywall " +
+            '(`paywall_unavailable`) or got no complete answer from it (`paywall_outcome_unknown`).',
           anyOf: [ref('schemas', 'PaywallErrorBody'), ref('schemas', 'ErrorResponse')],
         },
       },

@@ -101,7 +101,7 @@ export function createPreviewApp(options: PreviewOptions): Hono {
   return app;
 }
 
-/** Seconds a caller is asked to wait when the paywall cannot be reached, as nginx's @emi_paywall_down says. */
+/** Seconds a caller is asked to wait when the paywall cannot be reached, as the nginx recipe's 503 says. */
 const PAYWALL_DOWN_RETRY_AFTER = '30';
 
 /** A paid path while no paywall answers: 503 with Retry-After, as the nginx recipe answers it. */

@@ -5,6 +5,7 @@ import type { EleventyPage, EleventyUserConfig } from '@11ty/eleventy';
 import { buildSitemapXml } from '../discovery/crawl-files.ts';
 import { STATUS_FILE } from '../publish/status.ts';
 import { FIELD_SEPARATORS, PATH_SEPARATORS, withBreakPoints } from './break-points.ts';
+import { BUYER_CONFIG_PATH, buyerConfigJson } from './buyer-config.ts';
 import { shortUtc } from './charts.ts';
 import { eleventyPath } from './load-eleventy.ts';
 import { loadSiteData } from './site-data.ts';
@@ -21,8 +22,16 @@ export interface SiteOptions extends SiteDataOptions {
   /** Leave every passthrough copy to the caller (see build.ts); Eleventy then only renders and writes pages. */
   copyThrough?: false;
 }
-/** The buyer page ships its page, stylesheet and bundle, never its TypeScript sources. */
+/**
+ * The buyer page ships its page, stylesheet and bundle, never its TypeScript sources. Its config.json is rendered
+ * (buyer-config.ts): from the operator's own file in the templates, checked, or from EMI_PAYTO and EMI_NETWORK.
+ */
 const BUYER_FILES = ['index.html', 'buyer.css', 'app.js'];
+
+/** Eleventy 3's virtual templates (not in eleventy.d.ts): a template given in code, at a path of the input. */
+interface VirtualTemplates {
+  addTemplate(inputPath: string, content: unknown, data?: Record<string, unknown>): void;
+}
 
 /** A file or folder Eleventy copies through untouched: absolute source, path inside the output. */
 export interface Passthrough {
@@ -81,6 +90,17 @@ export async function configureSite(
   }
   const buyer = eleventyPath(join(options.siteDir, 'x402-buyer'));
   eleventyConfig.ignores.add(`${buyer}/**`);
+  // The buyer page's config.json, read again at every build (a warm build's process may outlive an edit of the
+  // operator's file); none without a payee, and a bad payee or file fails the build, naming it.
+  const buyerConfig = () => buyerConfigJson(options.siteDir, current().site.baseUrl);
+  buyerConfig(); // checked here first: a bad payee stops the build in one line, before Eleventy reads anything
+  (eleventyConfig as EleventyUserConfig & VirtualTemplates).addTemplate('emi-buyer-config.11ty.js', {
+    data: {
+      eleventyExcludeFromCollections: true,
+      permalink: () => (buyerConfig() === null ? false : `/${BUYER_CONFIG_PATH}`),
+    },
+    render: () => buyerConfig() ?? '',
+  });
   // The arena vote form's TypeScript is bundled into assets/arena-vote.js; its sources are never published.
   eleventyConfig.ignores.add(`${eleventyPath(join(options.siteDir, 'arena-vote'))}/**`);
   // What the browser bundles were made from (generator/buyer/bundle-stamp.ts): never published.

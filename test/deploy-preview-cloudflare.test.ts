@@ -1,0 +1,89 @@
+// `npm run preview:cloudflare` keeps selling what the generator last wrote: the paid files are in R2 (the local bucket
+// of `wrangler dev`), so a regenerate must reach the bucket too, or the Worker sells the first upload's data until it
+// is too old to sell (503 data_stale).
+import { spawn } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import algosdk from 'algosdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import { writePaidFixtures } from './paywall-harness.ts';
+import { freePort } from './free-port.ts';
+
+interface Health {
+  files: Array<{ path: string; generated_at: string | null }>;
+}
+
+describe('npm run preview:cloudflare', { timeout: 180_000 }, () => {
+  let dir: string;
+  let facilitator: DevFacilitator;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'emi-preview-cloudflare-'));
+    await chmod(dir, 0o755);
+    await mkdir(join(dir, 'dist'));
+    await mkdir(join(dir, 'paid'));
+    await writeFile(join(dir, 'dist', 'index.html'), '<!doctype html><title>home</title>');
+    await writePaidFixtures(join(dir, 'paid'), 60);
+    facilitator = await startDevFacilitator({ port: 0 });
+  });
+  afterAll(async () => {
+    await facilitator?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('uploads the paid files again when the generator rewrites them', async () => {
+    const port = await freePort();
+    const payTo = algosdk.generateAccount().addr.toString();
+    facilitator.ledger.optIn(payTo);
+    const child = spawn(
+      process.execPath,
+      [
+        'bin/run-ts.js',
+        'scripts/preview-cloudflare.ts',
+        '--port',
+        String(port),
+        '--dir',
+        join(dir, 'dist'),
+        '--paid',
+        join(dir, 'paid'),
+        '--persist-to',
+        join(dir, 'wrangler'),
+      ],
+      {
+        env: { ...process.env, EMI_FACILITATOR_URL: facilitator.url, EMI_PAYTO: payTo },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      for (let i = 0; i < 1200 && !/Ctrl-C/.test(output) && child.exitCode === null; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(output).toMatch(/Ctrl-C/);
+      const generated = async () => {
+        const health = (await (await fetch(`http://127.0.0.1:${port}/x402/health`)).json()) as Health;
+        return health.files.map((file) => file.generated_at);
+      };
+      const first = await generated();
+      expect(first.every((at) => at !== null)).toBe(true);
+
+      await writePaidFixtures(join(dir, 'paid')); // the next run: newer files
+      let now = first;
+      for (let i = 0; i < 90 && now.some((at, index) => at === first[index]); i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        now = await generated();
+      }
+      expect(now.every((at, index) => at !== first[index])).toBe(true);
+      expect(output).toMatch(/uploaded again|re-?upload/i);
+    } finally {
+      child.kill('SIGINT');
+      await exited;
+    }
+  });
+});
