@@ -108,6 +108,17 @@ export function parseCount(value: string): number {
 const withoutUserinfo = (value: string): string =>
   value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@');
 
+/** `value` as an absolute http(s) URL with a host, or null. */
+export function httpUrlOrNull(value: string): URL | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname ? url : null;
+}
+
 /**
  * A base URL that published files will carry (robots.txt, sitemap, llms.txt, OpenAPI servers, schema ids): an
  * absolute http or https origin, with nothing after the host and port but an optional "/" (see baseUrlProblem).
@@ -115,13 +126,8 @@ const withoutUserinfo = (value: string): string =>
  * naming what was given.
  */
 export function checkBaseUrl(value: string): string {
-  let url: URL | null = null;
-  try {
-    url = new URL(value);
-  } catch {
-    // not a URL at all: said below
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+  const url = httpUrlOrNull(value);
+  if (!url) {
     throw usageError(
       `base URL "${withoutUserinfo(value)}" is not an absolute http(s) URL: use one such as https://your.site ` +
         '(--base-url or EMI_BASE_URL)',

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import {
   USAGE_EXIT_CODE,
   checkBaseUrl,
+  httpUrlOrNull,
   isUsageError,
   oneLine,
   parseAsOf,
@@ -63,13 +64,7 @@ function requireBaseUrl(baseUrl: string | undefined): string {
  * starts, so that a paid call never reports a payment "sent" to an address fetch cannot even try.
  */
 function parsePaywallUrl(value: string): string {
-  let url: URL | null = null;
-  try {
-    url = new URL(value);
-  } catch {
-    // not a URL at all: said below
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+  if (!httpUrlOrNull(value)) {
     throw usageError(
       `--paywall-url "${value}" is not an absolute http(s) URL: use one such as http://127.0.0.1:8080`,
     );

@@ -4,7 +4,7 @@
 // is one write transaction (BEGIN IMMEDIATE), so one payment is claimed by one request at a time across processes.
 import type Database from 'better-sqlite3';
 import { openMoneyDatabase } from './sqlite-file.ts';
-import { claimEntry, RECORD_TTL_MS } from './payment-book.ts';
+import { claimEntry, pendingEntry, RECORD_TTL_MS } from './payment-book.ts';
 import type { BookEntry, ClaimResult, PaymentBook, SettledPayment } from './payment-book.ts';
 
 export const DEFAULT_PAYMENT_BOOK_FILE = 'payments.sqlite';
@@ -64,13 +64,7 @@ export class SqlitePaymentBook implements PaymentBook {
   }
 
   pending(txid: string, payment: string, attemptedAt: number, body?: string): Promise<void> {
-    this.put(txid, {
-      state: 'pending',
-      since: this.now(),
-      payment,
-      attemptedAt,
-      ...(body === undefined ? {} : { body }),
-    });
+    this.put(txid, pendingEntry(this.now(), payment, attemptedAt, body));
     return Promise.resolve();
   }
 

@@ -76,6 +76,20 @@ export const IN_FLIGHT_LEASE_MS = 2 * 60 * 1000;
 /** Longer than an Algorand validity window (1000 rounds, about 47 minutes). */
 export const RECORD_TTL_MS = 60 * 60 * 1000;
 
+/** A payment's entry once its settle answer was lost (see PaymentBook.pending), the same in every home. */
+export const pendingEntry = (
+  since: number,
+  payment: string,
+  attemptedAt: number,
+  body?: string,
+): BookEntry => ({
+  state: 'pending',
+  since,
+  payment,
+  attemptedAt,
+  ...(body === undefined ? {} : { body }),
+});
+
 /**
  * The book's rule for a claim, the same in every home: what the claimant is told, and the entry to store (null:
  * leave it as it is). A claim older than its lease, like a lost settle answer, leaves an outcome to find out first,
@@ -128,13 +142,7 @@ export class MemoryPaymentBook implements PaymentBook {
   }
 
   pending(txid: string, payment: string, attemptedAt: number, body?: string): Promise<void> {
-    this.put(txid, {
-      state: 'pending',
-      since: this.now(),
-      payment,
-      attemptedAt,
-      ...(body === undefined ? {} : { body }),
-    });
+    this.put(txid, pendingEntry(this.now(), payment, attemptedAt, body));
     return Promise.resolve();
   }
 

@@ -3,7 +3,7 @@
 // requests, so one payment is claimed by one request at a time across every isolate and restart. Entries expire as
 // in the other homes: an alarm set with the first entry sweeps out those older than RECORD_TTL_MS (a settled one
 // holds the body it sold, so an object that never forgot would grow with every sale).
-import { claimEntry, RECORD_TTL_MS } from '../payment-book.ts';
+import { claimEntry, pendingEntry, RECORD_TTL_MS } from '../payment-book.ts';
 import type { BookEntry, ClaimResult, PaymentBook, SettledPayment } from '../payment-book.ts';
 
 /** The part of a Durable Object's `ctx.storage` the book uses. */
@@ -37,8 +37,7 @@ export class StoragePaymentBook implements PaymentBook {
   }
 
   async pending(txid: string, payment: string, attemptedAt: number, body?: string): Promise<void> {
-    const entry: BookEntry = { state: 'pending', since: this.now(), payment, attemptedAt };
-    await this.put(txid, body === undefined ? entry : { ...entry, body });
+    await this.put(txid, pendingEntry(this.now(), payment, attemptedAt, body));
   }
 
   async settled(txid: string, record: SettledPayment): Promise<void> {

@@ -661,13 +661,7 @@ export function createPaywallCore(deps: CoreDeps): {
     const chain = await deps.lookup.status(expected.txid);
     if (chain.confirmed === true) return landed(attempt, chain, REFUSAL_MARGIN_MS);
     if (chain.confirmed === false) return refusal;
-    log({
-      level: 'error',
-      event: 'chain_lookup_failed',
-      path: offer.point.path,
-      txid: expected.txid,
-      detail: chain.cause,
-    });
+    lookupFailed(attempt, chain.cause);
     return unknown(
       attempt,
       502,
@@ -705,17 +699,18 @@ export function createPaywallCore(deps: CoreDeps): {
         notSettled(expected),
       );
     }
-    if (chain?.confirmed === null) {
-      log({
-        level: 'error',
-        event: 'chain_lookup_failed',
-        path: offer.point.path,
-        txid: expected.txid,
-        detail: chain.cause,
-      });
-    }
+    if (chain?.confirmed === null) lookupFailed(attempt, chain.cause);
     return unconfirmed();
   }
+
+  const lookupFailed = ({ offer, expected }: Attempt, cause: string): void =>
+    log({
+      level: 'error',
+      event: 'chain_lookup_failed',
+      path: offer.point.path,
+      txid: expected.txid,
+      detail: cause,
+    });
 
   /**
    * An earlier attempt's settle answer was lost: find out first. Still unconfirmed and valid, it is settled again
