@@ -33,10 +33,16 @@ export const PUBLISHER_PREFIX = '/p/';
 export const API_PREFIXES = ['/api/', '/arena/'] as const;
 
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
-/** Every request header the official x402 clients send: v2 payment, v1 payment, and what `@x402/fetch` adds. */
+/** What a preflight allows: the site's methods, and POST for the worker's `/mcp` and `/arena/vote`. */
+export const PREFLIGHT_METHODS = 'GET, HEAD, POST, OPTIONS';
+/**
+ * Every request header the official clients send: x402's v2 and v1 payments and what `@x402/fetch` adds, and the
+ * MCP streamable HTTP client's (a browser agent on another origin posts to `/mcp`).
+ */
 export const ALLOWED_REQUEST_HEADERS =
-  'PAYMENT-SIGNATURE, X-PAYMENT, Access-Control-Expose-Headers, Content-Type';
-export const EXPOSED_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE';
+  'PAYMENT-SIGNATURE, X-PAYMENT, Access-Control-Expose-Headers, Content-Type, Accept, Mcp-Session-Id, ' +
+  'Mcp-Protocol-Version, Last-Event-ID';
+export const EXPOSED_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, Mcp-Session-Id, Mcp-Protocol-Version';
 
 /** On every answer, whatever its status. */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
@@ -69,7 +75,7 @@ export const CONTENT_SECURITY_POLICY = [
 /** Also on every answer (a preflight's allow lists are harmless elsewhere and keep one header set per host). */
 export const SITE_HEADERS: Readonly<Record<string, string>> = {
   ...CORS_HEADERS,
-  'Access-Control-Allow-Methods': ALLOWED_METHODS,
+  'Access-Control-Allow-Methods': PREFLIGHT_METHODS,
   'Access-Control-Allow-Headers': ALLOWED_REQUEST_HEADERS,
   'X-Content-Type-Options': 'nosniff',
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import algosdk from 'algosdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectMcpPreflightAllowsPost } from './mcp-preflight.ts';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -203,6 +204,8 @@ describe('Cloudflare recipe in workerd (wrangler dev)', { timeout: 120_000 }, ()
     } finally {
       await client.close();
     }
+    // A browser agent on another origin may post to it too (the Worker answers preflights by the policy).
+    await expectMcpPreflightAllowsPost(`${worker.url}/mcp`);
   });
 
   it('takes a wallet-signed vote for the next round once in workerd (Durable Object store), refuses a replay and a forgery, and the generator imports it once', async () => {

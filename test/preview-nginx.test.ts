@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import algosdk from 'algosdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectMcpPreflightAllowsPost } from './mcp-preflight.ts';
 import { renderNginxSite } from '../deploy/nginx/render.ts';
 import { hasNginx, startNginx } from '../deploy/nginx/run.ts';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
@@ -122,6 +123,8 @@ describe.skipIf(!hasNginx())('npm run preview:nginx', () => {
       expect(response.status).toBe(200);
       const answer = (await response.json()) as { result?: { serverInfo?: { name?: string } } };
       expect(answer.result?.serverInfo?.name).toBeTruthy();
+      // A browser agent on another origin may post to it too (nginx answers every preflight itself).
+      await expectMcpPreflightAllowsPost(`http://127.0.0.1:${port}/mcp`);
     } finally {
       child.kill('SIGINT');
       await exited;
