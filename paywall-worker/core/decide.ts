@@ -174,18 +174,24 @@ const inProgress = (point: SalePoint, txid: string): Decision =>
   );
 
 /**
- * How a confirmation's age is read: rounds since its block (the indexer's own count, so no two clocks are compared)
- * times a lower bound of Algorand's round time (about 2.8 s), which can only make it look younger, in the buyer's
- * favour; it counts as this attempt's when it is younger than the attempt plus a margin. After a lost answer the
- * margin is a minute (the attempt may be an earlier request, its book entry older than its settle call). After a
- * refusal there is none: the facilitator was asked during this very request, so a payment it landed is in a block
- * made since, and the rounds since that block, at their lower bound, cannot add up to more than the request's age;
- * a payment that landed before is someone's old payment presented again (a copy rebuilt from the chain, sent to a
- * paywall whose book never saw it), and the facilitator's refusal of it stands.
+ * How a confirmation's age is read after a lost settle answer: rounds since its block (the indexer's own count, so
+ * no two clocks are compared) times a lower bound of Algorand's round time (about 2.8 s), which can only make it look
+ * younger, in the buyer's favour; it counts as this attempt's when it is younger than the attempt plus a minute (the
+ * attempt may be an earlier request, its book entry older than its settle call).
  */
 const MIN_ROUND_MS = 2_500;
 const LANDING_MARGIN_MS = 60_000;
-const REFUSAL_MARGIN_MS = 0;
+
+/**
+ * A settle error sent with a 5xx status is the facilitator's own failure, which may come after it submitted the
+ * payment (a lost answer, found out on chain), unless its reason says the payment failed verification, before
+ * anything is submitted (x402's `invalid_*` reasons): then it is a refusal, as with a 4xx. Asking the chain about a
+ * refused payment would be wrong: a copy of someone's payment rebuilt from the chain is refused by an honest
+ * facilitator ("already in the ledger"), and the chain would show it landed, in the very round the copy came in.
+ */
+const lostAnswer = (error: unknown): boolean =>
+  !(error instanceof SettleError) ||
+  (error.statusCode >= 500 && !(error.errorReason ?? '').startsWith('invalid_'));
 
 const sameData = (a: Offer['data'], b: Offer['data']): boolean =>
   a.generatedAt === b.generatedAt && a.mode === b.mode;
@@ -567,10 +573,7 @@ export function createPaywallCore(deps: CoreDeps): {
     try {
       settlement = await server.settlePayment(payload, requirements);
     } catch (error) {
-      // A failed SettleResponse sent with a 5xx status is the facilitator's own failure, not a verdict on the
-      // payment: it may have submitted the payment first, so it is a lost answer like a timeout or garbage.
-      const lost = !(error instanceof SettleError) || error.statusCode >= 500;
-      if (lost) {
+      if (lostAnswer(error)) {
         const failure =
           error instanceof SettleError
             ? {
@@ -598,6 +601,7 @@ export function createPaywallCore(deps: CoreDeps): {
         });
         return reconcile(attempt, () => unknown(attempt, failure.status, failure.error, failure.message));
       }
+      if (!(error instanceof SettleError)) throw error; // lostAnswer took every other error
       settlement = {
         success: false,
         errorReason: error.errorReason,
@@ -638,13 +642,11 @@ export function createPaywallCore(deps: CoreDeps): {
   }
 
   /**
-   * The facilitator refused to settle, naming no transaction. Before the claim is released, whatever the facilitator
-   * said, the chain is asked once: a facilitator may have submitted the payment and then answered a refusal (its
-   * own retry finding the transaction in the ledger, a failure after submitting). Confirmed during this request, it
-   * is delivered; the chain cannot be asked, it stays pending for a retry of the same payment; absent from the
-   * chain, the refusal stands (a 402 with the facilitator's reason) and the payment may be presented again.
+   * The facilitator refused to settle, naming no transaction: its refusal is trusted, as its success is (the chain
+   * is asked only when an answer is lost, see lostAnswer), and the payment may be presented again. Logged with the
+   * transaction, so that an operator can look up a refusal a buyer disputes.
    */
-  async function refused(attempt: Attempt, settlement: SettleResponse): Promise<Decision> {
+  function refused(attempt: Attempt, settlement: SettleResponse): Decision {
     const { offer, expected } = attempt;
     const reason = settlement.errorReason ?? 'settlement_failed';
     const why = settlement.errorMessage ?? reason;
@@ -655,20 +657,7 @@ export function createPaywallCore(deps: CoreDeps): {
       txid: expected.txid,
       detail: `${reason}: ${why}`,
     });
-    const refusal = refuse(offer, reason, `Settlement was refused: ${why}.`, settlement);
-    // A resumed payment was looked up just before it was settled again, and its refusal proves nothing (resume).
-    if (attempt.resumed || !deps.lookup) return refusal;
-    const chain = await deps.lookup.status(expected.txid);
-    if (chain.confirmed === true) return landed(attempt, chain, REFUSAL_MARGIN_MS);
-    if (chain.confirmed === false) return refusal;
-    lookupFailed(attempt, chain.cause);
-    return unknown(
-      attempt,
-      502,
-      reason,
-      `The facilitator refused the settlement (${why}), and the chain could not be asked whether the payment landed anyway.`,
-      settlement,
-    );
+    return refuse(offer, reason, `Settlement was refused: ${why}.`, settlement);
   }
 
   async function deliver(attempt: Attempt, settlement: SettleResponse): Promise<Decision> {
@@ -689,7 +678,7 @@ export function createPaywallCore(deps: CoreDeps): {
   async function reconcile(attempt: Attempt, unconfirmed: () => Promise<Decision>): Promise<Decision> {
     const { offer, expected } = attempt;
     const chain = deps.lookup ? await deps.lookup.status(expected.txid) : null;
-    if (chain?.confirmed === true) return landed(attempt, chain, LANDING_MARGIN_MS);
+    if (chain?.confirmed === true) return landed(attempt, chain);
     if (chain?.confirmed === false && BigInt(chain.currentRound) > attempt.lastValid) {
       log({ level: 'warn', event: 'reconciled_expired', path: offer.point.path, txid: expected.txid });
       return refuse(
@@ -736,18 +725,14 @@ export function createPaywallCore(deps: CoreDeps): {
   }
 
   /**
-   * The chain shows the payment confirmed: delivered, unless the confirmation predates the attempt that could have
-   * landed it (by more than `marginMs`): then it is not this payment's doing here (an old payment presented again,
-   * its bytes being public) and is never delivered on a lost or refused settle answer.
+   * The chain shows the payment confirmed after a lost answer: delivered, unless the confirmation predates the
+   * attempt that could have landed it (see LANDING_MARGIN_MS): then it is not this payment's doing here (an old
+   * payment presented again, its bytes being public) and is never delivered.
    */
-  function landed(
-    attempt: Attempt,
-    chain: Extract<ChainStatus, { confirmed: true }>,
-    marginMs: number,
-  ): Promise<Decision> {
+  function landed(attempt: Attempt, chain: Extract<ChainStatus, { confirmed: true }>): Promise<Decision> {
     const { offer, expected } = attempt;
     const landedAgo = (chain.currentRound - chain.round) * MIN_ROUND_MS;
-    if (landedAgo > deps.now() - attempt.attemptedAt + marginMs) {
+    if (landedAgo > deps.now() - attempt.attemptedAt + LANDING_MARGIN_MS) {
       log({ level: 'error', event: 'confirmed_before_attempt', path: offer.point.path, txid: expected.txid });
       return Promise.resolve(
         refuse(
