@@ -43,6 +43,13 @@ type Mode =
   | 'error500'
   /** the development facilitator's answer, with HTTP 500 when it is a refusal (a facilitator that says so) */
   | 'refuse500'
+  /**
+   * not forwarded: the official AVM scheme's answer when its submit is rejected (a copy of a payment already in
+   * algod's pool or ledger), which names the transaction
+   */
+  | 'submit-rejected'
+  /** submitted, then the official AVM scheme's answer when the wait for confirmation fails (naming the transaction) */
+  | 'confirmation-failed'
   /** submitted, then the connection is reset: the answer is lost */
   | 'lose'
   /** waits until the test opens the gate, then forwarded */
@@ -99,7 +106,19 @@ async function startFacilitator(target: string) {
       state.gate.arrive();
       await state.gate.opened;
     }
-    const answer = await forward(); // the money moves in every mode
+    if (mode === 'submit-rejected') {
+      return reply(
+        200,
+        JSON.stringify({
+          success: false,
+          errorReason: 'invalid_exact_avm_settlement_failed',
+          errorMessage: 'Failed to submit transaction: transaction already in ledger',
+          transaction: paymentTxid(body),
+          network: NETWORK,
+        }),
+      );
+    }
+    const answer = await forward(); // the money moves in every other mode
     switch (mode) {
       case 'pass':
       case 'hold':
@@ -128,6 +147,17 @@ async function startFacilitator(target: string) {
             errorReason: 'unexpected_settle_error',
             errorMessage: 'internal',
             transaction: '',
+            network: NETWORK,
+          }),
+        );
+      case 'confirmation-failed':
+        return reply(
+          200,
+          JSON.stringify({
+            success: false,
+            errorReason: 'invalid_exact_avm_confirmation_failed',
+            errorMessage: 'Transaction submitted but confirmation failed: timeout',
+            transaction: paymentTxid(body),
             network: NETWORK,
           }),
         );
@@ -343,7 +373,7 @@ describe("x402's settlement_pending (submitted, not final yet)", () => {
 });
 
 describe('a facilitator failing after it submitted the payment', () => {
-  it.each(['error500'] as const)(
+  it.each(['error500', 'confirmation-failed'] as const)(
     '%s: the chain shows the payment, so the official client gets the file, charged once',
     async (mode) => {
       facilitator.state.mode = mode;
@@ -403,7 +433,7 @@ describe('a facilitator failing after it submitted the payment', () => {
   // The facilitator's refusal is trusted, as its success is: the chain is asked only when an answer is lost. A copy of
   // a payment rebuilt from the chain is refused by an honest facilitator ("already in the ledger"), and asking the
   // chain then would show the payment landed, in the very round the copy came in: it bought nothing here.
-  it.each(['pass', 'refuse500'] as const)(
+  it.each(['pass', 'refuse500', 'submit-rejected'] as const)(
     'a copy of a payment that just landed, sent to a paywall whose book never saw it, buys nothing (%s)',
     async (mode) => {
       const buyer = await officialBuyer();

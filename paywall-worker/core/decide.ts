@@ -183,15 +183,21 @@ const MIN_ROUND_MS = 2_500;
 const LANDING_MARGIN_MS = 60_000;
 
 /**
- * A settle error sent with a 5xx status is the facilitator's own failure, which may come after it submitted the
- * payment (a lost answer, found out on chain), unless its reason says the payment failed verification, before
- * anything is submitted (x402's `invalid_*` reasons): then it is a refusal, as with a 4xx. Asking the chain about a
- * refused payment would be wrong: a copy of someone's payment rebuilt from the chain is refused by an honest
- * facilitator ("already in the ledger"), and the chain would show it landed, in the very round the copy came in.
+ * Whether a failed settle answer is a verdict on the payment: x402's `invalid_*` reasons, which a facilitator gives
+ * when the payment failed its checks or its submit was rejected, except a failed wait for the confirmation of a
+ * submit that went through (the AVM scheme's `invalid_exact_avm_confirmation_failed`). A verdict is trusted, as a
+ * success is, and the chain is not asked: a copy of someone's payment, sent while the original is in the transaction
+ * pool or just landed, is refused by an honest facilitator (its simulation or its submit finds the transaction
+ * already there, naming it or not), and the chain would then show the payment landed, in the very round the copy came
+ * in. Anything else that fails (a timeout, garbage, a 5xx or a failure naming the transaction for another reason)
+ * may have come after the payment was submitted: it is found out on chain.
  */
+const isVerdict = (reason: string | undefined): boolean =>
+  reason !== undefined && reason.startsWith('invalid_') && !reason.endsWith('_confirmation_failed');
+
+/** A settle error that is no verdict (see isVerdict): the answer is lost, the payment may have landed. */
 const lostAnswer = (error: unknown): boolean =>
-  !(error instanceof SettleError) ||
-  (error.statusCode >= 500 && !(error.errorReason ?? '').startsWith('invalid_'));
+  !(error instanceof SettleError) || (error.statusCode >= 500 && !isVerdict(error.errorReason));
 
 const sameData = (a: Offer['data'], b: Offer['data']): boolean =>
   a.generatedAt === b.generatedAt && a.mode === b.mode;
@@ -625,7 +631,7 @@ export function createPaywallCore(deps: CoreDeps): {
       const message = `The facilitator reported a settlement that ${mismatch}; the file is not served on it.`;
       return reconcile(attempt, () => unknown(attempt, 502, 'settlement_not_for_this_payment', message));
     }
-    if (settlement.transaction) {
+    if (settlement.transaction && !isVerdict(settlement.errorReason)) {
       // "Submitted but not confirmed": the payment may still land.
       const reason = settlement.errorReason ?? 'settlement_failed';
       log({
