@@ -125,8 +125,11 @@ describe('routing and budget', () => {
     await Promise.all(Array.from({ length: 6 }, () => transport.fetch({ url: URL_BTC })));
     expect(peak).toBe(2);
     expect(server.requests).toHaveLength(6);
-    // 50 per second: starts 20 ms apart (the budget keeps time in whole ms: 2 ms of rounding allowed).
-    for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(18);
+    // 50 per second: the budget spaces the starts of its tasks 20 ms apart (in whole ms). Seen from the fetch each
+    // task then makes, one gap may shrink by what a busy machine delays between a task's start and its fetch (a CI
+    // run saw 16.8 ms), but never to a burst, and the six starts span at least five spacings.
+    for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(10);
+    expect(starts.at(-1)! - starts[0]!).toBeGreaterThanOrEqual(5 * 20 - 5);
   });
 
   it('gives each host its own budget', async () => {
