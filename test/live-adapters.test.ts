@@ -194,12 +194,11 @@ describe('derivatives adapters over HTTP', () => {
 
 describe('Hyperliquid over HTTP (POST /info)', () => {
   let hyperliquid: ReplayServer;
+  let fundingHistoryFile = 'funding-history.json';
   beforeAll(async () => {
     hyperliquid = await startReplayServer(({ body }) => {
       const type = (JSON.parse(body) as { type: string }).type;
-      const file = { metaAndAssetCtxs: 'meta-and-asset-ctxs.json', fundingHistory: 'funding-history.json' }[
-        type
-      ];
+      const file = { metaAndAssetCtxs: 'meta-and-asset-ctxs.json', fundingHistory: fundingHistoryFile }[type];
       return file ? { body: fixture(`hyperliquid/${file}`) } : { status: 422, body: 'Failed to deserialize' };
     });
   });
@@ -229,5 +228,27 @@ describe('Hyperliquid over HTTP (POST /info)', () => {
     expect(JSON.parse(posts.find((r) => r.body.includes('fundingHistory'))!.body)).toMatchObject({
       coin: 'BTC',
     });
+  });
+
+  // Hyperliquid settled every 8 h until June 2023 and hourly since (its real fundingHistory shows both), and the
+  // history answers rows from startTime on, past a replay's or a backfill's as-of.
+  it('funding history: each rate per its own settlement spacing, and nothing after the as-of', async () => {
+    fundingHistoryFile = 'funding-history-8h-then-hourly.json';
+    try {
+      const ctx: FetchContext = {
+        transport: liveTransportTo(hyperliquid),
+        asOf: 1683849600076 + 2.5 * 3_600_000,
+        candleLimit: 24,
+        shared: new Map(),
+      };
+      const funding = (await hyperliquidFunding.fetch(['BTC'], ctx)).get('BTC')!;
+      const history = funding.value.history8h;
+      expect(history).toHaveLength(5); // the row an hour after the as-of is not this run's
+      expect(history.map((rate) => Number(rate.toPrecision(6)))).toEqual([
+        0.0001, 0.0001, 0.0001, 0.0001, 0.00016,
+      ]);
+    } finally {
+      fundingHistoryFile = 'funding-history.json';
+    }
   });
 });

@@ -26,13 +26,22 @@ export interface SettledRate {
   rate: number;
 }
 
-/** Settled rates in any order -> per-8 h rates oldest first, and the interval of the latest settlement. */
-export function settledHistory(rows: readonly SettledRate[]): {
+/**
+ * Settled rates in any order -> per-8 h rates oldest first, and the interval of the latest settlement; a lone
+ * settlement has no spacing to read and counts `fallbackHours`.
+ */
+export function settledHistory(
+  rows: readonly SettledRate[],
+  fallbackHours = 8,
+): {
   history8h: number[];
   latestIntervalHours: number | undefined;
 } {
   const settled = [...rows].sort((a, b) => a.time - b.time);
-  const intervals = settlementIntervals(settled.map((row) => row.time));
+  const intervals = settlementIntervals(
+    settled.map((row) => row.time),
+    fallbackHours,
+  );
   return {
     history8h: settled.map((row, i) => per8h(row.rate, intervals[i] ?? 8)),
     latestIntervalHours: intervals.at(-1),

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import type { Funding, OpenInterest, Sourced } from '../../market/types.ts';
 import type { TransportRequest } from '../transport.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
-import { per8h } from './funding.ts';
+import { per8h, settledHistory } from './funding.ts';
 import {
   Decimal,
   compiledOnFirstUse,
@@ -27,7 +27,7 @@ const INFO_URL = `${BASE_URL}/info`;
 const ERRORS: VenueErrors = { envelope: () => null, rateLimitCodes: [] };
 const calls = venueCalls('Hyperliquid', ERRORS);
 const HOUR_MS = 3_600_000;
-/** Hyperliquid settles funding every hour. */
+/** Hyperliquid settles funding every hour (every 8 h until June 2023, which its history still shows). */
 const INTERVAL_HOURS = 1;
 /** fundingHistory answers at most 500 rows: 20 days of hourly rates. */
 const HISTORY_HOURS = 480;
@@ -71,20 +71,26 @@ const FUNDING_ROWS = compiledOnFirstUse(z.array(HyperliquidFundingRow));
 
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
-/** Hourly rates times 8; the oracle price plays the index's part. */
+/**
+ * The running hour's rate times 8; each settled rate per its own settlement spacing (settledHistory), only those
+ * settled by `asOf` (the history answers from its start time on, past a replay's or a backfill's as-of); the oracle
+ * price plays the index's part.
+ */
 export function normaliseFunding(
   ctx: HyperliquidAssetCtx,
   history: readonly HyperliquidFundingRow[],
+  asOf: number,
 ): Funding {
+  const settled = history
+    .filter((row) => row.time <= asOf)
+    .map((row) => ({ time: row.time, rate: Number(row.fundingRate) }));
   return {
     rate8h: per8h(Number(ctx.funding), INTERVAL_HOURS),
     rateKind: 'predicted', // the running period's rate, not yet settled
     intervalHours: INTERVAL_HOURS,
     markPrice: positiveOrNull(ctx.markPx),
     indexPrice: positiveOrNull(ctx.oraclePx),
-    history8h: [...history]
-      .sort((a, b) => a.time - b.time)
-      .map((row) => per8h(Number(row.fundingRate), INTERVAL_HOURS)),
+    history8h: settledHistory(settled, INTERVAL_HOURS).history8h,
   };
 }
 
@@ -133,7 +139,7 @@ export const hyperliquidFunding = hyperliquidSource<'funding'>(async (symbol, ct
   const startTime = Math.floor(context.asOf / HOUR_MS) * HOUR_MS - HISTORY_HOURS * HOUR_MS;
   const request = info({ type: 'fundingHistory', coin: symbol, startTime });
   const history = await calls.parsed(context, request, FUNDING_ROWS);
-  return sourced(normaliseFunding(ctx, history), VENUE, callTime(context), context);
+  return sourced(normaliseFunding(ctx, history, context.asOf), VENUE, callTime(context), context);
 });
 
 export const hyperliquidOpenInterest = hyperliquidSource<'openInterest'>(async (_symbol, ctx, context) =>
