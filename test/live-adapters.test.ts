@@ -101,6 +101,13 @@ describe('spot adapters over HTTP', () => {
     expect(book.value).toEqual({ bids: [[295.96, 4.39088265]], asks: [[295.97, 25.23542881]] });
   });
 
+  it('Kraken: a pair the answer holds under no expected name is left out with a reason, not silently', async () => {
+    const asOf = (1688688000 + 1800) * 1000;
+    const tickers = await krakenTicker.fetch(['BTC', 'ETH'], context(asOf)); // the answer has no ETH entry
+    expect(tickers.has('ETH')).toBe(false);
+    expect(tickers.reasons?.get('ETH')).toBe('the answer has no entry under XETHZUSD or ETHUSD');
+  });
+
   it('Kraken: renamed pair keys, 24 h change from the bar a day ago, the forming OHLC row dropped', async () => {
     const asOf = (1688688000 + 1800) * 1000; // half an hour into the forming bar
     const tickers = await krakenTicker.fetch(['BTC', 'SOL'], context(asOf));

@@ -177,7 +177,10 @@ export const krakenTicker: SectionSource<'ticker'> = {
         reasons.set(symbol, raw.message);
         continue;
       }
-      if (raw === undefined) continue;
+      if (raw === undefined) {
+        reasons.set(symbol, `the answer has no entry under ${krakenResultKeys(symbol).join(' or ')}`);
+        continue;
+      }
       const parsed = KrakenTickerPair.safeParse(raw);
       if (!parsed.success) {
         reasons.set(symbol, `unexpected entry shape: ${z.prettifyError(parsed.error).replace(/\s+/g, ' ')}`);
