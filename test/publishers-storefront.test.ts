@@ -14,6 +14,8 @@ import { parseBuyerConfig } from '../site/x402-buyer/src/config.ts';
 import { checkChallenge } from '../generator/buyer/challenge.ts';
 import { USDC_ASA_ID } from '../schemas/paid/terms.ts';
 import { CONTENT_SECURITY_POLICY } from '../schemas/delivery.ts';
+import { contrast, MIN_TEXT_CONTRAST } from '../paywall-worker/publishers/accent.ts';
+import { hasChromium, launchChromium } from './buyer-stack.ts';
 import { fetchChallenge, writePaidFixtures } from './paywall-harness.ts';
 import { account, publisherEntry } from './publishers-harness.ts';
 
@@ -52,7 +54,12 @@ beforeAll(async () => {
   await mkdir(paid);
   await writePaidFixtures(paid);
   const config = join(dir, 'emi.config.json');
-  await writeFile(config, JSON.stringify({ publishers: [evilEntry, publisherEntry('plain', account())] }));
+  const light = { ...publisherEntry('light', account()) };
+  light.brand = { ...light.brand, accentColor: '#ffff00' }; // a light accent: white or yellow text would vanish
+  await writeFile(
+    config,
+    JSON.stringify({ publishers: [evilEntry, publisherEntry('plain', account()), light] }),
+  );
   const ledgerFile = join(dir, 'publishers.sqlite');
   const ledger = new SqliteCreditLedger(ledgerFile);
   await ledger.credit('evil', 2);
@@ -210,4 +217,43 @@ describe('brandPage', () => {
     expect(html).toContain('<body class="x">\n    <aside class="publisher-brand"');
     expect(html).not.toMatch(/<script>/);
   });
+});
+
+describe('a light accent colour on a phone', () => {
+  it.skipIf(!hasChromium)(
+    'keeps every button readable (4.5:1) and the raw-JSON toggle a 44 px target at 360x640',
+    async () => {
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage({ viewport: { width: 360, height: 640 } });
+        await page.goto(`${stack.url}/p/light/x402-buyer/`);
+        const colours = await page.evaluate(() => {
+          const rgb = (value: string) => {
+            const [r, g, b] = value.match(/\d+/g)!.map(Number) as [number, number, number];
+            return `#${[r, g, b].map((c) => c.toString(16).padStart(2, '0')).join('')}`;
+          };
+          return [...document.querySelectorAll('button')].map((button) => {
+            const style = getComputedStyle(button);
+            const background =
+              style.backgroundColor === 'rgba(0, 0, 0, 0)' ? '#ffffff' : rgb(style.backgroundColor);
+            return { id: button.id, text: rgb(style.color), background };
+          });
+        });
+        expect(colours.length).toBeGreaterThan(5);
+        const unreadable = colours.filter((c) => contrast(c.text, c.background) < MIN_TEXT_CONTRAST);
+        expect(unreadable).toEqual([]);
+        expect(colours.find((c) => c.id === 'pay')?.background).toBe('#ffff00'); // still the brand
+        const summary = await page.evaluate(() => {
+          const details = document.querySelector('details')!;
+          details.hidden = false;
+          for (let node = details.parentElement; node; node = node.parentElement) node.hidden = false;
+          return document.querySelector('summary')!.getBoundingClientRect().height;
+        });
+        expect(summary).toBeGreaterThanOrEqual(44);
+      } finally {
+        await browser.close();
+      }
+    },
+    60_000,
+  );
 });

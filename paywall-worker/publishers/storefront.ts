@@ -5,6 +5,7 @@
 import { Hono } from 'hono';
 import { CONTENT_SECURITY_POLICY, SITE_HEADERS } from '../../schemas/delivery.ts';
 import { errorResponse } from '../app.ts';
+import { accentColors } from './accent.ts';
 import { PRODUCTS } from './config.ts';
 import type { Publisher } from './config.ts';
 import { publisherPath, storefrontPrefix } from './sale-points.ts';
@@ -50,7 +51,8 @@ function brandBanner(publisher: Publisher): string {
 export function brandPage(html: string, publisher: Publisher): string {
   const name = escapeHtml(publisher.brand.name);
   const price = publisher.products.find((p) => p.slug === HUMAN_REPORT)?.priceUsd;
-  const style = `<style>:root{--accent:${publisher.brand.accentColor}}.publisher-brand{border-left:6px solid var(--accent);padding:.5rem 1rem;margin:0 0 1rem}.publisher-logo{float:right;max-height:40px}</style>`;
+  const colors = accentColors(publisher.brand.accentColor);
+  const style = `<style>:root{--accent:${colors.accent};--accent-ink:${colors.ink};--accent-text:${colors.text}}.publisher-brand{border-left:6px solid var(--accent);padding:.5rem 1rem;margin:0 0 1rem}.publisher-logo{float:right;max-height:40px}</style>`;
   return html
     .replace(/<title>([^<]*)<\/title>/, (_m, title: string) => `<title>${name}: ${title}</title>`)
     .replace('</head>', `    ${style}\n  </head>`)
