@@ -258,4 +258,73 @@ describe.skipIf(!hasChromium)('x402 buyer page failure paths in chromium', () =>
     await page.waitForSelector('#confirm:not([hidden])');
     expect(await page.textContent('#pay')).toBe('Pay 0.15 USDC and get the report');
   });
+
+  it('keeps saying why the report cannot be sold after a wallet is connected', async () => {
+    // A storefront whose publisher has no credit left: its paywall answers 503 before any payment request.
+    stack.hook = async () =>
+      Response.json(
+        { error: 'not_available_from_seller', message: 'Example has no shared-intelligence credit left.' },
+        { status: 503 },
+      );
+    await page.goto(stack.pageUrl);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector('#problem:not([hidden])');
+    await useDevelopmentWallet();
+    expect(await page.isVisible('#problem')).toBe(true);
+    expect(await page.textContent('#problem-message')).toContain('no shared-intelligence credit left');
+    expect(await page.textContent('#retry')).toBe('Check the price again');
+    expect(await page.isDisabled('#pay')).toBe(true);
+  });
+
+  it('after a reload with a kept signed payment, connecting keeps the explanation and Pay says it resends', async () => {
+    let failures = 1;
+    stack.hook = async (request, real) =>
+      request.headers.get('PAYMENT-SIGNATURE') && failures-- > 0
+        ? Response.json({ error: 'facilitator_unavailable', message: 'Unavailable.' }, { status: 503 })
+        : real();
+    const before = received();
+    await open();
+    await useDevelopmentWallet();
+    await page.click('#pay');
+    await page.waitForSelector('#problem:not([hidden])');
+    await open(); // a reload: the development wallet is gone, the signed payment is kept
+    await page.waitForSelector('#problem:not([hidden])');
+    await useDevelopmentWallet();
+    expect(await page.isVisible('#problem')).toBe(true);
+    expect(await page.textContent('#problem-message')).toContain('Retry sends that same payment');
+    expect(await page.textContent('#pay')).toBe('Send the signed payment again (no new charge)');
+    expect(await page.textContent('#pay-hint')).toContain('cannot be charged twice');
+    await page.click('#pay');
+    await page.waitForSelector('#result:not([hidden])');
+    expect(stack.signatures).toHaveLength(2);
+    expect(stack.signatures[1]).toBe(stack.signatures[0]);
+    expect(received() - before).toBe(price);
+  });
+
+  it('waits as long as Retry-After asks when the payment is still in progress, then resends the same bytes', async () => {
+    let busy = 1;
+    stack.hook = async (request, real) =>
+      request.headers.get('PAYMENT-SIGNATURE') && busy-- > 0
+        ? Response.json(
+            { error: 'payment_in_progress', message: 'Still processing.' },
+            { status: 503, headers: { 'Retry-After': '2' } },
+          )
+        : real();
+    await open();
+    await useDevelopmentWallet();
+    await page.click('#pay');
+    await page.waitForSelector('#problem:not([hidden])');
+    expect(await page.textContent('#problem-message')).toContain('Try again in about 2 seconds');
+    expect(await page.getAttribute('#retry', 'aria-disabled')).toBe('true');
+    expect(await page.textContent('#retry')).toMatch(/^Retry in \d s/);
+    await page.click('#retry', { force: true }); // too early: ignored
+    await page.waitForTimeout(300);
+    expect(stack.signatures).toHaveLength(1);
+    await page.waitForSelector('#retry[aria-disabled="false"]', { timeout: 5_000 });
+    expect(await page.textContent('#retry')).toBe('Retry (sends the same signed payment)');
+    await page.click('#retry');
+    await page.waitForSelector('#result:not([hidden])');
+    expect(stack.signatures).toHaveLength(2);
+    expect(stack.signatures[1]).toBe(stack.signatures[0]);
+  });
 });

@@ -18,7 +18,13 @@ import { DEFAULT_MAINNET_ALGOD, parseBuyerConfig } from '../site/x402-buyer/src/
 import { developmentWalletAllowed } from '../site/x402-buyer/src/wallets/development.ts';
 import { classifyWalletError, walletFromSdk } from '../site/x402-buyer/src/wallets/connect-sdk.ts';
 import type { ConnectSdk, SignerTransaction } from '../site/x402-buyer/src/wallets/connect-sdk.ts';
-import { pendingPayments, preparationProblem, sendPayment } from '../site/x402-buyer/src/x402-flow.ts';
+import {
+  keptPaymentProblem,
+  pendingPayments,
+  preparationProblem,
+  retryAfterSeconds,
+  sendPayment,
+} from '../site/x402-buyer/src/x402-flow.ts';
 import type { PendingPayment } from '../site/x402-buyer/src/x402-flow.ts';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
@@ -321,6 +327,40 @@ describe('sending a kept signed payment', () => {
       if (result.kind === 'problem') expect(result.problem.message).toMatch(/still processing/);
       expect(pendingPayments.load(url)).toEqual(payment);
     }
+  });
+
+  it('says how long to wait when the server still processes it (503 with Retry-After), and keeps it', async () => {
+    answer = Response.json(
+      { error: 'payment_in_progress', message: 'server says payment_in_progress' },
+      { status: 503, headers: { 'Retry-After': '30' } },
+    );
+    const result = await sendPayment(payment);
+    expect(result).toMatchObject({
+      kind: 'problem',
+      problem: { kind: 'payment-in-progress', retrySafe: true, txId: 'TXID', retryAfterSeconds: 30 },
+    });
+    const message = result.kind === 'problem' ? result.problem.message : '';
+    expect(message).toContain('Try again in about 30 seconds');
+    expect(message).not.toMatch(/in a moment/);
+    expect(pendingPayments.load(url)).toEqual(payment);
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date, within bounds', () => {
+    const now = Date.parse('2025-01-01T00:00:00Z');
+    expect(retryAfterSeconds('30', now)).toBe(30);
+    expect(retryAfterSeconds(' 0 ', now)).toBe(1);
+    expect(retryAfterSeconds('86400', now)).toBe(600);
+    expect(retryAfterSeconds('Wed, 01 Jan 2025 00:00:45 GMT', now)).toBe(45);
+    expect(retryAfterSeconds(null, now)).toBeNull();
+    expect(retryAfterSeconds('soon', now)).toBeNull();
+  });
+
+  it('words a payment kept across a reload for what is known, not as "no answer"', () => {
+    const problem = keptPaymentProblem(payment);
+    expect(problem).toMatchObject({ retrySafe: true, txId: 'TXID' });
+    expect(problem.message).not.toMatch(/got no answer/);
+    expect(problem.message).toMatch(/no final answer/);
+    expect(problem.message).toMatch(/cannot be charged twice/);
   });
 
   it('keeps it when the payment service is unavailable', async () => {

@@ -12,6 +12,7 @@ import type { KeptReport } from './kept-report.ts';
 import type { ChallengeResult, PaidResult, PendingPayment, Problem } from './x402-flow.ts';
 import {
   fetchLedgerParams,
+  keptPaymentProblem,
   pendingPayments,
   requestChallenge,
   sendPayment,
@@ -60,17 +61,26 @@ const requirement = (): PaymentRequirement | null =>
 function updatePayButton(): void {
   const pay = byId<HTMLButtonElement>('pay');
   const accepted = requirement();
-  pay.disabled = state.busy || !state.wallet || !accepted;
+  // A payment signed earlier for this report and kept is what Pay sends (see pay()): never a new signature.
+  const kept = pendingPayments.load(state.reportUrl) !== null;
+  const waiting = retryWaitSeconds() > 0;
+  pay.disabled = state.busy || !state.wallet || !accepted || (kept && waiting);
   // The price on the button is the one that will be signed: the checked payment request's, not the page's text.
-  if (accepted) pay.textContent = `Pay ${formatUsdc(accepted.amount)} and get the report`;
+  if (accepted)
+    pay.textContent = kept
+      ? 'Send the signed payment again (no new charge)'
+      : `Pay ${formatUsdc(accepted.amount)} and get the report`;
   // Clicks on these are ignored while a step runs (see whileBusy); aria-disabled rather than disabled keeps the
   // focus of a keyboard user on the button just pressed.
-  for (const id of ['check-price', 'retry']) byId(id).setAttribute('aria-disabled', String(state.busy));
+  byId('check-price').setAttribute('aria-disabled', String(state.busy));
+  byId('retry').setAttribute('aria-disabled', String(state.busy || waiting));
   byId('pay-hint').textContent = !requirement()
     ? ''
-    : state.wallet
-      ? `Signing with ${state.wallet.label}.`
-      : 'Connect a wallet first.';
+    : kept
+      ? 'A payment signed earlier on this tab is kept: this sends that same payment again, so it cannot be charged twice.'
+      : state.wallet
+        ? `Signing with ${state.wallet.label}.`
+        : 'Connect a wallet first.';
 }
 
 const RECONNECT_LABELS: Record<WalletKind, string> = {
@@ -89,7 +99,46 @@ interface ProblemOptions {
   reconnect?: WalletKind;
 }
 
+/** The last problem not from connecting a wallet: connecting (or failing to) never hides it for good. */
+let standing: { problem: Problem; options: ProblemOptions } | null = null;
+/** When the server's Retry-After ends (0: no wait); Retry is ignored and counts down until then. */
+let retryNotBefore = 0;
+let retryTimer: ReturnType<typeof setInterval> | undefined;
+
+const retryWaitSeconds = (): number =>
+  byId('retry').dataset.mode === 'reconnect'
+    ? 0
+    : Math.max(0, Math.ceil((retryNotBefore - Date.now()) / 1000));
+
+function paintRetry(): void {
+  const retry = byId('retry');
+  const wait = retryWaitSeconds();
+  retry.textContent =
+    wait > 0 ? `Retry in ${wait} s (sends the same signed payment)` : (retry.dataset.label ?? '');
+  if (wait > 0 && retryTimer === undefined) retryTimer = setInterval(paintRetry, 1000);
+  if (wait === 0 && retryTimer !== undefined) {
+    clearInterval(retryTimer);
+    retryTimer = undefined;
+    updatePayButton();
+  }
+}
+
 function showProblem(problem: Problem | null, options: ProblemOptions = {}): void {
+  if (!options.reconnect) {
+    standing = problem ? { problem, options } : null;
+    clearInterval(retryTimer);
+    retryTimer = undefined;
+    retryNotBefore = problem?.retryAfterSeconds ? Date.now() + problem.retryAfterSeconds * 1000 : 0;
+  }
+  renderProblem(problem, options);
+}
+
+/** Puts back the standing problem (or none) in place of one from connecting a wallet. */
+function restoreStandingProblem(): void {
+  renderProblem(standing?.problem ?? null, { ...standing?.options, focus: false });
+}
+
+function renderProblem(problem: Problem | null, options: ProblemOptions): void {
   show('problem', problem !== null);
   if (!problem) return;
   byId('problem').dataset.kind = problem.kind;
@@ -105,13 +154,15 @@ function showProblem(problem: Problem | null, options: ProblemOptions = {}): voi
   );
   const retry = byId<HTMLButtonElement>('retry');
   const resend = problem.retrySafe && problem.txId;
-  retry.textContent = options.reconnect
+  retry.dataset.label = options.reconnect
     ? RECONNECT_LABELS[options.reconnect]
     : resend
       ? 'Retry (sends the same signed payment)'
       : 'Check the price again';
   retry.dataset.mode = options.reconnect ? 'reconnect' : resend ? 'resend' : 'restart';
   retry.dataset.wallet = options.reconnect ?? '';
+  paintRetry();
+  updatePayButton();
   if (options.focus !== false) retry.focus();
 }
 
@@ -290,6 +341,7 @@ async function pay(): Promise<void> {
 
 async function retry(): Promise<void> {
   const { mode, wallet } = byId('retry').dataset;
+  if (retryWaitSeconds() > 0) return; // the server asked for a wait (Retry-After): the button counts down
   const kept = pendingPayments.load(state.reportUrl);
   if (mode === 'resend' && kept) await whileBusy(() => send(kept));
   else if (mode === 'reconnect' && (wallet === 'pera' || wallet === 'defly' || wallet === 'development'))
@@ -298,7 +350,9 @@ async function retry(): Promise<void> {
 }
 
 async function connect(kind: WalletKind): Promise<void> {
-  showProblem(null);
+  // Clears only a problem from connecting a wallet: why the report cannot be sold, or that a signed payment is
+  // kept, stays in view.
+  restoreStandingProblem();
   setStatus(
     kind === 'development'
       ? 'Creating and funding the development wallet…'
@@ -321,6 +375,7 @@ async function connect(kind: WalletKind): Promise<void> {
   show('wallet-choices', false);
   show('dev-wallet', false);
   setStatus(`Connected: ${state.wallet.label}.`);
+  restoreStandingProblem();
   updatePayButton();
   // The button just pressed is hidden now: focus goes on to Pay when it can be used, else to Disconnect.
   const pay = byId<HTMLButtonElement>('pay');
@@ -381,16 +436,7 @@ async function start(): Promise<void> {
   // A payment signed on this tab before a reload and never answered: offer to resend it, not to sign again.
   const kept = pendingPayments.load(state.reportUrl);
   if (kept) {
-    showProblem(
-      {
-        kind: 'timeout',
-        message:
-          'A payment signed earlier on this tab got no answer. Retry sends that same payment; it cannot be charged twice.',
-        retrySafe: true,
-        txId: kept.txId,
-      },
-      { focus: false },
-    );
+    showProblem(keptPaymentProblem(kept), { focus: false });
   }
 }
 

@@ -50,6 +50,8 @@ export interface Problem {
   retrySafe: boolean;
   /** Id of the signed transfer, when one exists, so the person can look it up. */
   txId?: string;
+  /** The server asked for this long a wait (Retry-After) before the same payment is sent again. */
+  retryAfterSeconds?: number;
 }
 
 export interface SettleResponse {
@@ -137,20 +139,40 @@ async function fetchWithTimeout(
 
 const isProblem = (value: Response | Problem): value is Problem => !(value instanceof Response);
 
-/** The error code and the message of a JSON error body (the text itself, shortened, when it is not JSON). */
+/** Seconds from a Retry-After header (delta-seconds or an HTTP date), kept within 1..600; null without one. */
+export function retryAfterSeconds(header: string | null, now = Date.now()): number | null {
+  if (!header) return null;
+  const trimmed = header.trim();
+  const seconds = /^\d+$/.test(trimmed) ? Number(trimmed) : (Date.parse(trimmed) - now) / 1000;
+  return Number.isFinite(seconds) ? Math.min(600, Math.max(1, Math.ceil(seconds))) : null;
+}
+
 /** An earlier send of these same bytes is still being settled: keep them, a resend cannot charge twice. */
-const inProgress = (txId: string): PaidResult => ({
+const inProgress = (txId: string, wait: number | null): PaidResult => ({
   kind: 'problem',
   problem: {
     kind: 'payment-in-progress',
     message:
-      'The server is still processing this signed payment from an earlier attempt. Retry in a moment: ' +
-      'it sends the same signed payment, which cannot be charged twice.',
+      'The server is still processing this signed payment from an earlier attempt. ' +
+      (wait ? `Try again in about ${wait} seconds` : 'Try again in a moment') +
+      ': Retry sends the same signed payment, which cannot be charged twice.',
     retrySafe: true,
     txId,
+    ...(wait ? { retryAfterSeconds: wait } : {}),
   },
 });
 
+/** A payment signed on this tab before a reload, with no final answer (paid or refused) seen by the page. */
+export const keptPaymentProblem = (kept: PendingPayment): Problem => ({
+  kind: 'timeout',
+  message:
+    'A payment signed earlier on this tab has no final answer yet: this page saw neither the report nor a ' +
+    'refusal for it. Retry sends that same payment; it cannot be charged twice.',
+  retrySafe: true,
+  txId: kept.txId,
+});
+
+/** The error code and the message of a JSON error body (the text itself, shortened, when it is not JSON). */
 async function readErrorBody(response: Response): Promise<{ code: string | null; message: string }> {
   const text = await response.text().catch(() => '');
   try {
@@ -333,7 +355,7 @@ export async function sendPayment(payment: PendingPayment): Promise<PaidResult> 
       };
     }
     const refusal = await readErrorBody(response);
-    if (refusal.code === 'payment_in_progress') return inProgress(txId); // a paywall of an earlier version
+    if (refusal.code === 'payment_in_progress') return inProgress(txId, null); // a paywall of an earlier version
     pendingPayments.clear(payment.url);
     const message =
       refusal.code === 'payment_already_used'
@@ -346,7 +368,8 @@ export async function sendPayment(payment: PendingPayment): Promise<PaidResult> 
   }
   if (response.status === 503) {
     const refusal = await readErrorBody(response.clone());
-    if (refusal.code === 'payment_in_progress') return inProgress(txId);
+    if (refusal.code === 'payment_in_progress')
+      return inProgress(txId, retryAfterSeconds(response.headers.get('Retry-After')));
   }
   const detail = await bodyMessage(response);
   if (response.status === 502 || response.status === 503 || response.status === 504) {
