@@ -161,6 +161,9 @@ describe.skipIf(!hasChromium)('x402 buyer page failure paths in chromium', () =>
     await page.waitForSelector('#problem:not([hidden])');
     expect(await page.textContent('#problem-message')).toContain('HTTP 503');
     expect(await page.textContent('#problem-message')).toContain('stale');
+    expect(await page.textContent('#problem-message')).toMatch(
+      /^This report cannot be bought here right now\./,
+    );
     expect(await page.isVisible('#confirm')).toBe(false);
     expect(await page.isDisabled('#pay')).toBe(true);
     expect(stack.signatures).toHaveLength(0);
@@ -271,7 +274,9 @@ describe.skipIf(!hasChromium)('x402 buyer page failure paths in chromium', () =>
     await page.waitForSelector('#problem:not([hidden])');
     await useDevelopmentWallet();
     expect(await page.isVisible('#problem')).toBe(true);
-    expect(await page.textContent('#problem-message')).toContain('no shared-intelligence credit left');
+    expect(await page.textContent('#problem-message')).toBe(
+      'This report cannot be bought here right now. Example has no shared-intelligence credit left. (HTTP 503)',
+    );
     expect(await page.textContent('#retry')).toBe('Check the price again');
     expect(await page.isDisabled('#pay')).toBe(true);
   });

@@ -22,6 +22,7 @@ import {
   keptPaymentProblem,
   pendingPayments,
   preparationProblem,
+  requestChallenge,
   retryAfterSeconds,
   sendPayment,
 } from '../site/x402-buyer/src/x402-flow.ts';
@@ -295,6 +296,49 @@ describe('connect SDK wallet', () => {
   });
 });
 
+describe('a price check answered without a payment request', () => {
+  let answer: Response;
+  beforeEach(() => {
+    vi.stubGlobal('fetch', async () => answer);
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+  const check = async () => {
+    const result = await requestChallenge('http://127.0.0.1:8080/api/x402-atlas-human-report.php', merchant);
+    return result.kind === 'problem' ? result.problem : null;
+  };
+
+  it("opens with a plain sentence, then the server's own words, with the HTTP status last", async () => {
+    answer = Response.json(
+      { error: 'not_available_from_seller', message: 'Example has no shared-intelligence credit left.' },
+      { status: 503 },
+    );
+    const problem = await check();
+    expect(problem).toMatchObject({ kind: 'facilitator-unavailable', retrySafe: true });
+    expect(problem?.message).toBe(
+      'This report cannot be bought here right now. Example has no shared-intelligence credit left. (HTTP 503)',
+    );
+    expect(problem?.message).not.toMatch(/Expected a payment request|HTTP 402/);
+  });
+
+  it('ends a message without a full stop, and keeps a bare code or an empty body in the parenthesis', async () => {
+    answer = Response.json({ error: 'stale', message: 'The report file is stale' }, { status: 503 });
+    expect((await check())?.message).toBe(
+      'This report cannot be bought here right now. The report file is stale. (HTTP 503)',
+    );
+    answer = Response.json({ error: 'service_unavailable' }, { status: 503 });
+    expect((await check())?.message).toBe(
+      'This report cannot be bought here right now (code: service_unavailable, HTTP 503).',
+    );
+    answer = new Response('', { status: 404 });
+    expect(await check()).toMatchObject({
+      kind: 'server',
+      message: 'This report cannot be bought here right now (HTTP 404).',
+    });
+  });
+});
+
 describe('sending a kept signed payment', () => {
   const url = 'http://127.0.0.1:8080/api/x402-atlas-human-report.php';
   const payment: PendingPayment = { url, header: 'c2lnbmVk', txId: 'TXID', requirement: requirementFor() };
@@ -407,5 +451,42 @@ describe('sending a kept signed payment', () => {
       'server says invalid_exact_avm_payment_amount',
     );
     expect(pendingPayments.load(url)).toBeNull();
+  });
+
+  it('words a refusal that names only a machine code as a refused payment, with what to check', async () => {
+    // The facilitator's reason alone, as an error body with no readable message and as the message itself.
+    for (const body of [
+      { error: 'invalid_exact_avm_payload_signature' },
+      { error: 'payment_invalid', message: 'invalid_exact_avm_payload_signature' },
+    ]) {
+      pendingPayments.save(payment);
+      answer = Response.json(body, { status: 402 });
+      const result = await sendPayment(payment);
+      expect(result).toMatchObject({ problem: { kind: 'payment-refused', retrySafe: false, txId: 'TXID' } });
+      const message = result.kind === 'problem' ? result.problem.message : '';
+      expect(message).toMatch(/^The payment was refused \(code: invalid_exact_avm_payload_signature\)\. /);
+      expect(message).not.toMatch(/did not accept the signed payment/);
+      expect(message).toContain('Check in your wallet');
+      expect(message).toContain('look the transaction up before paying again');
+      expect(message).not.toMatch(/not charged|never charged/);
+      expect(pendingPayments.load(url)).toBeNull();
+    }
+  });
+
+  it("keeps a readable refusal in the server's words, without a doubled full stop", async () => {
+    answer = Response.json(
+      {
+        error: 'invalid_exact_avm_payload_signature',
+        message: 'The facilitator refused the payment: invalid_exact_avm_payload_signature.',
+      },
+      { status: 402 },
+    );
+    const result = await sendPayment(payment);
+    const message = result.kind === 'problem' ? result.problem.message : '';
+    expect(message).toContain(
+      'The server did not accept the signed payment: The facilitator refused the payment: ' +
+        'invalid_exact_avm_payload_signature. If an earlier attempt timed out',
+    );
+    expect(message).not.toContain('..');
   });
 });

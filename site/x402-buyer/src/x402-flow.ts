@@ -188,6 +188,24 @@ async function readErrorBody(response: Response): Promise<{ code: string | null;
 
 const bodyMessage = async (response: Response): Promise<string> => (await readErrorBody(response)).message;
 
+/** A bare machine code such as `invalid_exact_avm_payload_signature`, sent where a readable message was expected. */
+const isMachineCode = (text: string): boolean => /^[a-z0-9_]+$/.test(text);
+
+/** The text as a sentence of its own: trimmed, ending with a full stop unless it already ends a sentence. */
+const asSentence = (text: string): string => {
+  const trimmed = text.trim();
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+};
+
+/** Why a price check got no payment request: a plain sentence, the server's own words, then the HTTP detail. */
+function notForSaleMessage(status: number, serverMessage: string): string {
+  const lead = 'This report cannot be bought here right now';
+  const said = serverMessage.trim();
+  if (!said) return `${lead} (HTTP ${status}).`;
+  if (isMachineCode(said)) return `${lead} (code: ${said}, HTTP ${status}).`;
+  return `${lead}. ${asSentence(said)} (HTTP ${status})`;
+}
+
 /**
  * Asks for the report without paying and checks the 402 challenge against the page's terms: the configured payee,
  * the exact amount (the base price unless config.json names a publisher's) and the path the page asked for.
@@ -208,7 +226,7 @@ export async function requestChallenge(
       kind: 'problem',
       problem: {
         kind: response.status >= 500 ? 'facilitator-unavailable' : 'server',
-        message: `Expected a payment request (HTTP 402) but the server answered HTTP ${response.status}: ${await bodyMessage(response)}`,
+        message: notForSaleMessage(response.status, await bodyMessage(response)),
         retrySafe: true,
       },
     };
@@ -362,8 +380,13 @@ export async function sendPayment(payment: PendingPayment): Promise<PaidResult> 
         ? 'This signed payment was already presented in an earlier attempt whose answer did not reach this ' +
           'page, and the server takes each payment once. It may have been charged: look the transaction up ' +
           'before paying again.'
-        : `The server did not accept the signed payment: ${refusal.message}. If an earlier attempt timed out, ` +
-          'that payment may have gone through: look the transaction up before paying again.';
+        : isMachineCode(refusal.message)
+          ? `The payment was refused (code: ${refusal.message}). Check in your wallet that it signed for the ` +
+            'account you meant and that this account holds enough USDC, then check the price again. If an ' +
+            'earlier attempt timed out, that payment may have gone through: look the transaction up before ' +
+            'paying again.'
+          : `The server did not accept the signed payment: ${asSentence(refusal.message)} If an earlier attempt ` +
+            'timed out, that payment may have gone through: look the transaction up before paying again.';
     return { kind: 'problem', problem: { kind: 'payment-refused', message, retrySafe: false, txId } };
   }
   if (response.status === 503) {
