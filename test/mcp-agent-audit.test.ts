@@ -5,8 +5,7 @@
 import { spawn } from 'node:child_process';
 import { cp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { HTTPFacilitatorClient } from '@x402/core/server';
@@ -22,12 +21,11 @@ import { listen } from '../paywall-worker/node-listen.ts';
 import type { Listening } from '../paywall-worker/node-listen.ts';
 import { toolNameOf } from '../mcp/free-tools.ts';
 import { HistoryToolOutput } from '../mcp/history-tool.ts';
-import { createMcpRoute } from '../mcp/http.ts';
 import { PAYMENT_META, PAYMENT_RESPONSE_META } from '../mcp/paid-tools.ts';
 import type { FetchPaid } from '../mcp/paid-tools.ts';
-import { readTextFrom } from '../mcp/published-fs.ts';
-import { createMcpServer, fetchPaidAt, fetchPaidThrough } from '../mcp/server.ts';
-import { BASE_URL, startMcpStack, stopMcpStack } from './mcp-stack.ts';
+import { fetchPaidAt, fetchPaidThrough } from '../mcp/server.ts';
+import { BASE_URL, connectAgent, startMcpStack, stopMcpStack } from './mcp-stack.ts';
+import type { AgentOptions } from './mcp-stack.ts';
 import { newBuyer } from './paywall-harness.ts';
 
 let root: string;
@@ -47,27 +45,13 @@ afterAll(async () => {
 const inProcess: FetchPaid = (path, signature) =>
   fetchPaidThrough((p, init) => paywall.app.request(p, init))(path, signature);
 
-/** An SDK client on a streamable HTTP `/mcp` serving `site` (default the generated one). */
-async function agent(
-  options: { site?: string; fetchPaid?: FetchPaid; now?: () => number } = {},
-): Promise<Client> {
-  const route = createMcpRoute(() =>
-    createMcpServer({
-      readText: readTextFrom(options.site ?? join(root, 'site')),
-      fetchPaid: options.fetchPaid ?? inProcess,
-      baseUrl: BASE_URL,
-      now: options.now,
-    }),
-  );
-  const server = await listen(route, 0, '127.0.0.1');
-  const client = new Client({ name: 'emi-audit', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`)));
-  closing.push(async () => {
-    await client.close();
-    await server.close();
+/** An official SDK client on a streamable HTTP `/mcp` on 127.0.0.1 over this stack (test/mcp-stack.ts). */
+const agent = (options: AgentOptions = {}): Promise<Client> =>
+  connectAgent({ root, paywall, paywallServer }, closing, 'emi-audit', {
+    fetchPaid: inProcess,
+    listTools: false,
+    ...options,
   });
-  return client;
-}
 
 const call = async (
   client: Client,

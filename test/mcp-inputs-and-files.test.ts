@@ -11,20 +11,16 @@ import { cp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import algosdk from 'algosdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPaywall } from '../paywall-worker/local.ts';
-import { listen } from '../paywall-worker/node-listen.ts';
 import type { Listening } from '../paywall-worker/node-listen.ts';
-import { createMcpRoute } from '../mcp/http.ts';
 import { PAYMENT_META } from '../mcp/paid-tools.ts';
-import type { FetchPaid } from '../mcp/paid-tools.ts';
-import { readTextFrom } from '../mcp/published-fs.ts';
-import { createMcpServer, fetchPaidAt } from '../mcp/server.ts';
-import { BASE_URL, startMcpStack, stopMcpStack } from './mcp-stack.ts';
+import { fetchPaidAt } from '../mcp/server.ts';
+import { connectAgent, startMcpStack, stopMcpStack } from './mcp-stack.ts';
+import type { AgentOptions } from './mcp-stack.ts';
 import { newBuyer } from './paywall-harness.ts';
 
 let root: string;
@@ -41,25 +37,9 @@ afterAll(async () => {
   await stopMcpStack({ root, paywall, paywallServer });
 });
 
-/** An SDK client on a streamable HTTP `/mcp` on 127.0.0.1; it lists the tools first, as an agent does. */
-async function agent(options: { site?: string; fetchPaid?: FetchPaid } = {}): Promise<Client> {
-  const route = createMcpRoute(() =>
-    createMcpServer({
-      readText: readTextFrom(options.site ?? join(root, 'site')),
-      fetchPaid: options.fetchPaid ?? fetchPaidAt(paywallServer.url),
-      baseUrl: BASE_URL,
-    }),
-  );
-  const server = await listen(route, 0, '127.0.0.1');
-  const client = new Client({ name: 'emi-inputs', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`)));
-  await client.listTools();
-  closing.push(async () => {
-    await client.close();
-    await server.close();
-  });
-  return client;
-}
+/** An official SDK client on a streamable HTTP `/mcp` on 127.0.0.1 over this stack (test/mcp-stack.ts). */
+const agent = (options: AgentOptions = {}): Promise<Client> =>
+  connectAgent({ root, paywall, paywallServer }, closing, 'emi-inputs', { ...options });
 
 const call = async (
   client: Client,
