@@ -5,6 +5,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
 
+import { API_SECURITY_HEADERS } from '../paywall-worker/security-headers.ts';
 import { MCP_PATH } from '../schemas/delivery.ts';
 
 export { MCP_PATH };
@@ -16,9 +17,10 @@ const CORS = {
   'Access-Control-Expose-Headers': 'Mcp-Session-Id, Mcp-Protocol-Version',
 };
 
+/** CORS, no-store and the worker's API security headers (nosniff, `default-src 'none'`, no referrer). */
 function withCors(response: Response): Response {
   const headers = new Headers(response.headers);
-  for (const [name, value] of Object.entries(CORS)) headers.set(name, value);
+  for (const [name, value] of Object.entries({ ...CORS, ...API_SECURITY_HEADERS })) headers.set(name, value);
   headers.set('Cache-Control', 'no-store');
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }

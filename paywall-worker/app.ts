@@ -31,6 +31,7 @@ import { ownSalePoints } from './offers.ts';
 import type { SalePoint } from './offers.ts';
 import { MemoryPaymentBook } from './payment-book.ts';
 import type { PaymentBook } from './payment-book.ts';
+import { API_SECURITY_HEADERS } from './security-headers.ts';
 
 export type { PaywallConfig } from './config.ts';
 export { PaywallConfigError } from './config.ts';
@@ -102,9 +103,17 @@ export const logToStderr = (entry: PaywallLogEntry): void => {
   if (entry.level !== 'info') console.error(JSON.stringify({ at: new Date().toISOString(), ...entry }));
 };
 
+/**
+ * On every answer of this app, on Node and in workerd: CORS, and nosniff, the API policy and no referrer
+ * (security-headers.ts). Written into each answer rather than added by a middleware: a middleware makes every
+ * answer asynchronous and reads the answer's headers back, and the unpaid 402 answers on Hono's synchronous path
+ * (README "Decisions"; about a fifth of its throughput on Node, measured with bench/paywall.ts).
+ */
+const ANSWER_HEADERS: Readonly<Record<string, string>> = { ...CORS_HEADERS, ...API_SECURITY_HEADERS };
+
 function errorHeaders(status: number): Record<string, string> {
   const headers: Record<string, string> = {
-    ...CORS_HEADERS,
+    ...ANSWER_HEADERS,
     'Content-Type': JSON_TYPE,
     'Cache-Control': NO_STORE,
   };
@@ -113,7 +122,10 @@ function errorHeaders(status: number): Record<string, string> {
   return headers;
 }
 
-/** A `PaywallErrorBody` answer with CORS and no-store (also used by the Workers entry when misconfigured). */
+/**
+ * A `PaywallErrorBody` answer with CORS, no-store and the API security headers (also used by the Workers entry when
+ * misconfigured, and by the publishers' routes).
+ */
 export function errorResponse(status: ErrorStatus, error: string, message: string): Response {
   return new Response(JSON.stringify(errorBody(status, error, message, null)), {
     status,
@@ -126,7 +138,7 @@ export function renderDecision(decision: Decision): Response {
   switch (decision.kind) {
     case 'payment_required': {
       const headers: Record<string, string> = {
-        ...CORS_HEADERS,
+        ...ANSWER_HEADERS,
         'Content-Type': JSON_TYPE,
         'Cache-Control': NO_STORE,
         'PAYMENT-REQUIRED': decision.header,
@@ -143,7 +155,7 @@ export function renderDecision(decision: Decision): Response {
       return new Response(decision.body, {
         status: 200,
         headers: {
-          ...CORS_HEADERS,
+          ...ANSWER_HEADERS,
           'Content-Type': JSON_TYPE,
           'Cache-Control': NO_STORE,
           'PAYMENT-RESPONSE': encodePaymentResponseHeader(decision.settlement),
@@ -218,7 +230,7 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
     });
     return new Response(JSON.stringify(health, null, 2), {
       status: health.ok ? 200 : 503,
-      headers: { ...CORS_HEADERS, 'Content-Type': JSON_TYPE, 'Cache-Control': NO_STORE },
+      headers: { ...ANSWER_HEADERS, 'Content-Type': JSON_TYPE, 'Cache-Control': NO_STORE },
     });
   });
   for (const point of points) {

@@ -6,13 +6,15 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { CORS_HEADERS, JSON_TYPE, NO_STORE } from '../schemas/delivery.ts';
 import { errorBody } from './core/decide.ts';
+import { API_SECURITY_HEADERS } from './security-headers.ts';
 
 /** Node's limit on a request's headers (`--max-http-header-size`; 16 KiB unless changed). */
 const HEADER_LIMIT_KIB = 16;
 
 /**
  * The raw answer to headers over Node's limit. Node's own is a bare 431 without CORS headers, which a browser
- * reports as a network error; this one names the limit in the paywall's error shape.
+ * reports as a network error; this one names the limit in the paywall's error shape, with the API security headers
+ * of the worker's other answers.
  */
 function headersTooLarge(): string {
   const body = JSON.stringify(
@@ -26,6 +28,7 @@ function headersTooLarge(): string {
   );
   const headers = {
     ...CORS_HEADERS,
+    ...API_SECURITY_HEADERS,
     'Content-Type': JSON_TYPE,
     'Cache-Control': NO_STORE,
     Connection: 'close',

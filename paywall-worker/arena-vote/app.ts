@@ -3,6 +3,7 @@
 // and never touches the store. GET /arena/votes/export hands accepted votes to the generator (bearer token).
 import { Hono, type Context } from 'hono';
 import { roundFromId, voteWindowProblem } from '../../generator/engines/arena/rules.ts';
+import { apiSecurityHeaders } from '../security-headers.ts';
 import { parseVoteMessage } from './message.ts';
 import { createRateLimiter, type RateLimit } from './rate-limit.ts';
 import type { VoteStore } from './store.ts';
@@ -103,6 +104,9 @@ export const createArenaVoteApp = (options: ArenaVoteOptions): Hono => {
   const perAddress = createRateLimiter(limits.perAddress);
   const clientIp = options.clientIp;
   const app = new Hono();
+  // nosniff, the API policy and no referrer on every answer, on Node (mounted on the paywall app) and in workerd
+  // (on its own); only under /arena/, so that the paywall's paths on the app this is mounted on stay untouched.
+  app.use('/arena/*', apiSecurityHeaders);
 
   app.post('/arena/vote', async (c) => {
     const declared = Number(c.req.header('content-length') ?? 0);

@@ -6,6 +6,7 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { NO_STORE } from '../../schemas/delivery.ts';
 import { errorResponse } from '../app.ts';
+import { apiSecurityHeaders } from '../security-headers.ts';
 import type { Publisher } from './config.ts';
 import { CreditError, sinceTime } from './credit-ledger.ts';
 import type { CreditLedger } from './credit-ledger.ts';
@@ -49,6 +50,8 @@ export function createAdminRoute(options: AdminRouteOptions): Hono {
   const token = options.token;
   const notFound = () => errorResponse(404, 'not_found', 'No such publisher storefront.');
 
+  // nosniff, the API policy and no referrer on every answer, refusals included.
+  app.use('/p/:id/admin/*', apiSecurityHeaders);
   app.use('/p/:id/admin/*', async (c, next) => {
     if (!token) return notFound();
     const given = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
