@@ -21,6 +21,29 @@ export const RiskLevel = z.enum(['low', 'moderate', 'elevated', 'high']);
 export type RiskLevel = z.infer<typeof RiskLevel>;
 
 /**
+ * The published rules of the regime's labels (schemas/field-meanings.ts states them in words). Each label is read
+ * from its value exactly as published, at these decimals, so that no label contradicts the figure beside it.
+ */
+export const REGIME_RULE = {
+  riskScoreDecimals: 0,
+  /** `market_mode`: RISK_ON below, RISK_OFF at or above, NEUTRAL between. */
+  riskOnBelow: 40,
+  riskOffFrom: 60,
+  /** `risk_level` bands of the risk score: low below 25, moderate below 50, elevated below 75, high from 75. */
+  riskLevelFrom: { moderate: 25, elevated: 50, high: 75 },
+  percentileDecimals: 0,
+  /** Volatility `level` by percentile: calm at or below 30, elevated from 70, extreme from 90 (CAUTION too). */
+  volatilityPercentile: { calmAtMost: 30, elevatedFrom: 70, extremeFrom: 90 },
+  correlationDecimals: 3,
+  /** Correlation `level`: moderate from 0.3, high from 0.6. */
+  correlationFrom: { moderate: 0.3, high: 0.6 },
+  /** `OPPORTUNITY` needs a risk-on mode and at least this confidence. */
+  opportunityConfidenceFrom: 50,
+  /** The drawdown window: the 7-day high, or fewer hours when the candle history is shorter. */
+  drawdownLookbackHours: 168,
+} as const;
+
+/**
  * The rule behind one asset's `risk_level` in the paid bodies: a count of stress signs, not a band of `risk_score`.
  * The paid engine counts with these numbers and the published description quotes them.
  */
@@ -51,6 +74,15 @@ export const ASSET_RISK_LEVEL_RULE =
 
 /** One asset's stress level (paid bodies), described by its rule. */
 export const AssetRiskLevel = RiskLevel.nullable().describe(ASSET_RISK_LEVEL_RULE);
+
+/** The regime's confidence, with the rule that keeps it from rising when evidence goes missing. */
+export const RegimeConfidence = Confidence.describe(
+  '0-100: how strong and consistent the evidence behind the regime reading is, taken at the least it could be ' +
+    'whatever the missing inputs would have said (capped at 95). Each input that did not come in (an asset ' +
+    'without candles, a part of the risk score that could not be read, a drawdown window shorter than 7 days) ' +
+    'counts as if it had disagreed, so confidence never rises when data goes missing, and it is 0 when the ' +
+    'missing inputs alone could have reversed the lean. Not a probability that the reading is right',
+);
 
 export const RiskScore = z
   .number()
@@ -98,10 +130,20 @@ const Drawdown = z
       .number()
       .max(0)
       .nullable()
-      .describe('median distance below the 7-day high'),
+      .describe(
+        'median distance below the recent high, in percent: the 7-day high, or the high of the shorter window ' +
+          'an asset’s candle history allowed (`lookback_hours` and a limitation then say so)',
+      ),
     deepest_asset: AssetSymbol.nullable(),
     deepest_from_recent_high_pct: z.number().max(0).nullable(),
-    lookback_hours: z.number().int().min(1),
+    lookback_hours: z
+      .number()
+      .int()
+      .min(1)
+      .describe(
+        'hours of candles searched for the recent high: 168 (7 days), or the shortest window any asset’s ' +
+          'history allowed when that was less (the reading is then degraded and a limitation names the assets)',
+      ),
   })
   .describe('how far assets trade below their recent highs, in percent');
 
@@ -120,7 +162,7 @@ export const RegimeDetail = z
     market_state: MarketState,
     risk_score: RiskScore.nullable(),
     risk_level: RiskLevel.nullable(),
-    confidence: Confidence,
+    confidence: RegimeConfidence,
     assets_covered: z.number().int().min(0),
     assets_total: z.number().int().min(0),
     breadth: Breadth,
@@ -137,7 +179,7 @@ export const MarketRegimeResponse = z.strictObject({
   ...freeSnapshotEnvelope,
   market_mode: MarketMode,
   market_state: MarketState,
-  confidence: Confidence,
+  confidence: RegimeConfidence,
   regime: RegimeDetail,
 });
 export type MarketRegimeResponse = z.infer<typeof MarketRegimeResponse>;

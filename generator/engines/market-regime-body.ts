@@ -1,6 +1,6 @@
 // Body of /api/market-regime.php.
 import { DISCLAIMER, FREE_ACCESS, PROJECT, SCHEMA_VERSION, SNAPSHOT_VERSION } from '../../schemas/common.ts';
-import type { MarketRegimeResponse } from '../../schemas/market-regime.ts';
+import { REGIME_RULE, type MarketRegimeResponse } from '../../schemas/market-regime.ts';
 import type { MarketAnalysis } from './analysis.ts';
 import { iso, type RunClock } from './clock.ts';
 import {
@@ -71,7 +71,8 @@ export function marketRegimeBody(analysis: MarketAnalysis, clock: RunClock): Mar
     regime: {
       market_mode: r.mode,
       market_state: r.state,
-      risk_score: roundOrNull(r.riskScore, 0),
+      // The engine read each label from the value at these decimals (REGIME_RULE): publish exactly that value.
+      risk_score: roundOrNull(r.riskScore, REGIME_RULE.riskScoreDecimals),
       risk_level: r.riskLevel,
       confidence: r.confidence,
       assets_covered: r.assetsCovered,
@@ -91,7 +92,7 @@ export function marketRegimeBody(analysis: MarketAnalysis, clock: RunClock): Mar
       volatility: {
         realised_annualised_pct:
           r.volatility.annualised === null ? null : round(r.volatility.annualised * 100, 1),
-        percentile: roundOrNull(r.volatility.percentile, 0),
+        percentile: roundOrNull(r.volatility.percentile, REGIME_RULE.percentileDecimals),
         level: r.volatility.level,
       },
       drawdown: {
@@ -101,7 +102,7 @@ export function marketRegimeBody(analysis: MarketAnalysis, clock: RunClock): Mar
         lookback_hours: r.drawdown.lookbackHours,
       },
       correlation: {
-        average_pairwise: roundOrNull(r.correlation.average, 3),
+        average_pairwise: roundOrNull(r.correlation.average, REGIME_RULE.correlationDecimals),
         assets_sampled: r.correlation.assetsSampled,
         pairs: r.correlation.pairs,
         level: r.correlation.level,

@@ -1,31 +1,41 @@
 // The market-wide regime: breadth, median trend, realised volatility and its percentile, drawdown from the
 // recent high and average pairwise correlation, folded into a 0-100 risk score, a mode and a state.
-import type { MarketMode, MarketState, RiskLevel } from '../../schemas/market-regime.ts';
+//
+// Confidence is the strength and agreement of the evidence at the least it could be whatever the missing inputs
+// would have said: each reading is a range of what its true value could be (a point when everything came in), and
+// confidence is read at the end of those ranges nearest to no lean at all. So an asset, a component or a stretch
+// of history going missing can lower confidence but never raise it. Labels are read from the values as published.
+import {
+  REGIME_RULE,
+  type MarketMode,
+  type MarketState,
+  type RiskLevel,
+} from '../../schemas/market-regime.ts';
 import type { AssetMarket, Candle } from '../market/types.ts';
 import type { AssetAnalysis } from './asset-analysis.ts';
-import { clamp, correlation, last, logReturns, median, percentileRank, stdev } from './math.ts';
+import { clamp, correlation, last, logReturns, median, percentileRank, round, stdev } from './math.ts';
 import { pct } from './format.ts';
 import { symbolList } from './labels.ts';
 
 const VOL_WINDOW = 24;
 const HOURS_PER_YEAR = 24 * 365;
-const DRAWDOWN_LOOKBACK = 168;
+const DRAWDOWN_LOOKBACK = REGIME_RULE.drawdownLookbackHours;
 const CORRELATION_BARS = 72;
 /** Pairwise correlation is O(n²): average it over the first assets only (30 assets = 435 pairs). */
 export const CORRELATION_SAMPLE = 30;
+/** The parts of the risk score, in the order the limitations name them. */
+export const RISK_COMPONENTS = ['breadth', 'trend', 'volatility', 'drawdown', 'correlation'] as const;
+export type RiskComponent = (typeof RISK_COMPONENTS)[number];
 /** Internal weights of the risk components (sum 1); never published. */
-const RISK_WEIGHTS = {
+const RISK_WEIGHTS: Readonly<Record<RiskComponent, number>> = {
   breadth: 0.25,
   trend: 0.25,
   volatility: 0.2,
   drawdown: 0.2,
   correlation: 0.1,
-} as const;
-type RiskComponent = keyof typeof RISK_WEIGHTS;
+};
 /** Drawdown this deep (median, from the 7-day high) counts as a full risk-off reading. */
 const FULL_DRAWDOWN = 0.15;
-const RISK_ON_BELOW = 40;
-const RISK_OFF_FROM = 60;
 const MAX_CONFIDENCE = 95;
 
 export type VolatilityLevel = 'calm' | 'normal' | 'elevated' | 'extreme';
@@ -33,6 +43,7 @@ export type VolatilityLevel = 'calm' | 'normal' | 'elevated' | 'extreme';
 export interface RegimeReading {
   mode: MarketMode;
   state: MarketState;
+  /** As published (REGIME_RULE.riskScoreDecimals): the mode and the risk level are read from this value. */
   riskScore: number | null;
   riskLevel: RiskLevel | null;
   confidence: number;
@@ -42,13 +53,16 @@ export interface RegimeReading {
   /** Internal median EMA signal in [-1, 1]; only its direction is published. */
   medianTrend: number | null;
   medianDirection: 'up' | 'down' | 'flat' | null;
+  /** `percentile` as published (REGIME_RULE.percentileDecimals); `level` is read from it. */
   volatility: { annualised: number | null; percentile: number | null; level: VolatilityLevel | null };
   drawdown: {
     median: number | null;
     deepestAsset: string | null;
     deepest: number | null;
+    /** The shortest window any asset's history allowed, up to 168 hours. */
     lookbackHours: number;
   };
+  /** `average` as published (REGIME_RULE.correlationDecimals); `level` is read from it. */
   correlation: {
     average: number | null;
     assetsSampled: number;
@@ -58,7 +72,16 @@ export interface RegimeReading {
   evidence: string[];
   limitations: string[];
   summary: string;
+  /** True when the reading rests on partial evidence: an asset, a component or part of the history missing. */
   degraded: boolean;
+}
+
+export interface RegimeOptions {
+  /**
+   * Components to treat as if they had not come in. Tests use it to show that losing any one of them never raises
+   * confidence; a run never sets it.
+   */
+  leaveOut?: readonly RiskComponent[];
 }
 
 /** Equal-weighted hourly market return, aligned from the most recent bar backwards. */
@@ -77,34 +100,61 @@ export const marketReturns = (series: readonly (readonly Candle[])[]): number[] 
   return sums.map((s, k) => s / counts[k]!).reverse();
 };
 
-const volatilityOf = (returns: readonly number[]): RegimeReading['volatility'] => {
-  if (returns.length < VOL_WINDOW) return { annualised: null, percentile: null, level: null };
+const R = REGIME_RULE;
+/** Labels of the published values (REGIME_RULE). */
+const volatilityLevelOf = (percentile: number): VolatilityLevel =>
+  percentile >= R.volatilityPercentile.extremeFrom
+    ? 'extreme'
+    : percentile >= R.volatilityPercentile.elevatedFrom
+      ? 'elevated'
+      : percentile <= R.volatilityPercentile.calmAtMost
+        ? 'calm'
+        : 'normal';
+const correlationLevelOf = (average: number): RegimeReading['correlation']['level'] =>
+  average >= R.correlationFrom.high ? 'high' : average >= R.correlationFrom.moderate ? 'moderate' : 'low';
+const riskLevelOf = (risk: number): RiskLevel =>
+  risk < R.riskLevelFrom.moderate
+    ? 'low'
+    : risk < R.riskLevelFrom.elevated
+      ? 'moderate'
+      : risk < R.riskLevelFrom.high
+        ? 'elevated'
+        : 'high';
+const modeOf = (risk: number | null): MarketMode =>
+  risk === null
+    ? 'UNKNOWN'
+    : risk < R.riskOnBelow
+      ? 'RISK_ON'
+      : risk >= R.riskOffFrom
+        ? 'RISK_OFF'
+        : 'NEUTRAL';
+
+/** Current rolling volatility and its unrounded percentile rank (null without enough history to rank it). */
+const volatilityOf = (
+  returns: readonly number[],
+): { annualised: number | null; percentile: number | null } => {
+  if (returns.length < VOL_WINDOW) return { annualised: null, percentile: null };
   const rolling: number[] = [];
   for (let end = VOL_WINDOW; end <= returns.length; end++)
     rolling.push(stdev(returns.slice(end - VOL_WINDOW, end))!);
   const current = last(rolling)!;
   const percentile = rolling.length >= 2 * VOL_WINDOW ? percentileRank(rolling, current) : null;
-  const level: VolatilityLevel | null =
-    percentile === null
-      ? null
-      : percentile >= 90
-        ? 'extreme'
-        : percentile >= 70
-          ? 'elevated'
-          : percentile <= 30
-            ? 'calm'
-            : 'normal';
-  return { annualised: current * Math.sqrt(HOURS_PER_YEAR), percentile, level };
+  return { annualised: current * Math.sqrt(HOURS_PER_YEAR), percentile };
 };
 
-const drawdownOf = (candles: readonly Candle[]): number | null => {
+/** Distance below the high of the last 168 bars, or of every bar when there are fewer (`window` says how many). */
+const drawdownOf = (candles: readonly Candle[]): { dd: number | null; window: number } => {
   const recent = candles.slice(-DRAWDOWN_LOOKBACK);
   const high = Math.max(...recent.map((c) => c.high));
   const close = last(recent)?.close;
-  return close !== undefined && high > 0 ? Math.min(0, close / high - 1) : null;
+  return {
+    dd: close !== undefined && high > 0 ? Math.min(0, close / high - 1) : null,
+    window: recent.length,
+  };
 };
 
-const correlationOf = (series: readonly (readonly Candle[])[]): RegimeReading['correlation'] => {
+/** Unrounded average pairwise correlation, with the sum the bounds need. */
+const correlationOf = (series: readonly (readonly Candle[])[]) => {
   const sampled = series
     .slice(0, CORRELATION_SAMPLE)
     .map((c) => logReturns(c.slice(-(CORRELATION_BARS + 1)).map((x) => x.close)));
@@ -114,13 +164,52 @@ const correlationOf = (series: readonly (readonly Candle[])[]): RegimeReading['c
       const c = correlation(sampled[i]!, sampled[j]!);
       if (c !== null) values.push(c);
     }
-  const average = values.length > 0 ? values.reduce((a, b) => a + b, 0) / values.length : null;
-  const level = average === null ? null : average >= 0.6 ? 'high' : average >= 0.3 ? 'moderate' : 'low';
-  return { average, assetsSampled: sampled.length, pairs: values.length, level };
+  const sum = values.reduce((a, b) => a + b, 0);
+  return {
+    average: values.length > 0 ? sum / values.length : null,
+    sum,
+    assetsSampled: sampled.length,
+    pairs: values.length,
+  };
 };
 
-const riskLevelOf = (risk: number): RiskLevel =>
-  risk < 25 ? 'low' : risk < 50 ? 'moderate' : risk < 75 ? 'elevated' : 'high';
+/** What a component's true risk reading (0 = risk-on, 1 = risk-off) could be, given what came in. */
+interface Range {
+  lo: number;
+  hi: number;
+}
+const point = (x: number): Range => ({ lo: x, hi: x });
+/** A reading that did not come in could have said anything. */
+const UNREAD: Range = { lo: 0, hi: 1 };
+const pairsOf = (n: number) => (n * (n - 1)) / 2;
+const drawdownRisk = (dd: number) => clamp(-dd / FULL_DRAWDOWN, 0, 1);
+const correlationRisk = (average: number) => clamp((average - 0.2) / 0.6, 0, 1);
+
+/**
+ * Strength x agreement of the evidence at its weakest: every component at the end of its range nearest to no lean
+ * (0 when the ranges allow no lean at all). With every range a point this is the reading of the evidence itself.
+ */
+function lowerBoundConfidence(ranges: ReadonlyMap<RiskComponent, Range>): number {
+  let low = 0;
+  let high = 0;
+  let applicable = 0;
+  for (const [name, r] of ranges) {
+    low += RISK_WEIGHTS[name] * (2 * r.lo - 1);
+    high += RISK_WEIGHTS[name] * (2 * r.hi - 1);
+    applicable += RISK_WEIGHTS[name];
+  }
+  if (applicable === 0 || (low <= 0 && high >= 0)) return 0;
+  let directed = 0;
+  let magnitude = 0;
+  for (const [name, r] of ranges) {
+    const d = 2 * (high < 0 ? r.hi : r.lo) - 1;
+    directed += RISK_WEIGHTS[name] * d;
+    magnitude += RISK_WEIGHTS[name] * Math.abs(d);
+  }
+  const strength = Math.min(1, Math.abs(directed) / applicable / 0.5);
+  const agreement = magnitude > 0 ? Math.abs(directed) / magnitude : 0;
+  return Math.round(Math.min(MAX_CONFIDENCE, 100 * strength * agreement));
+}
 
 const MODE_WORDS: Record<MarketMode, string> = {
   RISK_ON: 'a risk-on market',
@@ -128,15 +217,26 @@ const MODE_WORDS: Record<MarketMode, string> = {
   NEUTRAL: 'a market between risk-on and risk-off',
   UNKNOWN: 'no readable market regime',
 };
+const COMPONENT_WORDS: Record<RiskComponent, string> = {
+  breadth: 'Breadth',
+  trend: 'The median trend',
+  volatility: 'Volatility',
+  drawdown: 'Drawdown',
+  correlation: 'Correlation',
+};
 
 export function analyzeRegime(
   assets: readonly AssetMarket[],
   analyses: readonly AssetAnalysis[],
+  options: RegimeOptions = {},
 ): RegimeReading {
+  const leaveOut = new Set(options.leaveOut ?? []);
   const withTrend = analyses.filter((a) => a.trend !== null);
   const series = assets.filter((a, i) => analyses[i]!.trend !== null).map((a) => a.candles!.value);
   const evidence: string[] = [];
   const limitations: string[] = [];
+  const total = analyses.length;
+  const missing = analyses.filter((a) => a.trend === null).map((a) => a.symbol);
 
   const above = withTrend.filter((a) => a.trend!.close > a.trend!.ema50).length;
   const breadth = {
@@ -144,106 +244,206 @@ export function analyzeRegime(
     withData: withTrend.length,
     share: withTrend.length ? above / withTrend.length : null,
   };
-  const medianTrend = median(withTrend.map((a) => a.trend!.signals.ema));
+  const signals = withTrend.map((a) => a.trend!.signals.ema);
+  const medianTrend = median(signals);
   const medianDirection =
     medianTrend === null ? null : medianTrend > 0.1 ? 'up' : medianTrend < -0.1 ? 'down' : 'flat';
-  const volatility = volatilityOf(marketReturns(series));
-  const drawdowns = series.map((c, i) => ({ symbol: withTrend[i]!.symbol, dd: drawdownOf(c) }));
+
+  const rawVolatility = volatilityOf(marketReturns(series));
+  const percentile =
+    rawVolatility.percentile === null ? null : round(rawVolatility.percentile, R.percentileDecimals);
+  const volatility: RegimeReading['volatility'] = {
+    annualised: rawVolatility.annualised,
+    percentile,
+    level: percentile === null ? null : volatilityLevelOf(percentile),
+  };
+
+  const drawdowns = series.map((c, i) => ({ symbol: withTrend[i]!.symbol, ...drawdownOf(c) }));
   const deepest = drawdowns.reduce<{ symbol: string; dd: number } | null>(
     (worst, d) =>
       d.dd !== null && (worst === null || d.dd < worst.dd) ? { symbol: d.symbol, dd: d.dd } : worst,
     null,
   );
+  const shortWindows = drawdowns.filter((d) => d.window < DRAWDOWN_LOOKBACK);
   const drawdown = {
     median: median(drawdowns.flatMap((d) => (d.dd === null ? [] : [d.dd]))),
     deepestAsset: deepest?.symbol ?? null,
     deepest: deepest?.dd ?? null,
-    lookbackHours: DRAWDOWN_LOOKBACK,
+    lookbackHours: Math.min(DRAWDOWN_LOOKBACK, ...drawdowns.map((d) => d.window)),
   };
-  const corr = correlationOf(series);
 
-  // Each component as a risk reading in [0, 1] (1 = risk-off).
-  const components: Partial<Record<RiskComponent, number>> = {};
-  if (breadth.share !== null) components.breadth = 1 - breadth.share;
-  if (medianTrend !== null) components.trend = (1 - medianTrend) / 2;
-  if (volatility.percentile !== null) components.volatility = volatility.percentile / 100;
-  if (drawdown.median !== null) components.drawdown = clamp(-drawdown.median / FULL_DRAWDOWN, 0, 1);
-  if (corr.average !== null) components.correlation = clamp((corr.average - 0.2) / 0.6, 0, 1);
+  const rawCorrelation = correlationOf(series);
+  const average =
+    rawCorrelation.average === null ? null : round(rawCorrelation.average, R.correlationDecimals);
+  const corr: RegimeReading['correlation'] = {
+    average,
+    assetsSampled: rawCorrelation.assetsSampled,
+    pairs: rawCorrelation.pairs,
+    level: average === null ? null : correlationLevelOf(average),
+  };
+
+  // Each component as a risk reading in [0, 1] (1 = risk-off): the point read from what came in (null when it
+  // could not be read), and the range its true value could take had every input come in.
+  const m = missing.length;
+  const points = new Map<RiskComponent, number>();
+  const ranges = new Map<RiskComponent, Range>();
+  if (breadth.share !== null) {
+    points.set('breadth', 1 - breadth.share);
+    ranges.set('breadth', { lo: 1 - (above + m) / total, hi: 1 - above / total });
+  } else ranges.set('breadth', UNREAD);
+  if (medianTrend !== null) {
+    points.set('trend', (1 - medianTrend) / 2);
+    // A missing asset's trend signal lies in [-1, 1]; the median moves most with all of them at one end.
+    const low = median([...signals, ...Array<number>(m).fill(-1)])!;
+    const high = median([...signals, ...Array<number>(m).fill(1)])!;
+    ranges.set('trend', { lo: (1 - high) / 2, hi: (1 - low) / 2 });
+  } else ranges.set('trend', UNREAD);
+  if (rawVolatility.percentile !== null) points.set('volatility', rawVolatility.percentile / 100);
+  // The equal-weighted market without an asset is another market: its volatility could rank anywhere.
+  ranges.set(
+    'volatility',
+    rawVolatility.percentile !== null && m === 0 ? point(rawVolatility.percentile / 100) : UNREAD,
+  );
+  if (drawdown.median !== null) {
+    points.set('drawdown', drawdownRisk(drawdown.median));
+    // The 7-day high is at least the high of a shorter window, so a short history bounds the drawdown on one side
+    // only; a missing asset's drawdown could be anything.
+    const bounds = [
+      ...drawdowns.map((d) =>
+        d.dd === null ? { lo: -1, hi: 0 } : { lo: d.window < DRAWDOWN_LOOKBACK ? -1 : d.dd, hi: d.dd },
+      ),
+      ...Array.from({ length: m }, () => ({ lo: -1, hi: 0 })),
+    ];
+    const deepestMedian = median(bounds.map((b) => b.lo))!;
+    const shallowestMedian = median(bounds.map((b) => b.hi))!;
+    ranges.set('drawdown', { lo: drawdownRisk(shallowestMedian), hi: drawdownRisk(deepestMedian) });
+  } else ranges.set('drawdown', UNREAD);
+  // Correlation needs two assets: a universe of one has none to read, and it is not counted as missing.
+  const correlationApplies = total >= 2;
+  if (rawCorrelation.average !== null) points.set('correlation', correlationRisk(rawCorrelation.average));
+  if (correlationApplies) {
+    const missingFromSample =
+      total <= CORRELATION_SAMPLE
+        ? pairsOf(total) - pairsOf(withTrend.length)
+        : analyses.slice(0, CORRELATION_SAMPLE).some((a) => a.trend === null)
+          ? null
+          : 0;
+    if (rawCorrelation.average === null || missingFromSample === null) ranges.set('correlation', UNREAD);
+    else {
+      // Each pair a missing asset would have formed has a correlation in [-1, 1].
+      const k = missingFromSample;
+      const n = rawCorrelation.pairs;
+      const s = rawCorrelation.sum;
+      ranges.set('correlation', {
+        lo: correlationRisk((s - k) / (n + k)),
+        hi: correlationRisk((s + k) / (n + k)),
+      });
+    }
+  }
+  for (const name of leaveOut) {
+    points.delete(name);
+    if (ranges.has(name)) ranges.set(name, UNREAD);
+  }
 
   let weighted = 0;
   let weightAvailable = 0;
-  let directed = 0;
-  let directedMagnitude = 0;
-  for (const [name, c] of Object.entries(components) as Array<[RiskComponent, number]>) {
-    const w = RISK_WEIGHTS[name];
-    weighted += w * c;
-    weightAvailable += w;
-    directed += w * (2 * c - 1);
-    directedMagnitude += w * Math.abs(2 * c - 1);
+  for (const [name, c] of points) {
+    weighted += RISK_WEIGHTS[name] * c;
+    weightAvailable += RISK_WEIGHTS[name];
   }
-  const riskScore = weightAvailable > 0 ? (100 * weighted) / weightAvailable : null;
-  const mode: MarketMode =
-    riskScore === null
-      ? 'UNKNOWN'
-      : riskScore < RISK_ON_BELOW
-        ? 'RISK_ON'
-        : riskScore >= RISK_OFF_FROM
-          ? 'RISK_OFF'
-          : 'NEUTRAL';
-  const coverage = analyses.length > 0 ? withTrend.length / analyses.length : 0;
-  const strength = weightAvailable > 0 ? Math.min(1, Math.abs(directed / weightAvailable) / 0.5) : 0;
-  const agreement = directedMagnitude > 0 ? Math.abs(directed) / directedMagnitude : 0;
-  const confidence = Math.round(
-    Math.min(MAX_CONFIDENCE, 100 * strength * agreement * coverage * weightAvailable),
-  );
+  const rawRisk = weightAvailable > 0 ? (100 * weighted) / weightAvailable : null;
+  const riskScore = rawRisk === null ? null : round(rawRisk, R.riskScoreDecimals);
+  const mode = modeOf(riskScore);
+  const confidence = riskScore === null ? 0 : lowerBoundConfidence(ranges);
   const state: MarketState =
     mode === 'UNKNOWN'
       ? 'UNKNOWN'
       : mode === 'RISK_OFF' || volatility.level === 'extreme'
         ? 'CAUTION'
-        : mode === 'RISK_ON' && confidence >= 50
+        : mode === 'RISK_ON' && confidence >= R.opportunityConfidenceFrom
           ? 'OPPORTUNITY'
           : 'WAIT';
 
+  const window = drawdown.lookbackHours;
   if (breadth.share !== null)
     evidence.push(`${above} of ${withTrend.length} assets trade above their 50-hour exponential average.`);
   if (medianDirection !== null) evidence.push(`The typical asset's trend points ${medianDirection}.`);
   if (volatility.annualised !== null)
     evidence.push(
       `Market volatility over the last 24 hours is ${pct(volatility.annualised, 0)} annualised` +
-        (volatility.percentile === null
-          ? '.'
-          : `, higher than ${volatility.percentile.toFixed(0)}% of the trailing window.`),
+        (percentile === null ? '.' : `, higher than ${percentile}% of the trailing window.`),
     );
-  if (drawdown.median !== null && deepest !== null)
+  if (drawdown.median !== null && deepest !== null) {
+    const longest = Math.max(...drawdowns.map((d) => d.window));
+    const high =
+      shortWindows.length === 0
+        ? 'its 7-day high'
+        : shortWindows.length < drawdowns.length
+          ? `its recent high (the 7-day high; a shorter window for ${symbolList(shortWindows.map((d) => d.symbol))}, see limitations)`
+          : longest === window
+            ? `its ${window}-hour high`
+            : `its recent high (a ${window}- to ${longest}-hour window, as each asset’s history allowed; see limitations)`;
     evidence.push(
-      `The median asset trades ${pct(-drawdown.median, 1)} below its 7-day high; ${deepest.symbol} is furthest below at ${pct(-deepest.dd, 1)}.`,
+      `The median asset trades ${pct(-drawdown.median, 1)} below ${high}; ${deepest.symbol} is furthest below at ${pct(-deepest.dd, 1)}.`,
     );
-  if (corr.average !== null)
+  }
+  if (average !== null)
     evidence.push(
-      `Average pairwise correlation of hourly returns is ${corr.average.toFixed(2)}` +
+      `Average pairwise correlation of hourly returns is ${average}` +
         (corr.level === 'high' ? ': the assets’ hourly returns have been moving closely together.' : '.'),
     );
 
-  const missing = analyses.filter((a) => a.trend === null).map((a) => a.symbol);
-  if (analyses.length === 0) limitations.push('No assets in this run: there is no market regime to read.');
-  if (missing.length > 0)
+  if (total === 0) limitations.push('No assets in this run: there is no market regime to read.');
+  if (m > 0)
     limitations.push(`Too little candle data for ${symbolList(missing)}: left out of the regime reading.`);
-  if (volatility.percentile === null && series.length > 0)
+  if (rawVolatility.percentile === null && series.length > 0)
     limitations.push('Too little history to rank current volatility against the trailing window.');
-  // A component left out lowers the confidence, so say which and why.
-  if (corr.average === null && series.length > 0)
+  if (rawCorrelation.average === null && series.length > 0)
     limitations.push(
-      'No pairwise correlation this run: it needs two or more assets with a trend reading whose prices moved; ' +
-        'the risk score is read without it.',
+      correlationApplies
+        ? 'No pairwise correlation this run: it needs two or more assets with a trend reading whose prices moved; ' +
+            'the risk score is read without it.'
+        : 'No pairwise correlation this run: it needs two or more assets and one is tracked; the risk score is ' +
+            'read without it.',
     );
+  const byWindow = new Map<number, string[]>();
+  for (const d of shortWindows) byWindow.set(d.window, [...(byWindow.get(d.window) ?? []), d.symbol]);
+  for (const [hours, symbols] of [...byWindow].sort((a, b) => a[0] - b[0]))
+    limitations.push(
+      `${symbolList(symbols)}: only ${hours} hourly candles, so drawdown is measured from the ${hours}-hour high, ` +
+        'not the 7-day high, and may understate how far below that high the price is.',
+    );
+  for (const name of RISK_COMPONENTS.filter((c) => leaveOut.has(c)))
+    limitations.push(
+      `${COMPONENT_WORDS[name]} was left out of this reading: the risk score is read without it.`,
+    );
+  // Partial evidence: anything that could have come in and did not (a single tracked asset has no correlation to
+  // miss). The mode stays the band of the published score; the reading says what the gaps could have changed.
+  const partial =
+    riskScore !== null &&
+    (m > 0 || shortWindows.length > 0 || [...ranges.keys()].some((name) => !points.has(name)));
+  if (partial) {
+    let low = 0;
+    let high = 0;
+    let applicable = 0;
+    for (const [name, r] of ranges) {
+      low += RISK_WEIGHTS[name] * r.lo;
+      high += RISK_WEIGHTS[name] * r.hi;
+      applicable += RISK_WEIGHTS[name];
+    }
+    const from = Math.min(riskScore, round((100 * low) / applicable, R.riskScoreDecimals));
+    const to = Math.max(riskScore, round((100 * high) / applicable, R.riskScoreDecimals));
+    limitations.push(
+      `Partial evidence: the risk score and market_mode describe the evidence that came in; what did not come in ` +
+        `could have put the risk score anywhere from ${from} to ${to}, and confidence counts it as if it had disagreed.`,
+    );
+  }
   if (withTrend.length > CORRELATION_SAMPLE)
     limitations.push(
       `Correlation is averaged over the first ${CORRELATION_SAMPLE} assets (${corr.pairs} pairs) to bound the computation.`,
     );
 
-  const riskText =
-    riskScore === null ? '' : ` (risk score ${Math.round(riskScore)}/100, confidence ${confidence}/100)`;
+  const riskText = riskScore === null ? '' : ` (risk score ${riskScore}/100, confidence ${confidence}/100)`;
   return {
     mode,
     state,
@@ -251,7 +451,7 @@ export function analyzeRegime(
     riskLevel: riskScore === null ? null : riskLevelOf(riskScore),
     confidence,
     assetsCovered: withTrend.length,
-    assetsTotal: analyses.length,
+    assetsTotal: total,
     breadth,
     medianTrend,
     medianDirection,
@@ -260,7 +460,10 @@ export function analyzeRegime(
     correlation: corr,
     evidence,
     limitations,
-    summary: `The evidence describes ${MODE_WORDS[mode]}${riskText}. Educational context, not advice.`,
-    degraded: missing.length > 0,
+    summary: partial
+      ? `The partial evidence that came in describes ${MODE_WORDS[mode]}${riskText}; the market regime's ` +
+        'limitations say what is missing. Educational context, not advice.'
+      : `The evidence describes ${MODE_WORDS[mode]}${riskText}. Educational context, not advice.`,
+    degraded: partial || mode === 'UNKNOWN',
   };
 }

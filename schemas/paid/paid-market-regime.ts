@@ -1,5 +1,6 @@
-// Paid market regime (SVC-X402-001, spec 2.9): the free regime reading in full, plus the risk factors behind its
-// risk score and a regime line per asset. `source` is a string here, as the spec lists it.
+// Paid market regime (SVC-X402-001, spec 2.9): the free regime reading in full, plus risk factors to read beside its
+// risk score (two of them restate parts of the score, three are context the score leaves out) and a regime line
+// per asset. `source` is a string here, as the spec lists it.
 import * as z from 'zod';
 import {
   AssetSymbol,
@@ -19,6 +20,7 @@ import {
   AssetRiskLevel,
   MarketMode,
   MarketState,
+  RegimeConfidence,
   RegimeDetail,
   RiskLevel,
   RiskScore,
@@ -56,12 +58,18 @@ export const PaidMarketRegime = z.strictObject({
   market_mode: MarketMode.nullable(),
   market_state: MarketState.nullable(),
   summary: z.string().nullable(),
-  confidence: Confidence.nullable(),
+  confidence: RegimeConfidence.nullable(),
   risk_score: RiskScore.nullable(),
   risk_level: RiskLevel.nullable(),
   risk_factors: z
     .array(RiskFactor)
-    .describe('what the risk score is made of, each as a level, never as a weight'),
+    .describe(
+      'risks to read beside the risk score, each as a level with the figures behind it, never as a weight. The ' +
+        'score itself is made of breadth, trend, volatility, drawdown and correlation (all five are in `regime`); ' +
+        '`volatility` and `breadth` here restate two of them, while `leverage`, `liquidity` and `data_quality` are ' +
+        'not part of the score: context the score does not include. A factor that could not be read is left out ' +
+        'and a limitation says so',
+    ),
   regime: RegimeDetail,
   assets: z.record(AssetSymbol, AssetRegime),
   evidence: z.array(z.string()),
