@@ -46,6 +46,20 @@ export const Confidence = z.number().min(0).max(100);
 /** A human-readable note of what is missing, mixed or estimated. */
 export const Limitation = z.string().min(1);
 
+/**
+ * How every market-wide confidence (the main brain's average, the derivatives body's, the paid main brain's, the
+ * atlas's overall) is taken from the assets' confidences; generator/engines/aggregate.ts applies it.
+ */
+export const MEAN_OVER_ALL_ASSETS_RULE =
+  'the mean over all tracked assets, an asset without evidence (a null confidence) counting as 0, so that it ' +
+  'never rises when an asset’s evidence goes missing; null when no asset has evidence';
+
+/** What a published `price` is: the quote differs by venue, so the field says which. */
+export const PRICE_MEANING =
+  'last price in US dollars from one venue, the one the asset’s `price_source` names (in /api/main-brain.php): ' +
+  'its last trade, or without a quote the close of its last hourly candle; a USDT pair on Binance spot (USDT taken ' +
+  'at par with the dollar), a USD pair on Coinbase or Kraken, CoinGecko’s USD price; null when the asset has no data';
+
 /** Freshness and provenance of one published snapshot (the `source` object of the free endpoints). */
 export const SourceInfo = z
   .strictObject({

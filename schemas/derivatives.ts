@@ -11,6 +11,7 @@ import {
   IsoTimestamp,
   Limitation,
   LITE_VERSION,
+  MEAN_OVER_ALL_ASSETS_RULE,
   PROJECT,
   SnapshotStatus,
   SourceInfo,
@@ -76,6 +77,35 @@ export const FUNDING_LEVEL_RULE =
   `from -${FUNDING_RULE.highZ}, \`normal\` between; without one (too few settled rates): \`high\` from ` +
   `${pct8h(FUNDING_RULE.high8h)} and \`low\` from ${pct8h(FUNDING_RULE.low8h)} per 8 h, \`normal\` between`;
 
+/** Open interest's `reading`: a 24-hour change smaller than `flatBand` either way (as a fraction) is `flat`. */
+export const OPEN_INTEREST_RULE = { flatBand: 0.02 } as const;
+
+/** "±2 %": the flat band in the words every description of it uses. */
+export const OI_FLAT_WORDS = `±${Number((OPEN_INTEREST_RULE.flatBand * 100).toFixed(4))} %`;
+
+/** What an open-interest `reading` means, in the words of its rule (positioning.ts `oiReading`). */
+export const OPEN_INTEREST_READING_RULE =
+  `open interest's 24-hour change read against the price's: \`flat\` when the change is inside ${OI_FLAT_WORDS} ` +
+  `(less than ${OPEN_INTEREST_RULE.flatBand * 100} % either way); otherwise \`new_longs\` (open interest up, ` +
+  'price up or unchanged), `new_shorts` (open interest up, price down), `short_covering` (open interest down, ' +
+  'price up or unchanged), ' +
+  '`deleveraging` (open interest down, price down); null without a 24-hour comparison or a price change';
+
+/**
+ * Liquidations' `dominant_side`, by the long share of the 24-hour USD total: above `longsAbove` it is `longs`,
+ * below `shortsBelow` `shorts`, `balanced` from one to the other (both included).
+ */
+export const LIQUIDATION_SIDE_RULE = { longsAbove: 0.6, shortsBelow: 0.4 } as const;
+
+/** What `dominant_side` means, in the words of its rule. */
+export const DOMINANT_SIDE_RULE =
+  'which side the liquidations were mostly on, by the long share of the 24-hour USD total: `longs` when longs are ' +
+  `more than ${LIQUIDATION_SIDE_RULE.longsAbove * 100} % of it, \`shorts\` when they are less than ` +
+  `${LIQUIDATION_SIDE_RULE.shortsBelow * 100} %, \`balanced\` from ${LIQUIDATION_SIDE_RULE.shortsBelow * 100} % ` +
+  `to ${LIQUIDATION_SIDE_RULE.longsAbove * 100} % (neither side clearly more: not an equal split), \`none\` when ` +
+  'nothing was liquidated; null when the figures are estimated: an estimate from open-interest drops counts ' +
+  'voluntary closes too, so it cannot say which side was liquidated';
+
 /** The venue that supplied the value, tagged "(simulated)" or "(replayed)" when it was. */
 const Venue = z.string().describe('venue of the value, e.g. "binance-usdm" or "binance-usdm (simulated)"');
 
@@ -131,10 +161,7 @@ const OpenInterestDetail = z
     value_usd: z.number().min(0),
     change_24h_pct: z.number().nullable(),
     price_change_24h_pct: z.number().nullable(),
-    reading: OpenInterestReading.nullable().describe(
-      'open interest change read against price change: up/up new longs, down/up short covering, ' +
-        'up/down new shorts, down/down deleveraging',
-    ),
+    reading: OpenInterestReading.nullable().describe(OPEN_INTEREST_READING_RULE),
     leverage_proxy: z
       .number()
       .min(0)
@@ -149,8 +176,13 @@ const LiquidationsDetail = z
     long_usd_24h: z.number().min(0),
     short_usd_24h: z.number().min(0),
     events: z.number().int().min(0).nullable(),
-    dominant_side: z.enum(['longs', 'shorts', 'balanced', 'none']),
-    estimated: z.boolean().describe('true when derived (e.g. from open-interest drops) rather than observed'),
+    dominant_side: z.enum(['longs', 'shorts', 'balanced', 'none']).nullable().describe(DOMINANT_SIDE_RULE),
+    estimated: z
+      .boolean()
+      .describe(
+        'true when the figures are an upper-bound estimate from open-interest drops (voluntary closes count too) ' +
+          'rather than liquidations a venue reported; `events` and `dominant_side` are then null',
+      ),
     venue: Venue,
   })
   .describe('forced closures over the last 24 hours');
@@ -205,7 +237,11 @@ export const DerivativesResponse = z.strictObject({
   overall_state: z.union([DerivativesState, z.literal('mixed')]).nullable(),
   overall_vote: Bias.nullable(),
   truth_statement: z.string().nullable(),
-  confidence: Confidence.nullable(),
+  confidence: Confidence.nullable().describe(
+    `positioning confidence across the market, 0-100: ${MEAN_OVER_ALL_ASSETS_RULE} (an asset without a ` +
+      'positioning reading has none). It says how strong the positioning evidence is, not how many assets share ' +
+      '`overall_vote` (the summary counts those); not a probability that a reading is right',
+  ),
   assets: z.record(AssetSymbol, DerivativesAsset),
   evidence: z.array(z.string()).nullable(),
   limitations: z.array(Limitation).nullable(),

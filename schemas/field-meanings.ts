@@ -7,6 +7,10 @@
 // that name shows up undescribed rather than misdescribed. Nothing here is a trading instruction, and each
 // reading says so.
 
+import { MEAN_OVER_ALL_ASSETS_RULE, PRICE_MEANING } from './common.ts';
+import { DOMINANT_SIDE_RULE, OI_FLAT_WORDS, OPEN_INTEREST_READING_RULE } from './derivatives.ts';
+import { LIQUIDITY_CONTEXT_MEANING } from './liquidity-lite.ts';
+
 const NOT_ADVICE = 'A description of evidence, not an instruction to buy, sell or wait.';
 
 const LIQUIDITY_STATUS =
@@ -26,8 +30,14 @@ export const FIELD_MEANINGS_IN: Readonly<Record<string, string>> = {
     'band of `average_pairwise`: `low` (under 0.3), `moderate` (0.3 to under 0.6), `high` (0.6 or more: the ' +
     'assets move together); null without data',
   'risk_factors.level':
-    'how much this factor adds to the market’s risk reading: `low`, `moderate`, `elevated` or `high` (the note ' +
-    'gives the figures behind it); a level, never a weight',
+    'how much risk the factor reads, by the rule of its `factor`: `volatility` follows the volatility ' +
+    'level (calm low, normal moderate, elevated elevated, extreme high); `breadth` the share above the ' +
+    '50-hour average (0.6 or more low, 0.4 or more moderate, 0.2 or more elevated, less high); `leverage` ' +
+    'and `liquidity` count the assets with crowded positioning or an extreme funding level, or with thin ' +
+    'liquidity (0 low, 1 moderate, 2-3 elevated, 4 or more high); `data_quality` is `high` when half the ' +
+    'assets or more had no data, `elevated` when any had none or lacked a trend reading, `moderate` when ' +
+    'any was partial, `low` only when nothing was missing. The note gives the figures behind it; a level, ' +
+    'never a weight',
   'assets.status': LIQUIDITY_STATUS,
   'liquidity.status': LIQUIDITY_STATUS,
   'teacher_brain.status': 'whether there are enough resolved rounds for the figures to mean anything',
@@ -197,7 +207,7 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
     'evidence from any venue: every reading of the entry is null, and a limitation says so). An asset that is ' +
     '`unavailable` has no reading at all; it is not neutral',
   price_source: 'where the price came from (venue or simulator); null when no price',
-  price: 'last price in US dollars (USDT quote); null when the asset has no data',
+  price: PRICE_MEANING,
   assets_tracked: 'assets the brain reads',
   assets_with_evidence: 'assets with enough data for a reading',
   leaning: 'how many assets the evidence leans bullish, bearish or neutral on',
@@ -206,7 +216,7 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   neutral: 'count leaning or voting neutral (no side)',
   unknown: 'count with no data to lean either way',
   none: 'count with no call (no data)',
-  average_confidence: 'mean confidence over assets with evidence, 0-100; null when none',
+  average_confidence: `mean confidence, 0-100: ${MEAN_OVER_ALL_ASSETS_RULE}`,
   market_context: 'market-wide backdrop for the per-asset readings',
   resolved_rounds: 'arena rounds resolved in the window',
   window_days: 'length of the track-record window, in days',
@@ -222,7 +232,7 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
     'assets whose `status` is `verified`: live data that came in whole (0 for simulated or replayed data); null ' +
     'when not stated',
   assets_failed: 'assets whose data was missing or failed the checks; null when not stated',
-  liquidity_context: 'depth of the market: `deep`, `moderate` or `thin` order books; null without data',
+  liquidity_context: LIQUIDITY_CONTEXT_MEANING,
   liquidity: 'liquidity of the asset (spread, depth, structure); null without data',
   metrics: 'the measured figures behind the reading; null without data',
   upsell: 'a pointer to a paid resource with more detail; informational, null when none',
@@ -236,7 +246,8 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
     'positioning read from funding and open interest: `crowded_longs`/`crowded_shorts` (one side pays a lot to ' +
     'hold), `new_longs`/`new_shorts` (open interest rising with price up/down), `short_covering` (falling open ' +
     'interest with price up), `deleveraging` (falling open interest with price down), `balanced` (the readings ' +
-    'that came in show no side: funding not crowded, open interest flat or without a 24-hour comparison), ' +
+    `that came in show no side: funding not crowded, open interest flat (a 24-hour change inside ${OI_FLAT_WORDS}) ` +
+    'or without a 24-hour comparison), ' +
     '`unavailable` (no positioning reading: no funding and no 24-hour open-interest change; any figure that came ' +
     'in is still shown, and `vote` and `confidence` are null); null when the asset had no data at all ' +
     '(`data_status` `unavailable`). A description, not a signal',
@@ -255,7 +266,7 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
     'long positions liquidated in 24 hours, in US dollars; when estimated, an upper bound from open-interest drops',
   short_usd_24h:
     'short positions liquidated in 24 hours, in US dollars; when estimated, an upper bound from open-interest drops',
-  dominant_side: '`longs` / `shorts`: which side was liquidated more; `balanced`; `none` (no liquidations)',
+  dominant_side: DOMINANT_SIDE_RULE,
   evidence: 'plain-language statements of what the evidence shows; null without data',
   related_endpoints: 'other endpoints on the same subject; null when none',
   explore: 'what else can be queried; null when nothing',
@@ -290,7 +301,9 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   round_id: 'identifier of the arena round (its start time)',
   pattern_type:
     'what the round shows: `aligned_correct`/`aligned_wrong` (brain and crowd agreed and were right/wrong), ' +
-    '`brain_beat_crowd`, `crowd_beat_brain`, `split_both_wrong`, `brain_only_no_crowd` (no human votes or a tie)',
+    '`brain_beat_crowd`, `crowd_beat_brain`, `split_both_wrong` (both called, neither with the outcome, not the ' +
+    'same side), `brain_only_no_crowd` (the brain called; no human votes or a tie), `crowd_only_no_brain` (the ' +
+    'crowd called; the brain had no call, NONE), `neither_called` (no brain call and no crowd call)',
   provenance: 'where the figures of this record come from (replayed, simulated voters, people)',
   human_votes: 'votes cast by people (not simulated voters)',
   privacy_note: 'what is and is not kept about voters',
@@ -342,7 +355,9 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   synthetic_votes_present: 'true when some votes come from simulated voters, not people',
   replayed_records_present: 'true when some records come from a backfill replay',
   // Paid
-  factor: 'the risk factor: `volatility`, `leverage`, `liquidity`, `breadth` or `data_quality`',
+  factor:
+    'the risk factor: `volatility` or `breadth` (two of the risk score’s parts, as levels), or `leverage`, ' +
+    '`liquidity` or `data_quality` (context read beside the score, not part of the score)',
   market: 'market figures of the asset',
   market_structure:
     'swing structure of recent candles: `higher_highs_higher_lows` (rising), `lower_highs_lower_lows` ' +
@@ -352,14 +367,13 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   derivatives: 'derivatives figures of the asset; null without data',
   funding_rate_8h_pct: 'perpetual funding rate per 8 hours, in percent; null without data',
   open_interest_change_24h_pct: 'open interest change over 24 hours, in percent; null without data',
-  open_interest_reading:
-    '`new_longs`, `short_covering`, `new_shorts`, `deleveraging` or `flat`, from open interest and price',
+  open_interest_reading: OPEN_INTEREST_READING_RULE,
   reasoning: 'the reasoning for the asset; null without data',
   reason_points: 'plain-language points behind the reading',
   intelligence_layer: 'agreement, confidence and evidence across every section, per asset',
   text: 'plain-language text',
   breadth: 'how many assets lean each way',
-  overall: 'mean confidence over all assets, 0-100; null without evidence',
+  overall: `confidence across the market, 0-100: ${MEAN_OVER_ALL_ASSETS_RULE}`,
   by_asset: 'value per asset symbol',
   meaning: 'what the figure means and does not mean',
   title: 'title for people',

@@ -68,7 +68,11 @@ export const HISTORY_RESOURCES: Record<HistoryResourceId, HistoryResourceSpec> =
     sourcePath: '/api/liquidity-lite.php',
     title: 'Liquidity lite',
     columns: perAsset((asset, a) => [
-      str(`${a}_liquidity_context`, `${asset} liquidity context (deep, moderate or thin); null without data`),
+      str(
+        `${a}_liquidity_context`,
+        `${asset} liquidity context (deep, moderate or thin, from the order book; without one only a wide spread ` +
+          'reads thin, see liquidity-lite); null without a label or without data',
+      ),
       num(`${a}_spread_bps`, `${asset} bid-ask spread in basis points; null without data`),
       num(`${a}_relative_volume`, `${asset} 24 h volume over its usual level (1 = usual); null without data`),
       num(`${a}_book_imbalance`, `${asset} order-book imbalance within 1 %, -1 to 1; null without data`),
@@ -81,7 +85,12 @@ export const HISTORY_RESOURCES: Record<HistoryResourceId, HistoryResourceSpec> =
     columns: [
       str('overall_state', 'market-wide positioning state of the run'),
       str('overall_vote', 'market-wide positioning lean (bullish, bearish, neutral)'),
-      num('confidence', 'confidence of the positioning reading, 0-100'),
+      num(
+        'confidence',
+        'market-wide positioning confidence, 0-100: the mean over all tracked assets, an asset without a ' +
+          'positioning reading counting as 0 (rows written before this rule averaged the assets with a reading ' +
+          'only, scaled by the share voting with the overall vote)',
+      ),
       ...perAsset((asset, a) => [
         str(`${a}_state`, `${asset} positioning state; null without derivatives data`),
         num(`${a}_funding_rate_8h_pct`, `${asset} funding rate per 8 hours, percent; null without data`),

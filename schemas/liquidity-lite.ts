@@ -19,6 +19,33 @@ import { PaidLink } from './envelope.ts';
 export const LiquidityStatus = z.enum(['verified', 'partial', 'unavailable']);
 export const LiquidityContext = z.enum(['deep', 'moderate', 'thin']);
 export type LiquidityContext = z.infer<typeof LiquidityContext>;
+
+/**
+ * The rule behind `liquidity_context` (generator/engines/liquidity.ts applies it; its published description quotes
+ * it): spreads in basis points of mid, depth in USD within 1 % of mid on the thinner side of the book.
+ */
+export const LIQUIDITY_CONTEXT_RULE = {
+  deepSpreadBps: 5,
+  thinSpreadBps: 25,
+  deepDepthUsd: 1_000_000,
+  thinDepthUsd: 100_000,
+  /** Hourly high-low ranges carry intrabar volatility, so the estimate runs high: it gets this many times the room. */
+  estimateSlack: 2,
+} as const;
+
+const usd = (n: number): string => `${n.toLocaleString('en-US')} USD`;
+const { deepSpreadBps, thinSpreadBps, deepDepthUsd, thinDepthUsd, estimateSlack } = LIQUIDITY_CONTEXT_RULE;
+
+/** What `liquidity_context` means, in the words of its rule. */
+export const LIQUIDITY_CONTEXT_MEANING =
+  'how liquid the market is, read from the order book: `thin` when the bid-ask spread is wider than ' +
+  `${thinSpreadBps} bps or the thinner side of the book holds less than ${usd(thinDepthUsd)} within 1 % of mid; ` +
+  `\`deep\` when the spread is ${deepSpreadBps} bps or less and both sides hold at least ${usd(deepDepthUsd)} ` +
+  'within 1 % of mid; `moderate` otherwise. With no order book (none came in, or it could not be read) the depth ' +
+  'is unknown, so there is no label unless the spread alone reads `thin`: a quoted spread wider than ' +
+  `${thinSpreadBps} bps, or a high-low estimate wider than ${thinSpreadBps * estimateSlack} bps (it runs high); ` +
+  '`metrics.spread_method` of /api/liquidity-lite.php says which spread it was. null without an order book and ' +
+  'a spread that wide, and without data';
 export const MarketStructure = z.enum(['higher_highs_higher_lows', 'lower_highs_lower_lows', 'range']);
 export type MarketStructure = z.infer<typeof MarketStructure>;
 export const SpreadMethod = z.enum(['order_book', 'ticker', 'high_low_estimate']);

@@ -14,6 +14,8 @@ export const PATTERN_TYPES = [
   'crowd_beat_brain',
   'split_both_wrong',
   'brain_only_no_crowd',
+  'crowd_only_no_brain',
+  'neither_called',
 ] as const;
 
 export const TeacherLesson = z.strictObject({
@@ -35,7 +37,10 @@ export const TeacherLesson = z.strictObject({
     '1 when human_consensus equals actual_outcome; 0 also when there was no consensus (NONE: no votes or a tie), ' +
       'which provenance.human_votes tells apart',
   ),
-  agreement: ZeroOne.describe('1 when brain_prediction equals human_consensus'),
+  agreement: ZeroOne.describe(
+    '1 when the brain and the crowd both made a call (neither brain_prediction nor human_consensus is NONE) ' +
+      'and called the same side; 0 otherwise, also when both are NONE (no call is no agreement)',
+  ),
   shared_intelligence_score: z
     .number()
     .min(0)

@@ -189,7 +189,9 @@ describe('estimates and cross-checks', () => {
     expect(free.derivatives.assets.BTC?.limitations?.join(' ')).toMatch(
       /BTC: liquidation figures are estimates/,
     );
-    expect(free.derivatives.assets.BTC?.evidence?.join(' ')).toMatch(/\(estimated, not observed\)/);
+    expect(free.derivatives.assets.BTC?.evidence?.join(' ')).toMatch(
+      /An estimated upper bound, not liquidations observed/,
+    );
   });
 
   it('reports a price gap between venues beyond the threshold', async () => {

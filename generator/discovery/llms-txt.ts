@@ -90,7 +90,7 @@ export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
       link(
         'API overview',
         url(DOCS_PATHS.overview),
-        'all endpoints with fields, live examples and curl lines',
+        'all endpoints with fields, examples from the latest run and curl lines',
       ),
     ].join('\n'),
     '## Optional',
@@ -98,7 +98,7 @@ export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
       ...arena.map((r) => link(r.title, url(r.path), `${noteFor(r).useWhen} ${freshnessSentence(r)}`)),
       link('OpenAPI 3.1 (YAML)', url('/openapi.yaml'), 'the same document as YAML'),
       ...free.map((r) =>
-        link(`${r.title} docs`, url(endpointDocsPath(r)), 'fields, live example, curl line'),
+        link(`${r.title} docs`, url(endpointDocsPath(r)), 'fields, example from the latest run, curl line'),
       ),
       ...(hasBuyer
         ? [

@@ -1,5 +1,5 @@
 // The free files of the latest generator run, read from the public site folder: they are the OpenAPI examples,
-// the docs' live examples and the sitemap's last-modified times.
+// the docs' examples and the sitemap's last-modified times.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TRACKED_ASSETS } from '../../schemas/common.ts';

@@ -26,8 +26,15 @@ export const overallBias = (l: Leaning): Bias => {
   return leaders.length === 1 ? leaders[0]! : 'neutral';
 };
 
-export const averageConfidence = (values: ReadonlyArray<number | null>): number | null => {
-  const m = mean(values.filter((c): c is number => c !== null));
+/**
+ * A market-wide confidence by MEAN_OVER_ALL_ASSETS_RULE (schemas/common.ts, quoted by each field's description): the
+ * mean over every tracked asset, one without evidence (null) counting as 0, so that it never rises when an asset's
+ * evidence goes missing (averaging only the assets with evidence let a weak asset's loss raise it); null when no
+ * asset has evidence. Pass one value per tracked asset.
+ */
+export const meanOverAllAssets = (values: ReadonlyArray<number | null>): number | null => {
+  if (values.every((c) => c === null)) return null;
+  const m = mean(values.map((c) => c ?? 0));
   return m === null ? null : Math.round(m);
 };
 

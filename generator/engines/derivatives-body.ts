@@ -4,9 +4,9 @@ import type { DerivativesAsset, DerivativesResponse } from '../../schemas/deriva
 import type { MarketAnalysis } from './analysis.ts';
 import { noDataLimitation, type AssetAnalysis } from './asset-analysis.ts';
 import {
-  averageConfidence,
   groupedBySymbol,
   leaningOf,
+  meanOverAllAssets,
   missingDataNotes,
   overallBias,
   prevailingState,
@@ -84,10 +84,11 @@ export function derivativesBody(analysis: MarketAnalysis, clock: RunClock): Deri
   const state = prevailingState(assets);
   const leaning = voteLeaning(withData);
   const vote = withData.length > 0 ? overallBias(leaning) : null;
-  // Overall confidence: the assets' average, scaled by how many of them share the overall vote.
-  const sharing = vote === null ? 0 : leaning[vote] / withData.length;
-  const mean = averageConfidence(withData.map((a) => a.derivatives.confidence));
-  const confidence = mean === null ? null : Math.round(mean * sharing);
+  // Overall confidence: the mean over every tracked asset, one without a positioning reading counting as 0
+  // (MEAN_OVER_ALL_ASSETS_RULE). It used to average the assets with a reading and scale by the share voting with the
+  // overall vote, so that losing an asset's reading could raise it (9 -> 34 when XLM's funding failed); how many
+  // assets share the vote is said in the summary instead.
+  const confidence = meanOverAllAssets(assets.map((a) => a.derivatives.confidence));
   const generated = iso(clock.generatedAt);
   const source = sourceInfo(snapshot, analysis.venues, clock, degraded);
   const crowded = (side: string) => withData.filter((a) => a.derivatives.state === side).map((a) => a.symbol);

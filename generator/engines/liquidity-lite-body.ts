@@ -32,12 +32,17 @@ const statusOf = (
 const notesOf = (a: AssetAnalysis): string[] => {
   const l = a.liquidity;
   const notes: string[] = [];
+  // Without a book the depth is unknown: the context is `thin` from a wide spread, or no label at all.
+  const label =
+    l.context === 'thin'
+      ? 'the spread alone reads thin'
+      : 'depth cannot be read, so there is no liquidity label (only a spread past the thin mark would read thin)';
   if (l.spreadMethod === 'high_low_estimate')
     notes.push(
-      'No order book or quoted spread: the spread is estimated from hourly high-low ranges (Corwin-Schultz).',
+      `No order book or quoted spread: the spread is estimated from hourly high-low ranges (Corwin-Schultz); ${label}.`,
     );
   if (l.spreadMethod === 'ticker')
-    notes.push('No order book: the spread comes from the quoted best bid and ask.');
+    notes.push(`No order book: the spread comes from the quoted best bid and ask; ${label}.`);
   if (l.relativeVolume !== null)
     notes.push(
       l.relativeVolume >= 1.5

@@ -1,6 +1,11 @@
 // Liquidity of one asset: spread, depth within 1% of mid, book imbalance, relative volume, Amihud illiquidity,
 // a Corwin-Schultz spread estimate when there is no book, and market structure from swing pivots.
-import type { LiquidityContext, MarketStructure, SpreadMethod } from '../../schemas/liquidity-lite.ts';
+import {
+  LIQUIDITY_CONTEXT_RULE,
+  type LiquidityContext,
+  type MarketStructure,
+  type SpreadMethod,
+} from '../../schemas/liquidity-lite.ts';
 import type { AssetMarket, Candle, OrderBook } from '../market/types.ts';
 import { logReturns, mean, median } from './math.ts';
 
@@ -24,13 +29,6 @@ export interface LiquidityReading {
 }
 
 const DEPTH_BAND = 0.01;
-// Context thresholds (bps, USD). Deep needs depth evidence; a ticker or an estimate alone can at best say moderate.
-const DEEP_SPREAD_BPS = 5;
-const THIN_SPREAD_BPS = 25;
-const DEEP_DEPTH_USD = 1_000_000;
-const THIN_DEPTH_USD = 100_000;
-/** Hourly high-low ranges carry intrabar volatility, so the estimate runs high: allow it twice the room. */
-const ESTIMATE_SLACK = 2;
 const PIVOT_SPAN = 3;
 const STRUCTURE_BARS = 120;
 const PIVOT_TOLERANCE = 0.001;
@@ -147,15 +145,23 @@ export const marketStructure = (candles: readonly Candle[]): MarketStructure | n
   return 'range';
 };
 
+/**
+ * `liquidity_context` by LIQUIDITY_CONTEXT_RULE (its published description says the same). Depth needs a readable
+ * order book (`minDepth`, the thinner side within 1 % of mid): without one, only a spread past the thin mark reads
+ * `thin`, and anything narrower has no label, since `moderate` and `deep` are statements about depth.
+ */
 const classify = (
   spreadBps: number | null,
   method: SpreadMethod | null,
   minDepth: number | null,
 ): LiquidityContext | null => {
+  const r = LIQUIDITY_CONTEXT_RULE;
   if (spreadBps === null) return null;
-  const slack = method === 'high_low_estimate' ? ESTIMATE_SLACK : 1;
-  if (spreadBps > THIN_SPREAD_BPS * slack || (minDepth !== null && minDepth < THIN_DEPTH_USD)) return 'thin';
-  if (minDepth !== null && spreadBps <= DEEP_SPREAD_BPS && minDepth >= DEEP_DEPTH_USD) return 'deep';
+  const slack = method === 'high_low_estimate' ? r.estimateSlack : 1;
+  const wide = spreadBps > r.thinSpreadBps * slack;
+  if (minDepth === null) return wide ? 'thin' : null;
+  if (wide || minDepth < r.thinDepthUsd) return 'thin';
+  if (spreadBps <= r.deepSpreadBps && minDepth >= r.deepDepthUsd) return 'deep';
   return 'moderate';
 };
 

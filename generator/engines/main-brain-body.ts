@@ -4,7 +4,7 @@ import type { CoinSnapshot, MainBrainResponse } from '../../schemas/main-brain.t
 import type { PublicPerformance } from '../../schemas/performance.ts';
 import type { MarketAnalysis } from './analysis.ts';
 import type { AssetAnalysis } from './asset-analysis.ts';
-import { assetDataNotes, averageConfidence, leaningOf, overallBias, prevailingState } from './aggregate.ts';
+import { assetDataNotes, leaningOf, meanOverAllAssets, overallBias, prevailingState } from './aggregate.ts';
 import { iso, type RunClock } from './clock.ts';
 import {
   DEVELOPER_RESOURCES,
@@ -114,7 +114,7 @@ export function mainBrainBody(
       assets_tracked: assets.length,
       assets_with_evidence: withEvidence,
       leaning,
-      average_confidence: averageConfidence(assets.map((a) => a.confidence)),
+      average_confidence: meanOverAllAssets(assets.map((a) => a.confidence)),
       method: METHOD,
       limitations,
     },

@@ -3,6 +3,8 @@
 import type { Bias } from '../../schemas/common.ts';
 import {
   FUNDING_RULE,
+  LIQUIDATION_SIDE_RULE,
+  OPEN_INTEREST_RULE,
   type DerivativesState,
   type FundingLevel,
   type OpenInterestReading,
@@ -15,7 +17,6 @@ const HOUR = 3_600_000;
 const MAD_TO_SIGMA = 1.4826;
 /** Floor of the robust spread (0.001 % per 8h): venues often pin funding at a constant base rate. */
 const MIN_FUNDING_SPREAD = 0.00001;
-const OI_FLAT_BAND = 0.02;
 const LEAN_DEAD_BAND = 0.15;
 
 export interface FundingReading {
@@ -47,7 +48,8 @@ export interface LiquidationReading {
   longUsd: number;
   shortUsd: number;
   events: number;
-  dominant: 'longs' | 'shorts' | 'balanced' | 'none';
+  /** By LIQUIDATION_SIDE_RULE; null for an estimate, which counts voluntary closes too and cannot name a side. */
+  dominant: 'longs' | 'shorts' | 'balanced' | 'none' | null;
   estimated: boolean;
   venue: string;
 }
@@ -145,8 +147,9 @@ const valueDayAgo = (oi: OpenInterest, referenceMs: number): number | null => {
   return best !== null && best.gap <= 1.5 * HOUR && best.value > 0 ? best.value : null;
 };
 
+/** Open interest against price by OPEN_INTEREST_RULE (its published description says the same). */
 export const oiReading = (oiChange: number, priceChange: number): OpenInterestReading => {
-  if (Math.abs(oiChange) < OI_FLAT_BAND) return 'flat';
+  if (Math.abs(oiChange) < OPEN_INTEREST_RULE.flatBand) return 'flat';
   if (oiChange > 0) return priceChange >= 0 ? 'new_longs' : 'new_shorts';
   return priceChange >= 0 ? 'short_covering' : 'deleveraging';
 };
@@ -221,15 +224,25 @@ const describeFunding = (f: FundingReading): string[] => {
   return lines;
 };
 
+/**
+ * An estimate is said to be one before any figure: it counts every position closed as open interest fell (voluntary
+ * closes too, which dominate), so it is an upper bound, never liquidations observed.
+ */
 const describeLiquidations = (l: LiquidationReading): string =>
-  `Liquidations over 24 hours: ${usd(l.longUsd)} of longs and ${usd(l.shortUsd)} of shorts` +
-  (l.estimated ? ' (estimated, not observed).' : '.');
+  l.estimated
+    ? 'An estimated upper bound, not liquidations observed: over 24 hours open interest fell by ' +
+      `${usd(l.longUsd)} in hours the price fell (counted as longs) and ${usd(l.shortUsd)} in hours it rose ` +
+      '(counted as shorts); voluntary closes count too, so liquidations were at most that, and no side is named ' +
+      'as liquidated more.'
+    : `Liquidations over 24 hours: ${usd(l.longUsd)} of longs and ${usd(l.shortUsd)} of shorts.`;
 
-const dominantSide = (longUsd: number, shortUsd: number): LiquidationReading['dominant'] => {
+/** `dominant_side` by LIQUIDATION_SIDE_RULE (its published description says the same). */
+const dominantSide = (longUsd: number, shortUsd: number): NonNullable<LiquidationReading['dominant']> => {
   const total = longUsd + shortUsd;
   if (total <= 0) return 'none';
   const longShare = longUsd / total;
-  return longShare > 0.6 ? 'longs' : longShare < 0.4 ? 'shorts' : 'balanced';
+  const r = LIQUIDATION_SIDE_RULE;
+  return longShare > r.longsAbove ? 'longs' : longShare < r.shortsBelow ? 'shorts' : 'balanced';
 };
 
 /**
@@ -312,14 +325,17 @@ export function readDerivatives(
         longUsd: liq.value.longUsd24h,
         shortUsd: liq.value.shortUsd24h,
         events: liq.value.events,
-        dominant: dominantSide(liq.value.longUsd24h, liq.value.shortUsd24h),
+        dominant: liq.provenance.estimated ? null : dominantSide(liq.value.longUsd24h, liq.value.shortUsd24h),
         estimated: liq.provenance.estimated,
         venue: liq.provenance.venue,
       }
     : null;
   if (liquidations) {
     evidence.push(describeLiquidations(liquidations));
-    if (liquidations.estimated) gap('liquidation figures are estimates, not observed events.');
+    if (liquidations.estimated)
+      gap(
+        'liquidation figures are estimates, not observed liquidations: an upper bound from open-interest drops.',
+      );
   } else limitations.push(`${s}: no liquidation data this run.`);
 
   const lean = clamp(

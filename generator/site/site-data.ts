@@ -77,6 +77,28 @@ export interface EndpointPage {
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 
+/**
+ * The data mode a published body states (`source_mode` on the market bodies, `mode` on the arena ones), in words:
+ * "live" is a data mode here, so an example is never called live unless its data is.
+ */
+const DATA_MODE_WORDS: Readonly<Record<string, string>> = {
+  simulated: 'simulated (a seeded market simulator, not real market observations)',
+  live: 'live (public venues)',
+  replay: 'replayed (recorded venue answers played back, not current prices)',
+};
+function dataModeWords(body: unknown): string | null {
+  if (body === null || typeof body !== 'object') return null;
+  const record = body as Record<string, unknown>;
+  const mode = record.source_mode ?? record.mode;
+  return typeof mode === 'string' ? (DATA_MODE_WORDS[mode] ?? null) : null;
+}
+
+/** What a free endpoint's example is: the file served now, from the latest run, with its data mode. */
+function freeExampleNote(body: unknown): string {
+  const mode = dataModeWords(body);
+  return `The file this site serves right now, from the latest generator run${mode ? `. Data mode: ${mode}` : ''}.`;
+}
+
 function endpointPage(
   resource: PublishedResource,
   baseUrl: string,
@@ -111,7 +133,7 @@ function endpointPage(
     example: paid ? pretty(PAID_EXAMPLES[resource.id] ?? null) : file ? pretty(file.body) : null,
     exampleNote: paid
       ? 'An example body (simulated numbers, one asset). The real body is served only after payment.'
-      : 'The file this site serves right now, from the latest generator run.',
+      : freeExampleNote(file?.body),
     curl,
     generatedAt: file?.lastmod ?? null,
   };

@@ -12,6 +12,8 @@ import {
   DISCLAIMER,
   IsoTimestamp,
   Limitation,
+  MEAN_OVER_ALL_ASSETS_RULE,
+  PRICE_MEANING,
   PROJECT,
   SCHEMA_VERSION,
   SourceInfo,
@@ -48,7 +50,7 @@ export const AgreementReadings = z
 export type AgreementReadings = z.infer<typeof AgreementReadings>;
 
 export const CoinMarket = z.strictObject({
-  price: z.number().positive().nullable().describe('last price in USD'),
+  price: z.number().positive().nullable().describe(PRICE_MEANING),
   change_24h: z.number().nullable().describe('price change over 24 hours, in percent'),
   price_source: z.string().nullable(),
 });
@@ -110,7 +112,9 @@ export const PaidMainBrain = z.strictObject({
   publisher: PublisherBlock.optional(),
   summary: z.string(),
   market_state: MainBrainResponse.shape.market_state,
-  confidence: Confidence.nullable(),
+  confidence: Confidence.nullable().describe(
+    `confidence across the market, 0-100, as the free main brain’s \`brain.average_confidence\`: ${MEAN_OVER_ALL_ASSETS_RULE}`,
+  ),
   brain: MainBrainResponse.shape.brain,
   market_context: MainBrainResponse.shape.market_context,
   coins: z.record(AssetSymbol, CoinPicture),

@@ -11,6 +11,7 @@ import type { StatisticsResponse } from '../../../schemas/statistics.ts';
 import type { TeacherLessonsResponse } from '../../../schemas/teacher-lessons.ts';
 import { iso, isoOrNull } from '../clock.ts';
 import { crowdCallStatus, humanConsensus } from './consensus.ts';
+import { currentLessonLabels } from './lessons.ts';
 import { COMBINED_TIE_RULE, REFERENCE_PRICE_RULE, RULES_URL, TIE_RULE, VOTE_RULE } from './rules.ts';
 import { combinedCallStatus, leanOf, publicPerformanceFrom, teacherBrain } from './metrics.ts';
 import { ENTRY_WINDOW_MINUTES, ROUND_MINUTES, roundInfo, SCHEDULE_ALIGNMENT } from './rounds.ts';
@@ -173,7 +174,8 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
     ...envelope,
     type: 'teacher_lessons',
     teacher_brain: teacher,
-    latest_lessons: v.lessons.slice(0, LATEST_LESSONS),
+    // Stored lessons keep the labels they were written with; published, they follow the current rule.
+    latest_lessons: v.lessons.slice(0, LATEST_LESSONS).map(currentLessonLabels),
     developer_note:
       'One lesson per resolved arena round: the brain call recorded at the round start and the crowd consensus ' +
       'scored against the price move over the round. Definitions are in teacher_brain.metrics (outcome_rule, ' +

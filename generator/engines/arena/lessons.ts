@@ -27,18 +27,36 @@ export interface ResolvedRound {
 }
 
 type Pattern = TeacherLesson['pattern_type'];
+type Labels = Pick<TeacherLesson, 'pattern_type' | 'agreement'>;
 
-const patternOf = (
-  brainCorrect: boolean,
-  crowdCorrect: boolean,
-  agree: boolean,
-  crowdCalled: boolean,
-): Pattern => {
-  if (!crowdCalled) return 'brain_only_no_crowd'; // no human votes, or a tie: the crowd made no call
-  if (agree) return brainCorrect ? 'aligned_correct' : 'aligned_wrong';
-  if (brainCorrect) return 'brain_beat_crowd';
-  return crowdCorrect ? 'crowd_beat_brain' : 'split_both_wrong';
+/**
+ * A lesson's `pattern_type` and `agreement` from the two calls and the outcome, as their descriptions say: a side
+ * that made no call (`NONE`: the brain without a reading, a crowd without votes or tied) is compared with nothing,
+ * so it neither agrees nor is beaten, and the verdict in the summary ("made no call") names the same pattern.
+ */
+const labelsOf = (brain: ArenaReading, crowd: ArenaReading, outcome: ArenaPrediction): Labels => {
+  const brainCalled = brain !== 'NONE';
+  const crowdCalled = crowd !== 'NONE';
+  const agree = brainCalled && crowdCalled && brain === crowd;
+  const pattern = ((): Pattern => {
+    if (!brainCalled) return crowdCalled ? 'crowd_only_no_brain' : 'neither_called';
+    if (!crowdCalled) return 'brain_only_no_crowd';
+    const brainCorrect = brain === outcome;
+    if (agree) return brainCorrect ? 'aligned_correct' : 'aligned_wrong';
+    if (brainCorrect) return 'brain_beat_crowd';
+    return crowd === outcome ? 'crowd_beat_brain' : 'split_both_wrong';
+  })();
+  return { pattern_type: pattern, agreement: agree ? 1 : 0 };
 };
+
+/**
+ * A stored lesson with the labels of the current rule: lessons are kept as written, and those written before a
+ * brain without a call had patterns of its own (it was `split_both_wrong` or `crowd_beat_brain`) are published right.
+ */
+export const currentLessonLabels = (lesson: TeacherLesson): TeacherLesson => ({
+  ...lesson,
+  ...labelsOf(lesson.brain_prediction, lesson.human_consensus, lesson.actual_outcome),
+});
 
 const signedPercent = (fraction: number): string =>
   `${fraction >= 0 ? '+' : ''}${(fraction * 100).toFixed(2)}%`;
@@ -48,7 +66,7 @@ export const buildLesson = (r: ResolvedRound): TeacherLesson => {
   const votes = r.counts.bullish + r.counts.bearish + r.counts.neutral;
   const brainCorrect = r.brainCall === r.outcome;
   const crowdCorrect = crowd === r.outcome;
-  const agree = r.brainCall !== 'NONE' && r.brainCall === crowd;
+  const labels = labelsOf(r.brainCall, crowd, r.outcome);
   const pBrain = brainProbs(r.brainCall, r.brainConfidence);
   const pCrowd = crowdProbs(r.counts);
   const status = crowdCallStatus(r.counts);
@@ -69,7 +87,7 @@ export const buildLesson = (r: ResolvedRound): TeacherLesson => {
     brain_prediction: r.brainCall,
     human_consensus: crowd,
     actual_outcome: r.outcome,
-    pattern_type: patternOf(brainCorrect, crowdCorrect, agree, status === 'called'),
+    pattern_type: labels.pattern_type,
     summary:
       `${r.replayed ? '[replayed] ' : ''}${r.asset} round ${r.roundId}: brain called ${r.brainCall}, ${crowdText}; ` +
       `price moved ${signedPercent(r.returnFraction)} (neutral band ±${NEUTRAL_BAND * 100}%) so the outcome was ` +
@@ -77,7 +95,7 @@ export const buildLesson = (r: ResolvedRound): TeacherLesson => {
     created_at: iso(r.resolvedAt),
     brain_correct: brainCorrect ? 1 : 0,
     crowd_correct: crowdCorrect ? 1 : 0,
-    agreement: agree ? 1 : 0,
+    agreement: labels.agreement,
     shared_intelligence_score: round4(1 - rankedProbabilityScore(averageProbs(pBrain, pCrowd), r.outcome)),
     learning_score: round4(
       rankedProbabilityScore(pBrain, r.outcome) - rankedProbabilityScore(pCrowd, r.outcome),

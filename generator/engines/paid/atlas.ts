@@ -3,7 +3,7 @@ import { DISCLAIMER, PROJECT } from '../../../schemas/common.ts';
 import type { Atlas, AtlasAsset } from '../../../schemas/paid/atlas.ts';
 import { ATLAS_SCHEMA_VERSION } from '../../../schemas/paid/terms.ts';
 import { iso, type RunClock } from '../clock.ts';
-import { withSymbol } from '../aggregate.ts';
+import { meanOverAllAssets, withSymbol } from '../aggregate.ts';
 import type { FreeSnapshots } from '../index.ts';
 import { conflictWords, dataLabelOf, dataNoticeLines, type AssetView } from './join.ts';
 
@@ -39,7 +39,6 @@ const byConfidence = (views: readonly AssetView[]): AssetView[] =>
 
 export function atlasBody(free: FreeSnapshots, views: readonly AssetView[], clock: RunClock): Atlas {
   const regime = free.marketRegime;
-  const confidences = views.map((v) => v.coin.confidence).filter((c): c is number => c !== null);
   const count = (bias: string | null) => views.filter((v) => v.coin.bias === bias).length;
   const strongest = byConfidence(views)
     .slice(0, 3)
@@ -83,9 +82,8 @@ export function atlasBody(free: FreeSnapshots, views: readonly AssetView[], cloc
       conflicting,
     },
     confidence: {
-      overall: confidences.length
-        ? Math.round(confidences.reduce((a, b) => a + b, 0) / confidences.length)
-        : null,
+      // Every tracked asset, one without evidence counting as 0 (MEAN_OVER_ALL_ASSETS_RULE), as the main brain.
+      overall: meanOverAllAssets(views.map((v) => v.coin.confidence)),
       by_asset: Object.fromEntries(views.map((v) => [v.asset, v.coin.confidence])),
       meaning: CONFIDENCE_MEANING,
     },

@@ -4,7 +4,7 @@ import type { Atlas } from '../../../schemas/paid/atlas.ts';
 import type { AtlasHumanReport } from '../../../schemas/paid/atlas-human-report.ts';
 import { ATLAS_SCHEMA_VERSION } from '../../../schemas/paid/terms.ts';
 import type { FreeSnapshots } from '../index.ts';
-import { conflictWords, words, type AssetView } from './join.ts';
+import { conflictWords, liquiditySentence, words, type AssetView } from './join.ts';
 
 const MODE_WORDS: Readonly<Record<string, string>> = {
   RISK_ON: 'a risk-on market',
@@ -55,7 +55,6 @@ export function atlasHumanReportBody(
     `${MODE_WORDS[regime.market_mode] ?? 'The market'}: ${breadth.bullish} of ${views.length} assets lean bullish, ${breadth.bearish} bearish` +
     (simulated ? ' (simulated data)' : '');
   const positioning = free.derivatives.summary ?? 'No derivatives positioning was available this run.';
-  const thin = views.filter((v) => v.liquidity?.liquidity_context === 'thin').map((v) => v.asset);
   return {
     success: true,
     project: PROJECT,
@@ -90,11 +89,8 @@ export function atlasHumanReportBody(
       {
         id: 'liquidity',
         heading: 'Liquidity',
-        paragraphs: [
-          thin.length
-            ? `Order books or spreads read thin for ${thin.join(', ')}.`
-            : 'No tracked asset reads thin liquidity.',
-        ],
+        // Counts thin readings out of the assets with one, and says how many had no order book to read.
+        paragraphs: [liquiditySentence(views)],
       },
       {
         id: 'how-to-read',

@@ -9,6 +9,7 @@ import type { ReasoningResponse } from '../../../schemas/reasoning.ts';
 import type { Agreement, AgreementReadings } from '../../../schemas/paid/paid-main-brain.ts';
 import { agreementOf, bookLeanOf } from '../agreement.ts';
 import type { FreeSnapshots } from '../index.ts';
+import { symbolList } from '../labels.ts';
 
 export { agreementOf } from '../agreement.ts';
 
@@ -113,6 +114,58 @@ export function joinAssets(free: FreeSnapshots): AssetView[] {
       ]),
     };
   });
+}
+
+/** What a market-wide count of `liquidity_context` rests on: which assets read thin, and which had no order book. */
+export interface LiquidityCounts {
+  /** Assets whose context is `thin`. */
+  thin: string[];
+  /** Assets with any context label. */
+  labelled: number;
+  /** Assets without a readable order book: no depth, so a label only when the spread alone reads thin. */
+  withoutBook: string[];
+  total: number;
+}
+
+export function liquidityCounts(views: readonly AssetView[]): LiquidityCounts {
+  const labelled = views.filter((v) => (v.liquidity?.liquidity_context ?? null) !== null);
+  return {
+    thin: labelled.filter((v) => v.liquidity?.liquidity_context === 'thin').map((v) => v.asset),
+    labelled: labelled.length,
+    withoutBook: views
+      .filter((v) => v.liquidity?.metrics?.spread_method !== 'order_book')
+      .map((v) => v.asset),
+    total: views.length,
+  };
+}
+
+/**
+ * Liquidity across the assets in words that say what the count rests on: the thin ones out of those with a label
+ * (marking a thin reading taken from the spread alone), and how many assets had no order book, whose depth nobody
+ * could read. Every market-wide sentence that counts thin liquidity uses it.
+ */
+export function liquiditySentence(views: readonly AssetView[]): string {
+  const c = liquidityCounts(views);
+  const noBook = new Set(c.withoutBook);
+  const thin = c.thin.map((a) => (noBook.has(a) ? `${a} (from its spread alone)` : a));
+  const share =
+    c.thin.length < c.labelled
+      ? `${c.thin.length} of the ${c.labelled} assets with a liquidity reading`
+      : c.labelled === 1
+        ? 'the only asset with a liquidity reading'
+        : `all ${c.labelled} assets with a liquidity reading`;
+  const reading =
+    c.thin.length > 0
+      ? `Liquidity reads thin for ${symbolList(thin)}: ${share}.`
+      : c.labelled > 0
+        ? `None of the ${c.labelled} assets with a liquidity reading reads thin.`
+        : 'No asset has a liquidity reading this run.';
+  const missing =
+    c.withoutBook.length > 0
+      ? ` ${c.withoutBook.length} of ${c.total} assets had no order book this run (${symbolList(c.withoutBook)}): ` +
+        'their depth could not be read, so they carry a liquidity label only when the spread alone reads thin.'
+      : '';
+  return reading + missing;
 }
 
 const READING_NAMES: Record<keyof AgreementReadings, string> = {

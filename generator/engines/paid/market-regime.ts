@@ -1,4 +1,6 @@
-// Paid market regime: the free regime reading, the factors behind its risk score as levels, and a line per asset.
+// Paid market regime: the free regime reading, risk factors read beside its risk score as levels (volatility and
+// breadth restate two of the score's parts; leverage, liquidity and data quality are context outside the score,
+// and removing them leaves the score as it is), and a line per asset.
 import { DISCLAIMER, PROJECT, SCHEMA_VERSION, type DataStatus } from '../../../schemas/common.ts';
 import type { RiskLevel } from '../../../schemas/market-regime.ts';
 import type { AssetRegime, PaidMarketRegime, RiskFactor } from '../../../schemas/paid/paid-market-regime.ts';
@@ -7,7 +9,15 @@ import { noDataLimitation } from '../asset-analysis.ts';
 import { sourceLine } from '../labels.ts';
 import type { FreeSnapshots } from '../index.ts';
 import { groupedBySymbol } from '../aggregate.ts';
-import { dataLabelOf, dataNoticeLines, levelFromCount, words, type AssetView } from './join.ts';
+import {
+  dataLabelOf,
+  dataNoticeLines,
+  levelFromCount,
+  liquidityCounts,
+  liquiditySentence,
+  words,
+  type AssetView,
+} from './join.ts';
 
 const VOLATILITY_RISK: Readonly<Record<string, RiskLevel>> = {
   calm: 'low',
@@ -58,13 +68,13 @@ function riskFactors(
     });
   } else gaps.push('No derivatives positioning was available, so leverage is missing from the risk factors.');
 
-  const thin = views.filter((v) => v.liquidity?.liquidity_context === 'thin');
-  const withLiquidity = views.filter((v) => v.liquidity?.liquidity_context).length;
-  if (withLiquidity > 0) {
+  // Counted among the assets with a liquidity reading, saying how many had no order book (join.ts).
+  const liquidity = liquidityCounts(views);
+  if (liquidity.labelled > 0) {
     factors.push({
       factor: 'liquidity',
-      level: levelFromCount(thin.length),
-      note: `${thin.length} of ${withLiquidity} assets read thin liquidity${thin.length ? ` (${thin.map((v) => v.asset).join(', ')})` : ''}.`,
+      level: levelFromCount(liquidity.thin.length),
+      note: liquiditySentence(views),
     });
   } else gaps.push('No liquidity reading was available, so liquidity is missing from the risk factors.');
 
