@@ -44,7 +44,7 @@ export const FIELD_MEANINGS_IN: Readonly<Record<string, string>> = {
   'teacher_brain.metrics':
     'the teacher’s figures over the resolved rounds of the window: hit rates, agreement, calibration, base rates',
   'status:integer': 'the HTTP status code of this answer',
-  'generator_runs.ok': 'runs that finished without failing',
+  'generator_runs.ok': 'runs whose files were published',
   'recent.kind': '`brain_call_recorded`, `round_resolved` or `round_voided` (no price to resolve with)',
   'charts.kind': 'how the chart is drawn: `bar` or `stacked-bar`',
   'columns.kind': 'type of the column’s values: `number` or `string`; a missing value is null in either',
@@ -85,7 +85,8 @@ export const FIELD_MEANINGS_IN: Readonly<Record<string, string>> = {
   'sections.id': 'stable identifier of the report section',
   'columns.key': 'the field of each row that this column shows',
   'columns.label': 'the column heading for people',
-  'generator_runs.failed': 'runs that failed and left the previous files in place',
+  'generator_runs.failed':
+    'runs that failed, or never finished (killed), and left the previous files in place',
   'endpoints.path': 'URL path of the endpoint on this site',
   'arena_resources.path': 'URL path of the arena endpoint on this site',
   'publisher.contact_url': 'how to reach the publisher who resold this report (https or mailto)',

@@ -3,10 +3,8 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { USAGE_EXIT_CODE } from '../cli-options.ts';
-import { roundAt, roundInfo } from '../engines/arena/rounds.ts';
-import { iso } from '../engines/clock.ts';
-import { count, roundTally } from './repo.ts';
-import { openArenaStore, schemaVersion, type ArenaStore } from './store.ts';
+import { openArenaStore, type ArenaStore } from './store.ts';
+import { openStoreForStatus, statusFailure, statusLines } from './status.ts';
 import { addHumanVotes, importVotesJsonl, VoteValidationError } from './votes.ts';
 import { describeRepair, repairStore } from './repair.ts';
 import { runOwner, withFileRunLock } from './lock.ts';
@@ -86,39 +84,6 @@ const importRefused = (file: string, error: VoteValidationError): RefusedInput =
     `${head}: ${error.problems.length} problems`,
     ...error.shown.map((problem) => `  ${problem}`),
   ]);
-};
-
-/** "simulated 13, replay 2": calls per recorded data mode (unknown: recorded before the store kept it). */
-const callsByMode = (store: ArenaStore): string => {
-  const rows = store.db
-    .prepare(
-      `SELECT COALESCE(data_mode, 'unknown') AS mode, COUNT(*) AS n FROM brain_predictions
-       GROUP BY data_mode ORDER BY data_mode IS NULL, data_mode`,
-    )
-    .all() as Array<{ mode: string; n: number }>;
-  return rows.length === 0 ? 'no data mode yet' : rows.map((r) => `${r.mode} ${r.n}`).join(', ');
-};
-
-const statusLines = (store: ArenaStore, now: number): string[] => {
-  const round = roundAt(now);
-  const info = roundInfo(round, now);
-  const tally = roundTally(store.db, round.id);
-  const n = (sql: string) => count(store.db, sql);
-  const lock = store.db.prepare('SELECT owner, expires_at_ms FROM run_lock WHERE id = 1').get() as
-    { owner: string; expires_at_ms: number } | undefined;
-  return [
-    `store: ${store.path} (schema version ${schemaVersion(store)})`,
-    `open round: ${info.round_id} ${info.start} to ${info.end}, ${info.timer} left`,
-    `votes in this round: ${tally.human} human, ${tally.synthetic} synthetic`,
-    `brain calls: ${n('SELECT COUNT(*) AS n FROM brain_predictions')} ` +
-      `(${n('SELECT COUNT(*) AS n FROM brain_predictions WHERE replayed = 1')} replayed; ${callsByMode(store)})`,
-    `outcomes: ${n("SELECT COUNT(*) AS n FROM outcomes WHERE status = 'resolved'")} resolved, ` +
-      `${n("SELECT COUNT(*) AS n FROM outcomes WHERE status = 'voided'")} voided; ` +
-      `lessons: ${n('SELECT COUNT(*) AS n FROM lessons')}`,
-    `generator runs: ${n("SELECT COUNT(*) AS n FROM run_log WHERE status = 'ok'")} ok, ` +
-      `${n("SELECT COUNT(*) AS n FROM run_log WHERE status = 'failed'")} failed`,
-    lock ? `run lock: held by ${lock.owner} until ${iso(lock.expires_at_ms)}` : 'run lock: free',
-  ];
 };
 
 /**
@@ -204,9 +169,27 @@ export function registerArenaCommands(program: Command, deps: ArenaCommandDeps):
     .description('show the last run, the open round, counts and the run lock')
     .action(
       guarded(deps, () => {
+        const file = deps.storePath();
         // First, so that it shows even when the store cannot be opened.
-        out(lastRunLine(dirname(deps.storePath())));
-        for (const line of withStore(deps, (store) => statusLines(store, now()))) out(line);
+        out(lastRunLine(dirname(file)));
+        // Read-only: no store is created where there is none, none migrated, no write access needed.
+        const opened = (() => {
+          try {
+            return openStoreForStatus(file);
+          } catch (error) {
+            throw statusFailure(file, error);
+          }
+        })();
+        let lines: string[];
+        try {
+          for (const note of opened.notes) (deps.err ?? console.error)(`emi arena: ${note}`);
+          lines = statusLines(opened, now());
+        } catch (error) {
+          throw statusFailure(file, error); // a store damaged beyond its first page fails while read
+        } finally {
+          opened.store.close();
+        }
+        for (const line of lines) out(line);
       }),
     );
 }

@@ -7,6 +7,7 @@ import { open, readFile, rm, stat, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { iso } from '../engines/clock.ts';
+import { beginRun, markUnfinishedRuns, runDetail, settleRun } from './run-log.ts';
 import type { ArenaStore } from './store.ts';
 
 /** A lock whose heartbeat is older than this is abandoned (the holder renews it every HEARTBEAT_EVERY_MS). */
@@ -97,6 +98,33 @@ function describeOwner(owner: string): string {
   return parsed ? `pid ${parsed.pid} on ${parsed.host}` : owner;
 }
 
+/**
+ * A held run lock in words, for `emi arena status`: its holder, its heartbeat, and whether the next run takes it
+ * over (on the same terms as acquireRunLock) or the holder is still running.
+ */
+export function describeHeldLock(
+  owner: string,
+  expiresAtMs: number,
+  now: number,
+  isAlive: (pid: number) => boolean = processIsAlive,
+): string {
+  const held = `held by ${describeOwner(owner)}, heartbeat valid until ${iso(expiresAtMs)}`;
+  const reason = abandonment({ owner, acquired_at_ms: 0, expires_at_ms: expiresAtMs }, now, isAlive);
+  if (reason !== null) return `${held}: ${reason}; the next run takes it over`;
+  const parsed = parseOwner(owner);
+  return parsed && parsed.host !== os.hostname()
+    ? `${held}: a run on another host (its process cannot be checked from here)`
+    : `${held}: a run in progress`;
+}
+
+/** Whether the lock's holder is still running, as far as this host can tell (see abandonment). */
+export const holderAlive = (
+  owner: string,
+  expiresAtMs: number,
+  now: number,
+  isAlive: (pid: number) => boolean = processIsAlive,
+): boolean => abandonment({ owner, acquired_at_ms: 0, expires_at_ms: expiresAtMs }, now, isAlive) === null;
+
 export const acquireRunLock = (store: ArenaStore, owner: string, opts: LockOptions = {}): void => {
   const now = (opts.now ?? Date.now)();
   const ttl = opts.ttlMs ?? DEFAULT_LOCK_TTL_MS;
@@ -115,6 +143,8 @@ export const acquireRunLock = (store: ArenaStore, owner: string, opts: LockOptio
       }
       tookOver = `took over the run lock of ${describeOwner(held.owner)}: ${reason}`;
     }
+    // No other run can be publishing now: a run-log row still pending is a run that never came back.
+    markUnfinishedRuns(store.db, owner, now);
     store.db
       .prepare(
         `INSERT INTO run_lock (id, owner, acquired_at_ms, expires_at_ms) VALUES (1, ?, ?, ?)
@@ -145,10 +175,10 @@ export const releaseRunLock = (store: ArenaStore, owner: string): void => {
  * While nobody else manages shutdown (a one-off `emi generate`), SIGINT and SIGTERM release the lock before the
  * process ends the way the signal asks. Under `emi up` / `emi schedule` their own handler lets the run finish.
  */
-function releaseOnSignals(release: () => void): () => void {
+function releaseOnSignals(release: (signal?: NodeJS.Signals) => void): () => void {
   const signals = (['SIGINT', 'SIGTERM'] as const).filter((s) => process.listenerCount(s) === 0);
   const handler = (signal: NodeJS.Signals) => {
-    release();
+    release(signal);
     for (const s of signals) process.removeListener(s, handler);
     process.kill(process.pid, signal);
   };
@@ -158,7 +188,11 @@ function releaseOnSignals(release: () => void): () => void {
   };
 }
 
-/** Runs fn while holding the store's run lock; refuses with ArenaStoreBusyError if another live run holds it. */
+/**
+ * Runs fn while holding the store's run lock; refuses with ArenaStoreBusyError if another live run holds it. The
+ * run-log rows an arena step writes meanwhile (pending) are settled before the lock is released: 'ok' when fn
+ * returns (the run published), 'failed' with the cause when it throws or SIGINT/SIGTERM stops it (run-log.ts).
+ */
 export const withRunLock = async <T>(
   store: ArenaStore,
   owner: string,
@@ -166,11 +200,14 @@ export const withRunLock = async <T>(
   opts: LockOptions = {},
 ): Promise<T> => {
   acquireRunLock(store, owner, opts);
+  beginRun(store, owner);
   let released = false;
-  const release = () => {
+  const release = (signal?: NodeJS.Signals) => {
     if (released) return;
     released = true;
     clearInterval(heartbeat);
+    // Settled first, while the lock is ours: a row left pending under a free lock would read as a dead run's.
+    if (signal) settleRun(store, { status: 'failed', detail: `stopped by ${signal} before it finished` });
     try {
       if (store.db.open) releaseRunLock(store, owner);
     } catch (error) {
@@ -185,11 +222,24 @@ export const withRunLock = async <T>(
     if (store.db.open) renewRunLock(store, owner, opts);
   }, HEARTBEAT_EVERY_MS);
   heartbeat.unref();
-  return holdWhile(release, fn);
+  return holdWhile(release, async () => {
+    let value: T;
+    try {
+      value = await fn();
+    } catch (error) {
+      settleRun(store, { status: 'failed', detail: runDetail(error) });
+      throw error;
+    }
+    settleRun(store, { status: 'ok' });
+    return value;
+  });
 };
 
-/** Runs `fn` holding a lock: released when it ends, or on SIGINT/SIGTERM on the way out. */
-async function holdWhile<T>(release: () => void, fn: () => T | Promise<T>): Promise<T> {
+/** Runs `fn` holding a lock: released when it ends, or on SIGINT/SIGTERM (given to `release`) on the way out. */
+async function holdWhile<T>(
+  release: (signal?: NodeJS.Signals) => void,
+  fn: () => T | Promise<T>,
+): Promise<T> {
   const stopWatching = releaseOnSignals(release);
   try {
     return await fn();

@@ -117,4 +117,30 @@ export const MIGRATIONS: readonly Migration[] = [
             AND r.mode NOT IN ('simulated', 'replay', 'live'));
     `,
   },
+  {
+    version: 3,
+    name: 'run log says how each run ended: pending while it publishes, then ok, failed or unfinished',
+    // A run's row is written 'pending' with its arena step and settled to 'ok' or 'failed' once its files are
+    // published or not (run-log.ts); one never settled (its process was killed) is marked 'unfinished' by the next
+    // run. arena_step: whether the run's arena step committed (its calls, votes and outcomes are in the store),
+    // whatever became of its files. Rows written before this migration stay as they were recorded: 'ok' then meant
+    // that the arena step committed, not that the files were published.
+    sql: `
+      CREATE TABLE run_log_v3 (
+        id INTEGER PRIMARY KEY,
+        owner TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        as_of_ms INTEGER NOT NULL,
+        finished_at_ms INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'ok', 'failed', 'unfinished')),
+        detail TEXT,
+        arena_step INTEGER NOT NULL CHECK (arena_step IN (0, 1))
+      );
+      INSERT INTO run_log_v3 (id, owner, mode, as_of_ms, finished_at_ms, status, detail, arena_step)
+        SELECT id, owner, mode, as_of_ms, finished_at_ms, status, detail, status = 'ok' FROM run_log;
+      DROP TABLE run_log;
+      ALTER TABLE run_log_v3 RENAME TO run_log;
+      CREATE INDEX run_log_pending ON run_log (status) WHERE status = 'pending';
+    `,
+  },
 ];

@@ -288,23 +288,36 @@ export const leftOutRounds = (db: Db, sinceMs: number, untilMs: number, mode: Da
 export const count = (db: Db, sql: string, ...params: unknown[]): number =>
   (db.prepare(sql).get(...params) as { n: number | null }).n ?? 0;
 
+/** How a run ended, as the run log says (see run-log.ts). */
+export type RunStatus = 'pending' | 'ok' | 'failed' | 'unfinished';
+
 export interface RunRecord {
   owner: string;
   mode: string;
   asOf: number;
   finishedAt: number;
-  status: 'ok' | 'failed';
+  status: RunStatus;
   detail: string | null;
+  /** Whether the run's arena step committed (its records are in the store), whatever became of its files. */
+  arenaStep: boolean;
 }
 
-/** Whether a run finished its arena step ('ok') with a market time in [fromMs, toMs]. */
-export const okRunBetween = (db: Db, fromMs: number, toMs: number): boolean =>
+/**
+ * Whether a run's arena step committed with a market time in [fromMs, toMs]: it saw the market then, whether or not
+ * its files were published afterwards (its records are in the store either way).
+ */
+export const steppedRunBetween = (db: Db, fromMs: number, toMs: number): boolean =>
   db
-    .prepare("SELECT 1 FROM run_log WHERE status = 'ok' AND as_of_ms >= ? AND as_of_ms <= ? LIMIT 1")
+    .prepare('SELECT 1 FROM run_log WHERE arena_step = 1 AND as_of_ms >= ? AND as_of_ms <= ? LIMIT 1')
     .get(fromMs, toMs) !== undefined;
 
-export const logRun = (db: Db, r: RunRecord): void => {
-  db.prepare(
-    'INSERT INTO run_log (owner, mode, as_of_ms, finished_at_ms, status, detail) VALUES (?, ?, ?, ?, ?, ?)',
-  ).run(r.owner, r.mode, r.asOf, r.finishedAt, r.status, r.detail);
-};
+/** Writes one run-log row; returns its id. */
+export const logRun = (db: Db, r: RunRecord): number =>
+  Number(
+    db
+      .prepare(
+        `INSERT INTO run_log (owner, mode, as_of_ms, finished_at_ms, status, detail, arena_step)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(r.owner, r.mode, r.asOf, r.finishedAt, r.status, r.detail, flag(r.arenaStep)).lastInsertRowid,
+  );

@@ -24,10 +24,11 @@ import {
   fillStartPrice,
   leftOutRounds,
   logRun,
-  okRunBetween,
   resolvedRounds,
+  steppedRunBetween,
   unresolvedEndedRounds,
 } from './repo.ts';
+import { activeRun, runDetail } from './run-log.ts';
 import { addSyntheticCrowd, recordRoundCall, settleRound } from './settle.ts';
 import { voterSalt, type ArenaStore } from './store.ts';
 import { readArenaView } from './view.ts';
@@ -55,7 +56,7 @@ export interface ArenaStepInput {
    */
   referencePrices?: Record<string, number | null>;
   clock: RunClock;
-  /** Written to the run log. */
+  /** Written to the run log; default the owner of the run lock held on the store (withRunLock). */
   owner?: string;
   /** Test seam: runs inside the transaction after every write, before the bodies are built and committed. */
   onBeforeCommit?: () => void;
@@ -86,7 +87,7 @@ const voidReasonFor = (
   const lateMs = asOf - end;
   if (lateMs > RESOLVE_WINDOW_MINUTES * MINUTE_MS) {
     // Runs came in time but none had a price from at or after the end: they waited, and the window is over.
-    return okRunBetween(db, end, end + RESOLVE_WINDOW_MINUTES * MINUTE_MS)
+    return steppedRunBetween(db, end, end + RESOLVE_WINDOW_MINUTES * MINUTE_MS)
       ? NO_END_PRICE
       : `the first run after the round end came ${Math.floor(lateMs / 1000)} s late`;
   }
@@ -116,7 +117,11 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
     const at = priceTimeOf(asset);
     return price !== null && at !== null && at >= notBefore ? price : null;
   };
-  const owner = input.owner ?? 'arena-step';
+  // Under the run lock the step's run-log row stays pending until the lock settles it, once publishing ended (see
+  // run-log.ts); without it (nothing the store knows of publishes) the row says ok at once.
+  const run = activeRun(store);
+  const owner = input.owner ?? run?.owner ?? 'arena-step';
+  let logged: number | null = null;
   // A round with no call yet, or one recorded in this run's mode: the synthetic crowd votes only in those.
   const ownsOrFree = (roundId: string) => {
     const call = brainCallFor(db, roundId);
@@ -156,16 +161,35 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
       });
     }
 
-    logRun(db, { owner, mode, asOf, finishedAt: input.clock.generatedAt, status: 'ok', detail: null });
+    const status = run ? 'pending' : 'ok';
+    const id = logRun(db, {
+      owner,
+      mode,
+      asOf,
+      finishedAt: input.clock.generatedAt,
+      status,
+      detail: null,
+      arenaStep: true,
+    });
     input.onBeforeCommit?.();
-    return validated(buildArenaBodies(readArenaView(store, input)));
+    // The statistics count this run as ok: its files, these among them, are only ever served if it publishes.
+    const bodies = validated(buildArenaBodies(readArenaView(store, { ...input, thisRun: id })));
+    logged = run ? id : null;
+    return bodies;
   });
 
   try {
-    return step.immediate();
+    const bodies = step.immediate();
+    if (logged !== null) run?.pending.push(logged);
+    return bodies;
   } catch (error) {
-    const detail = error instanceof Error ? error.message.slice(0, 500) : String(error);
-    logRun(db, { owner, mode, asOf, finishedAt: input.clock.generatedAt, status: 'failed', detail });
+    const detail = runDetail(error);
+    try {
+      const record = { owner, mode, asOf, finishedAt: input.clock.generatedAt, detail };
+      logRun(db, { ...record, status: 'failed', arenaStep: false });
+    } catch {
+      // A store that cannot take even this row (a full disk): the step's own error says more.
+    }
     throw error;
   }
 };

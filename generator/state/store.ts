@@ -13,7 +13,10 @@ export interface ArenaStore {
   close(): void;
 }
 
-const migrate = (db: Database.Database): void => {
+/** The schema version this code writes: the last migration's. */
+export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
+
+export const migrate = (db: Database.Database): void => {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
   const apply = db.transaction((m: (typeof MIGRATIONS)[number]) => {

@@ -18,6 +18,7 @@ import {
   resolvedRounds,
   roundTally,
 } from './repo.ts';
+import { runCounts } from './run-log.ts';
 import { schemaVersion, type ArenaStore } from './store.ts';
 
 const DAY_MS = 86_400_000;
@@ -69,6 +70,8 @@ export interface ViewInput {
   clock: RunClock;
   brainCalls: BrainCall[];
   prices: Record<string, number | null>;
+  /** The run-log row of the run building the view: counted ok while pending (its files land only if it publishes). */
+  thisRun?: number | null;
 }
 
 export const readArenaView = (store: ArenaStore, input: ViewInput): ArenaView => {
@@ -84,9 +87,12 @@ export const readArenaView = (store: ArenaStore, input: ViewInput): ArenaView =>
   const byPrediction = (p: string) => count(db, `SELECT COUNT(*) AS n ${calls} AND p.prediction = ?`, p);
   const byOutcome = (o: string) =>
     count(db, `SELECT COUNT(*) AS n ${outcomes} AND o.status = 'resolved' AND o.outcome = ?`, o);
-  const runs = (status: string) => count(db, 'SELECT COUNT(*) AS n FROM run_log WHERE status = ?', status);
   const since = asOf - WINDOW_DAYS * DAY_MS;
   const recordedCall = brainCallFor(db, round.id);
+  const runs = runCounts(db, input.thisRun ?? null);
+  // Pending rows of other runs: none under the run lock (the run that takes it marks them unfinished); any other
+  // has not recorded that it published, so it is not counted ok.
+  const unfinished = runs.unfinished + runs.pending;
   return {
     mode,
     clock: input.clock,
@@ -139,15 +145,12 @@ export const readArenaView = (store: ArenaStore, input: ViewInput): ArenaView =>
       ),
     },
     runs: {
-      total: count(db, 'SELECT COUNT(*) AS n FROM run_log'),
-      ok: runs('ok'),
-      failed: runs('failed'),
-      lastRunAt: (db.prepare('SELECT MAX(finished_at_ms) AS n FROM run_log').get() as { n: number | null }).n,
-      lastOkAt: (
-        db.prepare("SELECT MAX(finished_at_ms) AS n FROM run_log WHERE status = 'ok'").get() as {
-          n: number | null;
-        }
-      ).n,
+      total: runs.total,
+      ok: runs.ok + (runs.thisRunPending ? 1 : 0),
+      failed: runs.failed + unfinished,
+      unfinished,
+      lastRunAt: runs.lastRunAt,
+      lastOkAt: runs.lastOkAt,
     },
     schemaVersion: schemaVersion(store),
   };

@@ -56,6 +56,13 @@ const leftOutNote = (v: ArenaView): string => {
   );
 };
 
+/** How the run counts read: the file's own run, and the runs that never said how they ended. */
+const runsNote = (unfinished: number): string =>
+  'api_ecosystem.generator_runs counts this run as ok (this file is served only once its run published all its ' +
+  `files); generator_runs.failed includes ${unfinished} ${unfinished === 1 ? 'run' : 'runs'} that never finished ` +
+  `(stopped, e.g. killed, before recording whether ${unfinished === 1 ? 'its' : 'their'} files were published; ` +
+  'counted by the next run).';
+
 const PRIVACY_NOTE =
   'Voter ids are stored only as salted HMAC-SHA256 hashes and are never published; every resource shows counts only.';
 
@@ -240,6 +247,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
     },
     developer_note:
       'Counts and track records read from the arena store when this file was generated; nothing here is estimated. ' +
+      `${runsNote(v.runs.unfinished)} ` +
       'Every rate carries its n and is withheld below teacher_brain.metrics.min_sample rounds. Replayed (backfill) ' +
       'and synthetic records are counted separately: arena.rounds_with_votes and arena.votes_total include the ' +
       'synthetic crowd of simulated mode, arena.rounds_with_human_votes and arena.vote_sources.human_votes count ' +
@@ -268,6 +276,13 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       ? ['Replayed rounds are present: they come from a backfill of the simulated market.']
       : []),
     ...(v.leftOut.rounds > 0 ? [leftOutNote(v)] : []),
+    ...(v.runs.unfinished > 0
+      ? [
+          `${v.runs.unfinished} generator ${v.runs.unfinished === 1 ? 'run' : 'runs'} never finished (stopped ` +
+            `before recording whether ${v.runs.unfinished === 1 ? 'its' : 'their'} files were published): ` +
+            'counted in system_integrity.runs_failed.',
+        ]
+      : []),
   ];
   const sharedIntelligenceBody: SharedIntelligenceResponse = {
     ...envelope,

@@ -75,6 +75,15 @@ export interface ArenaView {
     votes: VoteTally;
     distinctHumanVoters: number;
   };
-  runs: { total: number; ok: number; failed: number; lastRunAt: number | null; lastOkAt: number | null };
+  runs: {
+    total: number;
+    ok: number;
+    /** Failed runs, the unfinished ones included. */
+    failed: number;
+    /** Of the failed, runs that ended before they recorded whether they published (killed). */
+    unfinished: number;
+    lastRunAt: number | null;
+    lastOkAt: number | null;
+  };
   schemaVersion: number;
 }

@@ -1,0 +1,132 @@
+// The run log says how each generator run that reached the arena store ended. A run under the run lock (withRunLock)
+// writes its row 'pending' in its arena step's transaction, and the lock settles it when the run ends: 'ok' when the
+// run returned (its files were published), 'failed' with the cause when it threw or a signal stopped it. A row
+// still 'pending' when the next run takes the lock belongs to a run that never came back (kill -9, a power loss, a
+// store it could no longer write): that run marks it 'unfinished'. A step run without the lock (a library caller
+// that publishes nothing the store knows of) writes 'ok' at once, as the log did before.
+import type Database from 'better-sqlite3';
+import { iso } from '../engines/clock.ts';
+import type { ArenaStore } from './store.ts';
+
+type Db = Database.Database;
+
+/** The run holding the run lock on a store, in this process, and the run-log rows it wrote pending. */
+interface ActiveRun {
+  owner: string;
+  pending: number[];
+}
+
+const active = new WeakMap<ArenaStore, ActiveRun>();
+
+/** Called by withRunLock once it holds the lock: arena steps on this store now belong to `owner`'s run. */
+export const beginRun = (store: ArenaStore, owner: string): void => {
+  active.set(store, { owner, pending: [] });
+};
+
+/** The run in progress on this store in this process (under withRunLock), if any. */
+export const activeRun = (store: ArenaStore): ActiveRun | undefined => active.get(store);
+
+/** How a run ended, for settleRun. */
+export type RunEnd = { status: 'ok' } | { status: 'failed'; detail: string };
+
+/** One line of at most 500 characters: the run log keeps the cause, stderr the whole message. */
+export const runDetail = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ').slice(0, 500);
+
+/**
+ * Settles the rows the store's active run wrote pending, and ends the run. Never throws: a store that can no
+ * longer be written (a disk that filled) must not turn the run's own outcome into this error; it is said in one
+ * line, and the next run marks the rows unfinished.
+ */
+export function settleRun(
+  store: ArenaStore,
+  end: RunEnd,
+  notice: (line: string) => void = (line) => console.error(`emi: ${line}`),
+): void {
+  const run = active.get(store);
+  active.delete(store);
+  if (!run || run.pending.length === 0) return;
+  const detail = end.status === 'ok' ? null : end.detail;
+  try {
+    if (!store.db.open) throw new Error('the store was closed before the run ended');
+    const update = store.db.prepare(
+      "UPDATE run_log SET status = ?, detail = ? WHERE id = ? AND status = 'pending'",
+    );
+    store.db
+      .transaction(() => {
+        for (const id of run.pending) update.run(end.status, detail, id);
+      })
+      .immediate();
+  } catch (error) {
+    const outcome = end.status === 'ok' ? 'published' : 'failed';
+    notice(
+      `the run log could not record that this run ${outcome} (${runDetail(error)}): ` +
+        'the next run records it as unfinished',
+    );
+  }
+}
+
+/** What an unfinished row says: the run never recorded how publishing ended. */
+export const UNFINISHED_DETAIL =
+  'the run ended before it recorded whether its files were published (killed, or the store could not be written ' +
+  'then); its arena records were kept';
+
+/**
+ * Marks 'unfinished' the pending rows of runs other than `owner`'s; run by the run that takes the lock, in the
+ * lock's transaction: no other run can still be publishing then. Returns how many.
+ */
+export const markUnfinishedRuns = (db: Db, owner: string, now: number): number =>
+  db
+    .prepare(
+      `UPDATE run_log SET status = 'unfinished', detail = ? || ' (run ' || owner || ', found at ' || ? || ')'
+       WHERE status = 'pending' AND owner != ?`,
+    )
+    .run(UNFINISHED_DETAIL, iso(now), owner).changes;
+
+/** The run log in figures. `thisRun`: the row of the run asking (pending while it publishes), counted apart. */
+export interface RunCounts {
+  total: number;
+  ok: number;
+  failed: number;
+  unfinished: number;
+  /** Pending rows other than thisRun: runs still publishing, or dead ones no run has marked yet. */
+  pending: number;
+  /** Whether thisRun is a pending row. */
+  thisRunPending: boolean;
+  lastRunAt: number | null;
+  /** The newest ok row's time; thisRun's when it is pending (it counts once its files land). */
+  lastOkAt: number | null;
+}
+
+export function runCounts(db: Db, thisRun: number | null = null): RunCounts {
+  const row = db
+    .prepare(
+      `SELECT COUNT(*) AS total,
+         COALESCE(SUM(status = 'ok'), 0) AS ok,
+         COALESCE(SUM(status = 'failed'), 0) AS failed,
+         COALESCE(SUM(status = 'unfinished'), 0) AS unfinished,
+         COALESCE(SUM(status = 'pending' AND id IS NOT ?), 0) AS pending,
+         COALESCE(SUM(status = 'pending' AND id IS ?), 0) AS this_run,
+         MAX(finished_at_ms) AS last_run,
+         MAX(CASE WHEN status = 'ok' OR (status = 'pending' AND id IS ?) THEN finished_at_ms END) AS last_ok
+       FROM run_log`,
+    )
+    .get(thisRun, thisRun, thisRun) as Record<string, number | null>;
+  return {
+    total: row.total ?? 0,
+    ok: row.ok ?? 0,
+    failed: row.failed ?? 0,
+    unfinished: row.unfinished ?? 0,
+    pending: row.pending ?? 0,
+    thisRunPending: (row.this_run ?? 0) > 0,
+    lastRunAt: row.last_run ?? null,
+    lastOkAt: row.last_ok ?? null,
+  };
+}
+
+/** The pending rows' owners (for `emi arena status`: a live run's, or a dead one's). */
+export const pendingRuns = (db: Db): Array<{ id: number; owner: string }> =>
+  db.prepare("SELECT id, owner FROM run_log WHERE status = 'pending' ORDER BY id").all() as Array<{
+    id: number;
+    owner: string;
+  }>;
