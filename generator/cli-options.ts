@@ -1,5 +1,6 @@
 // Parsers for command-line values: each turns bad input into one clear sentence, and a usage error (exit code 2).
 import { InvalidArgumentError } from 'commander';
+import { statSync } from 'node:fs';
 import { baseUrlProblem } from './discovery/urls.ts';
 
 /** Exit code of a usage mistake: a bad option value, a bad configuration (see config-file.ts). */
@@ -102,6 +103,20 @@ export function parseCount(value: string): number {
     throw usageError(`"${value}" is not a whole number.`);
   }
   return n;
+}
+
+/**
+ * What is wrong with a folder an option names for reading: `missing` (nothing there, or a file in its path),
+ * `not a folder` (something else there), or null: a folder, or a path that cannot be looked at (the command then
+ * says why when it reads it).
+ */
+export function folderProblem(path: string): 'missing' | 'not a folder' | null {
+  try {
+    return statSync(path).isDirectory() ? null : 'not a folder';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : null;
+  }
 }
 
 /** The value as it may be shown: a password (or user name) in it is never echoed to a terminal or a log. */

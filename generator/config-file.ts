@@ -1,10 +1,11 @@
 // Checks an operator's configuration before a command does anything: the --config file (or EMI_CONFIG) exists, is
 // JSON, has only known keys and valid source settings; the source settings of the environment are valid for a
-// command that collects, with or without a file; the paywall's settings (options and EMI_* variables) for a command
-// that starts it; a --cron expression is valid; a run's --source, --record and --replay agree; the folders the
-// command writes to are writable. Any problem is one line on stderr and exit code 2, before anything is written,
-// except a folder this user may not write to: a fault of the machine, not of the command line (exit 1, see
-// configurationHook).
+// command that collects, with or without a file; the history retention of the environment for a command that
+// appends to the history; the paywall's settings (options and EMI_* variables) for a command that starts it; a
+// --cron expression is valid; a run's (and `emi sources check`'s) --source, --record and --replay agree; the
+// folders the command writes to are writable. Any problem is one line on stderr and exit code 2, before anything
+// is written, except a folder this user may not write to: a fault of the machine, not of the command line (exit 1,
+// see configurationHook).
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { stateFolder } from './defaults.ts';
@@ -82,6 +83,9 @@ const RUN_COMMANDS: readonly string[] = ['generate', 'schedule', 'up'];
 
 /** The commands that collect market data, and so read the source settings (a file's and the environment's). */
 const COLLECTING_COMMANDS: readonly string[] = [...RUN_COMMANDS, 'sources check'];
+
+/** The commands that append rows to the published history (api/history/), and so read its retention. */
+const APPENDS_HISTORY: readonly string[] = [...RUN_COMMANDS, 'backfill'];
 
 /** The commands that start the paywall in this process (`emi mcp` unless it forwards to --paywall-url). */
 const startsPaywall = (path: string, opts: Record<string, unknown>): boolean =>
@@ -176,7 +180,13 @@ export async function checkCommandConfiguration(
   if (command.name() === 'generate' && opts.baseUrl !== undefined && opts.dist === undefined) {
     throw new Error('--base-url is for the build after the run: it goes with --dist');
   }
-  if (hasOption(command, '--record') && typeof opts.source === 'string') {
+  // The history's retention, read when a run appends its rows: a bad value would fail every run (every tick of
+  // `emi schedule`) after the run had started and recorded itself, so it is a usage mistake said here instead.
+  if (APPENDS_HISTORY.includes(path)) (await import('./history/store.ts')).retentionFromEnv(env);
+  // The collection deadline, likewise (`emi up` would otherwise say so only at its first run, after backfill).
+  if (RUN_COMMANDS.includes(path)) (await import('./cycle.ts')).collectDeadlineFromEnv(env);
+  // `emi sources check` takes --source and --replay (not --record): the same rules as a run.
+  if ((hasOption(command, '--record') || hasOption(command, '--replay')) && typeof opts.source === 'string') {
     // A usage mistake, not a failed run: said before a run is recorded (market-source.ts loads only here).
     const { sourceFlagsProblem } = await import('./market-source.ts');
     const problem = sourceFlagsProblem(opts.source, {
@@ -202,7 +212,8 @@ export async function configurationHook(_program: Command, command: Command): Pr
     await checkCommandConfiguration(command);
   } catch (error) {
     if (isPermissionFault(error)) {
-      if (command.name() === 'generate') return;
+      // `emi generate` records its failure where it can; `emi arena status` only reads (state/status.ts).
+      if (command.name() === 'generate' || commandPath(command) === 'arena status') return;
       throw error;
     }
     command.error(`emi: ${(error as Error).message.split('\n')[0]}`, {

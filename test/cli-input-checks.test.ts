@@ -370,7 +370,8 @@ describe('emi build', () => {
     expect((await run(dir, ['generate', '--as-of', '2026-11-21T12:00:00Z'])).code).toBe(0);
     await mkdir(join(dir, 'empty'));
     const result = await run(dir, ['build', '--site', 'empty', '--base-url', 'https://x.example']);
-    expect(result.code).toBe(1);
+    // A bad option value (README: exit 2 for a bad option value), said before anything is written.
+    expect(result.code).toBe(2);
     expect(errorLines(result)).toHaveLength(1);
     expect(errorLines(result)[0]).toMatch(
       /^emi: refusing to build: .*empty is not a site folder \(no index\.njk, /,

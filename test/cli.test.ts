@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -89,6 +89,8 @@ describe('emi command line', () => {
 
   it('refuses to build a site from a folder without valid published files, and writes no output', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'emi-cli-'));
+    // A folder that exists (one that does not is a bad --published value, exit 2: cli-config-checks.test.ts).
+    await mkdir(join(dir, 'empty'));
     const result = await emi([
       'build',
       '--published',

@@ -103,11 +103,65 @@ export const venueUrlEnvName = (venue: VenueId): string =>
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** Edit distance (insertions, deletions, substitutions) between two names. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * The known names `name` was probably meant to be: the same name in upper case or with `_` for `-`, names it is
+ * the start of (EMI_VENUE_URL_BINANCE: BINANCE_SPOT, BINANCE_USDM), else the nearest within two edits.
+ */
+function closeNames(name: string, known: readonly string[], prefix: string): string[] {
+  const typed = name.slice(prefix.length).toUpperCase().replace(/-/g, '_');
+  const suffixes = known.map((k) => k.slice(prefix.length));
+  const exact = suffixes.filter((s) => s === typed || s.replace(/_/g, '') === typed.replace(/_/g, ''));
+  if (exact.length > 0) return exact.map((s) => prefix + s);
+  const extended = suffixes.filter((s) => s.startsWith(`${typed}_`));
+  if (typed && extended.length > 0) return extended.map((s) => prefix + s);
+  const distances = suffixes.map((s) => editDistance(typed, s));
+  const nearest = Math.min(...distances);
+  return nearest <= 2 ? suffixes.filter((_, i) => distances[i] === nearest).map((s) => prefix + s) : [];
+}
+
+/**
+ * Throws on a set variable that starts with `prefix` but is none of `known` (a typo would otherwise be ignored, while
+ * the same typo in the file is refused): one line naming the close matches and the known names.
+ */
+function refuseUnknownNames(env: Env, prefix: string, known: readonly string[], kind: string): void {
+  const unknown = Object.keys(env)
+    .filter((name) => name.startsWith(prefix) && env[name] && !known.includes(name))
+    .sort();
+  const [first] = unknown;
+  if (first === undefined) return;
+  const close = closeNames(first, known, prefix);
+  const hint = close.length > 0 ? ` (did you mean ${close.join(' or ')}?)` : '';
+  const more = unknown.length > 1 ? ` (and ${unknown.slice(1).join(', ')})` : '';
+  throw new Error(
+    `invalid source configuration in environment: unknown variable ${first}${hint}${more}; ` +
+      `the ${kind} variables are ${known.join(', ')}`,
+  );
+}
+
 const numberFrom = (value: string | undefined): number | undefined =>
   value === undefined || value.trim() === '' ? undefined : Number(value);
 
 /** The environment's settings, in the file's shape (so the same schema checks them). */
 export function configFromEnv(env: Env): SourcesConfigInput {
+  refuseUnknownNames(env, 'EMI_VENUE_URL_', VENUE_IDS.map(venueUrlEnvName), 'venue URL');
+  refuseUnknownNames(env, 'EMI_SOURCE_ORDER_', SECTION_NAMES.map(orderEnvName), 'source order');
   const order = Object.fromEntries(
     SECTION_NAMES.flatMap((section) => {
       const value = env[orderEnvName(section)];
