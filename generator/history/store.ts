@@ -2,7 +2,11 @@
 // twin), `latest.json`/`latest.csv` (the last rows across days) and `api/history/index.json`. A day is over once a
 // later day has a file: its file never changes again (a backfill may still create a day that has none), so a host
 // may cache a finished day for a long time. The history's own newest day, not the wall clock, closes days and
-// counts retention, so replaying a past period behaves as it did live. Every file is replaced atomically.
+// counts retention, so replaying a past period behaves as it did live; but only a day that has begun by the wall
+// clock counts: a row for a later day (a run with a future as-of) is refused and makes no file, and a day file made
+// by a clock that ran ahead closes no day, counts for no retention and stays out of `latest.*` until its day begins
+// (it is kept, listed in the index, and named in the result), so it never makes the true current day unwritable
+// nor removes its past. Every file is replaced atomically.
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EDUCATIONAL_NOTICE } from '../../schemas/common.ts';
@@ -36,8 +40,13 @@ export interface HistoryStoreOptions {
   root: string;
   /** Days of day files kept; older ones are deleted. Default 400. */
   retentionDays?: number;
-  /** Wall clock (ms): rows for a day that has not begun are refused. */
+  /**
+   * Wall clock (ms), never a run's as-of: rows for a day that has not begun by it are refused, and day files of
+   * such days close no day and count for no retention. Default: `Date.now()`.
+   */
   now?: number;
+  /** The run's own time (its `generated_at`), written as the index's `updated_utc`. Default: `now`. */
+  updatedAt?: number;
 }
 
 export interface RefusedRow {
@@ -51,6 +60,11 @@ export interface AppendResult {
   refused: RefusedRow[];
   /** Day files deleted by retention, as `<resource>/<date>`. */
   removed: string[];
+  /**
+   * Day files of days that have not begun by the wall clock (a clock that ran ahead wrote them), as
+   * `<resource>/<date>`: kept, but closing no day and counting for no retention until their day begins.
+   */
+  ahead: string[];
 }
 
 const DAY_MS = 86_400_000;
@@ -244,15 +258,19 @@ async function writeLatest(
 const oldestKeptAfter = (newestDay: string, retentionDays: number) =>
   utcDay(Date.parse(`${newestDay}T00:00:00.000Z`) - retentionDays * DAY_MS);
 
-/** Deletes the day files (of `days`, oldest first) older than `retentionDays` before the newest one. */
+/**
+ * Deletes the day files (of `days`, oldest first) older than `retentionDays` before the newest one that has begun
+ * by the wall clock (`today`): a day file of a clock that ran ahead never removes the past.
+ */
 async function applyRetention(
   root: string,
   id: HistoryResourceId,
   days: readonly string[],
   retentionDays: number,
+  today: string,
 ): Promise<{ kept: string[]; removed: string[] }> {
-  const newest = days.at(-1);
-  if (!newest) return { kept: [], removed: [] };
+  const newest = days.filter((day) => day <= today).at(-1);
+  if (!newest) return { kept: [...days], removed: [] };
   const oldestKept = oldestKeptAfter(newest, retentionDays);
   const removed: string[] = [];
   for (const day of days.filter((d) => d < oldestKept)) {
@@ -312,10 +330,11 @@ async function appendResource(
   retentionDays: number,
   makeFolder: MakeFolder,
 ): Promise<AppendResult & { days: string[] }> {
-  const result: AppendResult = { appended: 0, refused: [], removed: [] };
+  const result: AppendResult = { appended: 0, refused: [], removed: [], ahead: [] };
   const schema = historyRowSchema(HISTORY_RESOURCES[id]);
   const existingDays = await listDays(root, id);
-  const lastExisting = existingDays.at(-1) ?? '';
+  // Only a day that has begun closes the days before it (see the top of this file).
+  const lastExisting = existingDays.filter((day) => day <= today).at(-1) ?? '';
   const incoming = rows.map((row) => dayOf(row.run_at)).filter((day) => day <= today);
   const newest = [lastExisting, ...incoming].filter(Boolean).sort().at(-1) ?? today;
   const oldestKept = oldestKeptAfter(newest, retentionDays);
@@ -330,7 +349,13 @@ async function appendResource(
         reason: checked.error.issues[0]?.message ?? '',
       });
     } else if (day > today) {
-      result.refused.push({ resource: id, run_at: row.run_at, reason: `the day ${day} has not begun` });
+      result.refused.push({
+        resource: id,
+        run_at: row.run_at,
+        reason:
+          `the day ${day} has not begun by this machine's clock (${today}): ` +
+          'a run ahead of the clock keeps no history row',
+      });
     } else if (day < oldestKept) {
       result.refused.push({ resource: id, run_at: row.run_at, reason: 'older than the retention window' });
     } else {
@@ -346,9 +371,12 @@ async function appendResource(
     result.appended += dayRows.length - outcome.refused.length;
   }
   const present = [...new Set([...existingDays, ...written.keys()])].sort();
-  const { kept, removed } = await applyRetention(root, id, present, retentionDays);
+  const { kept, removed } = await applyRetention(root, id, present, retentionDays, today);
   result.removed.push(...removed);
-  await writeLatest(root, id, kept, written, makeFolder);
+  result.ahead.push(...kept.filter((day) => day > today).map((day) => `${id}/${day}`));
+  // The latest rows are those up to the wall clock: a row of a day to come would stand as the newest for days.
+  const begun = kept.filter((day) => day <= today);
+  await writeLatest(root, id, begun, written, makeFolder);
   return { ...result, days: kept };
 }
 
@@ -370,16 +398,17 @@ export async function appendHistory(
       appendResource(options.root, id, rowsByResource[id] ?? [], utcDay(now), retentionDays, makeFolder),
     ),
   );
-  const result: AppendResult = { appended: 0, refused: [], removed: [] };
+  const result: AppendResult = { appended: 0, refused: [], removed: [], ahead: [] };
   for (const one of perResource) {
     result.appended += one.appended;
     result.refused.push(...one.refused);
     result.removed.push(...one.removed);
+    result.ahead.push(...one.ahead);
   }
   const days = Object.fromEntries(HISTORY_RESOURCE_IDS.map((id, i) => [id, perResource[i]?.days]));
   await writeFileAtomic(
     join(options.root, HISTORY_INDEX_FILE),
-    pretty(await buildIndex(options.root, retentionDays, now, days)),
+    pretty(await buildIndex(options.root, retentionDays, options.updatedAt ?? now, days)),
     makeFolder,
   );
   return result;

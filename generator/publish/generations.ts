@@ -10,7 +10,7 @@
 //   site/api -> ../var/published/current/api        paid -> var/published/current/paid
 import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { processIsAlive } from '../state/lock.ts';
 import { linkTree } from '../site/link-tree.ts';
 import { folderMaker } from './folders.ts';
@@ -45,7 +45,11 @@ export interface Generation {
   readonly dir: string;
   /** The generation served when this one began (absolute), or null on a first run. */
   readonly previous: string | null;
-  /** Hard-links the previous generation's file, or files under a folder, into this one (history, arena files). */
+  /**
+   * Hard-links the previous generation's file, or files under a folder, into this one (history, arena files). When
+   * the served generation's folder is gone or unreadable, the newest generation left is carried over instead (said
+   * once on stderr); when none is left, it throws rather than let the history start again from nothing.
+   */
   carryOver(path: string): Promise<number>;
   /** Writes `data` to `file` (relative to the generation), flushed to disk. */
   write(file: string, data: string): Promise<void>;
@@ -58,6 +62,7 @@ export interface Generation {
 }
 
 const GENERATION = /^g-(\d+)-[0-9a-f]+$/;
+const LEGACY = /^legacy-(\d+)-[0-9a-f]+$/;
 const IN_PROGRESS = /^tmp-(\d+)-[0-9a-f]+$/;
 /** The fresh link of a switch under way, named with its process: `.current.<pid>.<hex>`. */
 const SWITCHING = /^\.current\.(\d+)\.[0-9a-f]+$/;
@@ -221,6 +226,55 @@ export function tidyInBackground(store: string, fs: PublishFs = realFs): void {
   tidying.set(store, removal);
 }
 
+/** A path as an operator typed it: relative to the working folder when inside it. */
+function shown(path: string): string {
+  const inside = relative(process.cwd(), path);
+  return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : path;
+}
+
+/** Why a generation folder cannot be read (its error code), or null when it can. */
+async function unreadable(folder: string, fs: PublishFs): Promise<string | null> {
+  return fs.readdir(folder).then(
+    () => null,
+    (error: NodeJS.ErrnoException) => error.code ?? error.message,
+  );
+}
+
+/**
+ * The generation to carry files over from: the served one (`previous`, a name in `store`), or, when its folder is
+ * gone or unreadable, the newest complete or legacy generation left, said on stderr (the history lives in the
+ * generations: starting without it would publish a history restarted from nothing). Throws when none is left.
+ */
+async function carryOverSource(
+  store: string,
+  previous: string | null,
+  fs: PublishFs,
+): Promise<string | null> {
+  if (previous === null) return null;
+  const served = join(store, previous);
+  const problem = await unreadable(served, fs);
+  if (problem === null) return served;
+  const left = (await fs.readdir(store).catch(() => [] as string[]))
+    .map((name) => ({ name, at: Number((GENERATION.exec(name) ?? LEGACY.exec(name))?.[1] ?? NaN) }))
+    .filter(({ name, at }) => name !== previous && Number.isFinite(at))
+    .sort((a, b) => b.at - a.at || b.name.localeCompare(a.name));
+  for (const { name } of left) {
+    const folder = join(store, name);
+    if ((await unreadable(folder, fs)) !== null) continue;
+    console.error(
+      `emi: the served generation ${shown(served)} is gone (${problem}): carried the history and files over ` +
+        `from ${shown(folder)}, the newest generation left; what only ${previous} held is lost ` +
+        '(restore that folder from a backup to look for it)',
+    );
+    return folder;
+  }
+  throw new Error(
+    `the served generation ${shown(served)} is gone (${problem}) and no other generation is left to carry the ` +
+      `published history over from: restore it from a backup, or remove ${shown(join(store, CURRENT))} to ` +
+      'start a new history',
+  );
+}
+
 /** Resolves once every background removal has finished. */
 export async function generationsTidied(): Promise<void> {
   await Promise.all(tidying.values());
@@ -247,6 +301,8 @@ export async function beginGeneration(
   await fs.mkdir(building);
   const previous = await readCurrent(store, fs);
   const previousDir = previous === null ? null : join(store, previous);
+  // Looked for on the first carry-over only: a build that carries nothing over never needs the served folder.
+  let carrySource: Promise<string | null> | null = null;
   let state: 'open' | 'committed' | 'done' = 'open';
   const makeFolder = folderMaker(async (folder) => {
     await fs.mkdir(folder, { recursive: true });
@@ -256,11 +312,13 @@ export async function beginGeneration(
     dir: building,
     previous: previousDir,
     async carryOver(path) {
-      if (previousDir === null) return 0;
-      const info = await fs.lstat(join(previousDir, path)).catch(() => null);
-      if (!info?.isFile()) return linkTree(join(previousDir, path), join(building, path), fs);
+      carrySource ??= carryOverSource(store, previous, fs);
+      const from = await carrySource;
+      if (from === null) return 0;
+      const info = await fs.lstat(join(from, path)).catch(() => null);
+      if (!info?.isFile()) return linkTree(join(from, path), join(building, path), fs);
       await makeFolder(dirname(join(building, path)));
-      await fs.link(join(previousDir, path), join(building, path));
+      await fs.link(join(from, path), join(building, path));
       return 1;
     },
     async write(file, data) {
