@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import {
   USAGE_EXIT_CODE,
   checkBaseUrl,
+  folderProblem,
   httpUrlOrNull,
   isUsageError,
   oneLine,
@@ -72,6 +73,32 @@ function parsePaywallUrl(value: string): string {
   return value;
 }
 
+/**
+ * `emi build`'s folders to read, checked before anything is written: a --site folder without the project's
+ * templates, or a --published path that is no folder at all, is a bad option value (exit code 2). A published
+ * folder whose files are missing or invalid (a first run that failed) is the build's to refuse (exit 1).
+ */
+function checkBuildFolders(site: string, published: string): void {
+  try {
+    assertSiteTemplates(site);
+  } catch (error) {
+    throw usageError((error as Error).message);
+  }
+  const problem = folderProblem(published);
+  if (problem === 'missing') {
+    throw usageError(
+      `refusing to build: published folder ${published} does not exist (--published); ` +
+        `run emi generate --out ${published} first, or give --published the folder emi generate wrote to`,
+    );
+  }
+  if (problem) {
+    throw usageError(
+      `refusing to build: published folder ${published} is not a folder (--published); ` +
+        'give --published the folder emi generate wrote to',
+    );
+  }
+}
+
 /** The options of a run; `asOf: false` for a command whose runs describe the clock's time (emi schedule). */
 function addGenerateOptions(command: Command, { asOf = true } = {}): Command {
   if (asOf) {
@@ -88,7 +115,7 @@ function addGenerateOptions(command: Command, { asOf = true } = {}): Command {
     )
     .option('--out <dir>', 'public site folder (free endpoints go below it)', 'site')
     .option('--paid <dir>', 'private folder for the paid bodies', 'paid')
-    .option('--state <dir>', 'folder for the arena store and run reports', stateFolder())
+    .option('--state <dir>', 'folder for the arena store and run reports (env EMI_STATE_DIR)', stateFolder())
     .option(
       '--cadence <seconds>',
       'seconds until the next scheduled run, published as next_update_due',
@@ -163,7 +190,9 @@ function onShutdown(stop: () => Promise<void>): void {
   const handler = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: finishing the run in progress, then stopping`);
+    console.log(
+      `${signal}: stopping (a run still collecting or staging is recorded as interrupted), then exiting`,
+    );
     stop().then(
       () => process.exit(0),
       (error: Error) => {
@@ -242,6 +271,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
       // Checked before the run, as `emi build` checks it: a run must not publish and then fail for want of a URL.
       const site =
         dist === undefined ? undefined : { dist, baseUrl: requireBaseUrl(flags.baseUrl ?? defaultBaseUrl()) };
+      (await import('./cycle.ts')).collectDeadlineFromEnv(); // a bad EMI_COLLECT_DEADLINE_SECONDS: exit 2 now
       // `emi up` runs generateOnce too, then keeps running: only this command is a one-off process.
       (await import('./one-shot.ts')).configureOneShotProcess();
       await generateOnce(flags, site);
@@ -263,7 +293,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     )
     .action(async (o: { site: string; published: string; out: string; baseUrl?: string }) => {
       const baseUrl = requireBaseUrl(o.baseUrl);
-      assertSiteTemplates(o.site);
+      checkBuildFolders(o.site, o.published);
       (await import('./one-shot.ts')).configureOneShotProcess();
       await build({ site: o.site, published: o.published, out: o.out, baseUrl });
       console.log(`built ${resolve(o.out)}`);
@@ -289,6 +319,9 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
       }) => {
         // The preview publishes nothing, but its paywall and MCP answers carry the base URL: the same rule.
         if (process.env.EMI_BASE_URL) checkBaseUrl(process.env.EMI_BASE_URL);
+        // A folder that is not there is a usage mistake; one not built yet is served, with a word on stderr.
+        const unbuilt = (await import('./serve/served-folder.ts')).checkServedFolder(o.dir);
+        if (unbuilt) console.error(`emi: ${unbuilt}`);
         const { claimInstance } = await import('./state/instance-lock.ts');
         const instance = await claimInstance({ folder: o.dir, port: o.port, host: o.host, command: 'serve' });
         const { startLocalStack } = await import('./local-stack.ts');
@@ -315,6 +348,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
       defaultBaseUrl(),
     )
     .action(async (o: GenerateFlags & { cron: string; dist: string; baseUrl?: string }) => {
+      (await import('./cycle.ts')).collectDeadlineFromEnv(); // a bad EMI_COLLECT_DEADLINE_SECONDS: exit 2 now
       const schedule = await scheduleRuns({ ...o, baseUrl: requireBaseUrl(o.baseUrl) });
       onShutdown(schedule.stop);
     });

@@ -2,9 +2,10 @@
 // snapshot, then build the site from what was published. `emi schedule` and `emi up` run it inside their own
 // long-running process (no child processes), so after the first cycle every module is already loaded.
 import { existsSync } from 'node:fs';
+import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { oneLine } from './cli-options.ts';
+import { oneLine, usageError } from './cli-options.ts';
 import type { RunReport } from './pipeline.ts';
 import type { SourceName } from './market-source.ts';
 import type { WarmSiteBuilder, WarmSiteOptions } from './site/warm-build.ts';
@@ -51,8 +52,89 @@ export function assertSiteTemplates(site: string): void {
   );
 }
 
+/** The variable that sets collection's whole-run deadline (pipeline.ts DEFAULT_COLLECT_DEADLINE_MS: 120 s). */
+export const COLLECT_DEADLINE_VARIABLE = 'EMI_COLLECT_DEADLINE_SECONDS';
+
+/**
+ * EMI_COLLECT_DEADLINE_SECONDS in ms, or undefined (unset or empty: the pipeline's default). Anything but a
+ * positive number of seconds is a usage error: `emi generate` and `emi schedule` check it before anything runs.
+ */
+export function collectDeadlineFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = env[COLLECT_DEADLINE_VARIABLE];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw usageError(
+      `${COLLECT_DEADLINE_VARIABLE} must be a positive number of seconds: ${JSON.stringify(raw)}`,
+    );
+  }
+  return Math.ceil(seconds * 1000);
+}
+
+/**
+ * Runs `work` as a run that SIGINT and SIGTERM stop: the signal aborts the signal `work` is given (the pipeline
+ * then stops before its switch and records itself as interrupted, see PipelineOptions.signal). Where nobody else
+ * manages shutdown (a one-off `emi generate`, the first run of `emi up`), the process then ends the way the signal
+ * asks, once `work` is done (its records written, its temporary files removed); a second signal ends it at once.
+ * Under `emi schedule` and `emi up`, whose own handler stops the schedule, the cycle ends and their handler exits.
+ */
+async function interruptible<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  describe: (value: T) => string,
+): Promise<T> {
+  const controller = new AbortController();
+  let received: NodeJS.Signals | null = null;
+  let othersManage = false;
+  // Counted before this run listens: a `process.once` handler is gone by the time the signal reaches this one.
+  const others = { SIGINT: process.listenerCount('SIGINT'), SIGTERM: process.listenerCount('SIGTERM') };
+  const stopListening = () => {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  };
+  function onSignal(signal: NodeJS.Signals): void {
+    if (received === null) {
+      received = signal;
+      othersManage = (others[signal as keyof typeof others] ?? 0) > 0;
+      if (!othersManage) console.error(`emi: ${signal}: stopping the run; it is recorded as interrupted`);
+      controller.abort(new Error(`interrupted by ${signal}`));
+    } else if (process.listenerCount(signal) === 1) {
+      // Asked twice, with nobody else to stop the process: it ends now, the way the signal asks.
+      stopListening();
+      process.kill(process.pid, signal);
+    }
+  }
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let outcome: { value: T } | { error: unknown };
+  try {
+    outcome = { value: await work(controller.signal) };
+  } catch (error) {
+    outcome = { error };
+  } finally {
+    stopListening();
+  }
+  const signal = received as NodeJS.Signals | null;
+  if (signal !== null && !othersManage) {
+    const said =
+      'value' in outcome ? describe(outcome.value) : oneLine((outcome.error as Error)?.message ?? '');
+    console.error(`emi: ${said}`);
+    process.kill(process.pid, signal);
+    // The process ends with the signal; should a listener added meanwhile catch it, with the signal's exit code.
+    setTimeout(() => process.exit(128 + (constants.signals[signal] ?? 0)), 1_000);
+    return new Promise<never>(() => undefined);
+  }
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
+}
+
+/** One run, stopped (and recorded as interrupted) by SIGINT or SIGTERM; see interruptible. */
+export function generate(flags: GenerateFlags): Promise<RunReport> {
+  return interruptible((signal) => runOnce(flags, signal), summarise);
+}
+
 // The engines, Eleventy and the x402 stack are imported on first use, so commands that need none start quickly.
-export async function generate(flags: GenerateFlags): Promise<RunReport> {
+async function runOnce(flags: GenerateFlags, signal: AbortSignal): Promise<RunReport> {
+  const collectDeadlineMs = collectDeadlineFromEnv();
   const { resolveSourceFlags } = await import('./sources/cli.ts');
   const { runPipeline } = await import('./pipeline.ts');
   const { asOf, sourceOptions } = await resolveSourceFlags(flags);
@@ -65,6 +147,8 @@ export async function generate(flags: GenerateFlags): Promise<RunReport> {
     asOf,
     cadenceSeconds: flags.cadence,
     sourceOptions,
+    ...(collectDeadlineMs === undefined ? {} : { collectDeadlineMs }),
+    signal,
   });
 }
 
@@ -107,11 +191,35 @@ async function warmBuilder(options: WarmSiteOptions): Promise<WarmSiteBuilder> {
 
 /**
  * Builds the site; `warm` keeps the Eleventy instance for the next build of the same site (long-running
- * processes). `validated` says the run that has just published the files, in this process, checked them.
+ * processes). `validated` says the run that has just published the files, in this process, checked them. A build
+ * that fails is recorded (publish/status.ts recordBuildFailure): the published and the served status.json, and
+ * the run's last-run.json in `state`, say that the site was not rebuilt, why, and which build is still served;
+ * the next good build clears it. A refused build (invalid published files) changes nothing.
  */
-export async function build(flags: BuildFlags, { warm = false, validated = false } = {}): Promise<void> {
+export async function build(
+  flags: BuildFlags,
+  { warm = false, validated = false, state }: { warm?: boolean; validated?: boolean; state?: string } = {},
+): Promise<void> {
   // A site is only built from a complete, valid set of published files.
   if (!validated) await refuseInvalidOutput(resolve(flags.published));
+  const { clearBuildFailure, recordBuildFailure } = await import('./publish/status.ts');
+  const paths = {
+    published: resolve(flags.published),
+    dist: resolve(flags.out),
+    ...(state === undefined ? {} : { state: resolve(state) }),
+  };
+  await clearBuildFailure(paths);
+  try {
+    await buildInto(flags, warm);
+  } catch (error) {
+    await recordBuildFailure(paths, error).catch((recordError: Error) =>
+      console.error(`emi: the failed build could not be recorded: ${recordError.message}`),
+    );
+    throw error;
+  }
+}
+
+async function buildInto(flags: BuildFlags, warm: boolean): Promise<void> {
   if (existsSync(resolve(flags.site, 'x402-buyer', 'index.html')))
     await bundleSiteProgramsOnce(resolve(flags.site));
   if (warm) {
@@ -151,19 +259,22 @@ async function refuseInvalidOutput(folder: string): Promise<void> {
  * served /status.json (hosts serve the built folder, not the published one) says what the last run did. A folder
  * with no complete published site (a first run that failed) has nothing to rebuild. `warm` as for `build`.
  */
-export async function publishCycle(
+export function publishCycle(
   flags: GenerateFlags & { dist: string; baseUrl: string },
   onReport: (report: RunReport) => void = () => {},
   { warm = true } = {},
 ): Promise<RunReport> {
-  const report = await generate(flags);
-  onReport(report);
-  const published = report.status === 'ok' || report.status === 'degraded';
-  if (published || (await holdsPublishedSite(flags.out))) {
-    const site = { site: SITE_TEMPLATES, published: flags.out, out: flags.dist, baseUrl: flags.baseUrl };
-    await build(site, { warm, validated: true });
-  }
-  return report;
+  // A stop during the run records it as interrupted, and the build still serves that status.
+  return interruptible(async (signal) => {
+    const report = await runOnce(flags, signal);
+    onReport(report);
+    const published = report.status === 'ok' || report.status === 'degraded';
+    if (published || (await holdsPublishedSite(flags.out))) {
+      const site = { site: SITE_TEMPLATES, published: flags.out, out: flags.dist, baseUrl: flags.baseUrl };
+      await build(site, { warm, validated: true, state: flags.state });
+    }
+    return report;
+  }, summarise);
 }
 
 /** Whether `folder` holds a complete set of valid published files (the last good run's). */

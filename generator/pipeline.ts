@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { DEFAULT_REASONING_ASSET, TRACKED_ASSETS } from '../schemas/common.ts';
 import type { DataMode } from '../schemas/common.ts';
+import type { SiteBuildFailure } from '../schemas/status.ts';
 import { PERFORMANCE_STORE_UNAVAILABLE } from '../schemas/performance.ts';
 import { FREE_RESOURCES, PAID_RESOURCES, reasoningFileFor } from '../schemas/resources.ts';
 import { ReasoningResponse } from '../schemas/reasoning.ts';
@@ -36,6 +37,7 @@ import {
 import type { ArenaBodies, BrainCall } from './state/index.ts';
 import { withFileRunLock } from './state/lock.ts';
 import { dailyBackup, storeFailure, unusableStoreMessage } from './state/repair.ts';
+import { settleRun } from './state/run-log.ts';
 import { runHistoryWith } from './run-history.ts';
 import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED } from './defaults.ts';
 import { appendHistory, marketRowsOf, retentionFromEnv, rowsOfRun as allRowsOfRun } from './history/index.ts';
@@ -72,7 +74,27 @@ export interface PipelineOptions {
   collector?: (request: CollectRequest) => Promise<MarketSnapshot>;
   /** Extra source options (replay folder, recording folder, config), passed to the source selector. */
   sourceOptions?: Record<string, unknown>;
+  /**
+   * The longest collection may take, in ms (default DEFAULT_COLLECT_DEADLINE_MS): then every venue call still
+   * waiting is cut short, and the run goes on with what came in (stale when no price did), saying so.
+   */
+  collectDeadlineMs?: number;
+  /**
+   * Aborted when the process is asked to stop (SIGINT, SIGTERM; its reason says which): a run that has not yet
+   * switched to its new generation stops, removes what it staged and is recorded as failed, interrupted.
+   */
+  signal?: AbortSignal;
 }
+
+/**
+ * Collection's whole-run deadline by default. The venues' own settings bound each call (10 s per attempt, 2
+ * retries, backoffs), not a run: venues that accept connections and never answer kept a live run collecting for
+ * over ten minutes, past the systemd unit's TimeoutStartSec. Two minutes is far more than a healthy run takes (a
+ * few seconds) and leaves the unit's 300 s room to compute, publish and build after it (deploy/systemd).
+ */
+export const DEFAULT_COLLECT_DEADLINE_MS = 120_000;
+/** How long a collector that does not stop when asked is waited for after the deadline or a stop. */
+const COLLECT_GRACE_MS = 2_000;
 
 export interface RunReport {
   /** ok; degraded: published with some sections missing; stale: nothing usable came in, nothing published. */
@@ -86,6 +108,11 @@ export interface RunReport {
   files_written: number;
   issues: SourceIssue[];
   error: string | null;
+  /**
+   * Present when the site build after this run failed (the cycles record it, publish/status.ts): the site was not
+   * rebuilt, and says which build is still served; the next good build clears it. Says nothing of the run itself.
+   */
+  build?: SiteBuildFailure;
 }
 
 export { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED };
@@ -152,11 +179,22 @@ export const servedLinks = (options: Pick<PipelineOptions, 'outDir' | 'paidDir'>
   { path: options.paidDir, entry: 'paid' },
 ];
 
-/** Test hook: stop after the first staged file until a signal comes (the signal tests kill the run there). */
-async function holdIfAsked(): Promise<void> {
+/**
+ * Test hook: stop after the first staged file until a signal comes (the signal tests stop or kill the run there).
+ * A stop asked for through `signal` ends the hold, as it ends any other step before the switch.
+ */
+async function holdIfAsked(signal?: AbortSignal): Promise<void> {
   if (process.env.EMI_TEST_HOLD_AT_FIRST_STAGED_FILE !== '1') return;
   process.stderr.write('emi: holding at the first staged file\n');
-  await new Promise(() => setInterval(() => undefined, 60_000));
+  await new Promise<never>((_, reject) => {
+    const keepAlive = setInterval(() => undefined, 60_000);
+    const stop = () => {
+      clearInterval(keepAlive);
+      reject(signal?.reason as Error);
+    };
+    if (signal?.aborted) stop();
+    else signal?.addEventListener('abort', stop, { once: true });
+  });
 }
 
 /** What a run computed, ready to be written as a generation. */
@@ -178,7 +216,7 @@ async function stageGeneration(
   try {
     const [first, ...rest] = bodies.files;
     if (first) await generation.write(first.target, first.data);
-    await holdIfAsked();
+    await holdIfAsked(options.signal);
     // Each file is flushed on its own; many at once let the disk batch the flushes (a generation is not served
     // before all of them are done, so their order does not matter). The history lives in folders of its own, so
     // it is carried over and appended meanwhile.
@@ -192,6 +230,7 @@ async function stageGeneration(
     for (const refused of history.refused) {
       console.error(`history: ${refused.resource} row of ${refused.run_at} not kept: ${refused.reason}`);
     }
+    options.signal?.throwIfAborted(); // asked to stop while staging: the generation is removed, never served
     return generation;
   } catch (error) {
     await generation.abort().catch(() => undefined);
@@ -199,7 +238,12 @@ async function stageGeneration(
   }
 }
 
-/** History is part of the generation: the previous one's files, linked, then this run's rows appended. */
+/**
+ * History is part of the generation: the previous one's files, linked, then this run's rows appended. Days are
+ * judged by this machine's clock, never by the run's as-of: a simulated or replayed run ahead of the clock (a
+ * future `--as-of`) keeps no row rather than open a day that would close today; the index still says the run's
+ * own time, so the same seed and as-of give the same bytes.
+ */
 async function stageHistory(
   generation: Generation,
   clock: RunClock,
@@ -210,11 +254,22 @@ async function stageHistory(
     generation.carryOver(HISTORY_ROOT),
   ]);
   const rows = rowsOfRun(bodies.free, bodies.arena);
-  return appendHistory(Object.fromEntries(Object.entries(rows).map(([id, row]) => [id, [row]])), {
-    root: generation.dir,
-    now: clock.generatedAt,
-    retentionDays: retentionFromEnv(),
-  });
+  const now = Date.now();
+  const result = await appendHistory(
+    Object.fromEntries(Object.entries(rows).map(([id, row]) => [id, [row]])),
+    { root: generation.dir, now, updatedAt: clock.generatedAt, retentionDays: retentionFromEnv() },
+  );
+  const ahead = [...new Set(result.ahead.map((file) => file.slice(file.indexOf('/') + 1)))];
+  if (ahead.length > 0) {
+    const today = new Date(now).toISOString().slice(0, 10);
+    console.error(
+      `history: day files of ${ahead.join(', ')} are ahead of this machine's clock (${today}): kept, but ` +
+        'left out of latest.* and closing no earlier day until their day begins; if a clock that ran ahead ' +
+        'wrote them, delete ' +
+        `${HISTORY_ROOT}/<resource>/<day>.json and .csv in the served generation (<state>/published/current/)`,
+    );
+  }
+  return result;
 }
 
 /** A run's history rows: market rows always, arena rows only when the arena store was read. */
@@ -259,6 +314,8 @@ async function publishWithStore(
         arena,
         files: serialiseAll([...publicItems('', free, arena), ...paidItems('paid', free, clock)]),
       });
+      // The files are served: the run log says ok now, not after the backup (a run killed during it published).
+      settleRun(store, { status: 'ok' });
       // A backup failure never fails a published run; it is said, and the next run tries again.
       await dailyBackup(store, clock.generatedAt).catch((error: Error) =>
         console.error(`emi: the daily arena store backup failed: ${error.message}`),
@@ -347,6 +404,44 @@ async function removeLeftovers(folder: string): Promise<void> {
   );
 }
 
+/** The issue and report text of a collection cut short by its deadline. */
+const deadlineReached = (ms: number): string =>
+  `collection stopped at its deadline of ${ms / 1000} s (EMI_COLLECT_DEADLINE_SECONDS)`;
+
+/**
+ * Runs `collect` with a signal that aborts at the deadline or when `stop` aborts: the sources then cut every call
+ * still waiting short (each a SourceIssue) and return what came in. A collector that does not return within
+ * COLLECT_GRACE_MS of that is not waited for: the run fails with the reason.
+ */
+async function collectWithin(
+  collect: (signal: AbortSignal) => Promise<MarketSnapshot>,
+  deadlineMs: number,
+  stop: AbortSignal | undefined,
+): Promise<{ snapshot: MarketSnapshot; cutShort: boolean }> {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error(deadlineReached(deadlineMs))), deadlineMs);
+  const signal = stop ? AbortSignal.any([stop, deadline.signal]) : deadline.signal;
+  let givingUp: ReturnType<typeof setTimeout> | undefined;
+  const abandoned = new Promise<never>((_, reject) => {
+    const giveUp = () => {
+      givingUp = setTimeout(() => {
+        const reason: unknown = signal.reason;
+        const text = reason instanceof Error ? reason.message : String(reason);
+        reject(new Error(`${text}, and the sources did not stop within ${COLLECT_GRACE_MS / 1000} s of it`));
+      }, COLLECT_GRACE_MS);
+    };
+    if (signal.aborted) giveUp();
+    else signal.addEventListener('abort', giveUp, { once: true });
+  });
+  try {
+    const snapshot = await Promise.race([collect(signal), abandoned]);
+    return { snapshot, cutShort: deadline.signal.aborted };
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(givingUp);
+  }
+}
+
 export async function runPipeline(options: PipelineOptions, fs: PublishFs = realFs): Promise<RunReport> {
   const now = options.now ?? Date.now;
   const startedAt = now();
@@ -360,19 +455,42 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
   let clock: RunClock | null = null;
   let report: RunReport | null = null;
   let refused = false;
+  /** What the run was doing, for the record of a run that was asked to stop. */
+  let phase = 'checking its folders';
   try {
     await assertWritableFolder(options.outDir, 'output folder');
     await assertWritableFolder(options.paidDir, 'paid folder');
-    const request = {
-      seed: options.seed,
-      asOf,
-      symbols: options.symbols ?? TRACKED_ASSETS,
-      ...options.sourceOptions,
-    };
-    snapshot = await (options.collector ? options.collector(request) : collectFor(options.source, request));
+    phase = 'collecting market data';
+    const deadlineMs = options.collectDeadlineMs ?? DEFAULT_COLLECT_DEADLINE_MS;
+    const collected = await collectWithin(
+      (signal) => {
+        const request = {
+          seed: options.seed,
+          asOf,
+          symbols: options.symbols ?? TRACKED_ASSETS,
+          ...options.sourceOptions,
+          signal,
+        };
+        return options.collector ? options.collector(request) : collectFor(options.source, request);
+      },
+      deadlineMs,
+      options.signal,
+    );
+    snapshot = collected.snapshot;
+    options.signal?.throwIfAborted(); // stopped while collecting: nothing is published
+    phase = 'preparing the new files';
+    // Cut short by the deadline: what came in is used, as when a venue times out (each missing part is an issue).
+    const cutShort = collected.cutShort ? deadlineReached(deadlineMs) : null;
     if (!hasAnyPrice(snapshot)) {
-      report = finish('stale', 0, 'no source delivered a price for any asset; the last good files were kept');
+      report = finish(
+        'stale',
+        0,
+        cutShort
+          ? `${cutShort} before any source delivered a price; the last good files were kept`
+          : 'no source delivered a price for any asset; the last good files were kept',
+      );
     } else {
+      if (cutShort) console.error(`emi: ${cutShort}: publishing what came in before it`);
       const runClockNow = runClock(asOf, snapshot.mode, now(), cadence);
       clock = runClockNow;
       const provider = snapshot.provider;
@@ -381,7 +499,8 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
         await removeLeftovers(options.outDir);
         await removeLeftovers(options.stateDir);
         const generation = await stageGeneration(options, runClockNow, bodies, fs);
-        const done = finish('ok', bodies.files.length, storeProblem);
+        const notes = [cutShort && `${cutShort}: published what came in before it`, storeProblem];
+        const done = finish('ok', bodies.files.length, notes.filter(Boolean).join('; ') || null);
         const history = join(options.stateDir, 'run-history.json');
         let staged: StagedFile[];
         try {
@@ -396,6 +515,12 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
         } catch (error) {
           await generation.abort().catch(() => undefined);
           throw error;
+        }
+        if (options.signal?.aborted) {
+          // Asked to stop before the switch: nothing staged is kept, and the last good generation stays served.
+          await Promise.all(staged.map((file) => rm(file.temp, { force: true })));
+          await generation.abort().catch(() => undefined);
+          options.signal.throwIfAborted();
         }
         await serveAndRecord(generation, staged);
         report = done;
@@ -415,7 +540,11 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
   } catch (error) {
     // Refused because another run holds the lock: this run changed nothing, and the records are the holder's.
     refused = error instanceof ArenaStoreBusyError;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = stopReason()
+      ? `${stopReason()} while ${phase}; nothing was published`
+      : error instanceof Error
+        ? error.message
+        : String(error);
     // The report keeps one line (see finish); a longer message, such as a zod dump, goes whole to stderr.
     if (oneLine(message) !== message.trim()) console.error(`emi: the run failed: ${message}`);
     report = finish('failed', 0, message);
@@ -432,9 +561,20 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
   }
   return final;
 
+  /** Why the run was asked to stop ("interrupted by SIGTERM"), once it was and before it published; else null. */
+  function stopReason(): string | null {
+    if (!options.signal?.aborted || report !== null) return null;
+    const reason: unknown = options.signal.reason;
+    return reason instanceof Error ? reason.message : String(reason);
+  }
+
   function finish(status: 'ok' | 'stale' | 'failed', files: number, error: string | null): RunReport {
     const finishedAt = now();
-    const issues = snapshot?.issues ?? [];
+    const stopped = stopReason();
+    // The calls a stop cut short are no fault of their sources: the issues are the sources' own.
+    const issues = (snapshot?.issues ?? []).filter(
+      (issue) => stopped === null || !issue.message.includes(stopped),
+    );
     // A run that published with a problem (source issues, or the arena store unreadable) is degraded.
     return {
       status: status === 'ok' && (issues.length > 0 || error !== null) ? 'degraded' : status,

@@ -2,6 +2,25 @@
 import * as z from 'zod';
 import { DISCLAIMER, DataMode, IsoTimestamp, PROJECT } from './common.ts';
 
+/**
+ * The site build after a run failed (a full disk under dist/, say): the site was not rebuilt. Written into the
+ * run's records and the served /status.json by the build that failed; the next good build leaves it out.
+ */
+export const SiteBuildFailure = z.strictObject({
+  status: z.literal('failed'),
+  error: z.string().describe('why the last build failed, in one line'),
+  failed_at: IsoTimestamp.describe('when the last build failed'),
+  failing_since: IsoTimestamp.describe('when the first build failed since the served one was built'),
+  served: z
+    .strictObject({
+      generation: z.string().nullable().describe('the build still served (dist/ links to it); null if none'),
+      built_at: IsoTimestamp.nullable().describe('when that build was switched in: served since then'),
+      data_generated_at: IsoTimestamp.nullable().describe('when the data that build serves was generated'),
+    })
+    .describe('the build that stays served meanwhile'),
+});
+export type SiteBuildFailure = z.infer<typeof SiteBuildFailure>;
+
 export const RunStatus = z.strictObject({
   project: z.literal(PROJECT),
   status: z
@@ -35,6 +54,10 @@ export const RunStatus = z.strictObject({
       .max(20)
       .describe('the first 20 problems the sources reported (venue refusals, missing sections)'),
   }),
+  build: SiteBuildFailure.optional().describe(
+    'present only when the site build after the last run failed: the site was not rebuilt, the build named here ' +
+      'is still served (in the served /status.json, `data` is that build’s); `status` stays the run’s own',
+  ),
   disclaimer: z.literal(DISCLAIMER),
 });
 export type RunStatus = z.infer<typeof RunStatus>;

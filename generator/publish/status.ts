@@ -1,12 +1,14 @@
 // /status.json in the public site folder, written by every run, successful or not (the pipeline writes it last,
 // outside the generations, so a failed run can say so). When a run publishes nothing, the age of the data still
 // served comes from the previous status.
-import { readFile, writeFile } from 'node:fs/promises';
+import { lstat, readFile, readlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DISCLAIMER, PROJECT } from '../../schemas/common.ts';
-import { RunStatus } from '../../schemas/status.ts';
+import { RunStatus, SiteBuildFailure } from '../../schemas/status.ts';
+import { oneLine } from '../cli-options.ts';
 import type { RunReport } from '../pipeline.ts';
 import { writeFileAtomic } from './atomic-write.ts';
+import { CURRENT, storeBeside } from './generations.ts';
 
 export const STATUS_FILE = 'status.json';
 
@@ -89,4 +91,125 @@ export async function recordFailedStart(
         () => false,
       ),
   );
+}
+
+/** Where a failed build is recorded: the published and the served status.json, and the run's last-run.json. */
+export interface BuildRecordPaths {
+  /** The folder the run published to (its status.json is the one the next build copies). */
+  published: string;
+  /** The built folder hosts serve (dist/). */
+  dist: string;
+  /** The run's state folder (last-run.json); left out by a one-off `emi build`, which has none. */
+  state?: string;
+}
+
+const LAST_RUN_FILE = 'last-run.json';
+const prettyJson = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+/** A file replaced by rename; when the disk is too full for a staged copy, overwritten in place. */
+async function replaceRecord(file: string, text: string): Promise<void> {
+  try {
+    await writeFileAtomic(file, text);
+  } catch {
+    // Truncating first frees the old file's blocks, so the new record still fits where the old one stood.
+    await writeFile(file, text);
+  }
+}
+
+async function readObject(file: string): Promise<Record<string, unknown> | null> {
+  try {
+    const value = JSON.parse(await readFile(file, 'utf8')) as unknown;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The build hosts serve now: its generation (the store's `current`), since when, and what data it serves. */
+async function servedBuild(dist: string, served: RunStatus | null): Promise<SiteBuildFailure['served']> {
+  const current = join(storeBeside(dist), CURRENT);
+  const [generation, link] = await Promise.all([
+    readlink(current).catch(() => null),
+    lstat(current).catch(() => null),
+  ]);
+  return {
+    generation,
+    built_at: generation !== null && link ? link.mtime.toISOString() : null,
+    data_generated_at: served?.data.generated_at ?? null,
+  };
+}
+
+/**
+ * Records that the site build after a run failed: the run's last-run.json (when the state folder is known), the
+ * published status.json and, last, the served dist/status.json say that the site was not rebuilt, why, and which
+ * build is still served since when. The run's own status is left as it was (a good run stays `ok`); in the served
+ * copy `data` is the served build's, the data readers actually get. The next good build clears it
+ * (clearBuildFailure). Each record is written whole by rename, or in place on a full disk; one that cannot be
+ * written is said on stderr.
+ */
+export async function recordBuildFailure(
+  paths: BuildRecordPaths,
+  error: unknown,
+  now: number = Date.now(),
+): Promise<SiteBuildFailure> {
+  const [published, served] = await Promise.all([readRunStatus(paths.published), readRunStatus(paths.dist)]);
+  const failedAt = new Date(now).toISOString();
+  const servedNow = await servedBuild(paths.dist, served);
+  // The served status carries the failure while that same build is served: still failing since then.
+  const earlier = served?.build?.served.generation === servedNow.generation ? served?.build : undefined;
+  const failure = SiteBuildFailure.parse({
+    status: 'failed',
+    error: oneLine(error instanceof Error ? error.message : String(error)),
+    failed_at: failedAt,
+    failing_since: earlier?.failing_since ?? failedAt,
+    served: servedNow,
+  });
+  const record = (file: string, text: string) =>
+    replaceRecord(file, text).catch((writeError: Error) =>
+      console.error(`emi: could not record the failed build in ${file}: ${writeError.message}`),
+    );
+  if (paths.state !== undefined) {
+    const lastRun = join(paths.state, LAST_RUN_FILE);
+    const report = await readObject(lastRun);
+    if (report) await record(lastRun, prettyJson({ ...report, build: failure }));
+  }
+  if (published) {
+    await record(
+      join(paths.published, STATUS_FILE),
+      prettyJson(RunStatus.parse({ ...published, build: failure })),
+    );
+  }
+  // Last, the served copy: the last run's outcome, with the age of the data the served build holds. With no build
+  // served yet there is none (writing one would make dist/ a real folder where its link belongs).
+  const base = published ?? served;
+  if (base && servedNow.generation !== null) {
+    const data = served?.data ?? { generated_at: null, next_update_due: null };
+    await record(
+      join(paths.dist, STATUS_FILE),
+      prettyJson(RunStatus.parse({ ...base, data, build: failure })),
+    );
+  }
+  return failure;
+}
+
+/**
+ * Before a build: takes a recorded build failure out of the published status.json (which the build copies to
+ * /status.json) and out of last-run.json, so that a good build serves a status without it. A build that fails
+ * again records it again, failing since the same time (recordBuildFailure reads it from the served status).
+ */
+export async function clearBuildFailure(paths: Pick<BuildRecordPaths, 'published' | 'state'>): Promise<void> {
+  const files = [
+    join(paths.published, STATUS_FILE),
+    ...(paths.state === undefined ? [] : [join(paths.state, LAST_RUN_FILE)]),
+  ];
+  for (const file of files) {
+    const record = await readObject(file);
+    if (!record || !('build' in record)) continue;
+    const { build: _cleared, ...rest } = record;
+    await replaceRecord(file, prettyJson(rest)).catch((error: Error) =>
+      console.error(`emi: could not update ${file}: ${error.message}`),
+    );
+  }
 }

@@ -43,6 +43,9 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
       quietMode: options.quiet ?? true,
       config: (eleventyConfig) => configureSite(eleventyConfig, site),
     });
+    // Quiet means silent: Eleventy's quiet mode still printed "[11ty] Wrote N files" and, on a failure, its own
+    // report with a stack trace before emi's one line (the cause first, below). `DEBUG=Eleventy*` shows them.
+    if (options.quiet ?? true) (eleventy as unknown as { disableLogger(): void }).disableLogger();
     await eleventy.init();
     // Each template compiled once, not once per page (see load-eleventy.ts).
     await keepCompiledTemplates(eleventy as unknown as WithEngines);
