@@ -1,38 +1,22 @@
 // A full disk and a read-only output folder: the run reports `failed` with the cause, the last good generation
 // stays served, and `last-run.json` never says `ok` for a run whose files or history did not all land.
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, open, readFile, readdir, rm, statfs } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generationsTidied } from '../generator/publish/generations.ts';
 import { validatePublicOutput } from '../generator/publish/validate-output.ts';
 import { runPipeline } from '../generator/pipeline.ts';
 import type { PipelineOptions } from '../generator/pipeline.ts';
 import { simulatedRun } from './helpers/simulated-run.ts';
 import { runEmi } from './ops-cli.ts';
+import { fillDisk, tmpfsMounter } from './helpers/tmpfs.ts';
 
 const AS_OF = Date.parse('2026-11-21T12:00:00Z');
-const mounted: string[] = [];
 
-/** Mounts a tmpfs of `size` at `dir`; false where mounting is not permitted (not root, no CAP_SYS_ADMIN). */
-function mountTmpfs(dir: string, size: string): boolean {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
-    mounted.push(dir);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const probe = execFileSync('mktemp', ['-d']).toString().trim();
-const canMount = mountTmpfs(probe, '1m');
+const { allowed: canMount, mount: mountTmpfs } = tmpfsMounter();
 if (!canMount) console.warn('ops-disk: skipped, mounting a tmpfs is not permitted here (run as root)');
-
-afterAll(() => {
-  for (const dir of mounted.reverse()) execFileSync('umount', ['-l', dir]);
-});
 
 const servedAsOf = async (options: PipelineOptions) =>
   (JSON.parse(await readFile(join(options.outDir, 'api/market-regime.php'), 'utf8')) as { updated: string })
@@ -51,25 +35,6 @@ const lastHistoryRow = async (options: PipelineOptions) =>
     }
   ).rows.at(-1)?.run_at;
 
-/** Fills the file system until about `leave` bytes are left. */
-async function fill(dir: string, leave: number): Promise<void> {
-  const handle = await open(join(dir, 'filler'), 'w');
-  const big = Buffer.alloc(1 << 20);
-  try {
-    for (;;) {
-      const info = await statfs(dir);
-      const free = info.bavail * info.bsize;
-      if (free <= leave) break;
-      const room = free - leave;
-      await handle.write(big.subarray(0, room > big.length ? big.length : Math.max(room, 1)));
-    }
-  } catch {
-    // ENOSPC: full
-  } finally {
-    await handle.close();
-  }
-}
-
 describe.skipIf(!canMount)('a full file system', () => {
   it('gives failed with the cause, or ok only when everything landed; the last good stays served', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'emi-full-'));
@@ -84,7 +49,7 @@ describe.skipIf(!canMount)('a full file system', () => {
       // The last run's superseded generation is removed in the background: fill only once it is gone, so that the
       // room left is the room the next run meets.
       await generationsTidied();
-      await fill(dir, leave);
+      await fillDisk(dir, leave);
       const report = await runPipeline({ ...options, asOf });
       await rm(join(dir, 'filler'), { force: true });
       const recorded = await lastRun(options);
@@ -141,7 +106,7 @@ describe.skipIf(!canMount)('a full state folder (its own file system)', () => {
     const options = simulatedRun(dir, AS_OF);
     expect((await runPipeline(options)).status).toBe('ok');
     await generationsTidied();
-    await fill(state, 0);
+    await fillDisk(state, 0);
     const report = await runPipeline({ ...options, asOf: AS_OF + 3_600_000 });
     await rm(join(state, 'filler'), { force: true });
     expect(report.status).toBe('failed');
@@ -175,7 +140,7 @@ describe.skipIf(!canMount)('emi build on a full file system', () => {
     const index = await readFile(join(disk, 'dist/index.html'), 'utf8');
     // Less and less room, so that the disk fills while Eleventy copies files and while it writes pages.
     for (const leave of [8_000_000, 4_000_000, 2_000_000, 200_000]) {
-      await fill(disk, leave);
+      await fillDisk(disk, leave);
       const failed = await runEmi(dir, build);
       await rm(join(disk, 'filler'), { force: true });
       expect(failed.code).toBe(1);

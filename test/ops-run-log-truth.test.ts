@@ -3,14 +3,13 @@
 // by `emi arena status` nor in /api/statistics.php; a run killed while publishing is counted as unfinished by the
 // next run. A status that meets a damaged store, a full disk, a dead run's lock, no store at all or a folder it may
 // not write says so, naming the file and what to do, and never creates a store.
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, open, readFile, readdir, rm, statfs } from 'node:fs/promises';
+import { chmod, mkdtemp, open, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Command } from 'commander';
 import { registerArenaCommands } from '../generator/state/cli.ts';
 import { withRunLock } from '../generator/state/lock.ts';
@@ -20,48 +19,12 @@ import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { openArenaStore } from '../generator/state/store.ts';
 import { callsFor, HOUR, MINUTE, pricesAll, step, T0, tempStore, tempStorePath } from './arena-fixtures.ts';
 import { canRunAsNobody, generateArgs, runEmi, runEmiAsNobody, startEmi } from './ops-cli.ts';
+import { fillDisk, tmpfsMounter } from './helpers/tmpfs.ts';
 
-const mounted: string[] = [];
-
-/** Mounts a tmpfs of `size` at `dir`; false where mounting is not permitted (not root, no CAP_SYS_ADMIN). */
-function mountTmpfs(dir: string, size: string): boolean {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
-    mounted.push(dir);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const probe = execFileSync('mktemp', ['-d']).toString().trim();
-const canMount = mountTmpfs(probe, '1m');
+const { allowed: canMount, mount: mountTmpfs } = tmpfsMounter();
 if (!canMount)
   console.warn('ops-run-log-truth: full-disk cases skipped, mounting a tmpfs is not permitted here');
 const asNobody = canRunAsNobody();
-
-afterAll(() => {
-  for (const dir of mounted.reverse()) execFileSync('umount', ['-l', dir]);
-});
-
-/** Fills the file system until about `leave` bytes are left. */
-async function fill(dir: string, leave: number): Promise<void> {
-  const handle = await open(join(dir, 'filler'), 'w');
-  const big = Buffer.alloc(1 << 16);
-  try {
-    for (;;) {
-      const info = await statfs(dir);
-      const free = info.bavail * info.bsize;
-      if (free <= leave) break;
-      const room = free - leave;
-      await handle.write(big.subarray(0, Math.min(room, big.length)));
-    }
-  } catch {
-    // ENOSPC: full
-  } finally {
-    await handle.close();
-  }
-}
 
 interface RunRow {
   as_of_ms: number;
@@ -113,7 +76,7 @@ describe.skipIf(!canMount)('runs that fail on a full disk', () => {
       expect(good.code, good.stderr).toBe(0);
     }
     // Room for the store's own small writes, not for a generation: the run fails while publishing.
-    await fill(dir, 120 * 1024);
+    await fillDisk(dir, 120 * 1024);
     const failedAt = ['31', '32', '33', '34'].map((minute) => `2026-11-26T11:${minute}:00Z`);
     for (const asOf of failedAt) {
       const run = await runEmi(dir, generateArgs(asOf));
@@ -223,7 +186,7 @@ describe('emi arena status', () => {
       expect(mountTmpfs(dir, '2m')).toBe(true);
       const first = await runEmi(dir, generateArgs('2026-11-26T11:00:00Z'));
       expect(first.code, first.stderr).toBe(0);
-      await fill(dir, 0);
+      await fillDisk(dir, 0);
       const status = await arenaStatus(dir);
       await rm(join(dir, 'filler'), { force: true });
       expect(status.text).not.toMatch(/^emi arena: disk I\/O error$/m);

@@ -4,9 +4,8 @@
 // site/status.json and the served dist/status.json say what happened, never the last good run's `ok`; the run
 // leaves no temporary files; the next good run and build clear it. The silent venue is a real TCP server on
 // 127.0.0.1 and the signals are real ones sent to real `emi` processes.
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, open, readFile, readdir, readlink, realpath, rm, statfs } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, readlink, realpath, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,6 +24,7 @@ import { RunStatus } from '../schemas/status.ts';
 import { simulatedRun } from './helpers/simulated-run.ts';
 import { generateArgs, runEmi, startEmi } from './ops-cli.ts';
 import type { Finished } from './ops-cli.ts';
+import { fillDisk, tmpfsMounter } from './helpers/tmpfs.ts';
 
 // --- Builds that fail as on a full disk, for the in-process cycle (no tmpfs needed) -------------------------------
 
@@ -466,43 +466,8 @@ describe('a site build that fails after a good run (the cycle of emi schedule, e
 
 // --- 2, on a real full disk: emi generate --dist and emi build (as root, as test/ops-disk.test.ts does) ---------
 
-const mounted: string[] = [];
-
-/** Mounts a tmpfs of `size` at `dir`; false where mounting is not permitted (not root, no CAP_SYS_ADMIN). */
-function mountTmpfs(dir: string, size: string): boolean {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
-    mounted.push(dir);
-    return true;
-  } catch {
-    return false;
-  }
-}
-const probe = execFileSync('mktemp', ['-d']).toString().trim();
-const canMount = mountTmpfs(probe, '1m');
+const { allowed: canMount, mount: mountTmpfs } = tmpfsMounter();
 if (!canMount) console.warn('ops-run-status-truth: full-disk cases skipped, mounting a tmpfs needs root');
-afterAll(() => {
-  for (const folder of mounted.reverse()) execFileSync('umount', ['-l', folder]);
-});
-
-/** Fills the file system until about `leave` bytes are left (as test/ops-disk.test.ts does). */
-async function fill(folder: string, leave: number): Promise<void> {
-  const handle = await open(join(folder, 'filler'), 'w');
-  const big = Buffer.alloc(1 << 20);
-  try {
-    for (;;) {
-      const info = await statfs(folder);
-      const free = info.bavail * info.bsize;
-      if (free <= leave) break;
-      const room = free - leave;
-      await handle.write(big.subarray(0, room > big.length ? big.length : Math.max(room, 1)));
-    }
-  } catch {
-    // ENOSPC: full
-  } finally {
-    await handle.close();
-  }
-}
 
 describe.skipIf(!canMount)('dist/ on a full file system', () => {
   it('emi generate --dist records the failed build; emi build says it in one line; room again clears it', async () => {
@@ -516,7 +481,7 @@ describe.skipIf(!canMount)('dist/ on a full file system', () => {
     const generation = await servedGeneration(disk);
     const servedBrain = await readFile(join(disk, 'dist/api/main-brain.php'), 'utf8');
 
-    await fill(disk, 200_000);
+    await fillDisk(disk, 200_000);
     const failed = await runEmi(dir, withDist('2026-11-21T13:00:00Z'));
     expect(failed.code).toBe(1);
     // The run's own outcome, then the build's failure: one line each, nothing of Eleventy's.
@@ -542,7 +507,7 @@ describe.skipIf(!canMount)('dist/ on a full file system', () => {
     // A one-off build on the full disk, the disk filling at different steps: one line, no Eleventy output.
     for (const leave of [4_000_000, 1_000_000, 200_000]) {
       await rm(join(disk, 'filler'), { force: true });
-      await fill(disk, leave);
+      await fillDisk(disk, leave);
       const build = await runEmi(dir, [
         'build',
         '--published',
