@@ -3,7 +3,6 @@
 // the environment, mistyped EMI_VENUE_URL_* and EMI_SOURCE_ORDER_* names, the folder `emi serve` is asked to serve,
 // `emi build`'s --site and --published, `emi sources check --source replay` without --replay. Also: --state says
 // that EMI_STATE_DIR is its default, and a skipped `emi schedule` tick is one plain line of emi's own.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configFromEnv, venueUrlEnvName } from '../generator/sources/config.ts';
 import { VENUE_IDS } from '../generator/sources/venues.ts';
-import { EMI } from './ops-cli.ts';
+import { errorLines, expectUsageMistake, startEmi } from './ops-cli.ts';
 import type { Finished } from './ops-cli.ts';
 
 const roots: string[] = [];
@@ -24,72 +23,16 @@ afterAll(async () => {
   await Promise.all(roots.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-interface Started {
-  /** Resolves with everything printed so far once stdout or stderr matches `pattern`. */
-  waitFor(pattern: RegExp): Promise<string>;
-  stop(): void;
-  done: Promise<Finished>;
-}
-
 /**
- * The real `emi` in `cwd`, without the EMI_* variables of this machine, with `env` on top (runEmi of ops-cli.ts
- * would drop an EMI_STATE_DIR given). A command still running after `timeoutMs` is stopped (a check that let it
- * start, such as `emi schedule` or `emi serve`, would otherwise keep the test waiting).
+ * The real `emi` in `cwd`, without the EMI_* variables of this machine, with `env` on top. A command still running
+ * after `timeoutMs` is killed (a check that let it start, such as `emi schedule` or `emi serve`, would otherwise
+ * keep the test waiting).
  */
-function start(cwd: string, args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Started {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('EMI_')));
-  const child = spawn(process.execPath, [EMI, ...args], { cwd, env: { ...clean, ...env } });
-  let stdout = '';
-  let stderr = '';
-  const waiters = new Set<() => void>();
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    waiters.forEach((check) => check());
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    waiters.forEach((check) => check());
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const done = new Promise<Finished>((resolve) =>
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    }),
-  );
-  return {
-    done,
-    stop: () => child.kill('SIGTERM'),
-    waitFor: (pattern) =>
-      new Promise<string>((resolve, reject) => {
-        const check = () => {
-          if (!pattern.test(stdout + stderr)) return;
-          waiters.delete(check);
-          resolve(stdout + stderr);
-        };
-        waiters.add(check);
-        check();
-        void done.then(() => reject(new Error(`emi ended without printing ${pattern}: ${stdout}${stderr}`)));
-      }),
-  };
-}
+const start = (cwd: string, args: string[], env: Record<string, string> = {}, timeoutMs = 20_000) =>
+  startEmi(cwd, args, env, { timeoutMs });
 
 const emi = (cwd: string, args: string[], env: Record<string, string> = {}): Promise<Finished> =>
   start(cwd, args, env).done;
-
-/** The lines on stderr, without build/'s notice (others may be editing the sources) and the pointer to --help. */
-const errorLines = (run: Finished): string[] =>
-  run.stderr
-    .split('\n')
-    .filter(
-      (line) => line && !line.includes('build/ is out of date') && !line.startsWith('(run with --help'),
-    );
-
-/** Exit code 2 and one line on stderr matching `line`. */
-function expectUsageMistake(run: Finished, line: RegExp): void {
-  expect(run.code, `${run.stdout}${run.stderr}`).toBe(2);
-  expect(errorLines(run)).toEqual([expect.stringMatching(line)]);
-}
 
 /** Run folders inside the scratch folder, so that "nothing written" is an empty folder. */
 const RUN_FOLDERS = ['--out', 'site', '--paid', 'paid', '--state', 'var'];

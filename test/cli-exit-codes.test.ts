@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STAMP_FILE, stampSources } from '../bin/build-stamp.js';
-import { EMI } from './ops-cli.ts';
+import { errorLines, expectUsageMistake, runEmi } from './ops-cli.ts';
 import type { Finished } from './ops-cli.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -24,37 +24,9 @@ afterAll(async () => {
   await Promise.all(roots.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-/**
- * The real `emi` in `cwd`, without the EMI_* variables of this machine, with `env` (runEmi of ops-cli.ts would drop
- * an EMI_STATE_DIR given).
- */
-function emi(cwd: string, args: string[], env: Record<string, string> = {}): Promise<Finished> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('EMI_')));
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [EMI, ...args],
-      { cwd, env: { ...clean, ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number(error.code) : 0, signal: null, stdout, stderr });
-      },
-    );
-  });
-}
-
-/** The lines on stderr, without build/'s notice (others may be editing the sources) and the pointer to --help. */
-const errorLines = (run: Finished): string[] =>
-  run.stderr
-    .split('\n')
-    .filter(
-      (line) => line && !line.includes('build/ is out of date') && !line.startsWith('(run with --help'),
-    );
-
-/** Exit code 2 and one line on stderr matching `line`. */
-function expectUsageMistake(run: Finished, line: RegExp): void {
-  expect(run.code, run.stderr).toBe(2);
-  expect(errorLines(run)).toEqual([expect.stringMatching(line)]);
-}
+/** The real `emi` in `cwd`, without the EMI_* variables of this machine, with `env`. */
+const emi = (cwd: string, args: string[], env: Record<string, string> = {}): Promise<Finished> =>
+  runEmi(cwd, args, env, { timeoutMs: 60_000 });
 
 // Ports of the paywall cases: with the checks, nothing listens; without them, a start could.
 const PAYWALL_PORTS = ['--port', '18420', '--dev-facilitator-port', '18421'];

@@ -109,7 +109,7 @@ describe('a run ahead of the clock (the real emi)', () => {
       const args = ['generate', '--out', 'site', '--paid', 'paid', '--state', 'var'];
       const before = await runEmi(dir, args);
       expect(before.code, before.stderr).toBe(0);
-      const jumped = await startEmi(dir, args, {}, ['faketime', '-f', '+2d']).done;
+      const jumped = await startEmi(dir, args, {}, { wrapper: ['faketime', '-f', '+2d'] }).done;
       expect(jumped.code, jumped.stderr).toBe(0);
       const wrongDay = dayOf(Date.now() + 2 * DAY);
 

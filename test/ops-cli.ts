@@ -2,6 +2,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { expect } from 'vitest';
 
 export const EMI = resolve('bin/emi.js');
 
@@ -16,7 +17,16 @@ export interface Running {
   child: ChildProcess;
   /** Resolves once stderr or stdout contains `text`. */
   waitFor(text: string | RegExp): Promise<void>;
+  /** Asks it to stop (SIGTERM). */
+  stop(): void;
   done: Promise<Finished>;
+}
+
+export interface StartOptions {
+  /** A command `emi` runs under (e.g. setpriv's, as another user; faketime's). */
+  wrapper?: readonly string[];
+  /** Killed (SIGKILL) if still running after this long: a check that let a long-running command start. */
+  timeoutMs?: number;
 }
 
 /** `setpriv` with the arguments that run a command as the user nobody. */
@@ -33,18 +43,18 @@ export function canRunAsNobody(): boolean {
   }
 }
 
-/** Starts the real `emi`; `wrapper` is a command it runs under (e.g. setpriv's, as another user). */
+/** Starts the real `emi` without the EMI_* variables of this machine, with `env` on top. */
 export function startEmi(
   cwd: string,
   args: string[],
   env: Record<string, string> = {},
-  wrapper: readonly string[] = [],
+  { wrapper = [], timeoutMs }: StartOptions = {},
 ): Running {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-  delete childEnv.EMI_CONFIG;
-  delete childEnv.EMI_STATE_DIR;
+  const machine = Object.entries(process.env).filter(([name]) => !name.startsWith('EMI_'));
+  const childEnv: NodeJS.ProcessEnv = { ...Object.fromEntries(machine), ...env };
   const [command = process.execPath, ...rest] = [...wrapper, process.execPath, EMI, ...args];
   const child = spawn(command, rest, { cwd, env: childEnv });
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   let stdout = '';
   let stderr = '';
   const waiters: Array<{ text: string | RegExp; resolve: () => void }> = [];
@@ -66,11 +76,15 @@ export function startEmi(
     check();
   });
   const done = new Promise<Finished>((resolvePromise) =>
-    child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr })),
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    }),
   );
   return {
     child,
     done,
+    stop: () => child.kill('SIGTERM'),
     waitFor: (text) =>
       new Promise<void>((resolvePromise, reject) => {
         waiters.push({ text, resolve: resolvePromise });
@@ -82,12 +96,16 @@ export function startEmi(
   };
 }
 
-export const runEmi = (cwd: string, args: string[], env: Record<string, string> = {}): Promise<Finished> =>
-  startEmi(cwd, args, env).done;
+export const runEmi = (
+  cwd: string,
+  args: string[],
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<Finished> => startEmi(cwd, args, env, options).done;
 
 /** Runs the real `emi` as the user nobody (see canRunAsNobody). */
 export const runEmiAsNobody = (cwd: string, args: string[]): Promise<Finished> =>
-  startEmi(cwd, args, {}, AS_NOBODY).done;
+  startEmi(cwd, args, {}, { wrapper: AS_NOBODY }).done;
 
 /** `emi generate` into site/, paid/ and var/ of the folder it runs in, at `asOf`. */
 export const generateArgs = (asOf: string): string[] => [
@@ -101,3 +119,17 @@ export const generateArgs = (asOf: string): string[] => [
   '--as-of',
   asOf,
 ];
+
+/** The lines on stderr, without build/'s notice (others may be editing the sources) and the pointer to --help. */
+export const errorLines = (run: Finished): string[] =>
+  run.stderr
+    .split('\n')
+    .filter(
+      (line) => line && !line.includes('build/ is out of date') && !line.startsWith('(run with --help'),
+    );
+
+/** Exit code 2 and one line on stderr matching `line`. */
+export function expectUsageMistake(run: Finished, line: RegExp): void {
+  expect(run.code, `${run.stdout}${run.stderr}`).toBe(2);
+  expect(errorLines(run)).toEqual([expect.stringMatching(line)]);
+}
