@@ -19,7 +19,7 @@ import { openArenaStore } from '../generator/state/store.ts';
 import { FREE_CACHE, SITE_HEADERS } from '../schemas/delivery.ts';
 import { ErrorResponse } from '../schemas/error.ts';
 import { FREE_RESOURCES, PAID_RESOURCES } from '../schemas/resources.ts';
-import { startWranglerDev, uploadPaidFiles } from '../deploy/cloudflare/run.ts';
+import { uploadPaidFiles } from '../deploy/cloudflare/run.ts';
 import type { WranglerDev } from '../deploy/cloudflare/run.ts';
 import { buyWithDevWallet } from '../paywall-worker/buy.ts';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
@@ -31,7 +31,7 @@ import {
   resourceById,
   writePaidFixtures,
 } from './paywall-harness.ts';
-import { freePort } from './free-port.ts';
+import { startTestWorker } from './helpers/test-worker.ts';
 
 const VOTE_EXPORT_TOKEN = 'test-export-token';
 
@@ -63,20 +63,12 @@ describe('Cloudflare recipe in workerd (wrangler dev)', { timeout: 120_000 }, ()
     const persistTo = join(root, 'state');
     await uploadPaidFiles(join(root, 'paid'), { persistTo });
     startWorker = async () => {
-      const port = await freePort();
-      return startWranglerDev({
-        port,
-        inspectorPort: await freePort(),
+      return startTestWorker({
         persistTo,
         assetsDir: join(root, 'dist'),
-        vars: {
-          EMI_PAYTO: payTo,
-          EMI_FACILITATOR_URL: facilitator.url,
-          EMI_INDEXER_URL: facilitator.url,
-          EMI_BASE_URL: `http://127.0.0.1:${port}`,
-          EMI_ALLOW_SIMULATED: '1', // the fixtures are the simulated examples
-          EMI_VOTE_EXPORT_TOKEN: VOTE_EXPORT_TOKEN,
-        },
+        payTo,
+        facilitatorUrl: facilitator.url,
+        vars: { EMI_VOTE_EXPORT_TOKEN: VOTE_EXPORT_TOKEN },
       });
     };
     worker = await startWorker();

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpRoute } from '../mcp/http.ts';
 import { CONTENT_SECURITY_POLICY, MCP_PATH } from '../schemas/delivery.ts';
 import { PaywallErrorBody } from '../schemas/paid/payment-required.ts';
-import { startWranglerDev, uploadPaidFiles } from '../deploy/cloudflare/run.ts';
+import { uploadPaidFiles } from '../deploy/cloudflare/run.ts';
 import type { WranglerDev } from '../deploy/cloudflare/run.ts';
 import { renderNginxSite } from '../deploy/nginx/render.ts';
 import { hasNginx, startNginx } from '../deploy/nginx/run.ts';
@@ -25,6 +25,7 @@ import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts
 import { resourceById, writePaidFixtures } from './paywall-harness.ts';
 import { account, publisherEntry } from './publishers-harness.ts';
 import { freePort } from './free-port.ts';
+import { startTestWorker } from './helpers/test-worker.ts';
 
 const EMI = join(import.meta.dirname, '..', 'bin', 'emi.js');
 /** The policy of a JSON/API answer, spelled out: the test states the contract, not the constant behind it. */
@@ -299,18 +300,12 @@ describe('the Cloudflare Worker in workerd (wrangler dev)', { timeout: 120_000 }
     const payTo = account();
     const publisher = account();
     for (const address of [payTo, publisher]) facilitator.ledger.optIn(address);
-    const port = await freePort();
-    worker = await startWranglerDev({
-      port,
-      inspectorPort: await freePort(),
+    worker = await startTestWorker({
       persistTo,
       assetsDir: join(root, 'dist'),
+      payTo,
+      facilitatorUrl: facilitator.url,
       vars: {
-        EMI_PAYTO: payTo,
-        EMI_FACILITATOR_URL: facilitator.url,
-        EMI_INDEXER_URL: facilitator.url,
-        EMI_BASE_URL: `http://127.0.0.1:${port}`,
-        EMI_ALLOW_SIMULATED: '1', // the fixtures are the simulated examples
         EMI_PUBLISHERS: JSON.stringify([publisherEntry('acme', publisher)]),
         EMI_ADMIN_TOKEN: 'operator-admin-token',
       },

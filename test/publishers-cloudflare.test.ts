@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PaywallErrorBody } from '../schemas/paid/payment-required.ts';
-import { startWranglerDev, uploadPaidFiles } from '../deploy/cloudflare/run.ts';
+import { uploadPaidFiles } from '../deploy/cloudflare/run.ts';
 import type { WranglerDev } from '../deploy/cloudflare/run.ts';
 import { buyWithDevWallet } from '../paywall-worker/buy.ts';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
@@ -15,8 +15,8 @@ import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts
 import type { StatementAnswer } from '../paywall-worker/publishers/admin-api.ts';
 import { fetchChallenge, newBuyer, paymentHeader, writePaidFixtures } from './paywall-harness.ts';
 import { account, publisherEntry, settleHold, startSettleProxy } from './publishers-harness.ts';
-import { freePort } from './free-port.ts';
 import { emiInProcess } from './helpers/emi-in-process.ts';
+import { startTestWorker } from './helpers/test-worker.ts';
 
 const TOKEN = 'operator-admin-token';
 const REPORT = '/p/acme/api/x402-atlas-human-report.php';
@@ -50,18 +50,12 @@ describe('publishers on the Cloudflare Worker in workerd (wrangler dev)', { time
     facilitator = await startDevFacilitator();
     proxy = await startSettleProxy(facilitator.url);
     for (const address of [operatorPayTo, ...Object.values(payTo)]) facilitator.ledger.optIn(address);
-    const port = await freePort();
-    worker = await startWranglerDev({
-      port,
-      inspectorPort: await freePort(),
+    worker = await startTestWorker({
       persistTo,
       assetsDir: join(root, 'dist'),
+      payTo: operatorPayTo,
+      facilitatorUrl: proxy.url,
       vars: {
-        EMI_PAYTO: operatorPayTo,
-        EMI_FACILITATOR_URL: proxy.url,
-        EMI_INDEXER_URL: proxy.url,
-        EMI_BASE_URL: `http://127.0.0.1:${port}`,
-        EMI_ALLOW_SIMULATED: '1', // the fixtures are the simulated examples
         EMI_PUBLISHERS: JSON.stringify(
           Object.entries(payTo).map(([id, address]) => publisherEntry(id, address)),
         ),
