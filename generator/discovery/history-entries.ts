@@ -10,6 +10,7 @@ import {
 } from '../../schemas/history.ts';
 import { CACHE_SECONDS } from '../../schemas/common.ts';
 import type { SchemaEntry } from './json-schema.ts';
+import { STATIC_FILE_RESPONSES } from './static-file-responses.ts';
 
 type Json = Record<string, unknown>;
 
@@ -86,7 +87,7 @@ function operation(id: string, summary: string, description: string, schema: str
         description: summary,
         content: { 'application/json': { schema: component(schema) } },
       },
-      '404': { $ref: '#/components/responses/NotFound' },
+      ...STATIC_FILE_RESPONSES,
     },
     ...terms,
   };
@@ -100,7 +101,7 @@ const csvOperation = (id: string, summary: string, description: string): Json =>
   security: [],
   responses: {
     '200': { description: summary, content: csv },
-    '404': { $ref: '#/components/responses/NotFound' },
+    ...STATIC_FILE_RESPONSES,
   },
   ...terms,
 });

@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 description of the whole catalogue, built from the registry and its zod schemas (pure: the
 // caller passes the base URL and, optionally, example bodies from a real run).
 import { historyPaths } from './history-entries.ts';
+import { STATIC_FILE_RESPONSES } from './static-file-responses.ts';
 import {
   CACHE_SECONDS,
   CATALOG_VERSION,
@@ -8,6 +9,7 @@ import {
   PROJECT,
   TRACKED_ASSETS,
 } from '../../schemas/common.ts';
+import { ALLOWED_METHODS, methodNotAllowedError } from '../../schemas/delivery.ts';
 import { invalidAssetError, notFoundError } from '../../schemas/error.ts';
 import { PAID_EXAMPLES } from '../../schemas/paid/examples.ts';
 import { ALGORAND_MAINNET, USDC_ASA_ID, USDC_DECIMALS, X402_VERSION } from '../../schemas/paid/terms.ts';
@@ -71,7 +73,7 @@ function freeOperation(resource: FreeResource, examples: Readonly<Record<string,
     },
   };
   if (isReasoning) responses['400'] = ref('responses', 'InvalidAsset');
-  responses['404'] = ref('responses', 'NotFound');
+  Object.assign(responses, STATIC_FILE_RESPONSES);
   return {
     operationId: operationIdOf(resource.id),
     summary: resource.title,
@@ -173,7 +175,7 @@ function paywallErrorHeaders(error: PaywallError): Json {
   return {
     'Cache-Control': { description: 'no-store', schema: { type: 'string' } },
     ...(error.retryAfter ? { 'Retry-After': ref('headers', 'RetryAfter') } : {}),
-    ...(error.allow ? { Allow: { description: 'GET, HEAD, OPTIONS', schema: { type: 'string' } } } : {}),
+    ...(error.allow ? { Allow: { description: ALLOWED_METHODS, schema: { type: 'string' } } } : {}),
     ...(error.paymentResponse
       ? {
           'PAYMENT-RESPONSE': {
@@ -284,6 +286,19 @@ function sharedComponents(): Json {
       NotFound: {
         description: 'Nothing is published at this path (for example before the first generator run).',
         content: jsonContent('ErrorResponse', { notFound: { value: notFoundError() } }),
+      },
+      NotModified: {
+        description:
+          "Not modified, without a body: the request's If-None-Match names the file's current ETag, or its " +
+          'If-Modified-Since is not older than the Last-Modified the host sent. Keep the copy you have (and its ' +
+          'Cache-Control) until the next update is due.',
+      },
+      MethodNotAllowed: {
+        description:
+          `Static files answer ${ALLOWED_METHODS} only; Allow lists them. Sent by the local preview, nginx and the ` +
+          'Cloudflare Worker (Netlify answers other methods as its platform does).',
+        headers: { Allow: { description: ALLOWED_METHODS, schema: { type: 'string' } } },
+        content: jsonContent('ErrorResponse', { methodNotAllowed: { value: methodNotAllowedError() } }),
       },
       PaymentRequired: {
         description:
