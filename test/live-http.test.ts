@@ -6,6 +6,7 @@ import type { LiveTransportOptions } from '../generator/sources/http/live-transp
 import { backoffDelay, parseRetryAfter, seededRandom } from '../generator/sources/http/retry-policy.ts';
 import { startReplayServer } from '../generator/sources/replay-server.ts';
 import type { ReplayServer, ServedAnswer } from '../generator/sources/replay-server.ts';
+import { freePort } from './free-port.ts';
 
 const POLICY = { retries: 3, backoffMs: 100, maxBackoffMs: 1_000, maxRetryAfterMs: 10_000 };
 const NOW = Date.UTC(2026, 0, 1);
@@ -141,5 +142,71 @@ describe('routing and budget', () => {
     expect(started).toEqual(['b']); // host b did not wait for host a
     release();
     await blocked;
+  });
+});
+
+describe('a host that cannot be reached', () => {
+  /** A transport over the real global fetch, counting the calls that reach the network; waits recorded, not slept. */
+  function counted(routes: Record<string, string>) {
+    const attempts: string[] = [];
+    const transport = createLiveTransport({
+      retry: { retries: 2, backoffMs: 100, maxBackoffMs: 1_000, maxRetryAfterMs: 10_000 },
+      timeoutMs: 2_000,
+      limitsFor: () => ({ concurrency: 4, requestsPerSecond: 0 }),
+      random: seededRandom(7),
+      sleep: async () => undefined,
+      routes,
+      fetch: (input, init) => {
+        attempts.push(new URL(String(input)).host);
+        return fetch(input, init);
+      },
+    });
+    return { transport, attempts };
+  }
+
+  let listening: ReplayServer | undefined;
+  afterEach(() => listening?.close());
+
+  it('is skipped for the rest of the run once as many attempts in a row as one call makes were refused; other hosts are still called', async () => {
+    const refusing = `http://127.0.0.1:${await freePort()}`; // nothing listens: connection refused
+    listening = await startReplayServer(async () => ({ body: '{}' }));
+    const { transport, attempts } = counted({
+      'https://api.binance.com': refusing,
+      'https://api.exchange.coinbase.com': listening.origin,
+    });
+    const binance = (symbol: string) =>
+      transport.fetch({ url: `https://api.binance.com/api/v3/depth?symbol=${symbol}&limit=100` });
+    // One call alone still gets its retries: a refusal may be a restart.
+    await expect(binance('BTCUSDT')).rejects.toThrow(/network error: .*ECONNREFUSED/);
+    expect(attempts).toHaveLength(3);
+    expect(String(await binance('ETHUSDT').catch((error: unknown) => error))).toMatch(
+      /ECONNREFUSED.*not called again this run/,
+    );
+    expect(attempts).toHaveLength(3); // it did not reach the network
+    expect((await transport.fetch({ url: 'https://api.exchange.coinbase.com/time' })).status).toBe(200);
+  });
+
+  it('counts refusals across calls running side by side: eight calls reach the network at most retries + concurrency times', async () => {
+    const refusing = `http://127.0.0.1:${await freePort()}`;
+    const { transport, attempts } = counted({ 'https://api.binance.com': refusing });
+    const symbols = ['BTC', 'ETH', 'XRP', 'SOL', 'ALGO', 'XLM', 'HBAR', 'DOGE'];
+    const results = await Promise.allSettled(
+      symbols.map((s) => transport.fetch({ url: `https://api.binance.com/api/v3/depth?symbol=${s}USDT` })),
+    );
+    expect(results.every((result) => result.status === 'rejected')).toBe(true);
+    // The third refusal in a row closes the host; until then each refusal frees a slot for the next call, and the
+    // four in flight (the host's concurrency) finish their attempt: at most 2 + 4 (8 calls x 3 attempts before).
+    expect(attempts.length).toBeGreaterThanOrEqual(3);
+    expect(attempts.length).toBeLessThanOrEqual(6);
+  });
+
+  it('is not skipped after a reset or a timeout: the next call may get through', async () => {
+    const reset = Object.assign(new TypeError('fetch failed'), {
+      cause: { code: 'ECONNRESET', message: 'read ECONNRESET' },
+    });
+    const { transport, urls } = scripted([reset, reset, reset, reset, { body: '{"ok":true}' }]);
+    await expect(transport.fetch({ url: URL_BTC })).rejects.toThrow('read ECONNRESET');
+    expect((await transport.fetch({ url: URL_BTC })).body).toBe('{"ok":true}');
+    expect(urls).toHaveLength(5);
   });
 });

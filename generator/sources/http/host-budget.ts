@@ -41,10 +41,14 @@ export class HostBudget {
     private readonly wait: Sleep = sleep,
   ) {}
 
-  /** Runs `task` within the host's concurrency, after the host's next free start slot. */
-  run<T>(host: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /**
+   * Runs `task` within the host's concurrency, after the host's next free start slot. `whenDue` is called when the
+   * call's turn comes, before a slot is taken: throwing there drops the call without spending the host's budget.
+   */
+  run<T>(host: string, task: () => Promise<T>, signal?: AbortSignal, whenDue?: () => void): Promise<T> {
     const state = this.stateOf(host);
     return state.limit(async () => {
+      whenDue?.();
       // Reserve a start slot now, so calls queued together are spaced, not bunched.
       const start = Math.max(this.now(), state.nextStart);
       state.nextStart = start + state.spacingMs;

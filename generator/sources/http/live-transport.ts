@@ -36,6 +36,46 @@ const describe = (error: unknown): string => {
   return message === 'fetch failed' ? detail : `${message} (${detail})`;
 };
 
+/**
+ * Connection errors that say nothing listens at the host, or it cannot be found or reached: unlike a reset or a
+ * timeout, the next attempt would meet the same.
+ */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+const isUnreachable = (error: Error): boolean => {
+  const code = ((error.cause as { cause?: { code?: unknown } } | undefined)?.cause?.code ?? '') as string;
+  return UNREACHABLE_CODES.has(code);
+};
+
+/** A call not made: its host could not be reached earlier in the run. Never retried. */
+class HostUnreachable extends Error {}
+
+/**
+ * The hosts that cannot be reached this run: once a host has met as many attempts in a row as one call may make
+ * with an unreachable error (across calls, as calls run side by side), the rest of the run skips it, so a run with
+ * the network down fails in seconds rather than retrying every call down every fallback. Any answer resets it.
+ */
+function createReachability(attemptsPerCall: number) {
+  const failedInARow = new Map<string, number>();
+  const down = new Map<string, string>();
+  return {
+    check(host: string): void {
+      const why = down.get(host);
+      if (why !== undefined) throw new HostUnreachable(`${why}; not called again this run`);
+    },
+    /** Notes an attempt's outcome, and returns it. */
+    noted<T extends TransportResponse | Error>(host: string, outcome: T): T {
+      if (!(outcome instanceof Error)) failedInARow.delete(host);
+      else if (isUnreachable(outcome)) {
+        const failed = (failedInARow.get(host) ?? 0) + 1;
+        failedInARow.set(host, failed);
+        if (failed >= attemptsPerCall) down.set(host, outcome.message);
+      }
+      return outcome;
+    },
+  };
+}
+
 export function routeUrl(url: string, routes: Readonly<Record<string, string>> = {}): string {
   const parsed = new URL(url);
   const base = routes[parsed.origin];
@@ -48,8 +88,13 @@ export function createLiveTransport(options: LiveTransportOptions): Transport {
   const now = options.now ?? Date.now;
   const budget = new HostBudget(options.limitsFor, now, wait);
   const { retry } = options;
+  const reachability = createReachability(retry.retries + 1); // the transport lives for one run
 
-  async function attempt(request: TransportRequest, signal?: AbortSignal): Promise<TransportResponse> {
+  /** One attempt: the venue's answer, or the error that kept it from answering (thrown only when the run aborts). */
+  async function attempt(
+    request: TransportRequest,
+    signal?: AbortSignal,
+  ): Promise<TransportResponse | Error> {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
@@ -72,8 +117,8 @@ export function createLiveTransport(options: LiveTransportOptions): Transport {
       return { status: response.status, headers, body };
     } catch (error) {
       if (signal?.aborted) throw error;
-      if (timeout.aborted) throw new Error(`timed out after ${options.timeoutMs} ms`, { cause: error });
-      throw new Error(`network error: ${describe(error)}`, { cause: error });
+      if (timeout.aborted) return new Error(`timed out after ${options.timeoutMs} ms`, { cause: error });
+      return new Error(`network error: ${describe(error)}`, { cause: error });
     }
   }
 
@@ -82,13 +127,14 @@ export function createLiveTransport(options: LiveTransportOptions): Transport {
     async fetch(request, signal) {
       const host = new URL(request.url).host;
       for (let tries = 0; ; tries++) {
-        let outcome: TransportResponse | Error;
-        try {
-          outcome = await budget.run(host, () => attempt(request, signal), signal);
-        } catch (error) {
-          if (signal?.aborted) throw error;
-          outcome = error as Error;
-        }
+        // Noted before the host's slot is freed, and checked when a call's turn comes, so that calls queued behind
+        // the host's budget see every refusal before them (a skipped call takes no slot).
+        const outcome = await budget.run(
+          host,
+          async () => reachability.noted(host, await attempt(request, signal)),
+          signal,
+          () => reachability.check(host),
+        );
         // Bybit's IP rate limit comes as a 403 and OKX's 50011 may come in a 200 envelope: both are waited out.
         const failed =
           outcome instanceof Error ||
