@@ -32,20 +32,43 @@ export const migrate = (db: Database.Database): void => {
   for (const m of MIGRATIONS) apply.immediate(m);
 };
 
+/** The store's schema version: its last migration's (0 for a new file). */
+export const versionOf = (db: Database.Database): number => {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");
+  if (!table.get()) return 0;
+  return (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
+};
+
+/**
+ * A store migrated by a newer emi: this code would write rows its tables no longer take, or take them without what
+ * the newer code needs. Refused before anything is written, saying what to do; an older process still running
+ * after an upgrade meets this until it is restarted.
+ */
+export const newerStoreMessage = (file: string, version: number): string =>
+  `the arena store ${file} has schema version ${version}, written by a newer emi than this one (which knows ` +
+  `versions up to ${LATEST_SCHEMA_VERSION}): restart what still runs the old code (emi up, emi schedule) so that it ` +
+  'runs the new one, or run the newer emi; nothing was written to the store';
+
 /** Opens (creating folders and file if needed) and migrates the store. */
 export const openArenaStore = (file: string = DEFAULT_STORE_PATH): ArenaStore => {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL'); // durable enough in WAL mode: a power loss may drop the last commit only
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000'); // concurrent writers wait their turn instead of failing at once
-  migrate(db);
+  try {
+    const version = versionOf(db);
+    if (version > LATEST_SCHEMA_VERSION) throw new Error(newerStoreMessage(file, version));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL'); // durable enough in WAL mode: a power loss may drop the last commit only
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000'); // concurrent writers wait their turn instead of failing at once
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   return { db, path: file, close: () => db.close() };
 };
 
-export const schemaVersion = (store: ArenaStore): number =>
-  (store.db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
+export const schemaVersion = (store: ArenaStore): number => versionOf(store.db);
 
 /**
  * The salt for voter hashes: EMI_VOTER_SALT when set, else a random one generated once and kept in the store.
