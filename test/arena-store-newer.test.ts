@@ -51,5 +51,12 @@ describe('a store migrated by a newer emi', { timeout: 60_000 }, () => {
     };
     expect(status.status).toBe('failed');
     expect(status.last_run.error).toContain('written by a newer emi');
+
+    // `emi arena status` still reads it, and says why runs refuse it.
+    const shown = await runEmi(dir, ['arena', 'status'], { EMI_STATE_DIR: 'var' });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(
+      `(schema version ${LATEST_SCHEMA_VERSION + 1}, written by a newer emi: this one knows versions up to ${LATEST_SCHEMA_VERSION}`,
+    );
   });
 });

@@ -9,7 +9,7 @@ import { roundAt, roundInfo } from '../engines/arena/rounds.ts';
 import { DEFAULT_LOCK_TTL_MS, describeHeldLock, holderAlive } from './lock.ts';
 import { count, roundTally } from './repo.ts';
 import { pendingRuns, runCounts } from './run-log.ts';
-import { LATEST_SCHEMA_VERSION, migrate, type ArenaStore } from './store.ts';
+import { LATEST_SCHEMA_VERSION, migrate, versionOf, type ArenaStore } from './store.ts';
 
 /** A status that cannot be shown, in one line (exit 1). */
 export class StatusProblem extends Error {
@@ -70,9 +70,6 @@ const noStoreMessage = (file: string): string =>
   `no arena store at ${resolve(file)}: no run has used this state folder (the first \`emi generate\` creates ` +
   'it); if runs keep theirs elsewhere, run this in the folder they run in or set EMI_STATE_DIR to their state ' +
   'folder (nothing was created)';
-
-const versionOf = (db: Database.Database): number =>
-  (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
 
 /**
  * A private in-memory database holding `bytes`, an SQLite file. Its header's WAL marker is set back to the rollback
@@ -217,7 +214,10 @@ export function statusLines(opened: StatusStore, now: number): string[] {
   const version =
     fileVersion < LATEST_SCHEMA_VERSION
       ? `schema version ${fileVersion}; the next run migrates it to ${LATEST_SCHEMA_VERSION}`
-      : `schema version ${fileVersion}`;
+      : fileVersion > LATEST_SCHEMA_VERSION
+        ? `schema version ${fileVersion}, written by a newer emi: this one knows versions up to ` +
+          `${LATEST_SCHEMA_VERSION}, so its runs refuse the store and what follows may be incomplete`
+        : `schema version ${fileVersion}`;
   const fileLock = fileLockLine(store.path, now);
   return [
     `store: ${store.path} (${version})`,
