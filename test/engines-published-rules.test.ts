@@ -269,24 +269,47 @@ describe('2. liquidity_context rests on an order book, and the sentences that co
     expect(text).toMatch(/of (the )?7 assets/);
   });
 
-  it('the paid regime’s liquidity factor counts the assets without an order book, not "0 of 7 read thin"', async () => {
+  it('the paid regime gives liquidity and leverage a level only when the assets without a reading could not change it (COUNTED_FACTOR_RULE)', async () => {
     const full = await simulated(TIMES[0]!);
-    const noBooks = { ...full, assets: full.assets.map((a) => ({ ...a, book: null })) };
     const clock = clockAt(full.asOf);
-    const factorOf = (snapshot: typeof full) =>
-      buildPaidBodies(buildFreeSnapshots(snapshot, clock), clock).paidMarketRegime.risk_factors.find(
-        (f) => f.factor === 'liquidity',
-      );
-    const labelled = Object.values(buildFreeSnapshots(noBooks, clock).liquidityLite.assets).filter(
+    const regimeOf = (snapshot: typeof full) =>
+      buildPaidBodies(buildFreeSnapshots(snapshot, clock), clock).paidMarketRegime;
+    const factorOf = (snapshot: typeof full, factor: string) =>
+      regimeOf(snapshot).risk_factors.find((f) => f.factor === factor);
+
+    expect(describedAt('paid-market-regime.json', 'risk_factors')).toContain(
+      'gets a level only when the assets without one could not change it',
+    );
+    // Every book in: liquidity has its level, and the note says nothing about missing books.
+    expect(factorOf(full, 'liquidity')!.note).not.toMatch(/no order book/);
+
+    // Five books missing: a calm count from two assets could understate the risk, so no level is given.
+    const fiveMissing = {
+      ...full,
+      assets: full.assets.map((a, i) => (i < 5 ? { ...a, book: null, ticker: null } : a)),
+    };
+    const read = Object.values(buildFreeSnapshots(fiveMissing, clock).liquidityLite.assets).filter(
       (a) => a.liquidity_context !== null,
     ).length;
-    const factor = factorOf(noBooks);
-    if (labelled === 0) expect(factor).toBeUndefined();
-    else {
-      expect(factor!.note).toMatch(/7 of 7 assets had no order book/);
-      expect(factor!.note).not.toMatch(/of 7 assets read thin/);
-    }
-    expect(factorOf(full)!.note).not.toMatch(/no order book/);
+    expect(read).toBeLessThan(7);
+    expect(factorOf(fiveMissing, 'liquidity')).toBeUndefined();
+    expect(regimeOf(fiveMissing).limitations.join(' ')).toMatch(
+      new RegExp(
+        `Liquidity \\(thin books\\) was read for ${read} of 7 assets: .* anywhere from \\w+ to high`,
+      ),
+    );
+
+    // Positioning missing for all but one asset: leverage is left out the same way.
+    const oneWithPositioning = {
+      ...full,
+      assets: full.assets.map((a, i) =>
+        i === 0 ? a : { ...a, funding: null, openInterest: null, liquidations: null },
+      ),
+    };
+    expect(factorOf(oneWithPositioning, 'leverage')).toBeUndefined();
+    expect(regimeOf(oneWithPositioning).limitations.join(' ')).toMatch(
+      /Leverage \(crowded positioning\) was read for 1 of 7 assets: the 6 without a reading could put its level anywhere from \w+ to high/,
+    );
   });
 });
 

@@ -27,6 +27,17 @@ import {
 } from '../market-regime.ts';
 import { PaymentStatus, PublisherBlock } from './terms.ts';
 
+/**
+ * How `leverage` and `liquidity` get their level (generator/engines/paid/market-regime.ts countedFactor, join.ts
+ * levelFromCount): published with the field, and enforced there.
+ */
+export const COUNTED_FACTOR_RULE =
+  '`leverage` counts the assets with crowded positioning or extreme funding, `liquidity` the assets whose ' +
+  'liquidity reads thin, each among the assets with a reading, banded 0 low, 1 moderate, 2 to 3 elevated, 4 or ' +
+  'more high. An asset without a reading could show the sign or not, so the factor gets a level only when the ' +
+  'assets without one could not change it; otherwise it is left out and a limitation gives the range of levels ' +
+  'they leave open.';
+
 export const RiskFactor = z.strictObject({
   factor: z.enum(['volatility', 'leverage', 'liquidity', 'breadth', 'data_quality']),
   level: RiskLevel,
@@ -68,7 +79,7 @@ export const PaidMarketRegime = z.strictObject({
         'score itself is made of breadth, trend, volatility, drawdown and correlation (all five are in `regime`); ' +
         '`volatility` and `breadth` here restate two of them, while `leverage`, `liquidity` and `data_quality` are ' +
         'not part of the score: context the score does not include. A factor that could not be read is left out ' +
-        'and a limitation says so',
+        `and a limitation says so. ${COUNTED_FACTOR_RULE}`,
     ),
   regime: RegimeDetail,
   assets: z.record(AssetSymbol, AssetRegime),

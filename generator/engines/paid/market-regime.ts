@@ -26,6 +26,39 @@ const VOLATILITY_RISK: Readonly<Record<string, RiskLevel>> = {
   extreme: 'high',
 };
 
+const COUNTED_FACTORS = {
+  leverage: {
+    name: 'Leverage (crowded positioning)',
+    none: 'No derivatives positioning was available, so leverage is missing from the risk factors.',
+  },
+  liquidity: {
+    name: 'Liquidity (thin books)',
+    none: 'No liquidity reading was available, so liquidity is missing from the risk factors.',
+  },
+} as const;
+
+/**
+ * A factor that counts assets showing a sign among those read (COUNTED_FACTOR_RULE): an asset without a reading
+ * could show it or not, so the factor gets a level only when the unread ones could not change it; otherwise the
+ * line for the body's gaps says the range, since a level from the read assets alone could understate the risk.
+ */
+function countedFactor(
+  factor: keyof typeof COUNTED_FACTORS,
+  signs: number,
+  read: number,
+  total: number,
+): Pick<RiskFactor, 'factor' | 'level'> | string {
+  const { name, none } = COUNTED_FACTORS[factor];
+  if (read === 0) return none;
+  const level = levelFromCount(signs);
+  const highest = levelFromCount(signs + total - read);
+  if (highest === level) return { factor, level };
+  return (
+    `${name} was read for ${read} of ${total} assets: the ${total - read} without a reading could put its level ` +
+    `anywhere from ${level} to ${highest}, so it is missing from the risk factors.`
+  );
+}
+
 function riskFactors(
   free: FreeSnapshots,
   views: readonly AssetView[],
@@ -60,23 +93,19 @@ function riskFactors(
   const withPositioning = views.filter(
     (v) => v.derivatives?.state && v.derivatives.state !== 'unavailable',
   ).length;
-  if (withPositioning > 0) {
+  const leverage = countedFactor('leverage', crowded.length, withPositioning, views.length);
+  if (typeof leverage === 'string') gaps.push(leverage);
+  else
     factors.push({
-      factor: 'leverage',
-      level: levelFromCount(crowded.length),
+      ...leverage,
       note: `${crowded.length} of ${withPositioning} assets with positioning data show crowded positioning or extreme funding${crowded.length ? ` (${crowded.map((v) => v.asset).join(', ')})` : ''}.`,
     });
-  } else gaps.push('No derivatives positioning was available, so leverage is missing from the risk factors.');
 
   // Counted among the assets with a liquidity reading, saying how many had no order book (join.ts).
   const liquidity = liquidityCounts(views);
-  if (liquidity.labelled > 0) {
-    factors.push({
-      factor: 'liquidity',
-      level: levelFromCount(liquidity.thin.length),
-      note: liquiditySentence(views),
-    });
-  } else gaps.push('No liquidity reading was available, so liquidity is missing from the risk factors.');
+  const thin = countedFactor('liquidity', liquidity.thin.length, liquidity.labelled, views.length);
+  if (typeof thin === 'string') gaps.push(thin);
+  else factors.push({ ...thin, note: liquiditySentence(views) });
 
   const share = regime.breadth.share_above_ema50;
   if (share !== null) {
