@@ -132,6 +132,43 @@ describe('usage mistakes: exit 2, one line, nothing written', () => {
     expect(run.stdout).toContain('tx TXGONE');
   });
 
+  it('credit N that is zero, fractional or beyond the limit states the rule, in the words of the admin route', async () => {
+    await writeFile(config, JSON.stringify({ publishers: [publisherEntry('acme', acmePayTo)] }));
+    const rule = 'a non-zero whole number of at most 999999999';
+    for (const n of ['0', '-0', '1.5', '1e3', '007', '1000000000', '-1000000000']) {
+      const run = await emi(['credit', 'acme', n, '--config', config, '--state', dir]);
+      expect(run.status, n).toBe(2);
+      expect(run.stderr, n).toContain(`N must be ${rule} (negative withdraws unused credits): ${n}`);
+      expect(run.stderr, n).not.toContain('not a whole number');
+    }
+    expect(existsSync(ledgerFile)).toBe(false);
+    const tooMany = await emi(addArgs('acme', acmePayTo, '--credits', '1000000000'));
+    expect(tooMany.status).toBe(2);
+    expect(tooMany.stderr).toContain('--credits wants a positive whole number of at most 999999999');
+
+    // The limit itself is taken, both ways.
+    const granted = await emi(['credit', 'acme', '999999999', '--config', config, '--state', dir]);
+    expect(granted.stdout).toContain('publisher acme: 999999999 credit(s)');
+    const withdrawn = await emi(['credit', 'acme', '-999999999', '--config', config, '--state', dir]);
+    expect(withdrawn.stdout).toContain('publisher acme: 0 credit(s)');
+
+    // The Worker's admin route states the same rule.
+    const ledger = new SqliteCreditLedger(join(dir, 'worker.sqlite'));
+    const publishers = parsePublishers([publisherEntry('acme', acmePayTo)]);
+    const app = new Hono().route('/', createAdminRoute({ publishers, ledger, token: 'secret' }));
+    try {
+      const answer = await app.request('/p/acme/admin/credits', {
+        method: 'POST',
+        headers: { Authorization: 'Bearer secret', 'Content-Type': 'application/json' },
+        body: JSON.stringify({ credits: 0 }),
+      });
+      expect(answer.status).toBe(400);
+      expect(((await answer.json()) as { message: string }).message).toContain(`N ${rule}`);
+    } finally {
+      ledger.close();
+    }
+  }, 30_000);
+
   it('credit without a configuration still checks that the id is a publisher id', async () => {
     const run = await emi(['credit', 'Acme Corp', '5', '--state', dir]);
     expect(run.status).toBe(2);

@@ -7,6 +7,11 @@ export const adminCreditsPath = (publisherId: string): string => `/p/${publisher
 /** GET, `?since=ISO` optional: answers a StatementAnswer. */
 export const adminStatementPath = (publisherId: string): string => `/p/${publisherId}/admin/statement`;
 
+/** The most credits one grant (or withdrawal) may move: the admin route's limit and `emi publisher credit`'s. */
+export const MAX_CREDITS = 999_999_999;
+/** The rule for a grant's N, as both say it. */
+export const CREDITS_RULE = `a non-zero whole number of at most ${MAX_CREDITS}`;
+
 /** The body of `POST .../admin/credits`. */
 export interface CreditRequest {
   credits: number;

@@ -11,6 +11,7 @@ import type { Publisher } from './config.ts';
 import { CreditError, sinceTime } from './credit-ledger.ts';
 import type { CreditLedger } from './credit-ledger.ts';
 import type { CreditRequest, StatementAnswer } from './admin-api.ts';
+import { CREDITS_RULE, MAX_CREDITS } from './admin-api.ts';
 
 export interface AdminRouteOptions {
   publishers: readonly Publisher[];
@@ -18,8 +19,6 @@ export interface AdminRouteOptions {
   /** The bearer token (EMI_ADMIN_TOKEN); without one every admin path answers 404. */
   token?: string;
 }
-
-const MAX_CREDITS = 999_999_999;
 
 /** Compares digests, so the time taken does not tell how much of a guessed token was right. */
 async function sameToken(given: string, expected: string): Promise<boolean> {
@@ -78,7 +77,7 @@ export function createAdminRoute(options: AdminRouteOptions): Hono {
         c,
         400,
         'malformed_body',
-        `the body must be {"credits": N, "note"?: text}: N a non-zero whole number of at most ${MAX_CREDITS}`,
+        `the body must be {"credits": N, "note"?: text}: N ${CREDITS_RULE}`,
       );
     }
     try {

@@ -10,6 +10,7 @@ import { rename, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { CREDITS_RULE, MAX_CREDITS } from './admin-api.ts';
 import { parseWorkerUrl } from './admin-client.ts';
 import { sinceTime } from './credit-ledger.ts';
 import { PUBLISHER_ID, PUBLISHER_ID_RULE } from './ids.ts';
@@ -97,17 +98,28 @@ async function assertConfigured(
   throw usageError(`publisher "${id}" is not in ${file} (${known})${inLedger}; ${unchanged}`);
 }
 
+/** A whole number of credits within the limit of one grant, without sign, leading zeros or exponent; else null. */
+const creditsOf = (value: string): number | null =>
+  /^-?[1-9][0-9]*$/.test(value) && Math.abs(Number(value)) <= MAX_CREDITS ? Number(value) : null;
+
+/** `credit ID N`: the rule the Worker's admin route states too (zero is a whole number, but grants nothing). */
 const parseCredits = (value: string): number => {
-  if (!/^-?[1-9][0-9]{0,8}$/.test(value)) throw usageError(`not a whole number of credits: ${value}`);
-  return Number(value);
+  const credits = creditsOf(value);
+  if (credits === null) {
+    throw usageError(`N must be ${CREDITS_RULE} (negative withdraws unused credits): ${value}`);
+  }
+  return credits;
 };
 
 /** `add --credits N`: a new publisher has nothing to withdraw, so only a positive number makes sense. */
 const parseStartCredits = (value: string): number => {
-  if (!/^[1-9][0-9]{0,8}$/.test(value)) {
-    throw usageError(`--credits wants a positive whole number (credits to start with): ${value}`);
+  const credits = creditsOf(value);
+  if (credits === null || credits < 0) {
+    throw usageError(
+      `--credits wants a positive whole number of at most ${MAX_CREDITS} (credits to start with): ${value}`,
+    );
   }
-  return Number(value);
+  return credits;
 };
 
 const parseSince = (value: string): string => {

@@ -17,30 +17,72 @@ export const PRODUCTS: ReadonlyMap<string, PaidResource> = new Map(
   PAID_RESOURCES.map((resource) => [productSlug(resource), resource]),
 );
 
+/** Bidirectional controls and line separators, by name: what a refusal says it found. */
+const INVISIBLE_CONTROLS: Readonly<Record<number, string>> = {
+  0x061c: 'ARABIC LETTER MARK',
+  0x200e: 'LEFT-TO-RIGHT MARK',
+  0x200f: 'RIGHT-TO-LEFT MARK',
+  0x2028: 'LINE SEPARATOR',
+  0x2029: 'PARAGRAPH SEPARATOR',
+  0x202a: 'LEFT-TO-RIGHT EMBEDDING',
+  0x202b: 'RIGHT-TO-LEFT EMBEDDING',
+  0x202c: 'POP DIRECTIONAL FORMATTING',
+  0x202d: 'LEFT-TO-RIGHT OVERRIDE',
+  0x202e: 'RIGHT-TO-LEFT OVERRIDE',
+  0x2066: 'LEFT-TO-RIGHT ISOLATE',
+  0x2067: 'RIGHT-TO-LEFT ISOLATE',
+  0x2068: 'FIRST STRONG ISOLATE',
+  0x2069: 'POP DIRECTIONAL ISOLATE',
+};
+
+/**
+ * A character a brand text may not hold. Brand texts reach the operator's terminal (`emi publisher list`, where
+ * U+009B is CSI and U+0085 a new line), every 402 and paid body, and the storefront, where a bidirectional control
+ * makes `evil\u202Egnp.exe` read as `evilexe.png`. So: every control character (\p{Cc}: C0, DEL and C1), the
+ * bidirectional embeddings, overrides, isolates and marks, and the line and paragraph separators. Other format
+ * characters (the zero-width joiner of emoji and of many scripts) stay allowed.
+ */
+const UNSAFE_CHARACTER = /[\p{Cc}\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/u;
+
+/** What the character is, for the refusal: `U+202E RIGHT-TO-LEFT OVERRIDE`, `U+009B (a C1 control character)`. */
+function characterName(code: number): string {
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  const named = INVISIBLE_CONTROLS[code];
+  if (named) return `${hex} ${named}`;
+  if (code < 0x20) return `${hex} (a C0 control character)`;
+  return code === 0x7f ? `${hex} DELETE` : `${hex} (a C1 control character)`;
+}
+
+/**
+ * The rule of every brand text, links included (a URL parser takes these characters too, and a link is shown as it
+ * was written): the refusal names the first such character and where it is, never the text itself.
+ */
+const safeText = (text: z.ZodString): z.ZodString =>
+  text.refine((value) => !UNSAFE_CHARACTER.test(value), {
+    error: (issue) => {
+      const value = String(issue.input);
+      const index = value.search(UNSAFE_CHARACTER);
+      return (
+        'must not contain control characters or bidirectional controls: found ' +
+        `${characterName(value.codePointAt(index) ?? 0)} at character ${[...value.slice(0, index)].length + 1}`
+      );
+    },
+  });
+
 /** https links only: a brand link can never be `javascript:` or plain http on a payment page. */
-const HttpsUrl = z
-  .string()
-  .max(500)
-  .refine((value) => URL.canParse(value) && new URL(value).protocol === 'https:', 'must be an https:// URL');
-const ContactLink = z
-  .string()
-  .max(500)
-  .refine(
-    (value) => URL.canParse(value) && ['https:', 'mailto:'].includes(new URL(value).protocol),
-    'must be an https:// or mailto: URL',
-  );
+const HttpsUrl = safeText(z.string().max(500)).refine(
+  (value) => URL.canParse(value) && new URL(value).protocol === 'https:',
+  'must be an https:// URL',
+);
+const ContactLink = safeText(z.string().max(500)).refine(
+  (value) => URL.canParse(value) && ['https:', 'mailto:'].includes(new URL(value).protocol),
+  'must be an https:// or mailto: URL',
+);
 
 export const PublisherBrandSchema = z.strictObject({
   /** Shown on the storefront and named in every 402 and paid body. */
-  name: z
-    .string()
-    .trim()
-    .min(1, 'must not be empty')
-    .max(80, 'must be at most 80 characters')
-    .refine(
-      (value) => [...value].every((c) => c.charCodeAt(0) >= 0x20 && c.charCodeAt(0) !== 0x7f),
-      'must not contain control characters',
-    ),
+  /** Checked once trimmed, as it was before (a blank or line break at either end is dropped, not refused). */
+  name: safeText(z.string().trim()).min(1, 'must not be empty').max(80, 'must be at most 80 characters'),
   logoUrl: HttpsUrl.optional(),
   /** A CSS hex colour, `#rrggbb`. */
   accentColor: z
