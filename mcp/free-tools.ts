@@ -4,12 +4,23 @@ import * as z from 'zod';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { ReasoningResponse } from '../schemas/reasoning.ts';
 import { FREE_RESOURCES, reasoningFileFor } from '../schemas/resources.ts';
-import type { FreeResource } from '../schemas/resources.ts';
+import type { FreeResource, PublishedResource } from '../schemas/resources.ts';
 import { noteFor } from '../generator/discovery/endpoint-notes.ts';
 import { bodyEnvelope, factsOfBody } from './facts.ts';
 import type { ReadPublished } from './published.ts';
 import { clipped, structuredResult, toolError } from './results.ts';
 import { strictInput } from './strict-input.ts';
+
+/**
+ * What a resource is for (the docs' text, shared with the OpenAPI document and llms.txt), as a tool says it: a
+ * sentence about an HTTP query parameter (`?asset=`) is left out, since a tool takes arguments instead and names
+ * them itself.
+ */
+export const toolPurpose = (resource: PublishedResource): string =>
+  noteFor(resource)
+    .purpose.split(/(?<=\.)\s+/)
+    .filter((sentence) => !/\?[a-z_]+=/.test(sentence))
+    .join(' ');
 
 /** `marketRegime` → `market_regime`: tool names in the style MCP clients show. */
 export const toolNameOf = (id: string): string => id.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -49,7 +60,7 @@ function registerFileTool(server: McpServer, resource: FreeResource, read: ReadP
     name,
     {
       title: resource.title,
-      description: `${noteFor(resource).purpose} Free; the body of ${resource.path}. Educational only, not advice.`,
+      description: `${toolPurpose(resource)} Free; the body of ${resource.path}. Educational only, not advice.`,
       inputSchema: strictInput(name, {}),
       outputSchema: bodyEnvelope(resource.schema),
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -68,8 +79,10 @@ function registerReasoningTool(
     'reasoning',
     {
       title: resource.title,
-      description: `${noteFor(resource).purpose} Free; the body of ${resource.path}?asset=X. Educational only, not advice.`,
-      // Optional, as on HTTP: the description (shared with the API docs) promises BTC by default.
+      description:
+        `${toolPurpose(resource)} Choose the asset with the \`asset\` argument: one of ${TRACKED_ASSETS.join(', ')}, ` +
+        `case-insensitive; default BTC. Free; the body of ${resource.path} for that asset. Educational only, not advice.`,
+      // Optional, as on HTTP: the description promises BTC by default.
       inputSchema: strictInput('reasoning', {
         asset: z
           .string()

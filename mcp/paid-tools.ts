@@ -13,13 +13,12 @@ import {
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
 import algosdk from 'algosdk';
 import { base64ToBytes } from '../paywall-worker/payment-header.ts';
-import { noteFor } from '../generator/discovery/endpoint-notes.ts';
 import { paymentIdOf } from '../schemas/paid/payment-identifier.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import type { PaidResource } from '../schemas/resources.ts';
 import { DataFacts, factsOfBody } from './facts.ts';
 import * as z from 'zod';
-import { schemaProblems, toolNameOf } from './free-tools.ts';
+import { schemaProblems, toolNameOf, toolPurpose } from './free-tools.ts';
 import { publishedObject } from './json-schema.ts';
 import { structuredResult, toolError } from './results.ts';
 import { strictInput } from './strict-input.ts';
@@ -407,7 +406,7 @@ export function registerPaidTools(server: McpServer, fetchPaid: FetchPaid, now: 
       {
         title: resource.title,
         description:
-          `${noteFor(resource).purpose} Paid: ${resource.priceUsd} USDC on Algorand per call over x402 v2 ` +
+          `${toolPurpose(resource)} Paid: ${resource.priceUsd} USDC on Algorand per call over x402 v2 ` +
           `(call without payment to get the PaymentRequired, then again with _meta["${PAYMENT_META}"]; give the ` +
           'payment an id (its payment-identifier extension) so that the same payment sent again collects the file).',
         inputSchema: strictInput(name, {}),
