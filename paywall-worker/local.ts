@@ -18,6 +18,7 @@ import { createPayeeGate } from './core/payee-gate.ts';
 import { payeeOptInProblem } from './opt-in.ts';
 import { buyerFileReader, startPublisherProgramme } from './publishers/node.ts';
 import type { PublisherProgramme } from './publishers/node.ts';
+import type { Publisher } from './publishers/config.ts';
 import { createStorefront } from './publishers/storefront.ts';
 import { DEV_FACILITATOR_PORT, startDevFacilitator } from './dev-facilitator/server.ts';
 import type { DevFacilitator } from './dev-facilitator/server.ts';
@@ -142,6 +143,22 @@ function withStorefronts(
   return app;
 }
 
+/**
+ * A publisher's start-up line; a closed storefront says so (its paths answer 410 to new sales), as `emi publisher
+ * list` does, rather than look as if it sold.
+ */
+function storefrontLine(publisher: Publisher, now = Date.now()): string {
+  const { id, payTo, products, closedAt } = publisher;
+  const sells = `${payTo} (${products.map((x) => x.slug).join(', ')})`;
+  if (closedAt === null) return `publisher ${id}: /p/${id}/ pays ${sells}`;
+  const at = new Date(closedAt).toISOString();
+  if (closedAt > now) return `publisher ${id}: /p/${id}/ pays ${sells}; closes at ${at}`;
+  return (
+    `publisher ${id}: /p/${id}/ closed since ${at}: sells nothing new (410), still delivers payments ` +
+    `already made to ${sells}`
+  );
+}
+
 export async function createLocalPaywall(options: LocalPaywallOptions): Promise<LocalPaywall> {
   if (options.facilitatorUrl && !options.payTo) {
     throw new PaywallConfigError(
@@ -252,10 +269,7 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
             ]
           : []),
         `x402 sells: ${allowSimulated ? 'simulated, replayed or live data (each 402 says which)' : 'live data only'}, at most ${options.maxDataAgeSeconds ?? 180} s old`,
-        ...(publishers?.publishers.map(
-          (p) =>
-            `publisher ${p.id}: /p/${p.id}/ pays ${p.payTo} (${p.products.map((x) => x.slug).join(', ')})`,
-        ) ?? []),
+        ...(publishers?.publishers.map((p) => storefrontLine(p)) ?? []),
       ],
       close: async () => {
         votes?.close();

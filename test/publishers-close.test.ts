@@ -2,13 +2,14 @@
 // paths into 404s at the next restart, so a buyer whose settle answer was lost a moment before could never collect
 // the file that was paid for. `closedAt` (written by `emi publisher close`) stops new sales instead, with a 410
 // before any payment is asked for, while a payment already made is still reconciled and delivered.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PaywallErrorBody } from '../schemas/paid/payment-required.ts';
 import { parsePublishers } from '../paywall-worker/publishers/config.ts';
 import { emiInProcess } from './helpers/emi-in-process.ts';
+import { startEmi } from './ops-cli.ts';
 import { fetchChallenge, newBuyer, paymentHeader } from './paywall-harness.ts';
 import { account, publisherEntry, startPublisherStack } from './publishers-harness.ts';
 import type { PublisherStack } from './publishers-harness.ts';
@@ -144,4 +145,44 @@ describe('emi publisher close', () => {
       /publisher "acme": closedAt: /,
     );
   });
+});
+
+describe('emi serve after a restart', () => {
+  it('says which storefronts are closed or closing in its start-up lines, as emi publisher list does', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'emi-publisher-close-serve-'));
+    try {
+      await mkdir(join(dir, 'dist'));
+      const [acme, soon, open] = [account(), account(), account()];
+      const closedAt = new Date(Date.now() - 60_000).toISOString();
+      const ahead = new Date(Date.now() + 86_400_000).toISOString();
+      const config = join(dir, 'emi.config.json');
+      await writeFile(
+        config,
+        JSON.stringify({
+          publishers: [
+            publisherEntry('acme', acme, { closedAt }),
+            publisherEntry('soon', soon, { closedAt: ahead }),
+            publisherEntry('open', open),
+          ],
+        }),
+      );
+      const args = ['serve', '--port', '0', '--dev-facilitator-port', '0', '--config', config];
+      const serve = startEmi(dir, args, { EMI_STATE_DIR: join(dir, 'var') }, { timeoutMs: 30_000 });
+      try {
+        await serve.waitFor('MCP (streamable HTTP)'); // the last start-up line
+      } finally {
+        serve.stop();
+      }
+      const lines = (await serve.done).stdout.split('\n').filter((line) => line.startsWith('publisher '));
+      const products = '(atlas-human-report, atlas)';
+      expect(lines).toEqual([
+        `publisher acme: /p/acme/ closed since ${closedAt}: sells nothing new (410), still delivers payments ` +
+          `already made to ${acme} ${products}`,
+        `publisher soon: /p/soon/ pays ${soon} ${products}; closes at ${ahead}`,
+        `publisher open: /p/open/ pays ${open} ${products}`,
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 40_000);
 });
