@@ -16,6 +16,7 @@ import {
   JSON_TYPE,
   NO_STORE,
   preflightAnswer,
+  routedPath,
 } from '../schemas/delivery.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import { resolveConfig } from './config.ts';
@@ -212,7 +213,9 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
     now,
   });
 
-  const app = new Hono() as PaywallApp;
+  // Paths matched as every host routes them: a proxy that hands on the client's spelling (`//api/x402-atlas.php`)
+  // reaches the same sale point.
+  const app = new Hono({ getPath: routedPath }) as PaywallApp;
   app.decide = core.decide;
   // Every answer carries CORS (rendered with it); the preflight is answered here for every path.
   app.options('*', () => preflightAnswer());

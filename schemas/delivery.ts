@@ -145,6 +145,65 @@ export function assetFromQuery(value: string): string | null {
   return (TRACKED_ASSETS as readonly string[]).includes(upper) ? upper : null;
 }
 
+/** A percent-encoded octet, and RFC 3986's unreserved characters, which mean the same encoded or not (6.2.2.2). */
+const ENCODED_OCTET = /%[0-9A-Fa-f]{2}/g;
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+
+/**
+ * A URL path as every host routes it, whatever the client's spelling: unreserved characters decoded
+ * (`/api/x402%2Datlas.php`) and repeated slashes merged (`//api/x402-atlas.php`), as nginx reads a path before it
+ * matches a location. Dot segments are the URL parser's business (Node, workerd and nginx resolve them before this);
+ * anything else stays encoded for the file lookup to decode once.
+ */
+export function normalisePath(path: string): string {
+  if (!path.includes('%') && !path.includes('//')) return path; // the common case, untouched
+  return path
+    .replace(ENCODED_OCTET, (octet) => {
+      const char = String.fromCharCode(Number.parseInt(octet.slice(1), 16));
+      return UNRESERVED.test(char) ? char : octet;
+    })
+    .replace(/\/{2,}/g, '/');
+}
+
+/** The normalised path of a request's URL (a Hono `getPath` for the hosts' apps). */
+export const routedPath = (request: Request): string => normalisePath(new URL(request.url).pathname);
+
+/**
+ * The request a host hands on (to the paywall, the votes, MCP, the storefronts): at its normalised path, so that
+ * whatever answers it matches the path the host routed. The request itself when its path already is.
+ */
+export function normalisedRequest(request: Request): Request {
+  const url = new URL(request.url);
+  const path = normalisePath(url.pathname);
+  if (path === url.pathname) return request;
+  url.pathname = path;
+  return new Request(url, request);
+}
+
+/** The opaque tags of an If-None-Match list, weak ones included (`W/"x"` compares as `"x"`). */
+const opaqueTagsOf = (header: string): string[] =>
+  [...header.matchAll(/(?:W\/)?("[^"]*")/g)].map((m) => m[1] ?? '');
+
+/**
+ * Whether the client's copy of a static file is current (RFC 9110 13.1.2 and 13.1.3, the weak comparison of
+ * If-None-Match): then a GET or HEAD is answered 304. If-None-Match, when sent, decides alone; If-Modified-Since
+ * counts only when it is exactly the file's Last-Modified (nginx's default `if_modified_since exact`), and not at all
+ * for a file sent without one. Never for the paid paths, which are the paywall's.
+ */
+export function isNotModified(
+  request: { ifNoneMatch?: string | null; ifModifiedSince?: string | null },
+  validators: { etag: string; lastModified?: string | null },
+): boolean {
+  const { ifNoneMatch, ifModifiedSince } = request;
+  if (ifNoneMatch !== undefined && ifNoneMatch !== null) {
+    const current = validators.etag.replace(/^W\//, '');
+    return ifNoneMatch.trim() === '*' || opaqueTagsOf(ifNoneMatch).includes(current);
+  }
+  if (!ifModifiedSince || !validators.lastModified) return false;
+  const since = Date.parse(ifModifiedSince);
+  return !Number.isNaN(since) && since === Date.parse(validators.lastModified);
+}
+
 export type DeliveryRoute =
   | { kind: 'preflight' }
   /** One of the four x402 products, or the worker's health check: the paywall worker answers. */

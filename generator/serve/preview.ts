@@ -11,15 +11,18 @@ import {
   errorAnswer,
   contentTypeFor,
   fileHeaders,
+  isNotModified,
   NO_STORE,
+  normalisedRequest,
   notFoundFor,
   paywallDownError,
   preflightAnswer,
+  routedPath,
   routeRequest,
   SITE_HEADERS,
 } from '../../schemas/delivery.ts';
 import { resolveStaticFile, resolveStaticRequest } from './static-files.ts';
-import { isNotModified, validatorsOf } from './validators.ts';
+import { validatorsOf } from './validators.ts';
 
 export interface PreviewOptions {
   /** Folder to serve (the Eleventy output, `dist/`). */
@@ -49,7 +52,9 @@ function remoteAddress(c: Context): string | undefined {
 }
 
 export function createPreviewApp(options: PreviewOptions): Hono {
-  const app = new Hono();
+  // Every route below, and whatever a request is handed on to, sees the path as every host routes it
+  // (`//api/x402-atlas.php` is the paid path, as nginx reads it).
+  const app = new Hono({ getPath: routedPath });
 
   const { buyerConfig, devFacilitatorUrl } = options;
   if (buyerConfig) {
@@ -80,7 +85,7 @@ export function createPreviewApp(options: PreviewOptions): Hono {
   }
 
   const { mcp } = options;
-  if (mcp) app.all('/mcp', (c) => mcp.fetch(c.req.raw));
+  if (mcp) app.all('/mcp', (c) => mcp.fetch(normalisedRequest(c.req.raw)));
 
   // Everything else follows the delivery policy, as every deploy recipe does. The development facilitator's
   // routes above carry no CORS headers on purpose: no other origin may reach its faucet.
@@ -90,7 +95,7 @@ export function createPreviewApp(options: PreviewOptions): Hono {
       case 'preflight':
         return preflightAnswer();
       case 'paid':
-        return options.paywall ? options.paywall.fetch(c.req.raw, c.env) : paywallDown();
+        return options.paywall ? options.paywall.fetch(normalisedRequest(c.req.raw), c.env) : paywallDown();
       case 'error':
         return errorAnswer(route.status, route.body);
       case 'file':
@@ -158,15 +163,18 @@ async function serveFile(root: string, path: string, request: Request): Promise<
       const { 'Content-Type': _type, ...kept } = headers;
       return new Response(null, { status: 304, headers: kept });
     }
-    return new Response(version.body, { headers });
+    return new Response(version.body, { headers: { ...headers, ...lengthOf(version) } });
   }
   const missing = notFoundFor(path);
   if ('json' in missing) return errorAnswer(404, missing.json);
-  const page = await resolveStaticFile(root, missing.page);
+  const pageFile = await resolveStaticFile(root, missing.page);
+  const page = pageFile ? await readVersion(pageFile, headOnly) : null;
   return page
-    ? new Response(headOnly ? null : await readFile(page), {
-        status: 404,
-        headers: fileHeaders(missing.page),
-      })
+    ? new Response(page.body, { status: 404, headers: { ...fileHeaders(missing.page), ...lengthOf(page) } })
     : errorAnswer(404, notFoundError());
 }
+
+/** The body's length, which a HEAD is told too (it has no body to count), as nginx tells it. */
+const lengthOf = (version: { info: Stats; body: Uint8Array | null }): { 'Content-Length': string } => ({
+  'Content-Length': String(version.body?.byteLength ?? version.info.size),
+});

@@ -1,7 +1,6 @@
-// Conditional requests for the preview's static files, answered as the nginx recipe answers them: an ETag and a
-// Last-Modified from the file's identity, and a 304 for a GET or HEAD whose If-None-Match names the current tag (or
-// `*`) or, without If-None-Match, whose If-Modified-Since is exactly the file's Last-Modified (nginx's default
-// `if_modified_since exact`). Only files are answered here: errors and the paywall's paths never carry validators.
+// The validators of the preview's static files, as the nginx recipe sends them: an ETag and a Last-Modified from the
+// file's identity. Whether a request's copy is current (the 304) is the delivery policy's `isNotModified`, which the
+// Worker shares. Only files carry them: errors and the paywall's paths never do.
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { fileIdentity } from '../publish/file-identity.ts';
@@ -25,25 +24,4 @@ export function validatorsOf(info: Stats): Validators {
     etag: `"${digest}"`,
     lastModified: new Date(Math.floor(info.mtimeMs / 1000) * 1000).toUTCString(),
   };
-}
-
-/** The opaque tags of an If-None-Match list, weak ones included (`W/"x"` compares as `"x"`). */
-const tagsOf = (header: string): string[] =>
-  [...header.matchAll(/(?:W\/)?("[^"]*")/g)].map((m) => m[1] ?? '');
-
-/**
- * Whether the client's copy is current (RFC 9110 13.1.2 and 13.1.3, the weak comparison of If-None-Match): then a GET
- * or HEAD is answered 304. If-None-Match, when sent, decides alone.
- */
-export function isNotModified(
-  request: { ifNoneMatch?: string | null; ifModifiedSince?: string | null },
-  validators: Validators,
-): boolean {
-  const { ifNoneMatch, ifModifiedSince } = request;
-  if (ifNoneMatch !== undefined && ifNoneMatch !== null) {
-    return ifNoneMatch.trim() === '*' || tagsOf(ifNoneMatch).includes(validators.etag);
-  }
-  if (ifModifiedSince === undefined || ifModifiedSince === null) return false;
-  const since = Date.parse(ifModifiedSince);
-  return !Number.isNaN(since) && since === Date.parse(validators.lastModified);
 }

@@ -9,6 +9,8 @@ import {
   VOTE_PATH,
   errorAnswer,
   fileHeaders,
+  isNotModified,
+  normalisedRequest,
   notFoundFor,
   preflightAnswer,
   routeRequest,
@@ -101,23 +103,62 @@ function payeeGate(payTo: string, network: string | undefined, env: SiteWorkerEn
 /** A path whose last segment has no extension and no trailing slash: on this site, a folder (`/x402-buyer`). */
 const isFolderWithoutSlash = (path: string): boolean => path !== '/' && /\/[^/.]+$/.test(path);
 
+/** The request headers the static assets server answers conditionally (304) or in part (206) on: passed on. */
+const FORWARDED_HEADERS = ['If-None-Match', 'If-Modified-Since', 'Range', 'If-Range'] as const;
+/** What the policy's answer keeps of the assets server's: the validators a cache revalidates with, a range's place. */
+const KEPT_HEADERS = ['ETag', 'Last-Modified', 'Content-Range'] as const;
+/**
+ * The runtime compresses text answers (br, gzip) by the client's Accept-Encoding after the Worker answers: a shared
+ * cache must keep one copy per encoding. Not in the policy's file headers: `emi serve` sends files as they are, and
+ * nginx says it itself where it compresses (`gzip_vary`).
+ */
+const VARY_ENCODING = { Vary: 'Accept-Encoding' } as const;
+
+/** The headers of `headers` among `names`, as a record (absent ones left out). */
+function pick(headers: Headers, names: readonly string[]): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const name of names) {
+    const value = headers.get(name);
+    if (value !== null) picked[name] = value;
+  }
+  return picked;
+}
+
+/** Whether the client already has the version the assets server answered with (its 304, or one it missed). */
+function clientHasCurrent(request: Request, asset: Response): boolean {
+  if (asset.status === 304) return true; // it matches a lone tag only: a list of tags and `*` are ours to match
+  const etag = asset.headers.get('etag');
+  if (etag === null) return false;
+  const conditional = {
+    ifNoneMatch: request.headers.get('if-none-match'),
+    ifModifiedSince: request.headers.get('if-modified-since'),
+  };
+  return isNotModified(conditional, { etag, lastModified: asset.headers.get('last-modified') });
+}
+
 async function serveAsset(request: Request, env: SiteWorkerEnv, path: string): Promise<Response> {
   const url = new URL(request.url);
-  const asset = await env.ASSETS.fetch(new Request(new URL(path, url), { method: request.method }));
+  const asset = await env.ASSETS.fetch(
+    new Request(new URL(path, url), {
+      method: request.method,
+      headers: pick(request.headers, FORWARDED_HEADERS),
+    }),
+  );
   if (asset.status === 404) {
     const missing = notFoundFor(path);
     if ('json' in missing) return errorAnswer(404, missing.json);
     const page = await env.ASSETS.fetch(new Request(new URL(missing.page, url)));
     return new Response(page.body, {
       status: 404,
-      headers: fileHeaders(missing.page, page.headers.get('content-type')),
+      headers: { ...fileHeaders(missing.page, page.headers.get('content-type')), ...VARY_ENCODING },
     });
   }
-  if (!asset.ok) return asset; // redirects of the asset server pass unchanged
+  if (!asset.ok && asset.status !== 304) return asset; // redirects of the asset server pass unchanged
+  const type = asset.headers.get('content-type');
   // The site's pages are folders' index.html; the asset server answers a folder asked for without its slash with the
   // page itself, whose relative links (app.js, config.json) would then resolve one folder too high: redirect to the
   // slashed URL as nginx and `emi serve` do.
-  if (isFolderWithoutSlash(path) && asset.headers.get('content-type')?.startsWith('text/html')) {
+  if (isFolderWithoutSlash(path) && type?.startsWith('text/html')) {
     await asset.body?.cancel();
     return new Response(null, {
       status: 301,
@@ -127,7 +168,18 @@ async function serveAsset(request: Request, env: SiteWorkerEnv, path: string): P
       },
     });
   }
-  return new Response(asset.body, { headers: fileHeaders(path, asset.headers.get('content-type')) });
+  const headers: Record<string, string> = {
+    ...fileHeaders(path, type),
+    ...VARY_ENCODING,
+    ...pick(asset.headers, KEPT_HEADERS),
+  };
+  if (clientHasCurrent(request, asset)) {
+    await asset.body?.cancel();
+    // What a cache needs to refresh its copy (RFC 9110 15.4.5), and the site's headers; no representation type.
+    const { 'Content-Type': _type, ...kept } = headers;
+    return new Response(null, { status: 304, headers: kept });
+  }
+  return new Response(asset.body, { status: asset.status, headers });
 }
 
 /** The built site as the MCP server reads it: through the static assets binding. */
@@ -184,7 +236,9 @@ export function createSiteWorker(
   let built: Built | null = null; // built once per isolate
   let votes: Hono | null | undefined; // likewise (null: no ARENA_VOTES binding)
   return {
-    async fetch(request: Request, env: SiteWorkerEnv): Promise<Response> {
+    async fetch(incoming: Request, env: SiteWorkerEnv): Promise<Response> {
+      // Routed, and handed on, at the path every host reads (`//api/x402-atlas.php` is the paid path).
+      const request = normalisedRequest(incoming);
       const url = new URL(request.url);
       const route = routeRequest(request.method, url.pathname, url.searchParams.get('asset') ?? undefined);
       switch (route.kind) {
