@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createLocalPaywall, paywallEnv } from './local.ts';
 import { MCP_PATH } from '../mcp/http.ts';
+import { normalisedRequest } from '../schemas/delivery.ts';
 import { listen } from './node-listen.ts';
 import { BUY_EXIT_HELP, runBuy } from './buy-command.ts';
 import { DEV_FACILITATOR_PORT } from './dev-facilitator/server.ts';
@@ -129,9 +130,12 @@ export function registerPaywallCommands(program: Command): void {
         // Nothing may keep running when the worker cannot listen: the development facilitator is closed too.
         const server = await listen(
           {
-            // `env` carries Node's socket: the vote route's client address.
-            fetch: (request, env) =>
-              (mcp && new URL(request.url).pathname === MCP_PATH ? mcp : app).fetch(request, env),
+            // `env` carries Node's socket: the vote route's client address. The path as every host routes it
+            // (`//mcp` is /mcp), for MCP and the storefronts as for the paywall's own routes.
+            fetch: (raw, env) => {
+              const request = normalisedRequest(raw);
+              return (mcp && new URL(request.url).pathname === MCP_PATH ? mcp : app).fetch(request, env);
+            },
           },
           o.port,
           o.host,

@@ -204,3 +204,42 @@ describe.skipIf(!hasNginx())('emi paywall behind the nginx recipe (deploy/nginx)
     expect(statuses).toEqual([...Array<number>(DEFAULT_LIMITS.perIp.max - 1).fill(400), 429]);
   });
 });
+
+describe('emi paywall reached directly: a path spelled with a doubled slash', () => {
+  it('reaches the same route as behind nginx: the vote is stored, the export answers', async () => {
+    const root = await tempRoot();
+    const url = await startPaywall(root, ['--paid', 'paid', '--state', 'state'], {
+      EMI_VOTE_EXPORT_TOKEN: 'export-secret',
+    });
+    const voter = algosdk.generateAccount();
+    const res = await fetch(`${url}//arena/vote`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: signedVote(voter).body,
+    });
+    expect(res.status).toBe(201);
+    const exported = await fetch(`${url}//arena//votes/export?after=0`, {
+      headers: { authorization: 'Bearer export-secret' },
+    });
+    expect(exported.status).toBe(200);
+  });
+
+  it('answers MCP at //mcp as at /mcp (a client given a base URL ending in a slash)', async () => {
+    const root = await tempRoot();
+    await mkdir(join(root, 'dist'), { recursive: true });
+    await writeFile(join(root, 'dist', 'index.html'), '<!doctype html><title>home</title>');
+    const url = await startPaywall(root, ['--paid', 'paid', '--state', 'state', '--site', 'dist']);
+    const initialize = await fetch(`${url}//mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    });
+    expect(initialize.status).toBe(200);
+    expect(((await initialize.json()) as { result?: unknown }).result).toBeDefined();
+  });
+});
