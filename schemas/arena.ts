@@ -79,6 +79,12 @@ export const VoteSources = z.strictObject({
     'votes added by the seeded synthetic crowd (simulated mode and backfill only)',
   ),
   replayed_votes: Count.describe('votes that come from a backfill replay (all of them synthetic)'),
+  other_mode_votes: Count.optional().describe(
+    'votes in the store left out of the counts above because they belong to another data mode than this ' +
+      'run’s: synthetic votes outside simulated mode and, in statistics, votes in rounds whose brain call was ' +
+      'recorded in another mode (a vote counts with its round; a person’s vote in a round not called yet counts ' +
+      'in every mode); synthetic_label names their modes',
+  ),
   synthetic_label: z.string().describe('plain-language reading of the counts above'),
 });
 export type VoteSources = z.infer<typeof VoteSources>;
@@ -91,7 +97,10 @@ export const SimulatedCrowd = z
     note: z.string(),
   })
   .nullable()
-  .describe('null when no synthetic vote was cast in the round (always null outside simulated mode)');
+  .describe(
+    'null when no synthetic vote was cast in the round, and always null outside simulated mode: synthetic votes ' +
+      'belong to the simulated market (vote_sources.other_mode_votes counts them apart)',
+  );
 export type SimulatedCrowd = z.infer<typeof SimulatedCrowd>;
 
 const ArenaEnvelope = {

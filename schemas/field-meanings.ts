@@ -331,10 +331,10 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   rounds_with_votes:
     'rounds with at least one vote from any source: people and, in simulated mode and backfill, the seeded ' +
     'synthetic crowd (simulated voters, not people). Not a measure of human participation: see ' +
-    '`rounds_with_human_votes`',
+    '`rounds_with_human_votes`. Votes of another data mode are left out (`vote_sources.other_mode_votes`)',
   votes_total:
-    'votes from every source over all rounds, synthetic included; `vote_sources` splits them into human and ' +
-    'synthetic',
+    'votes from every source over all rounds, synthetic included (simulated files only); `vote_sources` splits ' +
+    'them into human and synthetic. Votes of another data mode are left out (`vote_sources.other_mode_votes`)',
   api_ecosystem: 'facts about the API itself: resources, runs, storage',
   arena_resources: 'the arena endpoints with their cache hints',
   generator_runs: 'generator runs recorded, failed and the last ones',

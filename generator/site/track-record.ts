@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HistoryLatestFile } from '../../schemas/history.ts';
 import type { HistoryValue } from '../../schemas/history.ts';
+import { MIN_SAMPLE } from '../engines/arena/metrics.ts';
 import { lineChartSvg } from './charts.ts';
 import { MIN_CHART_RUNS } from './history.ts';
 
@@ -31,12 +32,27 @@ export interface TrackRecordView {
 const num = (value: HistoryValue | undefined): number | null => (typeof value === 'number' ? value : null);
 const percent = (value: number | null) => (value === null ? 'n/a' : `${(value * 100).toFixed(1)} %`);
 
-/** The agreement sentence: a rate needs rounds in which both the brain called and the crowd voted. */
+const roundsText = (n: number): string => `${n} round${n === 1 ? '' : 's'}`;
+
+/** What a table cell shows for a figure: its value, "withheld" below the minimum sample (README), or n/a. */
+const cell = (value: string | null, n: number | null): string =>
+  value ?? (n !== null && n > 0 && n < MIN_SAMPLE ? `withheld (n < ${MIN_SAMPLE})` : 'n/a');
+
+/**
+ * The agreement sentence: a rate needs rounds in which both the brain called and the crowd made a call, and is
+ * withheld (null) below MIN_SAMPLE of them, which is not the same as having none.
+ */
 export function agreementSentence(rate: number | null, rounds: number | null): string {
-  if (rate === null || !rounds) {
+  if (!rounds) {
     return 'Brain and crowd cannot be compared yet: no round in the scoring window has both a brain call and a crowd consensus.';
   }
-  return `Brain and crowd agreed in ${percent(rate)} of ${rounds} round${rounds === 1 ? '' : 's'}.`;
+  if (rate === null) {
+    return (
+      `Brain and crowd both made a call in only ${roundsText(rounds)} so far; the agreement rate is withheld ` +
+      `below ${MIN_SAMPLE} rounds.`
+    );
+  }
+  return `Brain and crowd agreed in ${percent(rate)} of ${roundsText(rounds)}.`;
 }
 
 async function statisticsRows(publishedDir: string): Promise<Array<Record<string, HistoryValue>>> {
@@ -55,15 +71,17 @@ function side(
   prefix: 'brain' | 'crowd',
   label: string,
 ): TrackRecordSide {
+  const n = num(row?.[`${prefix}_n`]);
+  const rate = num(row?.[`${prefix}_hit_rate`]);
   const low = num(row?.[`${prefix}_hit_rate_low`]);
   const high = num(row?.[`${prefix}_hit_rate_high`]);
   const brier = num(row?.[`${prefix}_brier_score`]);
   return {
     label,
-    n: num(row?.[`${prefix}_n`]),
-    hitRate: percent(num(row?.[`${prefix}_hit_rate`])),
-    interval: low === null || high === null ? 'n/a' : `${percent(low)} to ${percent(high)}`,
-    brier: brier === null ? 'n/a' : brier.toFixed(3),
+    n,
+    hitRate: cell(rate === null ? null : percent(rate), n),
+    interval: cell(low === null || high === null ? null : `${percent(low)} to ${percent(high)}`, n),
+    brier: cell(brier === null ? null : brier.toFixed(3), n),
   };
 }
 

@@ -11,7 +11,7 @@ import type { TeacherLesson } from '../../schemas/teacher-lessons.ts';
 import type { Round } from '../engines/arena/rounds.ts';
 import type { ResolvedRound } from '../engines/arena/lessons.ts';
 import type { LeftOut, RecordedMode } from '../engines/arena/data-mode.ts';
-import type { RecordedCall, VoteTally } from '../engines/arena/types.ts';
+import type { RecordedCall, VotesLeftOut, VoteTally } from '../engines/arena/types.ts';
 
 type Db = Database.Database;
 const flag = (b: boolean): number => (b ? 1 : 0);
@@ -57,15 +57,16 @@ export const hasVoted = (db: Db, roundId: string, voterHash: string): boolean =>
   undefined;
 
 // Human and synthetic votes are tallied apart: human consensus never includes a synthetic vote.
-const TALLY_SQL = `SELECT
-  COALESCE(SUM(source = 'human' AND prediction = 'BULLISH'), 0) AS bullish,
-  COALESCE(SUM(source = 'human' AND prediction = 'BEARISH'), 0) AS bearish,
-  COALESCE(SUM(source = 'human' AND prediction = 'NEUTRAL'), 0) AS neutral,
-  COALESCE(SUM(source = 'synthetic' AND prediction = 'BULLISH'), 0) AS s_bullish,
-  COALESCE(SUM(source = 'synthetic' AND prediction = 'BEARISH'), 0) AS s_bearish,
-  COALESCE(SUM(source = 'synthetic' AND prediction = 'NEUTRAL'), 0) AS s_neutral,
-  COALESCE(SUM(source = 'human'), 0) AS human,
-  COALESCE(SUM(source = 'synthetic'), 0) AS synthetic, COALESCE(SUM(replayed), 0) AS replayed FROM votes`;
+const TALLY_COLUMNS = `
+  COALESCE(SUM(v.source = 'human' AND v.prediction = 'BULLISH'), 0) AS bullish,
+  COALESCE(SUM(v.source = 'human' AND v.prediction = 'BEARISH'), 0) AS bearish,
+  COALESCE(SUM(v.source = 'human' AND v.prediction = 'NEUTRAL'), 0) AS neutral,
+  COALESCE(SUM(v.source = 'synthetic' AND v.prediction = 'BULLISH'), 0) AS s_bullish,
+  COALESCE(SUM(v.source = 'synthetic' AND v.prediction = 'BEARISH'), 0) AS s_bearish,
+  COALESCE(SUM(v.source = 'synthetic' AND v.prediction = 'NEUTRAL'), 0) AS s_neutral,
+  COALESCE(SUM(v.source = 'human'), 0) AS human,
+  COALESCE(SUM(v.source = 'synthetic'), 0) AS synthetic, COALESCE(SUM(v.replayed), 0) AS replayed`;
+const TALLY_SQL = `SELECT ${TALLY_COLUMNS} FROM votes v`;
 
 const toTally = (r: Record<string, number>): VoteTally => ({
   counts: { bullish: r.bullish!, bearish: r.bearish!, neutral: r.neutral! },
@@ -76,10 +77,61 @@ const toTally = (r: Record<string, number>): VoteTally => ({
 });
 
 export const roundTally = (db: Db, roundId: string): VoteTally =>
-  toTally(db.prepare(`${TALLY_SQL} WHERE round_id = ?`).get(roundId) as Record<string, number>);
+  toTally(db.prepare(`${TALLY_SQL} WHERE v.round_id = ?`).get(roundId) as Record<string, number>);
 
 export const allVotesTally = (db: Db): VoteTally =>
   toTally(db.prepare(TALLY_SQL).get() as Record<string, number>);
+
+/** Votes (`v`) with the brain call of their round (`p`, all NULL while the round has none). */
+const VOTES_WITH_CALLS = 'FROM votes v LEFT JOIN brain_predictions p ON p.round_id = v.round_id';
+
+/**
+ * SQL condition: the vote counts in a run of `mode`. A vote counts with its round, in the mode of the round's brain
+ * call (ownModeSql); a person's vote in a round no run has called yet counts in every mode. Synthetic votes are part
+ * of the simulated market: they count in simulated mode only.
+ */
+export const ownVoteSql = (mode: DataMode): string =>
+  `((${ownModeSql(mode)} OR p.round_id IS NULL) AND (v.source = 'human' OR ${mode === 'simulated' ? 1 : 0}))`;
+
+/** The data mode a vote left out of `mode` belongs to: a synthetic one to simulated, any other to its round's call. */
+const voteModeSql = (mode: DataMode): string =>
+  mode === 'simulated'
+    ? 'p.data_mode'
+    : "CASE WHEN v.source = 'synthetic' THEN 'simulated' ELSE p.data_mode END";
+
+/** The votes a run of `mode` counts (see ownVoteSql), and those it leaves out, by the mode they belong to. */
+export interface ModeVotes {
+  tally: VoteTally;
+  rounds: number; // rounds with a counted vote from any source
+  humanRounds: number; // rounds with a counted vote from a person
+  humanVoters: number; // distinct voter hashes among the counted human votes
+  leftOut: VotesLeftOut;
+}
+
+export const modeVotes = (db: Db, mode: DataMode): ModeVotes => {
+  const own = ownVoteSql(mode);
+  const row = db
+    .prepare(
+      `SELECT ${TALLY_COLUMNS}, COUNT(DISTINCT v.round_id) AS rounds,
+         COUNT(DISTINCT CASE WHEN v.source = 'human' THEN v.round_id END) AS human_rounds,
+         COUNT(DISTINCT CASE WHEN v.source = 'human' THEN v.voter_hash END) AS human_voters
+       ${VOTES_WITH_CALLS} WHERE ${own}`,
+    )
+    .get() as Record<string, number>;
+  const left = db
+    .prepare(
+      `SELECT ${voteModeSql(mode)} AS vote_mode, COUNT(*) AS votes ${VOTES_WITH_CALLS} WHERE NOT ${own}
+       GROUP BY vote_mode ORDER BY vote_mode IS NULL, vote_mode`,
+    )
+    .all() as Array<{ vote_mode: RecordedMode; votes: number }>;
+  return {
+    tally: toTally(row),
+    rounds: row.rounds!,
+    humanRounds: row.human_rounds!,
+    humanVoters: row.human_voters!,
+    leftOut: { votes: left.reduce((a, r) => a + r.votes, 0), modes: left.map((r) => r.vote_mode) },
+  };
+};
 
 export const recordBrainCall = (db: Db, c: RecordedCall): boolean =>
   db

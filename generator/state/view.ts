@@ -8,12 +8,12 @@ import { roundAt } from '../engines/arena/rounds.ts';
 import type { ArenaView, BrainCall } from '../engines/arena/types.ts';
 import { iso } from '../engines/clock.ts';
 import {
-  allVotesTally,
   brainCallFor,
   count,
   latestBrainCall,
   latestLessons,
   leftOutRounds,
+  modeVotes,
   ownModeSql,
   resolvedRounds,
   roundTally,
@@ -79,7 +79,7 @@ export const readArenaView = (store: ArenaStore, input: ViewInput): ArenaView =>
   const { mode } = input;
   const { asOf } = input.clock;
   const round = roundAt(asOf);
-  // Calls, outcomes and lessons of rounds recorded in this run's mode only (votes are told apart by source).
+  // Calls, outcomes and lessons of rounds recorded in this run's mode only (votes: see modeVotes).
   const own = ownModeSql(mode);
   const calls = `FROM brain_predictions p WHERE ${own}`;
   const outcomes = `FROM outcomes o JOIN brain_predictions p USING (round_id) WHERE ${own}`;
@@ -93,6 +93,8 @@ export const readArenaView = (store: ArenaStore, input: ViewInput): ArenaView =>
   // Pending rows of other runs: none under the run lock (the run that takes it marks them unfinished); any other
   // has not recorded that it published, so it is not counted ok.
   const unfinished = runs.unfinished + runs.pending;
+  // Votes count with their round's mode, synthetic ones in simulated mode only (ownVoteSql).
+  const votes = modeVotes(db, mode);
   return {
     mode,
     clock: input.clock,
@@ -133,16 +135,11 @@ export const readArenaView = (store: ArenaStore, input: ViewInput): ArenaView =>
         neutral: byOutcome('NEUTRAL'),
       },
       voided: count(db, `SELECT COUNT(*) AS n ${outcomes} AND o.status = 'voided'`),
-      roundsWithVotes: count(db, 'SELECT COUNT(DISTINCT round_id) AS n FROM votes'),
-      roundsWithHumanVotes: count(
-        db,
-        "SELECT COUNT(DISTINCT round_id) AS n FROM votes WHERE source = 'human'",
-      ),
-      votes: allVotesTally(db),
-      distinctHumanVoters: count(
-        db,
-        "SELECT COUNT(DISTINCT voter_hash) AS n FROM votes WHERE source = 'human'",
-      ),
+      roundsWithVotes: votes.rounds,
+      roundsWithHumanVotes: votes.humanRounds,
+      votes: votes.tally,
+      distinctHumanVoters: votes.humanVoters,
+      votesLeftOut: votes.leftOut,
     },
     runs: {
       total: runs.total,

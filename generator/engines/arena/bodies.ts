@@ -5,13 +5,25 @@ import type {
   SimulatedCrowd,
   VoteSources,
 } from '../../../schemas/arena.ts';
-import { EDUCATIONAL_NOTICE, PROJECT, TRACKED_ASSETS, type ArenaReading } from '../../../schemas/common.ts';
+import {
+  EDUCATIONAL_NOTICE,
+  PROJECT,
+  TRACKED_ASSETS,
+  type ArenaReading,
+  type DataMode,
+} from '../../../schemas/common.ts';
 import { FREE_CATALOG } from '../../../schemas/catalog.ts';
 import type { StatisticsResponse } from '../../../schemas/statistics.ts';
 import type { TeacherLessonsResponse } from '../../../schemas/teacher-lessons.ts';
 import { iso, isoOrNull } from '../clock.ts';
-import { crowdCallStatus, humanConsensus } from './consensus.ts';
-import { currentLessonLabels } from './lessons.ts';
+import { crowdCallStatus, humanConsensus, NO_VOTES } from './consensus.ts';
+import {
+  currentLessonLabels,
+  SMALL_CROWD_RULE,
+  SMALL_CROWD_VOTES,
+  smallCrowd,
+  votesText,
+} from './lessons.ts';
 import { COMBINED_TIE_RULE, REFERENCE_PRICE_RULE, RULES_URL, TIE_RULE, VOTE_RULE } from './rules.ts';
 import { combinedCallStatus, leanOf, publicPerformanceFrom, teacherBrain } from './metrics.ts';
 import { ENTRY_WINDOW_MINUTES, ROUND_MINUTES, roundInfo, SCHEDULE_ALIGNMENT } from './rounds.ts';
@@ -24,7 +36,13 @@ import {
   round4,
   type ClassProbs,
 } from './scoring.ts';
-import { biasOfPrediction, predictionOfBias, type ArenaView, type VoteTally } from './types.ts';
+import {
+  biasOfPrediction,
+  predictionOfBias,
+  type ArenaView,
+  type VotesLeftOut,
+  type VoteTally,
+} from './types.ts';
 
 export const LATEST_LESSONS = 20;
 const ARENA_RESOURCES = [
@@ -63,26 +81,70 @@ const runsNote = (unfinished: number): string =>
   `(stopped, e.g. killed, before recording whether ${unfinished === 1 ? 'its' : 'their'} files were published; ` +
   'counted by the next run).';
 
+/** Which votes the counts of a file take (ownVoteSql in generator/state/repo.ts), as MODE_SCOPE_NOTE for rounds. */
+const VOTE_SCOPE_NOTE =
+  "Votes count with their round, in the data mode of the round's brain call (a person's vote in a round no run " +
+  'has called yet counts in every mode); synthetic votes, the seeded crowd of the simulated market, count in ' +
+  'simulated mode only. arena.vote_sources.other_mode_votes counts the votes left out, and its synthetic_label ' +
+  'names their modes.';
+
+const NO_VOTES_LEFT_OUT: VotesLeftOut = { votes: 0, modes: [] };
+
+/** Why votes are left out of the counts over all rounds (statistics), as VOTE_SCOPE_NOTE says. */
+const VOTES_LEFT_OUT_RULE =
+  "synthetic votes count in simulated mode only, and a vote counts with the data mode of its round's brain call";
+
+/** Why votes are left out of the open round: people's votes there are all shown, whoever recorded its call. */
+const ROUND_VOTES_LEFT_OUT_RULE =
+  "synthetic votes count in simulated mode only (people's votes in the open round are all shown)";
+
+/** One sentence naming the votes of other modes and why they are left out, or '' when there are none. */
+const votesLeftOutSentence = (left: VotesLeftOut, mode: DataMode, rule = VOTES_LEFT_OUT_RULE): string =>
+  left.votes === 0
+    ? ''
+    : `${votesText(left.votes)} of another data mode (${left.modes.map((m) => m ?? 'unknown').join(', ')}) ` +
+      `${left.votes === 1 ? 'is' : 'are'} left out of the counts of this ${mode} file (other_mode_votes): ${rule}.`;
+
 const PRIVACY_NOTE =
   'Voter ids are stored only as salted HMAC-SHA256 hashes and are never published; every resource shows counts only.';
 
-export const voteSources = (t: VoteTally): VoteSources => {
+export const voteSources = (
+  t: VoteTally,
+  mode: DataMode,
+  leftOut: VotesLeftOut = NO_VOTES_LEFT_OUT,
+  rule = VOTES_LEFT_OUT_RULE,
+): VoteSources => {
   const total = t.human + t.synthetic;
-  const label =
+  const counted =
     total === 0
-      ? 'No votes yet.'
+      ? `No votes ${leftOut.votes === 0 ? '' : 'counted '}yet.`
       : `${t.human} human and ${t.synthetic} synthetic votes` +
         (t.replayed > 0 ? ` (${t.replayed} from a backfill replay)` : '') +
         (t.synthetic > 0 ? '. Synthetic votes come from the seeded simulated crowd, not from people.' : '.');
+  const label = leftOut.votes === 0 ? counted : `${counted} ${votesLeftOutSentence(leftOut, mode, rule)}`;
   return {
     human_votes: t.human,
     synthetic_votes: t.synthetic,
     replayed_votes: t.replayed,
+    other_mode_votes: leftOut.votes,
     synthetic_label: label,
   };
 };
 
-/** The synthetic crowd beside the human one, or null when it cast no vote in the round. */
+/**
+ * The open round's votes as a run of `mode` shows them: people's always, the synthetic crowd's in simulated mode
+ * only (it is part of the simulated market; outside it, it is counted apart as votes of another mode).
+ */
+export const roundVotesShown = (t: VoteTally, mode: DataMode): { tally: VoteTally; leftOut: VotesLeftOut } =>
+  mode === 'simulated' || t.synthetic === 0
+    ? { tally: t, leftOut: NO_VOTES_LEFT_OUT }
+    : {
+        // Replayed votes are the backfill's synthetic crowd, so none is left once it is taken out.
+        tally: { ...t, simulated: NO_VOTES, synthetic: 0, replayed: 0 },
+        leftOut: { votes: t.synthetic, modes: ['simulated'] },
+      };
+
+/** The synthetic crowd beside the human one; null when it cast no vote in the round (always outside simulated mode). */
 export const simulatedCrowd = (t: VoteTally): SimulatedCrowd =>
   t.synthetic === 0
     ? null
@@ -97,8 +159,12 @@ export const simulatedCrowd = (t: VoteTally): SimulatedCrowd =>
 export const humanStatus = (t: VoteTally): string => {
   const status = crowdCallStatus(t.counts);
   if (status === 'no_votes') return 'No human votes yet in this round.';
-  if (status === 'tie') return `${t.human} human votes, tied at the top: the crowd makes no call.`;
-  return `${t.human} human votes.`;
+  const votes = votesText(t.human, 'human ');
+  if (status === 'tie') return `${votes}, tied at the top: the crowd makes no call.`;
+  if (smallCrowd(t.human)) {
+    return `${votes}: a small sample (fewer than ${SMALL_CROWD_VOTES} votes), weak evidence of what the crowd thinks.`;
+  }
+  return `${votes}.`;
 };
 
 const probsObject = (p: ClassProbs) => ({
@@ -149,8 +215,9 @@ const agreementOf = (brain: ArenaReading, crowd: ArenaReading) =>
 
 export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
   const info = roundInfo(v.round, v.clock.asOf);
-  const consensus = humanConsensus(v.roundTally.counts);
-  const sources = voteSources(v.roundTally);
+  const shown = roundVotesShown(v.roundTally, v.mode);
+  const consensus = humanConsensus(shown.tally.counts);
+  const sources = voteSources(shown.tally, v.mode, shown.leftOut, ROUND_VOTES_LEFT_OUT_RULE);
   const scope = { mode: v.mode, leftOut: v.leftOut };
   const teacher = teacherBrain(v.window, v.voidedInWindow, scope);
   const envelope = { success: true, project: PROJECT, mode: v.mode } as const;
@@ -163,15 +230,17 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
     asset: v.round.asset,
     round: info,
     human_consensus: consensus,
-    human_status: humanStatus(v.roundTally),
-    simulated_crowd: simulatedCrowd(v.roundTally),
+    human_status: humanStatus(shown.tally),
+    simulated_crowd: simulatedCrowd(shown.tally),
     vote_sources: sources,
     rules_url: RULES_URL,
     developer_note:
       `Consensus of the human votes that count in the open round. ${SCHEDULE_ALIGNMENT} ${VOTE_RULE} ${TIE_RULE} ` +
       'Percentages use fair largest remainders (equal counts, equal shares). disagreement_score is normalised ' +
       'entropy (0 unanimous, 1 evenly split). Consensus can be sparse and carries no guarantee of correctness. ' +
-      `Synthetic votes of the simulated market appear only under simulated_crowd. Rules: ${RULES_URL}`,
+      `${SMALL_CROWD_RULE} Synthetic votes of the simulated market appear only under simulated_crowd, and only in ` +
+      'simulated mode: simulated_crowd is null outside simulated mode, where vote_sources.other_mode_votes counts ' +
+      `them apart. Rules: ${RULES_URL}`,
     educational_notice: EDUCATIONAL_NOTICE,
     updated_utc: updatedUtc,
     next_update_due: nextUpdateDue,
@@ -187,7 +256,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       'One lesson per resolved arena round: the brain call recorded at the round start and the crowd consensus ' +
       'scored against the price move over the round. Definitions are in teacher_brain.metrics (outcome_rule, ' +
       'score_definitions). Lessons with provenance.replayed come from a backfill replay of the simulated market. ' +
-      `${MODE_SCOPE_NOTE} Historical learning context, not a live signal.`,
+      `${MODE_SCOPE_NOTE} ${SMALL_CROWD_RULE} Historical learning context, not a live signal.`,
     privacy_note: PRIVACY_NOTE,
     educational_notice: EDUCATIONAL_NOTICE,
     updated_utc: updatedUtc,
@@ -230,7 +299,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       rounds_with_votes: t.roundsWithVotes,
       rounds_with_human_votes: t.roundsWithHumanVotes,
       votes_total: t.votes.human + t.votes.synthetic,
-      vote_sources: voteSources(t.votes),
+      vote_sources: voteSources(t.votes, v.mode, t.votesLeftOut),
       distinct_human_voters: t.distinctHumanVoters,
     },
     teacher_brain: teacher,
@@ -251,8 +320,9 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       'Every rate carries its n and is withheld below teacher_brain.metrics.min_sample rounds. Replayed (backfill) ' +
       'and synthetic records are counted separately: arena.rounds_with_votes and arena.votes_total include the ' +
       'synthetic crowd of simulated mode, arena.rounds_with_human_votes and arena.vote_sources.human_votes count ' +
-      `people only. ${MODE_SCOPE_NOTE} A tied combined forecast is no call and stays out of the combined hit rate ` +
-      `(teacher_brain.metrics.combined_no_call_rounds). Rules: ${RULES_URL} Not a market signal.`,
+      `people only. ${MODE_SCOPE_NOTE} ${VOTE_SCOPE_NOTE} A tied combined forecast is no call and stays out of ` +
+      `the combined hit rate (teacher_brain.metrics.combined_no_call_rounds). Rules: ${RULES_URL} Not a market ` +
+      'signal.',
     educational_notice: EDUCATIONAL_NOTICE,
     updated_utc: updatedUtc,
     next_update_due: nextUpdateDue,
@@ -260,7 +330,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
 
   const snapshot = brainSnapshot(v);
   const pBrain = brainProbs(snapshot.prediction, snapshot.confidence);
-  const pCrowd = crowdProbs(v.roundTally.counts);
+  const pCrowd = crowdProbs(shown.tally.counts);
   const pCombined = averageProbs(pBrain, pCrowd);
   const startPrice = v.recordedCall?.startPrice ?? null;
   const change =
@@ -276,6 +346,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       ? ['Replayed rounds are present: they come from a backfill of the simulated market.']
       : []),
     ...(v.leftOut.rounds > 0 ? [leftOutNote(v)] : []),
+    ...(t.votesLeftOut.votes > 0 ? [votesLeftOutSentence(t.votesLeftOut, v.mode)] : []),
     ...(v.runs.unfinished > 0
       ? [
           `${v.runs.unfinished} generator ${v.runs.unfinished === 1 ? 'run' : 'runs'} never finished (stopped ` +
@@ -298,7 +369,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
     my_prediction: null,
     brain_snapshot: snapshot,
     human_layer: consensus,
-    simulated_crowd: simulatedCrowd(v.roundTally),
+    simulated_crowd: simulatedCrowd(shown.tally),
     vote_sources: sources,
     rules_url: RULES_URL,
     combined_intelligence: {

@@ -26,6 +26,23 @@ export interface ResolvedRound {
   replayed: boolean;
 }
 
+/**
+ * A crowd consensus from fewer human votes than this is a small sample: it is flagged where it is read (human_status
+ * of the open round, the lesson summary) and still counted and scored like any other (the most votes wins).
+ */
+export const SMALL_CROWD_VOTES = 10;
+
+export const SMALL_CROWD_RULE =
+  `A consensus of fewer than ${SMALL_CROWD_VOTES} human votes is a small sample, weak evidence of what the crowd ` +
+  'thinks: human_status and the lesson summary say so. It is still counted and scored like any other consensus ' +
+  '(the most votes wins).';
+
+/** Whether a consensus that made a call rests on a small sample (see SMALL_CROWD_VOTES). */
+export const smallCrowd = (votes: number): boolean => votes < SMALL_CROWD_VOTES;
+
+/** "1 vote", "2 votes". */
+export const votesText = (n: number, kind = ''): string => `${n} ${kind}${n === 1 ? 'vote' : 'votes'}`;
+
 type Pattern = TeacherLesson['pattern_type'];
 type Labels = Pick<TeacherLesson, 'pattern_type' | 'agreement'>;
 
@@ -70,11 +87,13 @@ export const buildLesson = (r: ResolvedRound): TeacherLesson => {
   const pBrain = brainProbs(r.brainCall, r.brainConfidence);
   const pCrowd = crowdProbs(r.counts);
   const status = crowdCallStatus(r.counts);
-  const synthetic = r.syntheticVotes > 0 ? ` (${r.syntheticVotes} synthetic votes kept apart)` : '';
+  const synthetic = r.syntheticVotes > 0 ? ` (${votesText(r.syntheticVotes, 'synthetic ')} kept apart)` : '';
+  const sample =
+    status === 'called' && smallCrowd(votes) ? `, a small sample: fewer than ${SMALL_CROWD_VOTES}` : '';
   const crowdText =
     status === 'no_votes'
       ? `no human votes${synthetic}`
-      : `human crowd ${status === 'tie' ? 'tied: no call' : crowd} (${votes} votes)${synthetic}`;
+      : `human crowd ${status === 'tie' ? 'tied: no call' : crowd} (${votesText(votes)}${sample})${synthetic}`;
   const crowdVerdict =
     status === 'no_votes' ? 'absent' : status === 'tie' ? 'made no call' : crowdCorrect ? 'right' : 'wrong';
   // No call is not a wrong call: brain hit rates leave such rounds out, and the text must not call them misses.

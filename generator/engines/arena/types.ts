@@ -36,6 +36,13 @@ export interface RecordedCall {
   dataMode: RecordedMode;
 }
 
+/** Votes in the store left out of a run's counts because they belong to another data mode (see ownVoteSql). */
+export interface VotesLeftOut {
+  votes: number;
+  /** Their modes, sorted, null (unknown: a round called before the store kept data modes) last. */
+  modes: RecordedMode[];
+}
+
 export interface VoteTally {
   counts: VoteCounts; // human votes only
   simulated: VoteCounts; // the seeded synthetic crowd, kept apart
@@ -53,8 +60,8 @@ export interface ArenaView {
   recordedCall: RecordedCall | null;
   runCall: BrainCall | null; // this run's call for the round's asset
   currentPrice: number | null;
-  // Rounds, calls, outcomes, lessons and events below are those recorded in `mode` only (see data-mode.ts); votes
-  // are of every round, told apart by source.
+  // Rounds, calls, outcomes, lessons and events below are those recorded in `mode` only (see data-mode.ts); the vote
+  // counts of `totals` those a run of `mode` counts (ownVoteSql in generator/state/repo.ts), told apart by source.
   window: ResolvedRound[]; // resolved rounds inside the reporting window
   leftOut: LeftOut; // resolved rounds of the window recorded in another mode
   voidedInWindow: number;
@@ -74,6 +81,7 @@ export interface ArenaView {
     roundsWithHumanVotes: number; // rounds with at least one vote from a person
     votes: VoteTally;
     distinctHumanVoters: number;
+    votesLeftOut: VotesLeftOut;
   };
   runs: {
     total: number;
