@@ -1,6 +1,7 @@
 // One generator run: collect market data, compute every body, update the arena, validate, publish.
 // Nothing is published unless every body passes its schema; a failed run leaves the last good files in place.
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { DEFAULT_REASONING_ASSET, TRACKED_ASSETS } from '../schemas/common.ts';
@@ -25,7 +26,7 @@ import { assertWritableFolder } from './publish/writable.ts';
 import { isTemporaryFile } from './site/link-tree.ts';
 import { roundAt } from './engines/arena/rounds.ts';
 import { priceTimesOf, referencePricesAt } from './engines/arena/reference-price.ts';
-import { importEndpointVotes, importWorkerVotes } from './state/endpoint-votes.ts';
+import { importRunVotes } from './state/endpoint-votes.ts';
 import {
   ArenaStoreBusyError,
   openArenaStore,
@@ -37,7 +38,7 @@ import {
 import type { ArenaBodies, BrainCall } from './state/index.ts';
 import { withFileRunLock } from './state/lock.ts';
 import { dailyBackup, storeFailure, unusableStoreMessage } from './state/repair.ts';
-import { settleRun } from './state/run-log.ts';
+import { logUnpublishedRun, settleRun } from './state/run-log.ts';
 import { runHistoryWith } from './run-history.ts';
 import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED } from './defaults.ts';
 import { appendHistory, marketRowsOf, retentionFromEnv, rowsOfRun as allRowsOfRun } from './history/index.ts';
@@ -203,6 +204,8 @@ interface RunBodies {
   /** Null when the arena store could not be read: the last arena files are carried over unchanged. */
   arena: ArenaBodies | null;
   files: Array<{ target: string; data: string }>;
+  /** What the run published despite, for its report (degraded): a vote store it could not read. */
+  problems: string[];
 }
 
 /** Writes a complete new generation (files, carried-over history, this run's history rows), not yet served. */
@@ -287,11 +290,10 @@ async function publishWithStore(
   const store = openArenaStore(storeFileOf(options));
   try {
     await withRunLock(store, runOwner(), async () => {
-      // Votes taken by this machine's vote endpoint, or by a Cloudflare Worker's (EMI_VOTE_EXPORT_URL).
-      const { EMI_VOTE_EXPORT_URL: workerUrl, EMI_VOTE_EXPORT_TOKEN: token = '' } = process.env;
-      await (workerUrl
-        ? importWorkerVotes(store, workerUrl, token, clock.asOf)
-        : importEndpointVotes(store, join(options.stateDir, 'arena-votes.sqlite'), clock.asOf));
+      // Votes taken by this machine's vote endpoint, or by a Cloudflare Worker's (EMI_VOTE_EXPORT_URL). A store that
+      // could not be read degrades the run, and the arena step holds the rounds whose votes may be in it.
+      const { unread } = await importRunVotes(store, options.stateDir, clock.asOf);
+      if (unread) console.error(`emi: ${unread.problem}`);
       const free = buildFreeSnapshots(snapshot, clock, publicPerformance(store, clock.asOf, snapshot.mode));
       const prices = Object.fromEntries(
         Object.values(free.mainBrain.coins).map((coin) => [coin.asset, coin.price]),
@@ -308,11 +310,13 @@ async function publishWithStore(
         priceTimes: priceTimesOf(snapshot),
         referencePrices: referencePricesAt(snapshot, roundAt(clock.asOf).start),
         clock,
+        ...(unread && { unreadVotes: { readThrough: unread.readThrough } }),
       });
       await publish({
         free,
         arena,
         files: serialiseAll([...publicItems('', free, arena), ...paidItems('paid', free, clock)]),
+        problems: unread ? [unread.problem] : [],
       });
       // The files are served: the run log says ok now, not after the backup (a run killed during it published).
       settleRun(store, { status: 'ok' });
@@ -336,11 +340,19 @@ async function publishWithoutStore(
   await withFileRunLock(join(options.stateDir, 'run.lock'), runOwner(), async () => {
     const free = buildFreeSnapshots(snapshot, clock, PERFORMANCE_STORE_UNAVAILABLE);
     const market = publicItems('', free, null);
-    await publish({ free, arena: null, files: serialiseAll([...market, ...paidItems('paid', free, clock)]) });
+    const files = serialiseAll([...market, ...paidItems('paid', free, clock)]);
+    await publish({ free, arena: null, files, problems: [] });
   });
 }
 
 const storeFileOf = (options: PipelineOptions): string => join(options.stateDir, 'arena.sqlite');
+
+/** The data mode a source gives, for the run log of a run that ended before it collected anything. */
+const MODE_OF_SOURCE: Readonly<Record<SourceName, DataMode>> = {
+  sim: 'simulated',
+  live: 'live',
+  replay: 'replay',
+};
 
 /** A file staged beside its target before the switch, renamed into place after it. */
 interface StagedFile {
@@ -421,6 +433,9 @@ async function collectWithin(
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error(deadlineReached(deadlineMs))), deadlineMs);
   const signal = stop ? AbortSignal.any([stop, deadline.signal]) : deadline.signal;
+  // Every venue call in flight or waiting for its turn listens to it (AbortSignal.any keeps a listener per call until
+  // it is collected): dozens at once by design, so Node's leak warning at 11 would only alarm the operator.
+  setMaxListeners(0, signal);
   let givingUp: ReturnType<typeof setTimeout> | undefined;
   const abandoned = new Promise<never>((_, reject) => {
     const giveUp = () => {
@@ -455,6 +470,8 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
   let clock: RunClock | null = null;
   let report: RunReport | null = null;
   let refused = false;
+  /** Whether the run reached the arena store: from there on the store's run log records how it ended. */
+  let reachedStore = false;
   /** What the run was doing, for the record of a run that was asked to stop. */
   let phase = 'checking its folders';
   try {
@@ -499,7 +516,11 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
         await removeLeftovers(options.outDir);
         await removeLeftovers(options.stateDir);
         const generation = await stageGeneration(options, runClockNow, bodies, fs);
-        const notes = [cutShort && `${cutShort}: published what came in before it`, storeProblem];
+        const notes = [
+          cutShort && `${cutShort}: published what came in before it`,
+          storeProblem,
+          ...bodies.problems,
+        ];
         const done = finish('ok', bodies.files.length, notes.filter(Boolean).join('; ') || null);
         const history = join(options.stateDir, 'run-history.json');
         let staged: StagedFile[];
@@ -527,6 +548,7 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
         tidyInBackground(publishedStore(options.stateDir), fs);
       };
       try {
+        reachedStore = true;
         await publishWithStore(options, snapshot, runClockNow, publish);
       } catch (error) {
         if (report) throw error;
@@ -552,6 +574,18 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
   const final: RunReport = report ?? finish('failed', 0, 'the run ended without publishing');
   if (final.status === 'ok' || final.status === 'degraded') return final; // recorded with its generation
   if (refused) return final;
+  // Stale, or failed before the arena store: it left the previous files in place, and the run log counts it with
+  // the failed runs (a run that reached the store is recorded there by its lock, run-log.ts).
+  if (!reachedStore) {
+    logUnpublishedRun(storeFileOf(options), {
+      owner: runOwner(),
+      mode: final.mode ?? MODE_OF_SOURCE[options.source],
+      asOf,
+      finishedAt: Date.parse(final.finished_at),
+      detail:
+        final.status === 'stale' ? `stale: ${final.error ?? 'nothing was published'}` : (final.error ?? ''),
+    });
+  }
   await writeRecord(reportFile, pretty(final));
   try {
     const status = runStatus(final, snapshot?.provider ?? null, clock, await readRunStatus(options.outDir));

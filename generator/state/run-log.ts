@@ -3,10 +3,13 @@
 // run returned (its files were published), 'failed' with the cause when it threw or a signal stopped it. A row
 // still 'pending' when the next run takes the lock belongs to a run that never came back (kill -9, a power loss, a
 // store it could no longer write): that run marks it 'unfinished'. A step run without the lock (a library caller
-// that publishes nothing the store knows of) writes 'ok' at once, as the log did before.
+// that publishes nothing the store knows of) writes 'ok' at once, as the log did before. A run that ends without
+// publishing before it reached the store (stale: no price came in; or failed, e.g. stopped while collecting) gets a
+// 'failed' row at its end (logUnpublishedRun): it too left the previous files in place.
 import type Database from 'better-sqlite3';
 import { iso } from '../engines/clock.ts';
-import type { ArenaStore } from './store.ts';
+import { logRun } from './repo.ts';
+import { openArenaStore, type ArenaStore } from './store.ts';
 
 type Db = Database.Database;
 
@@ -63,6 +66,39 @@ export function settleRun(
       `the run log could not record that this run ${outcome} (${runDetail(error)}): ` +
         'the next run records it as unfinished',
     );
+  }
+}
+
+/** A run that published nothing, for logUnpublishedRun. */
+export interface UnpublishedRun {
+  owner: string;
+  mode: string;
+  asOf: number;
+  finishedAt: number;
+  /** Why nothing was published: the run's error, a stale one's prefixed "stale: ". */
+  detail: string;
+}
+
+/**
+ * Logs `run`, which ended before it reached the store, 'failed' in the store at `storeFile`. Never throws: the
+ * run's own outcome is recorded in last-run.json either way; a store that cannot take the row (damaged, a full
+ * disk) is said in one line.
+ */
+export function logUnpublishedRun(
+  storeFile: string,
+  run: UnpublishedRun,
+  notice: (line: string) => void = (line) => console.error(`emi: ${line}`),
+): void {
+  let store: ArenaStore | undefined;
+  try {
+    store = openArenaStore(storeFile);
+    logRun(store.db, { ...run, detail: runDetail(run.detail), status: 'failed', arenaStep: false });
+  } catch (error) {
+    notice(
+      `the run log could not record this run (${runDetail(error)}): it is not counted among the failed runs`,
+    );
+  } finally {
+    store?.close();
   }
 }
 

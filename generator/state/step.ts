@@ -16,7 +16,9 @@ import {
   RESOLVE_WINDOW_MINUTES,
   roundAt,
   roundByIndex,
+  type Round,
 } from '../engines/arena/rounds.ts';
+import { votesCloseAt } from '../engines/arena/rules.ts';
 import type { BrainCall, RecordedCall } from '../engines/arena/types.ts';
 import type { RunClock } from '../engines/clock.ts';
 import {
@@ -56,6 +58,13 @@ export interface ArenaStepInput {
    */
   referencePrices?: Record<string, number | null>;
   clock: RunClock;
+  /**
+   * Set when the run could not read a vote store that is set up (endpoint-votes.ts). An ended round whose votes may
+   * be waiting there (it closed to votes after `readThrough`, the time through which the store was last read whole;
+   * null: never read) is not resolved by this run: it waits, within its resolve window, for a run that reads them,
+   * and past the window it is voided (VOTES_NOT_READ), never scored without them.
+   */
+  unreadVotes?: { readThrough: number | null };
   /** Written to the run log; default the owner of the run lock held on the store (withRunLock). */
   owner?: string;
   /** Test seam: runs inside the transaction after every write, before the bodies are built and committed. */
@@ -67,6 +76,26 @@ const DAY_MS = 86_400_000;
 
 export const NO_START_PRICE = `no price from at or after the round start came within ${ENTRY_WINDOW_MINUTES} minutes of it`;
 export const NO_END_PRICE = `no price from at or after the round end came within ${RESOLVE_WINDOW_MINUTES} minutes of it`;
+export const VOTES_NOT_READ =
+  `its votes could not be read within ${RESOLVE_WINDOW_MINUTES} minutes of its end (the vote store was ` +
+  'unreachable or unreadable): not scored without them';
+
+/** Rounds held for votes a run could not read: the reason a round voided past its resolve window is given. */
+const AWAITS_VOTES_KEY = 'round_awaits_votes:';
+
+const awaitsVotes = (db: Database, roundId: string): boolean =>
+  db.prepare('SELECT 1 FROM meta WHERE key = ?').get(AWAITS_VOTES_KEY + roundId) !== undefined;
+
+const setAwaitsVotes = (db: Database, roundId: string, awaits: boolean, at: number): void => {
+  if (awaits) {
+    db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run(
+      AWAITS_VOTES_KEY + roundId,
+      String(at),
+    );
+  } else {
+    db.prepare('DELETE FROM meta WHERE key = ?').run(AWAITS_VOTES_KEY + roundId);
+  }
+};
 
 /**
  * Why this run may not score an ended round, or null. A round is scored only with prices of the mode its call was
@@ -78,6 +107,7 @@ const voidReasonFor = (
   mode: DataMode,
   end: number,
   asOf: number,
+  awaitedVotes: boolean,
 ): string | null => {
   if (!ownsRound(call.dataMode, mode)) {
     const recorded = call.dataMode ?? 'an unknown (recorded before the store kept data modes)';
@@ -86,6 +116,8 @@ const voidReasonFor = (
   // Compared in ms, as the entry window is: 15 min 30 s late is "more than 15 minutes late" (voided).
   const lateMs = asOf - end;
   if (lateMs > RESOLVE_WINDOW_MINUTES * MINUTE_MS) {
+    // The last run of the window held it for votes it could not read.
+    if (awaitedVotes) return VOTES_NOT_READ;
     // Runs came in time but none had a price from at or after the end: they waited, and the window is over.
     return steppedRunBetween(db, end, end + RESOLVE_WINDOW_MINUTES * MINUTE_MS)
       ? NO_END_PRICE
@@ -127,6 +159,11 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
     const call = brainCallFor(db, roundId);
     return call === null || ownsRound(call.dataMode, mode);
   };
+  /** Whether votes for `round` may be in a vote store this run could not read. */
+  const votesMayWait = (round: Round): boolean => {
+    const unread = input.unreadVotes;
+    return unread !== undefined && (unread.readThrough === null || unread.readThrough < votesCloseAt(round));
+  };
 
   const step = db.transaction((): ArenaBodies => {
     const round = roundAt(asOf);
@@ -141,7 +178,13 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
 
     for (const { roundIndex, call } of unresolvedEndedRounds(db, asOf)) {
       const ended = roundByIndex(roundIndex);
-      const voidReason = voidReasonFor(db, call, mode, ended.end, asOf);
+      const voidReason = voidReasonFor(db, call, mode, ended.end, asOf, awaitsVotes(db, ended.id));
+      if (voidReason === null) {
+        // Inside the resolve window: a round whose votes may be waiting unread is not resolved without them.
+        const waits = votesMayWait(ended);
+        setAwaitsVotes(db, ended.id, waits, asOf);
+        if (waits) continue;
+      }
       const endPrice = priceFrom(ended.asset, ended.end);
       // No price from at or after the end in this run (an older candle close, no price at all): a later run of the
       // resolve window may bring one; past the window voidReasonFor says so.
@@ -154,11 +197,12 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
         round: ended,
         call,
         // Past the resolve window this run's price is not the round's end price, whatever its time.
-        endPrice: voidReason === NO_END_PRICE ? null : endPrice,
+        endPrice: voidReason === NO_END_PRICE || voidReason === VOTES_NOT_READ ? null : endPrice,
         resolvedAt: asOf,
         replayed: call.replayed,
         ...(voidReason === null ? {} : { voidReason }),
       });
+      setAwaitsVotes(db, ended.id, false, asOf);
     }
 
     const status = run ? 'pending' : 'ok';

@@ -347,6 +347,40 @@ export interface SignedImportOptions {
 }
 
 /**
+ * The votes numbered after `cursor`, in order, split where an import at `now` stops: `ready` are imported, `waiting`
+ * (from the first vote received after `now`, clocks apart) wait for a later run, the votes after it with them.
+ */
+export const votesDue = (
+  votes: readonly SignedVoteRecord[],
+  cursor: number,
+  now: number,
+): { ready: SignedVoteRecord[]; waiting: SignedVoteRecord[] } => {
+  const fresh = votes.filter((v) => v.seq > cursor).sort((a, b) => a.seq - b.seq);
+  const late = fresh.findIndex((v) => v.receivedAt > now);
+  return late === -1
+    ? { ready: fresh, waiting: [] }
+    : { ready: fresh.slice(0, late), waiting: fresh.slice(late) };
+};
+
+const READ_THROUGH_KEY = 'signed_votes_read_through:';
+
+/**
+ * The time through which `source` was last read whole: every vote it had received by then is imported (or was
+ * refused by the rules). Null when no run read it yet. Rounds whose votes could come in later than this may still
+ * have votes waiting there while it cannot be read (step.ts holds them).
+ */
+export const votesReadThrough = (store: ArenaStore, source: string): number | null => {
+  const kept = metaValue(store, READ_THROUGH_KEY + source);
+  return kept === undefined ? null : Number(kept);
+};
+
+/** Records that `source` was read whole through `at`; never moves back (a run describing an earlier time). */
+export const setVotesReadThrough = (store: ArenaStore, source: string, at: number): void => {
+  const kept = votesReadThrough(store, source);
+  if (kept === null || at > kept) setMeta(store, READ_THROUGH_KEY + source, String(at));
+};
+
+/**
  * Imports the endpoint's votes numbered after the source's position, each checked like a file import's vote, the
  * endpoint's receipt time standing as the server clock. A vote already imported (the same store read again after
  * its numbering started again) is skipped. A vote the rules refuse (second vote of a voter, round already resolved)
@@ -362,10 +396,7 @@ export const importSignedVotes = (
   options: SignedImportOptions = {},
 ): number => {
   const source = options.source ?? DEFAULT_VOTE_SOURCE;
-  const cursor = options.from ?? signedVotesCursor(store, source);
-  const fresh = votes.filter((v) => v.seq > cursor).sort((a, b) => a.seq - b.seq);
-  const waiting = fresh.findIndex((v) => v.receivedAt > now);
-  const ready = waiting === -1 ? fresh : fresh.slice(0, waiting);
+  const { ready } = votesDue(votes, options.from ?? signedVotesCursor(store, source), now);
   if (ready.length === 0) return 0;
   const salt = voterSalt(store);
   const refused: string[] = [];

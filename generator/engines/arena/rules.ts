@@ -48,6 +48,9 @@ export const ROUNDING_RULE =
   '(1/1/1 votes: 33.3 each; 1/1/14: 6.2, 6.2, 87.5) the total is 99.9 and rounding_residual_percent says so; no ' +
   'share is ever off its exact value by a tenth or more.';
 
+/** When `round` closes to votes: a vote counts only if the server received it before this time. */
+export const votesCloseAt = (round: Round): number => round.start + GRACE_MS;
+
 /** Whether a vote that the server received at `receivedAt` may count in `round`. */
 export const voteWindowProblem = (round: Round, receivedAt: number): string | null => {
   if (receivedAt >= round.start + GRACE_MS) {
