@@ -1,9 +1,22 @@
-// Versioned schema of the arena store. Append new migrations; never edit one that has shipped.
+// Versioned schema of the arena store. Append new migrations; never edit one that has shipped. A new migration should
+// leave the store usable by the release before it where it can (a new NOT NULL column with a DEFAULT): after an
+// upgrade the old release may still run until restarted (it refuses a newer store, store.ts, but only from the
+// release that added that check).
 export interface Migration {
   version: number;
   name: string;
   sql: string;
 }
+
+/** From this version on the run log says how each run ended (ok only once its files were published). */
+export const RUN_OUTCOMES_VERSION = 3;
+
+/**
+ * Kept in `meta` when a store is migrated to RUN_OUTCOMES_VERSION (store.ts migrate, in the same transaction): the
+ * highest run-log id then, so that the rows an older emi wrote can be told from the rest (their times are the runs'
+ * as-of clocks, which need not grow). Absent from stores migrated before this was kept: there nobody can tell.
+ */
+export const RUN_OUTCOMES_FROM_KEY = 'run_log_rows_before_outcomes';
 
 export const MIGRATIONS: readonly Migration[] = [
   {

@@ -9,6 +9,7 @@
 import type Database from 'better-sqlite3';
 import { iso } from '../engines/clock.ts';
 import { logRun } from './repo.ts';
+import { RUN_OUTCOMES_FROM_KEY } from './migrations.ts';
 import { openArenaStore, type ArenaStore } from './store.ts';
 
 type Db = Database.Database;
@@ -132,7 +133,19 @@ export interface RunCounts {
   lastRunAt: number | null;
   /** The newest ok row's time; thisRun's when it is pending (it counts once its files land). */
   lastOkAt: number | null;
+  /**
+   * Of the ok rows, those logged before the store recorded how runs ended (RUN_OUTCOMES_VERSION): then a row was ok
+   * once its arena step ran, so a run killed before its files switched in may be among them.
+   */
+  okBeforeOutcomes: number;
 }
+
+/** The highest run-log id an older emi wrote (see RUN_OUTCOMES_FROM_KEY); 0 when none, or nobody can tell. */
+const lastIdBeforeOutcomes = (db: Db): number => {
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(RUN_OUTCOMES_FROM_KEY) as
+    { value: string } | undefined;
+  return row ? Number(row.value) : 0;
+};
 
 export function runCounts(db: Db, thisRun: number | null = null): RunCounts {
   const row = db
@@ -144,10 +157,11 @@ export function runCounts(db: Db, thisRun: number | null = null): RunCounts {
          COALESCE(SUM(status = 'pending' AND id IS NOT ?), 0) AS pending,
          COALESCE(SUM(status = 'pending' AND id IS ?), 0) AS this_run,
          MAX(finished_at_ms) AS last_run,
-         MAX(CASE WHEN status = 'ok' OR (status = 'pending' AND id IS ?) THEN finished_at_ms END) AS last_ok
+         MAX(CASE WHEN status = 'ok' OR (status = 'pending' AND id IS ?) THEN finished_at_ms END) AS last_ok,
+         COALESCE(SUM(status = 'ok' AND id <= ?), 0) AS ok_before_outcomes
        FROM run_log`,
     )
-    .get(thisRun, thisRun, thisRun) as Record<string, number | null>;
+    .get(thisRun, thisRun, thisRun, lastIdBeforeOutcomes(db)) as Record<string, number | null>;
   return {
     total: row.total ?? 0,
     ok: row.ok ?? 0,
@@ -157,6 +171,7 @@ export function runCounts(db: Db, thisRun: number | null = null): RunCounts {
     thisRunPending: (row.this_run ?? 0) > 0,
     lastRunAt: row.last_run ?? null,
     lastOkAt: row.last_ok ?? null,
+    okBeforeOutcomes: row.ok_before_outcomes ?? 0,
   };
 }
 

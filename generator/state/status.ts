@@ -187,7 +187,11 @@ function runsLine(store: ArenaStore, lock: LockRow | undefined, now: number): st
       ? ` (${unfinished} of them unfinished: ended before recording whether ${their} files were published, ` +
         'e.g. killed)'
       : '') +
-    (inProgress > 0 ? `; ${inProgress} in progress` : '')
+    (inProgress > 0 ? `; ${inProgress} in progress` : '') +
+    (counts.okBeforeOutcomes > 0
+      ? `; ${counts.okBeforeOutcomes} of the ok logged before the store recorded whether files were published ` +
+        '(schema 3): ok there means the arena step ran'
+      : '')
   );
 }
 

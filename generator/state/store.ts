@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHmac, randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { MIGRATIONS } from './migrations.ts';
+import { MIGRATIONS, RUN_OUTCOMES_FROM_KEY, RUN_OUTCOMES_VERSION } from './migrations.ts';
 
 export const DEFAULT_STORE_PATH = 'var/arena.sqlite';
 
@@ -23,6 +23,11 @@ export const migrate = (db: Database.Database): void => {
     // Re-checked inside the write transaction: two processes opening a fresh store cannot both migrate.
     if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return;
     db.exec(m.sql);
+    if (m.version === RUN_OUTCOMES_VERSION) {
+      db.prepare(
+        'INSERT OR REPLACE INTO meta (key, value) SELECT ?, CAST(COALESCE(MAX(id), 0) AS TEXT) FROM run_log',
+      ).run(RUN_OUTCOMES_FROM_KEY);
+    }
     db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
       m.version,
       m.name,

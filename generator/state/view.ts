@@ -146,6 +146,7 @@ export const readArenaView = (store: ArenaStore, input: ViewInput): ArenaView =>
       ok: runs.ok + (runs.thisRunPending ? 1 : 0),
       failed: runs.failed + unfinished,
       unfinished,
+      okBeforeOutcomes: runs.okBeforeOutcomes,
       lastRunAt: runs.lastRunAt,
       lastOkAt: runs.lastOkAt,
     },

@@ -81,6 +81,12 @@ const runsNote = (unfinished: number): string =>
   `(stopped, e.g. killed, before recording whether ${unfinished === 1 ? 'its' : 'their'} files were published; ` +
   'counted by the next run).';
 
+/** The ok runs an older emi logged as ok once their arena step ran, whether or not their files were published. */
+const okBeforeOutcomesNote = (n: number): string =>
+  `${n} of the ok generator ${n === 1 ? 'run was' : 'runs were'} logged before this store recorded whether a run's ` +
+  'files were published (store schema 3): an older emi logged a run ok once its arena step ran, so a run stopped ' +
+  'before its files switched in may be among them.';
+
 /** Which votes the counts of a file take (ownVoteSql in generator/state/repo.ts), as MODE_SCOPE_NOTE for rounds. */
 const VOTE_SCOPE_NOTE =
   "Votes count with their round, in the data mode of the round's brain call (a person's vote in a round no run " +
@@ -317,6 +323,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
     developer_note:
       'Counts and track records read from the arena store when this file was generated; nothing here is estimated. ' +
       `${runsNote(v.runs.unfinished)} ` +
+      (v.runs.okBeforeOutcomes > 0 ? `${okBeforeOutcomesNote(v.runs.okBeforeOutcomes)} ` : '') +
       'Every rate carries its n and is withheld below teacher_brain.metrics.min_sample rounds. Replayed (backfill) ' +
       'and synthetic records are counted separately: arena.rounds_with_votes and arena.votes_total include the ' +
       'synthetic crowd of simulated mode, arena.rounds_with_human_votes and arena.vote_sources.human_votes count ' +
@@ -347,6 +354,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       : []),
     ...(v.leftOut.rounds > 0 ? [leftOutNote(v)] : []),
     ...(t.votesLeftOut.votes > 0 ? [votesLeftOutSentence(t.votesLeftOut, v.mode)] : []),
+    ...(v.runs.okBeforeOutcomes > 0 ? [okBeforeOutcomesNote(v.runs.okBeforeOutcomes)] : []),
     ...(v.runs.unfinished > 0
       ? [
           `${v.runs.unfinished} generator ${v.runs.unfinished === 1 ? 'run' : 'runs'} never finished (stopped ` +

@@ -90,6 +90,8 @@ export interface ArenaView {
     failed: number;
     /** Of the failed, runs that ended before they recorded whether they published (killed). */
     unfinished: number;
+    /** Of the ok, runs logged before the store recorded whether runs published (see RunCounts.okBeforeOutcomes). */
+    okBeforeOutcomes: number;
     lastRunAt: number | null;
     lastOkAt: number | null;
   };
