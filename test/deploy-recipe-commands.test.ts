@@ -126,7 +126,7 @@ describe('deploy/README’s commands paste as written', () => {
     expect(bare).toEqual([]);
   });
 
-  it('the nginx recipe fills the payee in before the build and before enabling the units', async () => {
+  it('the nginx recipe fills the payee and the public origin in before the build and before enabling the units', async () => {
     const readme = await readFile(join(ROOT, 'deploy/README.md'), 'utf8');
     const recipe = /## nginx \(Debian\)[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
     const filled = recipe.search(/EMI_PAYTO=\S+.*\/etc\/emi\/paywall\.env/);
@@ -136,7 +136,27 @@ describe('deploy/README’s commands paste as written', () => {
     const build = recipe.split('\n').find((line) => /npx emi build/.test(line)) ?? '';
     expect(build).toMatch(/EMI_PAYTO/);
     expect(filled).toBeLessThan(recipe.indexOf(build));
-    const unit = await readFile(join(ROOT, 'deploy/systemd/emi-generate.service'), 'utf8');
-    expect(unit).toMatch(/^EnvironmentFile=-?\/etc\/emi\/paywall\.env$/m);
+    // The units' EMI_BASE_URL is a placeholder: the file the units read gives the real origin, and the first build
+    // uses the same one (else the timer's next build publishes every URL at the placeholder's host).
+    expect(recipe).toMatch(/EMI_BASE_URL=\S+.*\/etc\/emi\/paywall\.env/);
+    expect(build).toMatch(/--preserve-env=\S*EMI_BASE_URL/);
+    for (const name of ['emi-generate.service', 'emi-paywall.service']) {
+      const unit = await readFile(join(ROOT, 'deploy/systemd', name), 'utf8');
+      expect(unit, name).toMatch(/^EnvironmentFile=-?\/etc\/emi\/paywall\.env$/m);
+    }
+  });
+});
+
+describe('the CI schedule template', () => {
+  it('names in its header every repository variable and secret it reads', async () => {
+    const template = await readFile(join(ROOT, 'deploy/ci/github-actions-schedule.yml'), 'utf8');
+    const comments = template
+      .slice(0, template.indexOf('    steps:'))
+      .split('\n')
+      .filter((line) => line.trim().startsWith('#'))
+      .join('\n');
+    const used = new Set([...template.matchAll(/\$\{\{ (?:vars|secrets)\.(\w+) \}\}/g)].map((m) => m[1]!));
+    expect([...used]).toEqual(expect.arrayContaining(['EMI_BASE_URL', 'EMI_PAYTO', 'PAYWALL_ORIGIN']));
+    for (const name of used) expect(comments, name).toContain(name);
   });
 });
