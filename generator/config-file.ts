@@ -91,6 +91,10 @@ const APPENDS_HISTORY: readonly string[] = [...RUN_COMMANDS, 'backfill'];
 const startsPaywall = (path: string, opts: Record<string, unknown>): boolean =>
   ['paywall', 'serve', 'up'].includes(path) || (path === 'mcp' && opts.paywallUrl === undefined);
 
+/** The commands that build the site (`emi up` too, whose paywall check covers the same settings). */
+const buildsSite = (path: string, opts: Record<string, unknown>): boolean =>
+  ['build', 'schedule'].includes(path) || (path === 'generate' && opts.dist !== undefined);
+
 /** The paywall's options a command may take, over its EMI_* variables. */
 const PAYWALL_OPTIONS = [
   ['payTo', '--pay-to'],
@@ -177,6 +181,9 @@ export async function checkCommandConfiguration(
   if (file !== undefined) await checkConfigFile(file, env);
   else if (COLLECTING_COMMANDS.includes(path)) await checkSourcesConfig(undefined, env);
   if (startsPaywall(path, opts)) await checkPaywallSettings(command, opts, env);
+  // A build writes the buyer page's config.json from EMI_PAYTO and EMI_NETWORK: a bad one would fail every build (every
+  // tick of `emi schedule`) after its run had published, so it is a usage mistake said here.
+  if (buildsSite(path, opts)) (await import('./site/buyer-config.ts')).checkBuyerSettings(env);
   if (command.name() === 'generate' && opts.baseUrl !== undefined && opts.dist === undefined) {
     throw new Error('--base-url is for the build after the run: it goes with --dist');
   }

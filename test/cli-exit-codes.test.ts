@@ -42,6 +42,25 @@ describe('a bad option value or setting is exit 2, before anything is written or
       /^emi: base URL "ftp:\/\/x" is not/,
     ],
     ['emi build without a base URL', ['build'], {}, /^emi: refusing to build without a base URL/],
+    // A build writes the buyer page's config.json from EMI_PAYTO and EMI_NETWORK: refused before anything runs.
+    [
+      'emi build with EMI_PAYTO=BAD',
+      ['build', '--base-url', 'https://x.example'],
+      { EMI_PAYTO: 'BAD' },
+      /^emi: EMI_PAYTO is not a valid Algorand address: "BAD"$/,
+    ],
+    [
+      'emi schedule with EMI_NETWORK=foo',
+      ['schedule', '--base-url', 'https://x.example'],
+      { EMI_NETWORK: 'foo' },
+      /^emi: EMI_NETWORK is not a supported network: "foo"$/,
+    ],
+    [
+      'emi generate --dist with EMI_PAYTO=BAD',
+      ['generate', '--dist', 'dist', '--base-url', 'https://x.example'],
+      { EMI_PAYTO: 'BAD' },
+      /^emi: EMI_PAYTO is not a valid Algorand address: "BAD"$/,
+    ],
     [
       'emi schedule --base-url ftp://x',
       ['schedule', '--base-url', 'ftp://x'],

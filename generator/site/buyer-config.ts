@@ -20,6 +20,16 @@ export const BUYER_CONFIG_PATH = 'x402-buyer/config.json';
 
 const text = (env: NodeJS.ProcessEnv, name: string): string | undefined => env[name] || undefined;
 
+/** The payee and network a build writes into the page, checked as the paywall checks them (a PaywallConfigError). */
+export function checkBuyerSettings(env: NodeJS.ProcessEnv = process.env): {
+  payTo?: string;
+  network?: string;
+} {
+  const settings = { payTo: text(env, 'EMI_PAYTO'), network: text(env, 'EMI_NETWORK') };
+  checkSettings(settings);
+  return settings;
+}
+
 /** The operator's own file, checked; null when there is none. */
 function operatorConfig(
   file: string,
@@ -79,9 +89,7 @@ export function buyerConfigJson(
   baseUrl: string,
   env: NodeJS.ProcessEnv = process.env,
 ): string | null {
-  const payTo = text(env, 'EMI_PAYTO');
-  const network = text(env, 'EMI_NETWORK');
-  checkSettings({ payTo, network });
+  const { payTo, network } = checkBuyerSettings(env);
   const own = operatorConfig(join(siteDir, BUYER_CONFIG_PATH), baseUrl.replace(/\/+$/, ''), payTo, network);
   if (own !== null) return own;
   if (payTo === undefined) return null;
