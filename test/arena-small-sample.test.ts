@@ -8,35 +8,20 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { humanStatus } from '../generator/engines/arena/bodies.ts';
 import { NO_VOTES } from '../generator/engines/arena/consensus.ts';
 import { SMALL_CROWD_VOTES } from '../generator/engines/arena/lessons.ts';
-import { roundFromId } from '../generator/engines/arena/rules.ts';
 import type { HumanConsensusResponse } from '../schemas/arena.ts';
 import type { TeacherLessonsResponse } from '../schemas/teacher-lessons.ts';
 import { MINUTE } from './arena-fixtures.ts';
-import { generateArgs, runEmi, type Finished } from './ops-cli.ts';
+import { expectOk as ok, generateArgs, runEmi, voteAndOpenRound } from './ops-cli.ts';
 
 let dir: string | undefined;
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const ok = (run: Finished): void => expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
-
 describe('one human vote, through the real emi', () => {
   it('reads "1 human vote", flagged as a small sample, in the open round and in the lesson', async () => {
     dir = await mkdtemp(join(tmpdir(), 'emi-small-sample-'));
-    const vote = await runEmi(dir, [
-      'arena',
-      'vote',
-      '--asset',
-      'BTC',
-      '--prediction',
-      'bullish',
-      '--voter',
-      'alice',
-    ]);
-    ok(vote);
-    const round = roundFromId(/vote recorded for (\S+)/.exec(vote.stdout)![1]!)!;
-    ok(await runEmi(dir, generateArgs(new Date(round.start + MINUTE).toISOString())));
+    const round = await voteAndOpenRound(dir);
     const open = JSON.parse(
       await readFile(join(dir, 'site/api/human-consensus.php'), 'utf8'),
     ) as HumanConsensusResponse;

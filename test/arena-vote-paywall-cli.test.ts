@@ -17,6 +17,7 @@ import { openArenaStore } from '../generator/state/store.ts';
 import { DEFAULT_LIMITS } from '../paywall-worker/arena-vote/app.ts';
 import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
+import { MCP_INITIALIZE } from './helpers/mcp-initialize.ts';
 import { freePort } from './free-port.ts';
 
 const EMI = join(import.meta.dirname, '..', 'bin', 'emi.js');
@@ -229,16 +230,7 @@ describe('emi paywall reached directly: a path spelled with a doubled slash', ()
     await mkdir(join(root, 'dist'), { recursive: true });
     await writeFile(join(root, 'dist', 'index.html'), '<!doctype html><title>home</title>');
     const url = await startPaywall(root, ['--paid', 'paid', '--state', 'state', '--site', 'dist']);
-    const initialize = await fetch(`${url}//mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }),
-    });
+    const initialize = await fetch(`${url}//mcp`, MCP_INITIALIZE);
     expect(initialize.status).toBe(200);
     expect(((await initialize.json()) as { result?: unknown }).result).toBeDefined();
   });

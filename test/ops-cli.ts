@@ -3,6 +3,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { expect } from 'vitest';
+import { roundFromId } from '../generator/engines/arena/rules.ts';
+import type { Round } from '../generator/engines/arena/rounds.ts';
 
 export const EMI = resolve('bin/emi.js');
 
@@ -132,4 +134,29 @@ export const errorLines = (run: Finished): string[] =>
 export function expectUsageMistake(run: Finished, line: RegExp): void {
   expect(run.code, `${run.stdout}${run.stderr}`).toBe(2);
   expect(errorLines(run)).toEqual([expect.stringMatching(line)]);
+}
+
+/** Exit code 0, or the command's output in the failure. */
+export const expectOk = (run: Finished): void => expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
+
+/**
+ * One human vote through `emi arena vote` (alice, BULLISH, for the asset's round open to votes), then a run one minute
+ * into that round, which records its brain call: the round, to run on from.
+ */
+export async function voteAndOpenRound(cwd: string, asset = 'BTC'): Promise<Round> {
+  const vote = await runEmi(cwd, [
+    'arena',
+    'vote',
+    '--asset',
+    asset,
+    '--prediction',
+    'bullish',
+    '--voter',
+    'alice',
+  ]);
+  expectOk(vote);
+  const round = roundFromId(/vote recorded for (\S+)/.exec(vote.stdout)?.[1] ?? '');
+  if (!round) throw new Error(`no round in: ${vote.stdout}`);
+  expectOk(await runEmi(cwd, generateArgs(new Date(round.start + 60_000).toISOString())));
+  return round;
 }

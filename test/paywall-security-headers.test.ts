@@ -25,6 +25,7 @@ import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts
 import { resourceById, writePaidFixtures } from './paywall-harness.ts';
 import { account, publisherEntry } from './publishers-harness.ts';
 import { freePort } from './free-port.ts';
+import { MCP_INITIALIZE } from './helpers/mcp-initialize.ts';
 import { startTestWorker } from './helpers/test-worker.ts';
 
 const EMI = join(import.meta.dirname, '..', 'bin', 'emi.js');
@@ -331,16 +332,7 @@ describe('the MCP route (/mcp, served by emi serve, emi paywall --site and the s
   const route = createMcpRoute(() => new McpServer({ name: 'headers-test', version: '1.0.0' }));
 
   it('sends nosniff and the API policy with a JSON-RPC answer and with its 405', async () => {
-    const initialize = await route.request(MCP_PATH, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }),
-    });
+    const initialize = await route.request(MCP_PATH, MCP_INITIALIZE);
     expect(initialize.status).toBe(200);
     expect(((await initialize.json()) as { result?: unknown }).result).toBeDefined();
     expectApiHeaders(initialize, 'initialize');

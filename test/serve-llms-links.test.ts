@@ -11,6 +11,7 @@ import { startLocalStack } from '../generator/local-stack.ts';
 import type { LocalStack } from '../generator/local-stack.ts';
 import { MCP_PATH } from '../schemas/delivery.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
+import { MCP_INITIALIZE } from './helpers/mcp-initialize.ts';
 import { copyTemplates } from './site-fixture.ts';
 
 const BASE = 'https://emi.test';
@@ -75,20 +76,7 @@ describe('llms.txt on the served site', () => {
   it('names the MCP endpoint, and it answers an MCP initialize there', async () => {
     const mcpUrl = `${BASE}${MCP_PATH}`;
     expect(llms).toContain(mcpUrl);
-    const response = await fetch(served(mcpUrl), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'test', version: '0' },
-        },
-      }),
-    });
+    const response = await fetch(served(mcpUrl), MCP_INITIALIZE);
     expect(response.status).toBe(200);
     expect(await response.text()).toMatch(/"serverInfo"/);
   });

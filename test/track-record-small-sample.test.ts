@@ -6,17 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MIN_SAMPLE } from '../generator/engines/arena/metrics.ts';
-import { roundFromId } from '../generator/engines/arena/rules.ts';
 import { agreementSentence } from '../generator/site/track-record.ts';
 import { MINUTE } from './arena-fixtures.ts';
-import { generateArgs, runEmi, type Finished } from './ops-cli.ts';
+import { expectOk as ok, generateArgs, runEmi, voteAndOpenRound } from './ops-cli.ts';
 
 let dir: string | undefined;
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
-
-const ok = (run: Finished): void => expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
 
 /** The text of the page, tags dropped, the entities it uses read and spaces folded. */
 const text = (html: string): string =>
@@ -31,19 +28,7 @@ const text = (html: string): string =>
 describe('emi build after one round with a brain call and a crowd consensus', () => {
   it('says there is only 1 round so far and that rates are withheld below the minimum', async () => {
     dir = await mkdtemp(join(tmpdir(), 'emi-track-record-'));
-    const vote = await runEmi(dir, [
-      'arena',
-      'vote',
-      '--asset',
-      'BTC',
-      '--prediction',
-      'bullish',
-      '--voter',
-      'alice',
-    ]);
-    ok(vote);
-    const round = roundFromId(/vote recorded for (\S+)/.exec(vote.stdout)![1]!)!;
-    ok(await runEmi(dir, generateArgs(new Date(round.start + MINUTE).toISOString())));
+    const round = await voteAndOpenRound(dir);
     ok(await runEmi(dir, generateArgs(new Date(round.end + MINUTE).toISOString())));
     ok(
       await runEmi(dir, [
