@@ -86,8 +86,8 @@ export const FIELD_MEANINGS_IN: Readonly<Record<string, string>> = {
   'columns.key': 'the field of each row that this column shows',
   'columns.label': 'the column heading for people',
   'generator_runs.failed':
-    'runs that published nothing and left the previous files in place: failed, stale (no source delivered a ' +
-    'price), or never finished (killed)',
+    'runs that published nothing and left the previous files in place: failed, ended without a price (no source ' +
+    'delivered one), or never finished (killed)',
   'endpoints.path': 'URL path of the endpoint on this site',
   'arena_resources.path': 'URL path of the arena endpoint on this site',
   'publisher.contact_url': 'how to reach the publisher who resold this report (https or mailto)',
@@ -354,7 +354,7 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   system_integrity: 'how the records were produced: runs, failures, simulated or replayed records',
   runs_recorded: 'generator runs on record',
   runs_failed:
-    'generator runs that published nothing (failed, stale or never finished), as statistics ' +
+    'generator runs that published nothing (failed, ended without a price, or never finished), as statistics ' +
     'generator_runs.failed counts them',
   synthetic_votes_present: 'true when some votes come from simulated voters, not people',
   replayed_records_present: 'true when some records come from a backfill replay',
