@@ -203,6 +203,14 @@ export async function checkCommandConfiguration(
     });
     if (problem) throw new Error(problem);
   }
+  // A scheduled run describes the minute it starts in: its data changes once a minute at most, so a shorter cadence
+  // would publish a next_update_due that passes before anything new can come (the files would read late, then stale).
+  if (typeof opts.cron === 'string' && typeof opts.cadence === 'number' && opts.cadence < 60) {
+    throw new Error(
+      `--cadence ${opts.cadence}: scheduled runs describe a whole minute, so their data changes at most once a ` +
+        'minute: give 60 or more (a schedule firing more often republishes the same minute)',
+    );
+  }
   // node-cron loads only for the commands that take --cron.
   if (typeof opts.cron === 'string') (await import('./schedule.ts')).assertCronExpression(opts.cron);
   for (const [folder, role] of writtenFolders(path, opts, env)) await assertWritableFolder(folder, role);

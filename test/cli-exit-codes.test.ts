@@ -42,6 +42,12 @@ describe('a bad option value or setting is exit 2, before anything is written or
       /^emi: base URL "ftp:\/\/x" is not/,
     ],
     ['emi build without a base URL', ['build'], {}, /^emi: refusing to build without a base URL/],
+    [
+      'emi schedule --cadence 8',
+      ['schedule', '--base-url', 'https://x.example', '--cadence', '8'],
+      {},
+      /^emi: --cadence 8: scheduled runs describe a whole minute/,
+    ],
     // A build writes the buyer page's config.json from EMI_PAYTO and EMI_NETWORK: refused before anything runs.
     [
       'emi build with EMI_PAYTO=BAD',
