@@ -10,6 +10,7 @@ import { parseAsOf, parsePositiveInt, parseSeed } from './cli-options.ts';
 import { stateFolder } from './defaults.ts';
 import { DEFAULT_BACKFILL_DAYS } from './defaults.ts';
 import { buildFreeSnapshots } from './engines/index.ts';
+import type { FreeSnapshots } from './engines/index.ts';
 import type { MarketSnapshot } from './market/types.ts';
 import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED, brainCallsOf, publishedStore, runClock } from './pipeline.ts';
 import { publishGeneration } from './publish/generations.ts';
@@ -30,7 +31,7 @@ const HOUR_MS = 3_600_000;
 async function backfillHistory(
   outDir: string,
   options: { days: number; asOf: number; stateDir: string },
-  snapshotAt: (ms: number) => Promise<MarketSnapshot>,
+  rowsAt: (ms: number) => Promise<MarketRows>,
 ): Promise<AppendResult> {
   const rows: { [K in keyof MarketRows]: MarketRows[K][] } = {
     'market-regime': [],
@@ -40,11 +41,7 @@ async function backfillHistory(
   };
   const last = Math.floor(options.asOf / HOUR_MS) * HOUR_MS;
   for (let ms = last - options.days * 24 * HOUR_MS + HOUR_MS; ms <= last; ms += HOUR_MS) {
-    const free = buildFreeSnapshots(
-      await snapshotAt(ms),
-      runClock(ms, 'simulated', ms, DEFAULT_CADENCE_SECONDS),
-    );
-    const run = marketRowsOf(free);
+    const run = await rowsAt(ms);
     for (const id of Object.keys(rows) as (keyof MarketRows)[]) rows[id].push(run[id]);
   }
   // Written as a new generation: the served one's files carried over whole, the history appended, one switch.
@@ -67,6 +64,42 @@ async function backfillHistory(
   return result!;
 }
 
+/** One simulated hour: the market at its start and the free bodies built from it. */
+interface SimulatedHour {
+  snapshot: MarketSnapshot;
+  free: FreeSnapshots;
+}
+
+/**
+ * Rounds are replayed in time order, each hour read as one round's end and the next one's start: the last few hours
+ * are kept, not the whole window (90 days of snapshots kept took 2.35 GB). Each hour's history rows, a few KB, are
+ * kept for the history written after the rounds.
+ */
+const KEPT_HOURS = 4;
+
+function simulatedHours(seed: number) {
+  const hours = new Map<number, Promise<SimulatedHour>>();
+  const rows = new Map<number, MarketRows>();
+  const hourAt = (ms: number): Promise<SimulatedHour> => {
+    let hour = hours.get(ms);
+    if (!hour) {
+      hour = collectSimulatedMarket({ seed, asOf: ms, symbols: TRACKED_ASSETS }).then((snapshot) => {
+        const free = buildFreeSnapshots(snapshot, runClock(ms, 'simulated', ms, DEFAULT_CADENCE_SECONDS));
+        rows.set(ms, marketRowsOf(free));
+        return { snapshot, free };
+      });
+      hours.set(ms, hour);
+      const oldest = hours.keys().next().value;
+      if (hours.size > KEPT_HOURS && oldest !== undefined) hours.delete(oldest);
+    }
+    return hour;
+  };
+  return {
+    hourAt,
+    rowsAt: async (ms: number): Promise<MarketRows> => rows.get(ms) ?? (await hourAt(ms), rows.get(ms)!),
+  };
+}
+
 /** Replays `days` of rounds ending at `asOf` into the store under `stateDir` (and the history under `outDir`). */
 export async function backfillSimulated(options: {
   stateDir: string;
@@ -75,22 +108,10 @@ export async function backfillSimulated(options: {
   seed: number;
   asOf: number;
 }): Promise<BackfillResult & { history: AppendResult | null }> {
-  // Round ends are the next round's starts: cache snapshots so each hour is simulated once.
-  const snapshots = new Map<number, Promise<MarketSnapshot>>();
-  const snapshotAt = (ms: number): Promise<MarketSnapshot> => {
-    let snapshot = snapshots.get(ms);
-    if (!snapshot) {
-      snapshot = collectSimulatedMarket({ seed: options.seed, asOf: ms, symbols: TRACKED_ASSETS });
-      snapshots.set(ms, snapshot);
-    }
-    return snapshot;
-  };
-  const brainCallAt = async (ms: number) =>
-    brainCallsOf(
-      buildFreeSnapshots(await snapshotAt(ms), runClock(ms, 'simulated', ms, DEFAULT_CADENCE_SECONDS)),
-    );
+  const { hourAt, rowsAt } = simulatedHours(options.seed);
+  const brainCallAt = async (ms: number) => brainCallsOf((await hourAt(ms)).free);
   const priceAt = async (asset: string, ms: number) => {
-    const market = (await snapshotAt(ms)).assets.find((a) => a.symbol === asset);
+    const market = (await hourAt(ms)).snapshot.assets.find((a) => a.symbol === asset);
     return market?.ticker?.value.last ?? market?.candles?.value.at(-1)?.close ?? null;
   };
 
@@ -104,7 +125,7 @@ export async function backfillSimulated(options: {
         brainCallAt,
         priceAt,
       });
-      const history = options.outDir ? await backfillHistory(options.outDir, options, snapshotAt) : null;
+      const history = options.outDir ? await backfillHistory(options.outDir, options, rowsAt) : null;
       return { ...rounds, history };
     });
   } finally {
