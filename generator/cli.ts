@@ -23,6 +23,7 @@ import {
   DEFAULT_CADENCE_SECONDS,
   DEFAULT_CRON,
   DEFAULT_SEED,
+  MAX_BACKFILL_DAYS,
   SOURCE_NAMES,
   stateFolder,
 } from './defaults.ts';
@@ -42,6 +43,14 @@ type UpFlags = GenerateFlags & {
   devFacilitatorPort: number;
   config?: string;
 };
+
+/** `emi up --backfill-days`: 0 skips the backfill; above the most `emi backfill` replays is a usage mistake. */
+function parseBackfillDays(value: string): number {
+  const days = parseCount(value);
+  if (days > MAX_BACKFILL_DAYS)
+    throw usageError(`at most ${MAX_BACKFILL_DAYS} days can be replayed: ${value}`);
+  return days;
+}
 
 /**
  * The published files carry absolute URLs (sitemap, OpenAPI servers, schema ids, llms.txt), so a build that will be
@@ -365,8 +374,8 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     .option('--dev-facilitator-port <n>', 'port of the development facilitator', parsePort, 4021)
     .option(
       '--backfill-days <n>',
-      'simulated source only: replay this many days of arena rounds first (0 to skip)',
-      parseCount,
+      `simulated source only: replay this many days of arena rounds first (0 to skip, at most ${MAX_BACKFILL_DAYS})`,
+      parseBackfillDays,
       DEFAULT_BACKFILL_DAYS,
     )
     .action(async (o: UpFlags) => {

@@ -11,6 +11,8 @@ export const SOURCE_NAMES = ['sim', 'live', 'replay'] as const;
 export const DEFAULT_CRON = '* * * * *';
 /** Days of simulated arena rounds `emi up` replays into a fresh store. */
 export const DEFAULT_BACKFILL_DAYS = 7;
+/** The most days `emi backfill` and `emi up --backfill-days` replay. */
+export const MAX_BACKFILL_DAYS = 90;
 
 /**
  * The state folder (arena store, run reports, the paywall's payment book and credit ledger): EMI_STATE_DIR, or `var`

@@ -43,6 +43,12 @@ describe('a bad option value or setting is exit 2, before anything is written or
     ],
     ['emi build without a base URL', ['build'], {}, /^emi: refusing to build without a base URL/],
     [
+      'emi up --backfill-days 91',
+      ['up', ...PAYWALL_PORTS, '--backfill-days', '91'],
+      {},
+      /argument '91' is invalid. at most 90 days can be replayed: 91$/,
+    ],
+    [
       'emi schedule --cadence 8',
       ['schedule', '--base-url', 'https://x.example', '--cadence', '8'],
       {},

@@ -5,6 +5,7 @@ import type { BrainCall } from '../engines/arena/types.ts';
 import { brainCallFor } from './repo.ts';
 import { addSyntheticCrowd, recordRoundCall, settleRound } from './settle.ts';
 import { voterSalt, type ArenaStore } from './store.ts';
+import { MAX_BACKFILL_DAYS } from '../defaults.ts';
 
 export interface BackfillOptions {
   days: number;
@@ -24,7 +25,7 @@ export interface BackfillResult {
   skipped: number; // already on record
 }
 
-export const MAX_BACKFILL_DAYS = 90;
+export { MAX_BACKFILL_DAYS };
 
 /** Run it under withRunLock: it writes the same tables as a generator run. */
 export const backfill = async (store: ArenaStore, opts: BackfillOptions): Promise<BackfillResult> => {
