@@ -165,8 +165,19 @@ export function normalisePath(path: string): string {
     .replace(/\/{2,}/g, '/');
 }
 
-/** The normalised path of a request's URL (a Hono `getPath` for the hosts' apps). */
-export const routedPath = (request: Request): string => normalisePath(new URL(request.url).pathname);
+/**
+ * The normalised path of a request's URL (a Hono `getPath` for the hosts' apps). Read from the URL string, as Hono's
+ * own getPath does: a URL object per request took the 402 challenge from 95 to 89 % of a bare route.
+ */
+export function routedPath(request: Request): string {
+  const { url } = request;
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start === -1) return '/';
+  const query = url.indexOf('?', start);
+  const fragment = url.indexOf('#', start);
+  const end = query === -1 ? fragment : fragment === -1 ? query : Math.min(query, fragment);
+  return normalisePath(end === -1 ? url.slice(start) : url.slice(start, end));
+}
 
 /**
  * The request a host hands on (to the paywall, the votes, MCP, the storefronts): at its normalised path, so that
