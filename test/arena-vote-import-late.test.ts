@@ -33,7 +33,7 @@ import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts
 import { freePort } from './free-port.ts';
 import { startTestWorker } from './helpers/test-worker.ts';
 import { callsFor, HOUR, pricesAll, T0 } from './arena-fixtures.ts';
-import { generateArgs, runEmi, startEmi, type Finished, type Running } from './ops-cli.ts';
+import { generateArgs, runEmi, startPaywallCli, type Finished } from './ops-cli.ts';
 
 const SITE = 'https://arena.example';
 const TOKEN = 'export-secret';
@@ -53,21 +53,16 @@ const tempDir = async (): Promise<string> => {
 /** A round a few hours ahead of the clock: the endpoint takes votes for it now, the runs describe it by --as-of. */
 const roundAhead = (): Round => roundByIndex(roundAt(Date.now()).index + 3);
 
-/** `emi paywall` with the export route, its vote store in `<dir>/<state>`; resolves with its URL. */
-async function startPaywall(dir: string, state: string): Promise<{ url: string; run: Running }> {
-  const run = startEmi(
-    dir,
-    ['paywall', '--port', '0', '--dev-facilitator-port', '0', '--base-url', SITE, '--state', state],
-    { EMI_VOTE_EXPORT_TOKEN: TOKEN },
-  );
-  cleanups.push(async () => {
-    run.stop();
-    await run.done;
+/** `emi paywall` with the export route, its vote store in `<dir>/<state>`; resolves once it listens. */
+async function startPaywall(
+  dir: string,
+  state: string,
+): Promise<{ url: string; close: () => Promise<unknown> }> {
+  const paywall = await startPaywallCli(dir, ['--base-url', SITE, '--state', state], {
+    EMI_VOTE_EXPORT_TOKEN: TOKEN,
   });
-  let output = '';
-  run.child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await run.waitFor(/x402 paywall listening on http:\/\/\S+/);
-  return { url: /listening on (http:\/\/\S+)/.exec(output)![1]!, run };
+  cleanups.push(paywall.close);
+  return { url: paywall.base, close: paywall.close };
 }
 
 /** Casts one wallet-signed vote per new account for `round`, as the arena page does; each must be taken (201). */
@@ -253,8 +248,7 @@ describe('signed votes a run could not read are counted once the vote store is b
     const first = await generate(dir, round.start - 30 * MINUTE, 'var');
     expect(first.code, first.stderr).toBe(0);
     await castVotes(paywall.url, round, 3);
-    paywall.run.stop();
-    await paywall.run.done;
+    await paywall.close();
 
     // Moved away (a restore in progress, a volume not mounted) for the runs around the round's end.
     renameSync(voteFile, `${voteFile}.away`);
@@ -281,8 +275,7 @@ describe('signed votes a run could not read are counted once the vote store is b
     const voteFile = join(dir, 'var/arena-votes.sqlite');
     const paywall = await startPaywall(dir, 'var');
     await castVotes(paywall.url, round, 2);
-    paywall.run.stop();
-    await paywall.run.done;
+    await paywall.close();
     const first = await generate(dir, round.start + MINUTE, 'var');
     expect(first.code, first.stderr).toBe(0);
 

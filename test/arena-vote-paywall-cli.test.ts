@@ -19,6 +19,7 @@ import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { MCP_INITIALIZE } from './helpers/mcp-initialize.ts';
 import { freePort } from './free-port.ts';
+import { startPaywallCli } from './ops-cli.ts';
 
 const EMI = join(import.meta.dirname, '..', 'bin', 'emi.js');
 const SITE = 'https://arena.example';
@@ -36,27 +37,9 @@ const cleanEnv = (env: Record<string, string>): NodeJS.ProcessEnv => ({
 
 /** `emi paywall` in `cwd` as an operator runs it; resolves with its URL once it listens. */
 async function startPaywall(cwd: string, args: string[], env: Record<string, string> = {}): Promise<string> {
-  const child = spawn(
-    process.execPath,
-    [EMI, 'paywall', '--port', '0', '--dev-facilitator-port', '0', '--base-url', SITE, ...args],
-    { cwd, env: cleanEnv(env) },
-  );
-  const ended = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  cleanups.push(async () => {
-    child.kill('SIGTERM');
-    await ended;
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const check = (chunk: Buffer) => {
-      output += chunk.toString();
-      const url = /x402 paywall listening on (http:\/\/\S+)/.exec(output)?.[1];
-      if (url) resolve(url);
-    };
-    child.stdout.on('data', check);
-    child.stderr.on('data', check);
-    void ended.then(() => reject(new Error(`emi paywall ended: ${output}`)));
-  });
+  const paywall = await startPaywallCli(cwd, ['--base-url', SITE, ...args], env);
+  cleanups.push(paywall.close);
+  return paywall.base;
 }
 
 const tempRoot = async () => {

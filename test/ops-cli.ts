@@ -19,6 +19,8 @@ export interface Running {
   child: ChildProcess;
   /** Resolves once stderr or stdout contains `text`. */
   waitFor(text: string | RegExp): Promise<void>;
+  /** What it printed so far, stdout then stderr. */
+  output(): string;
   /** Asks it to stop (SIGTERM). */
   stop(): void;
   done: Promise<Finished>;
@@ -87,6 +89,7 @@ export function startEmi(
     child,
     done,
     stop: () => child.kill('SIGTERM'),
+    output: () => stdout + stderr,
     waitFor: (text) =>
       new Promise<void>((resolvePromise, reject) => {
         waiters.push({ text, resolve: resolvePromise });
@@ -159,4 +162,42 @@ export async function voteAndOpenRound(cwd: string, asset = 'BTC'): Promise<Roun
   if (!round) throw new Error(`no round in: ${vote.stdout}`);
   expectOk(await runEmi(cwd, generateArgs(new Date(round.start + 60_000).toISOString())));
   return round;
+}
+
+/** A running `emi paywall`: where it listens, and where its development facilitator does. */
+export interface RunningPaywall {
+  base: string;
+  facilitatorUrl: string;
+  /** Stops it (SIGTERM) and resolves once it has ended. */
+  close(): Promise<Finished>;
+}
+
+/**
+ * `emi paywall` on free ports (its own and the development facilitator's) with `args`, in `cwd`, as an operator runs
+ * it; resolves once it listens.
+ */
+export async function startPaywallCli(
+  cwd: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<RunningPaywall> {
+  const running = startEmi(cwd, ['paywall', '--port', '0', '--dev-facilitator-port', '0', ...args], env);
+  const close = () => {
+    running.stop();
+    return running.done;
+  };
+  try {
+    await running.waitFor(
+      /x402 paywall listening on http:\/\/\S+[^]*development facilitator on http:\/\/\S+/,
+    );
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const url = (pattern: RegExp) => pattern.exec(running.output())?.[1] ?? '';
+  return {
+    base: url(/x402 paywall listening on (http:\/\/\S+)/),
+    facilitatorUrl: url(/development facilitator on (http:\/\/\S+)/),
+    close,
+  };
 }

@@ -4,7 +4,6 @@
 // HTML, and `Content-Security-Policy: default-src 'none'; frame-ancestors 'none'` (OWASP's REST recommendation), so
 // that a body opened in a browser loads and runs nothing and cannot be framed; the publishers' storefront pages keep
 // the site's own policy. Behind the nginx recipe an answer carries one of each: nginx's site set, never two policies.
-import { spawn } from 'node:child_process';
 import { chmod, copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,8 +26,8 @@ import { account, publisherEntry } from './publishers-harness.ts';
 import { freePort } from './free-port.ts';
 import { MCP_INITIALIZE } from './helpers/mcp-initialize.ts';
 import { startTestWorker } from './helpers/test-worker.ts';
+import { startPaywallCli } from './ops-cli.ts';
 
-const EMI = join(import.meta.dirname, '..', 'bin', 'emi.js');
 /** The policy of a JSON/API answer, spelled out: the test states the contract, not the constant behind it. */
 const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 const ATLAS = resourceById('atlas');
@@ -158,43 +157,16 @@ async function startEmiPaywall(
 ): Promise<{ base: string; facilitatorUrl: string }> {
   const config = join(root, 'emi.config.json');
   await writeFile(config, JSON.stringify({ publishers: [publisherEntry('acme', account())] }));
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('EMI_')));
-  const child = spawn(
-    process.execPath,
+  const paywall = await startPaywallCli(
+    root,
     [
-      EMI,
-      'paywall',
-      ...[
-        '--port',
-        '0',
-        '--dev-facilitator-port',
-        '0',
-        '--paid',
-        'paid',
-        '--base-url',
-        'https://emi.example',
-      ],
+      ...['--paid', 'paid', '--base-url', 'https://emi.example'],
       ...['--state', site ? 'state-site' : 'state', ...(site ? ['--site', 'dist'] : [])],
     ],
-    { cwd: root, env: { ...env, ...(site ? { EMI_CONFIG: config } : {}) } },
+    site ? { EMI_CONFIG: config } : {},
   );
-  const ended = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  cleanups.push(async () => {
-    child.kill('SIGTERM');
-    await ended;
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const check = (chunk: Buffer) => {
-      output += chunk.toString();
-      const base = /x402 paywall listening on (http:\/\/\S+)/.exec(output)?.[1];
-      const facilitatorUrl = /development facilitator on (http:\/\/\S+)/.exec(output)?.[1];
-      if (base && facilitatorUrl) resolve({ base, facilitatorUrl });
-    };
-    child.stdout.on('data', check);
-    child.stderr.on('data', check);
-    void ended.then(() => reject(new Error(`emi paywall ended: ${output}`)));
-  });
+  cleanups.push(paywall.close);
+  return { base: paywall.base, facilitatorUrl: paywall.facilitatorUrl };
 }
 
 describe('emi paywall on Node', () => {

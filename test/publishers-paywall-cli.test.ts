@@ -1,19 +1,18 @@
 // `emi paywall --site dist`, the production Node worker the nginx and Netlify recipes send `/p/*` to, serves the
 // publishers' storefronts from the built buyer page as `emi serve` does (it answered 404 for every storefront).
-import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePaidFixtures } from './paywall-harness.ts';
+import { startPaywallCli } from './ops-cli.ts';
 import { account, publisherEntry } from './publishers-harness.ts';
 
-const EMI = join(import.meta.dirname, '..', 'bin', 'emi.js');
 const ACME_PAYTO = account();
 
 let root: string;
 let url: string;
-let stop: () => Promise<void> = async () => {};
+let stop: () => Promise<unknown> = async () => undefined;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'emi-paywall-storefront-'));
@@ -27,28 +26,12 @@ beforeAll(async () => {
   await writePaidFixtures(join(root, 'paid'));
   const config = join(root, 'emi.config.json');
   await writeFile(config, JSON.stringify({ publishers: [publisherEntry('acme', ACME_PAYTO)] }));
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('EMI_')));
-  const child = spawn(
-    process.execPath,
-    [EMI, 'paywall', '--port', '0', '--dev-facilitator-port', '0', '--paid', 'paid', '--site', 'dist'],
-    { cwd: root, env: { ...env, EMI_CONFIG: config, EMI_STATE_DIR: join(root, 'var') } },
-  );
-  const ended = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  stop = async () => {
-    child.kill('SIGTERM');
-    await ended;
-  };
-  let output = '';
-  url = await new Promise<string>((resolve, reject) => {
-    const check = (chunk: Buffer) => {
-      output += chunk.toString();
-      const listening = /x402 paywall listening on (http:\/\/\S+)/.exec(output)?.[1];
-      if (listening) resolve(listening);
-    };
-    child.stdout.on('data', check);
-    child.stderr.on('data', check);
-    void ended.then(() => reject(new Error(`emi paywall ended: ${output}`)));
+  const paywall = await startPaywallCli(root, ['--paid', 'paid', '--site', 'dist'], {
+    EMI_CONFIG: config,
+    EMI_STATE_DIR: join(root, 'var'),
   });
+  stop = paywall.close;
+  url = paywall.base;
 }, 60_000);
 
 afterAll(async () => {
