@@ -30,6 +30,7 @@ import * as liquiditySchema from '../schemas/liquidity-lite.ts';
 import { PATTERN_TYPES } from '../schemas/teacher-lessons.ts';
 import { FREE_RESOURCES } from '../schemas/resources.ts';
 import {
+  emptyAsset,
   fixtureAsset,
   fixtureSnapshot,
   FIXTURE_CLOCK,
@@ -174,15 +175,7 @@ describe('1. a market-wide confidence never rises when an asset’s evidence goe
     const snapshot = fixtureSnapshot(
       assets.map((a) =>
         a.symbol === 'XRP'
-          ? {
-              ...a,
-              candles: null,
-              ticker: null,
-              book: null,
-              funding: null,
-              openInterest: null,
-              liquidations: null,
-            }
+          ? emptyAsset(a.symbol)
           : a.symbol === 'HBAR'
             ? { ...a, funding: null, openInterest: null }
             : a,

@@ -16,6 +16,7 @@ import { MarketRegimeResponse } from '../schemas/market-regime.ts';
 import { PaidMarketRegime } from '../schemas/paid/paid-market-regime.ts';
 import {
   crash,
+  emptyAsset,
   downtrend,
   fixtureAsset,
   fixtureSnapshot,
@@ -67,19 +68,7 @@ const freeOf = (snapshot: MarketSnapshot): FreeSnapshots =>
 /** One asset had no data at all this run. */
 const withoutAsset = (snapshot: MarketSnapshot, symbol: string): MarketSnapshot => ({
   ...snapshot,
-  assets: snapshot.assets.map((a) =>
-    a.symbol === symbol
-      ? {
-          symbol,
-          candles: null,
-          ticker: null,
-          book: null,
-          funding: null,
-          openInterest: null,
-          liquidations: null,
-        }
-      : a,
-  ),
+  assets: snapshot.assets.map((a) => (a.symbol === symbol ? emptyAsset(symbol) : a)),
 });
 const regimeOf = (snapshot: MarketSnapshot, leaveOut: readonly RiskComponent[] = []) =>
   analyzeRegime(

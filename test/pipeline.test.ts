@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { runPipeline } from '../generator/pipeline.ts';
 import type { PipelineOptions } from '../generator/pipeline.ts';
 import { validatePaidOutput, validatePublicOutput } from '../generator/publish/validate-output.ts';
+import { emptyAsset } from './helpers/market-fixtures.ts';
 import { simulatedRun } from './helpers/simulated-run.ts';
 
 const AS_OF = Date.parse('2026-11-21T12:00:00Z');
@@ -149,15 +150,7 @@ describe('a run where no source delivers anything', () => {
         mode: 'live',
         seed: null,
         provider: 'public venues',
-        assets: request.symbols.map((symbol) => ({
-          symbol,
-          candles: null,
-          ticker: null,
-          book: null,
-          funding: null,
-          openInterest: null,
-          liquidations: null,
-        })),
+        assets: request.symbols.map(emptyAsset),
         issues: [{ venue: 'binance-spot', symbol: null, section: 'all', message: 'HTTP 451' }],
       }),
     });

@@ -12,6 +12,17 @@ import type {
 } from '../../generator/market/types.ts';
 
 export const HOUR = 3_600_000;
+
+/** An asset no source delivered anything for. */
+export const emptyAsset = (symbol: string): AssetMarket => ({
+  symbol,
+  candles: null,
+  ticker: null,
+  book: null,
+  funding: null,
+  openInterest: null,
+  liquidations: null,
+});
 export const AS_OF = Date.UTC(2025, 0, 15, 12, 0, 0);
 export const FIXTURE_CLOCK: RunClock = { asOf: AS_OF, generatedAt: AS_OF, nextUpdateDue: AS_OF + 60_000 };
 
