@@ -3,14 +3,16 @@
 // design: the operator pays for the process once, then for each cycle. The first cycle loads every module and the
 // next few still run code V8 has not optimised yet (in one profiling run, cycles 2 to 6 took a median 346 ms and
 // the ten after them 252 ms), so the timed cycles are those of a process that has run for a few minutes, as
-// `emi schedule` has for all but its first minutes. `measureCyclePairs` also runs a site with a day of earlier
-// history, as a process that has been running for a while has, in turns with a first-day one.
+// `emi schedule` has for all but its first minutes. `measureCyclePairs` also runs an aged site (a day of earlier
+// history, or a year of runs in its arena store), as a process that has been running for a while has, in turns
+// with a first-day one.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED } from '../generator/defaults.ts';
 import { publishCycle } from '../generator/cycle.ts';
 import { appendHistory } from '../generator/history/index.ts';
+import { openArenaStore } from '../generator/state/store.ts';
 import { HISTORY_RESOURCE_IDS, historyDir } from '../schemas/history.ts';
 import { inTurns } from './turns.ts';
 import type { HistoryResourceId, HistoryRow } from '../schemas/history.ts';
@@ -18,14 +20,20 @@ import type { HistoryResourceId, HistoryRow } from '../schemas/history.ts';
 /** Cycles run before timing: the first loads the modules, the next ones warm V8 up. */
 export const WARM_UP_CYCLES = 5;
 
-/** One site the cycles publish: its folders below `dir`, and the earlier history it is given after its first cycle. */
+/** What an aged site is given after its first cycle: earlier history rows per resource, earlier run-log rows. */
+export interface Age {
+  historyRows?: number;
+  runLogRows?: number;
+}
+
+/** One site the cycles publish: its folders below `dir`, and the age it is given after its first cycle. */
 interface BenchSite {
   flags: Parameters<typeof publishCycle>[0];
-  historyRows: number;
+  age: Age;
   cycles: number;
 }
 
-const benchSite = (dir: string, historyRows: number): BenchSite => ({
+const benchSite = (dir: string, age: Age): BenchSite => ({
   flags: {
     cadence: DEFAULT_CADENCE_SECONDS,
     seed: DEFAULT_SEED,
@@ -36,7 +44,7 @@ const benchSite = (dir: string, historyRows: number): BenchSite => ({
     dist: join(dir, 'dist'),
     baseUrl: 'http://127.0.0.1:8080',
   },
-  historyRows,
+  age,
   cycles: 0,
 });
 
@@ -47,8 +55,7 @@ async function timedCycle(site: BenchSite): Promise<number> {
   const ms = performance.now() - started;
   if (report.status !== 'ok') throw new Error(`cycle ${site.cycles}: ${report.status} ${report.error ?? ''}`);
   site.cycles += 1;
-  if (site.cycles === 1 && site.historyRows > 0)
-    await fillHistory(join(site.flags.state, 'published', 'current'), site.historyRows);
+  if (site.cycles === 1) await giveAge(site);
   return ms;
 }
 
@@ -67,7 +74,7 @@ async function inBenchFolder<T>(body: (dir: string) => Promise<T>): Promise<T> {
 
 export function measureCycles(repeats: number): Promise<number[]> {
   return inBenchFolder(async (dir) => {
-    const site = benchSite(dir, 0);
+    const site = benchSite(dir, {});
     for (let i = 0; i < WARM_UP_CYCLES; i++) await timedCycle(site);
     const times: number[] = [];
     for (let i = 0; i < repeats; i++) times.push(await timedCycle(site));
@@ -76,31 +83,66 @@ export function measureCycles(repeats: number): Promise<number[]> {
 }
 
 /**
- * A first-day site and one with `historyRows` earlier runs of history, their cycles in pairs in one process
- * (bench/turns.ts) after the warm-up cycles of each: a pair's ratio is what the history adds.
+ * A first-day site and one of `age`, their cycles in pairs in one process (bench/turns.ts) after the warm-up
+ * cycles of each: a pair's ratio is what the age adds.
  */
 export function measureCyclePairs(
   repeats: number,
-  historyRows: number,
-): Promise<Array<{ first: number; day: number }>> {
+  age: Age,
+): Promise<Array<{ first: number; aged: number }>> {
   return inBenchFolder(async (dir) => {
-    const first = benchSite(join(dir, 'first'), 0);
-    const day = benchSite(join(dir, 'day'), historyRows);
+    const first = benchSite(join(dir, 'first'), {});
+    const aged = benchSite(join(dir, 'aged'), age);
     for (let i = 0; i < WARM_UP_CYCLES; i++) {
       await timedCycle(first);
-      await timedCycle(day);
+      await timedCycle(aged);
     }
-    const pairs: Array<{ first: number; day: number }> = [];
+    const pairs: Array<{ first: number; aged: number }> = [];
     for (let i = 0; i < repeats; i++) {
-      const [firstMs, dayMs] = await inTurns(
+      const [firstMs, agedMs] = await inTurns(
         i,
         () => timedCycle(first),
-        () => timedCycle(day),
+        () => timedCycle(aged),
       );
-      pairs.push({ first: firstMs, day: dayMs });
+      pairs.push({ first: firstMs, aged: agedMs });
     }
     return pairs;
   });
+}
+
+async function giveAge({ flags, age }: BenchSite): Promise<void> {
+  if (age.historyRows) await fillHistory(join(flags.state, 'published', 'current'), age.historyRows);
+  if (age.runLogRows) fillRunLog(join(flags.state, 'arena.sqlite'), age.runLogRows);
+}
+
+/**
+ * Gives the arena store `rows` earlier runs in its run log, one a minute (525 600 is a year at the default
+ * cadence), one in fifty failed as venue outages leave them.
+ */
+function fillRunLog(file: string, rows: number): void {
+  const store = openArenaStore(file);
+  try {
+    const insert = store.db.prepare(
+      `INSERT INTO run_log (owner, mode, as_of_ms, finished_at_ms, status, detail, arena_step)
+       VALUES ('bench', 'simulated', ?, ?, ?, ?, ?)`,
+    );
+    const start = Date.now() - rows * 60_000;
+    store.db.transaction(() => {
+      for (let k = 0; k < rows; k++) {
+        const failed = k % 50 === 0;
+        const at = start + k * 60_000;
+        insert.run(
+          at,
+          at + 400,
+          failed ? 'failed' : 'ok',
+          failed ? 'stale: no price came in' : null,
+          failed ? 0 : 1,
+        );
+      }
+    })();
+  } finally {
+    store.close();
+  }
 }
 
 /**

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type Database from 'better-sqlite3';
 import type { DataMode } from '../schemas/common.ts';
 import { openArenaStore, type ArenaStore } from '../generator/state/store.ts';
 import { runArenaStep, type ArenaStepInput } from '../generator/state/step.ts';
@@ -12,6 +13,25 @@ export const tempStorePath = (): string =>
   path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'emi-arena-')), 'nested', 'arena.sqlite');
 
 export const tempStore = (): ArenaStore => openArenaStore(tempStorePath());
+
+/**
+ * Turns a store this code made into what an emi of schema 2 left: its run log (no arena_step; ok meant the arena
+ * step ran), none of the later migrations' tables, and their migration rows gone. `keepRows`: the rows logged so far
+ * are kept in the old log.
+ */
+export const rewindToSchema2 = (db: Database.Database, keepRows = false): void => {
+  db.exec(`
+    CREATE TABLE run_log_v2 (id INTEGER PRIMARY KEY, owner TEXT NOT NULL, mode TEXT NOT NULL,
+      as_of_ms INTEGER NOT NULL, finished_at_ms INTEGER NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('ok', 'failed')), detail TEXT);
+    ${keepRows ? 'INSERT INTO run_log_v2 SELECT id, owner, mode, as_of_ms, finished_at_ms, status, detail FROM run_log;' : ''}
+    DROP TABLE run_log;
+    ALTER TABLE run_log_v2 RENAME TO run_log;
+    DROP TABLE run_totals;
+    DELETE FROM schema_migrations WHERE version > 2;
+    DELETE FROM meta WHERE key = 'run_log_rows_before_outcomes';
+  `);
+};
 
 export const MINUTE = 60_000;
 export const HOUR = 3_600_000;

@@ -17,7 +17,17 @@ import { MIGRATIONS } from '../generator/state/migrations.ts';
 import { NO_END_PRICE, runArenaStep } from '../generator/state/step.ts';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { openArenaStore } from '../generator/state/store.ts';
-import { callsFor, HOUR, MINUTE, pricesAll, step, T0, tempStore, tempStorePath } from './arena-fixtures.ts';
+import {
+  callsFor,
+  HOUR,
+  MINUTE,
+  pricesAll,
+  rewindToSchema2,
+  step,
+  T0,
+  tempStore,
+  tempStorePath,
+} from './arena-fixtures.ts';
 import { canRunAsNobody, generateArgs, runEmi, runEmiAsNobody, startEmi } from './ops-cli.ts';
 import { fillDisk, tmpfsMounter } from './helpers/tmpfs.ts';
 
@@ -323,11 +333,7 @@ describe('the run log in the store', () => {
     const old = openArenaStore(file);
     old.close();
     const db = new Database(file);
-    db.exec('DROP TABLE run_log');
-    db.exec(`CREATE TABLE run_log (id INTEGER PRIMARY KEY, owner TEXT NOT NULL, mode TEXT NOT NULL,
-      as_of_ms INTEGER NOT NULL, finished_at_ms INTEGER NOT NULL,
-      status TEXT NOT NULL CHECK (status IN ('ok', 'failed')), detail TEXT)`);
-    db.exec(`DELETE FROM schema_migrations WHERE version > 2`);
+    rewindToSchema2(db);
     db.prepare(
       "INSERT INTO run_log (owner, mode, as_of_ms, finished_at_ms, status, detail) VALUES ('old', 'simulated', 1, 1, ?, ?)",
     ).run('ok', null);
@@ -354,14 +360,10 @@ describe('the run log in the store', () => {
     openArenaStore(file).close();
     const db = new Database(file);
     // What a store of schema version 2 holds: the run log of before, and no later migration.
-    db.exec('DROP TABLE run_log');
-    db.exec(`CREATE TABLE run_log (id INTEGER PRIMARY KEY, owner TEXT NOT NULL, mode TEXT NOT NULL,
-      as_of_ms INTEGER NOT NULL, finished_at_ms INTEGER NOT NULL,
-      status TEXT NOT NULL CHECK (status IN ('ok', 'failed')), detail TEXT)`);
+    rewindToSchema2(db);
     db.exec(
       "INSERT INTO run_log (owner, mode, as_of_ms, finished_at_ms, status) VALUES ('old', 'live', 1, 1, 'ok')",
     );
-    db.exec('DELETE FROM schema_migrations WHERE version > 2');
     db.close();
     const out: string[] = [];
     const err: string[] = [];

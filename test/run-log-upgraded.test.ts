@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rewindToSchema2 } from './arena-fixtures.ts';
 import { generateArgs, runEmi } from './ops-cli.ts';
 
 let dir: string;
@@ -38,15 +39,7 @@ describe('ok runs logged before the store recorded whether files were published'
 
     // Back to schema 2, as an older emi left the store: the old run log, ok rows meaning "the arena step ran".
     const store = new Database(join(dir, 'var', 'arena.sqlite'));
-    store.exec(`
-      CREATE TABLE run_log_v2 (id INTEGER PRIMARY KEY, owner TEXT NOT NULL, mode TEXT NOT NULL,
-        as_of_ms INTEGER NOT NULL, finished_at_ms INTEGER NOT NULL, status TEXT NOT NULL, detail TEXT);
-      INSERT INTO run_log_v2 SELECT id, owner, mode, as_of_ms, finished_at_ms, status, detail FROM run_log;
-      DROP TABLE run_log;
-      ALTER TABLE run_log_v2 RENAME TO run_log;
-      DELETE FROM schema_migrations WHERE version >= 3;
-      DELETE FROM meta WHERE key = 'run_log_rows_before_outcomes';
-    `);
+    rewindToSchema2(store, true);
     store.close();
     // `emi arena status` reads it through a migrated copy: the same count.
     const before = await runEmi(dir, ['arena', 'status'], { EMI_STATE_DIR: 'var' });

@@ -147,31 +147,38 @@ const lastIdBeforeOutcomes = (db: Db): number => {
   return row ? Number(row.value) : 0;
 };
 
+/**
+ * Read from the totals the store's triggers keep (migration 4) and the few pending rows: never a scan of the whole
+ * log, which holds half a million rows after a year of runs a minute apart.
+ */
 export function runCounts(db: Db, thisRun: number | null = null): RunCounts {
-  const row = db
-    .prepare(
-      `SELECT COUNT(*) AS total,
-         COALESCE(SUM(status = 'ok'), 0) AS ok,
-         COALESCE(SUM(status = 'failed'), 0) AS failed,
-         COALESCE(SUM(status = 'unfinished'), 0) AS unfinished,
-         COALESCE(SUM(status = 'pending' AND id IS NOT ?), 0) AS pending,
-         COALESCE(SUM(status = 'pending' AND id IS ?), 0) AS this_run,
-         MAX(finished_at_ms) AS last_run,
-         MAX(CASE WHEN status = 'ok' OR (status = 'pending' AND id IS ?) THEN finished_at_ms END) AS last_ok,
-         COALESCE(SUM(status = 'ok' AND id <= ?), 0) AS ok_before_outcomes
-       FROM run_log`,
-    )
-    .get(thisRun, thisRun, thisRun, lastIdBeforeOutcomes(db)) as Record<string, number | null>;
+  const totals = db
+    .prepare('SELECT status, runs, last_finished_at_ms AS last FROM run_totals')
+    .all() as Array<{
+    status: string;
+    runs: number;
+    last: number | null;
+  }>;
+  const runs = (status: string): number => totals.find((t) => t.status === status)?.runs ?? 0;
+  const lastOf = (times: Array<number | null | undefined>): number | null =>
+    times.reduce<number | null>((max, t) => (t != null && (max === null || t > max) ? t : max), null);
+  const pending = db
+    .prepare("SELECT id, finished_at_ms AS finished FROM run_log WHERE status = 'pending'")
+    .all() as Array<{ id: number; finished: number }>;
+  const thisRunRow = pending.find((row) => row.id === thisRun);
+  const okBeforeOutcomes = db
+    .prepare("SELECT COUNT(*) AS n FROM run_log WHERE id <= ? AND status = 'ok'")
+    .get(lastIdBeforeOutcomes(db)) as { n: number };
   return {
-    total: row.total ?? 0,
-    ok: row.ok ?? 0,
-    failed: row.failed ?? 0,
-    unfinished: row.unfinished ?? 0,
-    pending: row.pending ?? 0,
-    thisRunPending: (row.this_run ?? 0) > 0,
-    lastRunAt: row.last_run ?? null,
-    lastOkAt: row.last_ok ?? null,
-    okBeforeOutcomes: row.ok_before_outcomes ?? 0,
+    total: totals.reduce((sum, t) => sum + t.runs, 0),
+    ok: runs('ok'),
+    failed: runs('failed'),
+    unfinished: runs('unfinished'),
+    pending: pending.length - (thisRunRow ? 1 : 0),
+    thisRunPending: thisRunRow !== undefined,
+    lastRunAt: lastOf(totals.map((t) => t.last)),
+    lastOkAt: lastOf([totals.find((t) => t.status === 'ok')?.last, thisRunRow?.finished]),
+    okBeforeOutcomes: okBeforeOutcomes.n,
   };
 }
 
