@@ -25,8 +25,9 @@ export { DEFAULT_BACKFILL_DAYS };
 const HOUR_MS = 3_600_000;
 
 /**
- * Simulated market rows, one per hour over `days` ending at `asOf`, appended to the published history. Days that
- * already have a file are final and keep it; only missing days and today are written.
+ * Simulated market rows, one per hour over `days` ending at `asOf`, appended to the published history where it has
+ * none: days that already have a file are final and keep it, and a time already on record keeps its row (a live run
+ * at the top of an hour); only missing days and today's gaps are written.
  */
 async function backfillHistory(
   outDir: string,
@@ -58,6 +59,7 @@ async function backfillHistory(
         root: generation.dir,
         now: Date.now(),
         retentionDays: retentionFromEnv(),
+        gapsOnly: true,
       });
     },
   );
@@ -149,7 +151,8 @@ export async function backfillAndReport(options: {
   if (result.history) {
     console.log(
       `backfill: ${result.history.appended} simulated history rows published ` +
-        `(${result.history.refused.length} kept out: days already final or outside retention)`,
+        `(${result.history.refused.length} kept out: days already final, times already on record, or outside ` +
+        'retention)',
     );
   }
 }

@@ -47,6 +47,12 @@ export interface HistoryStoreOptions {
   now?: number;
   /** The run's own time (its `generated_at`), written as the index's `updated_utc`. Default: `now`. */
   updatedAt?: number;
+  /**
+   * Fill gaps only (a backfill): a row whose time is already on record is kept out, never replaces it. A live run
+   * at the top of an hour has the time a backfill row of that hour has. Default: a row replaces one of its time
+   * (a run repeated at the same as-of).
+   */
+  gapsOnly?: boolean;
 }
 
 export interface RefusedRow {
@@ -212,23 +218,27 @@ async function appendDay(
   day: string,
   rows: readonly HistoryRow[],
   closed: boolean,
+  gapsOnly: boolean,
   makeFolder: MakeFolder,
 ): Promise<{ written: HistoryRow[] | null; refused: RefusedRow[] }> {
-  const refuse = (reason: string) => ({
-    written: null,
-    refused: rows.map((row) => ({ resource: id, run_at: row.run_at, reason })),
-  });
+  const refusal = (reason: string) => (row: HistoryRow) => ({ resource: id, run_at: row.run_at, reason });
+  const refuse = (reason: string) => ({ written: null, refused: rows.map(refusal(reason)) });
   const existing = await readDayRows(root, id, day);
   if (existing === null) return refuse(`the day file ${day}.json is damaged; left as it is`);
   if (closed && existing.length > 0) return refuse(`the day ${day} is over and its file is final`);
-  const fresh = new Set(rows.map((row) => row.run_at));
-  const merged = [...existing.filter((row) => !fresh.has(row.run_at)), ...rows].sort((a, b) =>
+  const onRecord = new Set(existing.map((row) => row.run_at));
+  const kept = gapsOnly ? rows.filter((row) => onRecord.has(row.run_at)) : [];
+  const added = gapsOnly ? rows.filter((row) => !onRecord.has(row.run_at)) : rows;
+  const refused = kept.map(refusal('a row for this time is already on record; kept'));
+  if (added.length === 0) return { written: null, refused };
+  const fresh = new Set(added.map((row) => row.run_at));
+  const merged = [...existing.filter((row) => !fresh.has(row.run_at)), ...added].sort((a, b) =>
     a.run_at.localeCompare(b.run_at),
   );
   await writePair(root, id, day, dayBody(id, day, merged), makeFolder);
   const info = await stat(dayFile(root, id, day)).catch(() => null);
   if (info) rememberRows(fileIdentity(info), merged);
-  return { written: merged, refused: [] };
+  return { written: merged, refused };
 }
 
 /** The last `LATEST_ROWS` rows, from the newest day files backwards (days just written are not read again). */
@@ -326,8 +336,7 @@ async function appendResource(
   root: string,
   id: HistoryResourceId,
   rows: readonly HistoryRow[],
-  today: string,
-  retentionDays: number,
+  { today, retentionDays, gapsOnly }: { today: string; retentionDays: number; gapsOnly: boolean },
   makeFolder: MakeFolder,
 ): Promise<AppendResult & { days: string[] }> {
   const result: AppendResult = { appended: 0, refused: [], removed: [], ahead: [] };
@@ -365,7 +374,7 @@ async function appendResource(
   const written = new Map<string, HistoryRow[]>();
   for (const [day, dayRows] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
     const closed = day < lastExisting && existingDays.includes(day);
-    const outcome = await appendDay(root, id, day, dayRows, closed, makeFolder);
+    const outcome = await appendDay(root, id, day, dayRows, closed, gapsOnly, makeFolder);
     if (outcome.written) written.set(day, outcome.written);
     result.refused.push(...outcome.refused);
     result.appended += dayRows.length - outcome.refused.length;
@@ -391,11 +400,12 @@ export async function appendHistory(
 ): Promise<AppendResult> {
   const now = options.now ?? Date.now();
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
+  const policy = { today: utcDay(now), retentionDays, gapsOnly: options.gapsOnly ?? false };
   // Each folder is made once: the day's and latest files of a resource share one.
   const makeFolder = folderMaker();
   const perResource = await allSettledOrThrow(
     HISTORY_RESOURCE_IDS.map((id) =>
-      appendResource(options.root, id, rowsByResource[id] ?? [], utcDay(now), retentionDays, makeFolder),
+      appendResource(options.root, id, rowsByResource[id] ?? [], policy, makeFolder),
     ),
   );
   const result: AppendResult = { appended: 0, refused: [], removed: [], ahead: [] };
