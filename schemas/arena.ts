@@ -136,7 +136,15 @@ export const HumanConsensusResponse = z.strictObject({
 export type HumanConsensusResponse = z.infer<typeof HumanConsensusResponse>;
 
 export const SharedRound = RoundInfo.extend({
-  status: z.literal('open').describe('the published round is always the one open at the run time'),
+  status: z
+    .literal('open')
+    .describe(
+      'the round running at the run time, its outcome not known yet; it takes votes only until votes_close_at',
+    ),
+  votes_close_at: IsoTimestamp.describe(
+    'a vote for this round counts only if the server receives it before this time (60 s after the start); ' +
+      'later votes go to a later round of the asset (see rules_url)',
+  ),
   brain_call_recorded: z.boolean().describe('whether the main brain call for this round is on record'),
   entry_window_minutes: Count.describe('a brain call is recorded only within this many minutes of the start'),
   resolution_rule: z.string().describe('how the round outcome is decided, fixed before the round starts'),

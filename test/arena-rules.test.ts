@@ -33,6 +33,20 @@ describe('arena round rules', () => {
     );
   });
 
+  it('publishes when the round stops taking votes, as the vote endpoint enforces it', () => {
+    const s = track(tempStore());
+    const { round } = step(s, ROUND.start + 30 * MINUTE, {
+      mode: 'live',
+      seed: null,
+      price: 100,
+    }).sharedIntelligence;
+    expect(round.status).toBe('open');
+    const closeAt = Date.parse(round.votes_close_at);
+    expect(closeAt).toBe(ROUND.start + VOTE_GRACE_SECONDS * 1000);
+    expect(() => importVotesJsonl(s, votes(['late', 'BULLISH']), closeAt)).toThrow(VoteValidationError);
+    expect(importVotesJsonl(track(tempStore()), votes(['early', 'BULLISH']), closeAt - 1)).toBe(1);
+  });
+
   it('reads a tie as no call, leaves it out of crowd accuracy and counts it apart', () => {
     const s = track(tempStore());
     importVotesJsonl(s, votes(['a', 'BULLISH'], ['b', 'BEARISH'], ['c', 'NEUTRAL']), T0 - MINUTE);

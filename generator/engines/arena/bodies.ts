@@ -24,7 +24,14 @@ import {
   smallCrowd,
   votesText,
 } from './lessons.ts';
-import { COMBINED_TIE_RULE, REFERENCE_PRICE_RULE, RULES_URL, TIE_RULE, VOTE_RULE } from './rules.ts';
+import {
+  COMBINED_TIE_RULE,
+  REFERENCE_PRICE_RULE,
+  RULES_URL,
+  TIE_RULE,
+  VOTE_RULE,
+  votesCloseAt,
+} from './rules.ts';
 import { combinedCallStatus, leanOf, publicPerformanceFrom, teacherBrain } from './metrics.ts';
 import { ENTRY_WINDOW_MINUTES, ROUND_MINUTES, roundInfo, SCHEDULE_ALIGNMENT } from './rounds.ts';
 import {
@@ -370,6 +377,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
     round: {
       ...info,
       status: 'open',
+      votes_close_at: iso(votesCloseAt(v.round)),
       brain_call_recorded: v.recordedCall !== null,
       entry_window_minutes: ENTRY_WINDOW_MINUTES,
       resolution_rule: `${OUTCOME_RULE} ${REFERENCE_PRICE_RULE}`,
