@@ -41,6 +41,8 @@ type Mode =
   | 'pending'
   /** submitted, then HTTP 500 with a failed SettleResponse naming no transaction */
   | 'error500'
+  /** submitted, then HTTP 200 with a failed SettleResponse naming no transaction, for no x402 verdict */
+  | 'failed200'
   /** the development facilitator's answer, with HTTP 500 when it is a refusal (a facilitator that says so) */
   | 'refuse500'
   /**
@@ -142,6 +144,17 @@ async function startFacilitator(target: string) {
       case 'error500':
         return reply(
           500,
+          JSON.stringify({
+            success: false,
+            errorReason: 'unexpected_settle_error',
+            errorMessage: 'internal',
+            transaction: '',
+            network: NETWORK,
+          }),
+        );
+      case 'failed200':
+        return reply(
+          200,
           JSON.stringify({
             success: false,
             errorReason: 'unexpected_settle_error',
@@ -373,7 +386,7 @@ describe("x402's settlement_pending (submitted, not final yet)", () => {
 });
 
 describe('a facilitator failing after it submitted the payment', () => {
-  it.each(['error500', 'confirmation-failed'] as const)(
+  it.each(['error500', 'failed200', 'confirmation-failed'] as const)(
     '%s: the chain shows the payment, so the official client gets the file, charged once',
     async (mode) => {
       facilitator.state.mode = mode;

@@ -631,8 +631,9 @@ export function createPaywallCore(deps: CoreDeps): {
       const message = `The facilitator reported a settlement that ${mismatch}; the file is not served on it.`;
       return reconcile(attempt, () => unknown(attempt, 502, 'settlement_not_for_this_payment', message));
     }
-    if (settlement.transaction && !isVerdict(settlement.errorReason)) {
-      // "Submitted but not confirmed": the payment may still land.
+    if (!isVerdict(settlement.errorReason)) {
+      // No verdict, named transaction or not ("submitted but not confirmed", an unexpected error after the
+      // submit): the payment may have landed or still land.
       const reason = settlement.errorReason ?? 'settlement_failed';
       log({
         level: 'warn',
@@ -648,8 +649,8 @@ export function createPaywallCore(deps: CoreDeps): {
   }
 
   /**
-   * The facilitator refused to settle, naming no transaction: its refusal is trusted, as its success is (the chain
-   * is asked only when an answer is lost, see lostAnswer), and the payment may be presented again. Logged with the
+   * The facilitator refused to settle with a verdict (isVerdict): its refusal is trusted, as its success is (the
+   * chain is asked only when an answer is lost or no verdict, see lostAnswer), and the payment may be presented again. Logged with the
    * transaction, so that an operator can look up a refusal a buyer disputes.
    */
   function refused(attempt: Attempt, settlement: SettleResponse): Decision {
