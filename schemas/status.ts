@@ -33,7 +33,12 @@ export const RunStatus = z.strictObject({
   mode: DataMode.nullable().describe(
     'the data mode of the last run (simulated, replay or live); null if unknown',
   ),
-  simulated: z.boolean().describe('true when the published data is not a live market reading'),
+  simulated: z
+    .boolean()
+    .describe(
+      'true when the data now served is not a live market reading (after a run that published nothing, the data ' +
+        'of the last run that did: see data.mode)',
+    ),
   last_run: z.strictObject({
     started_at: IsoTimestamp,
     finished_at: IsoTimestamp,
@@ -45,6 +50,12 @@ export const RunStatus = z.strictObject({
       'when the data now served was generated (the last run that published); its age is now minus this',
     ),
     next_update_due: IsoTimestamp.nullable().describe('when the next scheduled run should publish'),
+    mode: DataMode.nullable()
+      .optional()
+      .describe(
+        'the data mode of the data now served (the last run that published); absent from statuses written ' +
+          'before it was recorded, null when nothing was ever published',
+      ),
   }),
   sources: z.strictObject({
     provider: z.string().nullable().describe('the market-data source of the last run'),

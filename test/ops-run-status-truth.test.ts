@@ -205,6 +205,9 @@ describe('venues that accept connections and never answer', () => {
     expect(status.mode).toBe('live');
     expect(status.last_run.error).toBe(recorded.error);
     expect(status.data.generated_at).toBe(servedAt); // the last good data, still served, with its own time
+    // ... and its own mode: the simulated files stay served, so the status does not call the data live.
+    expect(status.data.mode).toBe('simulated');
+    expect(status.simulated).toBe(true);
     expect(await leftovers(dir)).toEqual([]);
   }, 120_000);
 

@@ -19,24 +19,30 @@ export function runStatus(
   previous: RunStatus | null,
 ): RunStatus {
   const publishedNow = report.status === 'ok' || report.status === 'degraded';
+  const data =
+    publishedNow && published
+      ? {
+          generated_at: new Date(published.generatedAt).toISOString(),
+          next_update_due: new Date(published.nextUpdateDue).toISOString(),
+          mode: report.mode,
+        }
+      : (previous?.data ?? { generated_at: null, next_update_due: null, mode: null });
+  // What is served decides `simulated`: a live run that published nothing leaves the simulated files served. A
+  // status from before data.mode was recorded says it in its own `simulated`.
+  const servedSimulated =
+    data.mode !== undefined ? data.mode !== 'live' : (previous?.simulated ?? report.mode !== 'live');
   return RunStatus.parse({
     project: PROJECT,
     status: report.status,
     mode: report.mode,
-    simulated: report.mode !== 'live',
+    simulated: servedSimulated,
     last_run: {
       started_at: report.started_at,
       finished_at: report.finished_at,
       duration_ms: report.duration_ms,
       error: report.error,
     },
-    data:
-      publishedNow && published
-        ? {
-            generated_at: new Date(published.generatedAt).toISOString(),
-            next_update_due: new Date(published.nextUpdateDue).toISOString(),
-          }
-        : (previous?.data ?? { generated_at: null, next_update_due: null }),
+    data,
     sources: {
       provider,
       issues_total: report.issues.length,
