@@ -1,6 +1,8 @@
 // The live Transport: global fetch with a timeout per attempt, retries that honour Retry-After on 429 and 5xx,
-// and a per-host concurrency and rate budget. Venue origins can be routed elsewhere (a mirror, a local server).
+// a per-host concurrency and rate budget, and a per-run breaker that skips a host found unreachable or timing out
+// (host-breaker.ts). Venue origins can be routed elsewhere (a mirror, a local server).
 import type { Transport, TransportRequest, TransportResponse } from '../transport.ts';
+import { HostBreaker, TIMEOUTS_TO_SKIP_HOST, TimedOut } from './host-breaker.ts';
 import { HostBudget, sleep as realSleep } from './host-budget.ts';
 import type { HostLimits, Sleep } from './host-budget.ts';
 import { backoffDelay, isRetryableStatus, parseRetryAfter } from './retry-policy.ts';
@@ -18,6 +20,8 @@ export interface LiveTransportOptions {
   routes?: Readonly<Record<string, string>>;
   /** Uniforms in [0, 1) for the backoff jitter; seed it to make waits reproducible. */
   random: () => number;
+  /** Timeouts in a row after which a host is skipped for the rest of the run (default 2). */
+  timeoutsToSkipHost?: number;
   userAgent?: string;
   fetch?: typeof globalThis.fetch;
   sleep?: Sleep;
@@ -36,46 +40,6 @@ const describe = (error: unknown): string => {
   return message === 'fetch failed' ? detail : `${message} (${detail})`;
 };
 
-/**
- * Connection errors that say nothing listens at the host, or it cannot be found or reached: unlike a reset or a
- * timeout, the next attempt would meet the same.
- */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-
-const isUnreachable = (error: Error): boolean => {
-  const code = ((error.cause as { cause?: { code?: unknown } } | undefined)?.cause?.code ?? '') as string;
-  return UNREACHABLE_CODES.has(code);
-};
-
-/** A call not made: its host could not be reached earlier in the run. Never retried. */
-class HostUnreachable extends Error {}
-
-/**
- * The hosts that cannot be reached this run: once a host has met as many attempts in a row as one call may make
- * with an unreachable error (across calls, as calls run side by side), the rest of the run skips it, so a run with
- * the network down fails in seconds rather than retrying every call down every fallback. Any answer resets it.
- */
-function createReachability(attemptsPerCall: number) {
-  const failedInARow = new Map<string, number>();
-  const down = new Map<string, string>();
-  return {
-    check(host: string): void {
-      const why = down.get(host);
-      if (why !== undefined) throw new HostUnreachable(`${why}; not called again this run`);
-    },
-    /** Notes an attempt's outcome, and returns it. */
-    noted<T extends TransportResponse | Error>(host: string, outcome: T): T {
-      if (!(outcome instanceof Error)) failedInARow.delete(host);
-      else if (isUnreachable(outcome)) {
-        const failed = (failedInARow.get(host) ?? 0) + 1;
-        failedInARow.set(host, failed);
-        if (failed >= attemptsPerCall) down.set(host, outcome.message);
-      }
-      return outcome;
-    },
-  };
-}
-
 export function routeUrl(url: string, routes: Readonly<Record<string, string>> = {}): string {
   const parsed = new URL(url);
   const base = routes[parsed.origin];
@@ -88,7 +52,12 @@ export function createLiveTransport(options: LiveTransportOptions): Transport {
   const now = options.now ?? Date.now;
   const budget = new HostBudget(options.limitsFor, now, wait);
   const { retry } = options;
-  const reachability = createReachability(retry.retries + 1); // the transport lives for one run
+  // The transport lives for one run, and so do the hosts it skips.
+  const breaker = new HostBreaker({
+    unreachableToSkip: retry.retries + 1,
+    timeoutsToSkip: options.timeoutsToSkipHost ?? TIMEOUTS_TO_SKIP_HOST,
+    timeoutMs: options.timeoutMs,
+  });
 
   /** One attempt: the venue's answer, or the error that kept it from answering (thrown only when the run aborts). */
   async function attempt(
@@ -117,7 +86,7 @@ export function createLiveTransport(options: LiveTransportOptions): Transport {
       return { status: response.status, headers, body };
     } catch (error) {
       if (signal?.aborted) throw error;
-      if (timeout.aborted) return new Error(`timed out after ${options.timeoutMs} ms`, { cause: error });
+      if (timeout.aborted) return new TimedOut(`timed out after ${options.timeoutMs} ms`, { cause: error });
       return new Error(`network error: ${describe(error)}`, { cause: error });
     }
   }
@@ -126,14 +95,15 @@ export function createLiveTransport(options: LiveTransportOptions): Transport {
     mode: 'live',
     async fetch(request, signal) {
       const host = new URL(request.url).host;
+      let previous: TransportResponse | Error | undefined;
       for (let tries = 0; ; tries++) {
         // Noted before the host's slot is freed, and checked when a call's turn comes, so that calls queued behind
-        // the host's budget see every refusal before them (a skipped call takes no slot).
+        // the host's budget see every skip before them (a skipped call takes no slot).
         const outcome = await budget.run(
           host,
-          async () => reachability.noted(host, await attempt(request, signal)),
+          async () => breaker.noted(host, await attempt(request, signal)),
           signal,
-          () => reachability.check(host),
+          () => breaker.check(host, previous),
         );
         // Bybit's IP rate limit comes as a 403 and OKX's 50011 may come in a 200 envelope: both are waited out.
         const failed =
@@ -147,6 +117,12 @@ export function createLiveTransport(options: LiveTransportOptions): Transport {
           if (outcome instanceof Error) throw outcome;
           return outcome;
         }
+        // A skipped host is not retried: the call fails now and its section falls back.
+        if (breaker.isSkipped(host)) {
+          if (outcome instanceof Error) throw breaker.notRetried(host, outcome);
+          return outcome;
+        }
+        previous = outcome;
         await wait(asked ?? backoffDelay(tries, retry, options.random), signal);
       }
     },
