@@ -144,5 +144,16 @@ describe('a venue that accepts connections and never answers', () => {
       expect(a.book?.provenance.venue, a.symbol).toBe('coinbase');
       expect(a.funding?.provenance.venue, a.symbol).toBe('binance-usdm'); // another host, still called
     }
+    // Every section came from the fallback, so no section names the skip: the run names it once, as a refusal is.
+    expect(snapshot.issues.filter((i) => i.section === 'all')).toEqual([
+      {
+        venue: 'binance-spot',
+        symbol: null,
+        section: 'all',
+        message: expect.stringMatching(
+          /^binance-spot skipped for this run after 2 timeouts in a row \(\d+ ms each\); its later calls were not made/,
+        ),
+      },
+    ]);
   }, 60_000);
 });
