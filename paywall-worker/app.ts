@@ -229,6 +229,7 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
       facilitator,
       payee: options.payee,
       hooks: options.hooks,
+      log: options.log ?? logToStderr,
       now,
     });
     return new Response(JSON.stringify(health, null, 2), {

@@ -91,6 +91,28 @@ function httpUrl(value: string, what: string): string {
   return value.replace(/\/+$/, '');
 }
 
+/**
+ * Why an API's base URL (the facilitator's, the indexer's) can never work, or null. fetch refuses a URL with a user
+ * name or password, and the paths are appended to the base (`/supported`, `/v2/transactions/...`), after a query
+ * string or a fragment: such a URL would start a worker whose every sale fails, and be repeated where it must not.
+ */
+function apiUrlProblem(url: URL): string | null {
+  if (url.username !== '' || url.password !== '') {
+    return 'must not carry a user name or password (user:pass@): fetch refuses such a URL';
+  }
+  if (url.href.includes('?')) return 'must not carry a query string (?...): the paths are appended to it';
+  if (url.href.includes('#')) return 'must not carry a fragment (#...): the paths are appended to it';
+  return null;
+}
+
+/** An http(s) base URL of an API, refused (without repeating it: it may hold a secret) when it can never work. */
+function apiUrl(value: string, what: string): string {
+  const base = httpUrl(value, what);
+  const problem = apiUrlProblem(new URL(value));
+  if (problem) throw new PaywallConfigError(`${what} ${problem}`);
+  return base;
+}
+
 export function resolveConfig(config: PaywallConfig): ResolvedConfig {
   if (typeof config.payTo !== 'string' || !algosdk.isValidAddress(config.payTo)) {
     throw new PaywallConfigError(`payTo is not a valid Algorand address: ${JSON.stringify(config.payTo)}`);
@@ -101,7 +123,7 @@ export function resolveConfig(config: PaywallConfig): ResolvedConfig {
   if (!indexerUrl) throw new PaywallConfigError(`no indexer URL known for ${network}: set indexerUrl`);
   return {
     payTo: config.payTo,
-    facilitatorUrl: httpUrl(config.facilitatorUrl, 'facilitatorUrl'),
+    facilitatorUrl: apiUrl(config.facilitatorUrl, 'facilitatorUrl'),
     baseUrl: httpUrl(config.baseUrl, 'baseUrl'),
     network: network as `${string}:${string}`,
     facilitatorTimeoutMs: facilitatorTimeout(
@@ -109,7 +131,7 @@ export function resolveConfig(config: PaywallConfig): ResolvedConfig {
       'facilitatorTimeoutMs (EMI_FACILITATOR_TIMEOUT_MS)',
     ),
     maxTimeoutSeconds: positiveInteger(config.maxTimeoutSeconds, 300, 'maxTimeoutSeconds'),
-    indexerUrl: httpUrl(indexerUrl, 'indexerUrl'),
+    indexerUrl: apiUrl(indexerUrl, 'indexerUrl'),
     allowSimulated: config.allowSimulated ?? false,
     maxDataAgeSeconds: positiveInteger(config.maxDataAgeSeconds, 180, 'maxDataAgeSeconds'),
     maxFeePayerFeeMicroAlgos: BigInt(
@@ -169,9 +191,10 @@ export function checkSettings(
       `${name('payTo')} is not a valid Algorand address: ${JSON.stringify(settings.payTo)}`,
     );
   }
-  for (const key of ['facilitatorUrl', 'baseUrl', 'indexerUrl'] as const) {
+  if (settings.baseUrl !== undefined) httpUrl(settings.baseUrl, name('baseUrl'));
+  for (const key of ['facilitatorUrl', 'indexerUrl'] as const) {
     const value = settings[key];
-    if (value !== undefined) httpUrl(value, name(key));
+    if (value !== undefined) apiUrl(value, name(key));
   }
   if (settings.facilitatorTimeoutMs !== undefined) {
     facilitatorTimeout(settings.facilitatorTimeoutMs, name('facilitatorTimeoutMs'));

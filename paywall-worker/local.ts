@@ -175,8 +175,9 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
     algodUrl && options.facilitatorUrl
       ? createPayeeGate(() => payeeOptInProblem(payTo, { algodUrl, algodToken, network }))
       : undefined;
-  const problem = await payee?.problem();
-  if (problem) throw new PaywallConfigError(problem);
+  // The operator reads this one: it names the algod asked (its origin only: a hosted node's token is in its path).
+  const problem = await payee?.check();
+  if (problem) throw new PaywallConfigError(problem.detail);
   // Bad publishers stop the start before anything listens.
   const publishers = await startPublisherProgramme({
     configFile: options.configFile,

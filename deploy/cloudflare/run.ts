@@ -75,6 +75,8 @@ export interface WranglerDev {
   pid: number;
   /** SIGTERM to wrangler, resolved once it (and its workerd) exited. */
   stop(): Promise<void>;
+  /** What wrangler printed so far (stdout and stderr): the Worker's own log lines among them. */
+  output(): string;
 }
 
 export interface WranglerDevOptions {
@@ -111,6 +113,7 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
     return {
       url,
       pid: child.pid as number,
+      output,
       stop: async () => {
         if (child.exitCode === null) child.kill('SIGTERM');
         await exited;

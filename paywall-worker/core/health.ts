@@ -4,7 +4,8 @@
 // operator's health red. Never touches a payment.
 import type { FacilitatorClient } from '@x402/core/server';
 import type { SalePoint } from '../offers.ts';
-import type { SaleHooks } from './decide.ts';
+import { classifyFacilitatorError, describeError } from '../facilitator-errors.ts';
+import type { PaywallLogEntry, SaleHooks } from './decide.ts';
 import type { PayeeGate } from './payee-gate.ts';
 import { freshnessRefusal } from './paid-file.ts';
 import type { FreshnessPolicy, PaidFileReader } from './paid-file.ts';
@@ -27,6 +28,7 @@ export interface Health {
   /** The operator's own sales: a publisher's path that does not sell (closed, out of credit) leaves it true. */
   ok: boolean;
   checked_at: string;
+  /** `detail`: why it does not answer, in a few fixed words (`facilitatorReason`); its own words go to the log. */
   facilitator: { answers: boolean; detail: string | null };
   /** The operator's payee: `checked` false when no algod is configured to ask (EMI_ALGOD_URL). */
   payee: { checked: boolean; problem: string | null };
@@ -41,7 +43,36 @@ export interface HealthDeps {
   freshness: FreshnessPolicy;
   facilitator: FacilitatorClient;
   payee?: PayeeGate;
+  /** Where the facilitator's own error goes: this answer is public (CORS *), and its words may name a secret. */
+  log?: (entry: PaywallLogEntry) => void;
   now: () => number;
+}
+
+/**
+ * Why the facilitator does not answer, in words that repeat nothing of it: its URL may carry credentials and its
+ * error body anything (a key it was sent, its internals).
+ */
+export function facilitatorReason(error: unknown): string {
+  const status = /\bfailed \((\d{3})\)/.exec(error instanceof Error ? error.message : '')?.[1];
+  if (status) return `HTTP ${status}`;
+  switch (classifyFacilitatorError(error).error) {
+    case 'facilitator_timeout':
+      return 'timed out';
+    case 'facilitator_unreachable':
+      return 'unreachable';
+    case 'facilitator_bad_response':
+      return 'not a valid x402 answer';
+  }
+}
+
+async function facilitatorHealth(deps: HealthDeps): Promise<Health['facilitator']> {
+  try {
+    const supported = await deps.facilitator.getSupported();
+    return { answers: supported.kinds.length > 0, detail: null };
+  } catch (error) {
+    deps.log?.({ level: 'error', event: 'facilitator_unhealthy', detail: describeError(error) });
+    return { answers: false, detail: facilitatorReason(error) };
+  }
 }
 
 /** The seller's state of a path whose file is for sale: what a buyer would be told there before paying. */
@@ -82,13 +113,7 @@ async function fileHealth(point: SalePoint, deps: HealthDeps): Promise<FileHealt
 export async function checkHealth(deps: HealthDeps): Promise<Health> {
   const [files, facilitator, problem] = await Promise.all([
     Promise.all(deps.points.map((point) => fileHealth(point, deps))),
-    deps.facilitator.getSupported().then(
-      (supported) => ({ answers: supported.kinds.length > 0, detail: null }),
-      (error: unknown) => ({
-        answers: false,
-        detail: error instanceof Error ? error.message : String(error),
-      }),
-    ),
+    facilitatorHealth(deps),
     deps.payee?.problem() ?? null,
   ]);
   return {

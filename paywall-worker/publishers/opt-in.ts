@@ -3,15 +3,29 @@
 // question is the one asked of the operator's own payee (../opt-in.ts).
 import { USDC_ASA_ID } from '../../schemas/paid/terms.ts';
 import { askUsdcOptIn } from '../opt-in.ts';
-import type { OptInCheckOptions } from '../opt-in.ts';
+import type { OptInCheckOptions, OptInProblem } from '../opt-in.ts';
 import { PublisherConfigError } from './config.ts';
 import type { Publisher } from './config.ts';
 
 export type { OptInCheckOptions } from '../opt-in.ts';
 
 /**
- * Throws PublisherConfigError naming the first publisher whose address is not opted in to USDC (algod answers
- * 404 for `GET /v2/accounts/{address}/assets/{asset}`) or cannot be checked.
+ * A publisher's address that cannot be offered. Its message is the operator's (which algod was asked, as `shownUrl`
+ * writes it); `problem.message` may be said to anyone. `unchecked`: algod could not answer, which is algod's state
+ * (answered 503, asked again), not a bad entry.
+ */
+export class PublisherOptInError extends PublisherConfigError {
+  constructor(
+    readonly problem: OptInProblem,
+    readonly unchecked: boolean,
+  ) {
+    super(problem.detail);
+  }
+}
+
+/**
+ * Throws PublisherOptInError naming the first publisher whose address is not opted in to USDC (algod answers 404
+ * for `GET /v2/accounts/{address}/assets/{asset}`) or cannot be checked.
  */
 export async function checkPublisherOptIns(
   publishers: readonly Publisher[],
@@ -23,16 +37,26 @@ export async function checkPublisherOptIns(
     switch (answer.kind) {
       case 'opted-in':
         continue;
-      case 'not-opted-in':
-        throw new PublisherConfigError(
-          `${field} ${publisher.payTo} has not opted in to USDC (ASA ${USDC_ASA_ID})`,
-        );
+      case 'not-opted-in': {
+        const message = `${field} ${publisher.payTo} has not opted in to USDC (ASA ${USDC_ASA_ID})`;
+        throw new PublisherOptInError({ message, detail: message }, false);
+      }
       case 'unchecked':
-        throw new PublisherConfigError(
-          `${field} USDC opt-in could not be checked at ${answer.base} (${answer.detail})`,
+        throw new PublisherOptInError(
+          {
+            message: `${field} USDC opt-in could not be checked (${answer.reason})`,
+            detail: `${field} USDC opt-in could not be checked at ${answer.shown} (${answer.detail})`,
+          },
+          true,
         );
       case 'no-holding':
-        throw new PublisherConfigError(`${field} algod's answer at ${answer.base} shows no USDC holding`);
+        throw new PublisherOptInError(
+          {
+            message: `${field} algod's answer shows no USDC holding`,
+            detail: `${field} algod's answer at ${answer.shown} shows no USDC holding`,
+          },
+          false,
+        );
     }
   }
 }
