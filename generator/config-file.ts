@@ -123,6 +123,11 @@ async function checkPaywallSettings(
     } else if (settings[key] === undefined) names[key] = `${flag} or ${SETTING_VARIABLES[key]}`;
   }
   checkSettings(settings, names);
+  // The vote export's bearer token (the Worker answers 503 for one too short; a start is refused instead).
+  const { operatorTokenProblem } = await import('../paywall-worker/operator-token.ts');
+  const exportToken = env.EMI_VOTE_EXPORT_TOKEN;
+  const tokenProblem = exportToken ? operatorTokenProblem('EMI_VOTE_EXPORT_TOKEN', exportToken) : null;
+  if (tokenProblem) throw new Error(tokenProblem);
 }
 
 type FolderRole = readonly [option: string, role: string];

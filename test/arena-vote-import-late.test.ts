@@ -36,7 +36,7 @@ import { callsFor, HOUR, pricesAll, T0 } from './arena-fixtures.ts';
 import { generateArgs, runEmi, startPaywallCli, type Finished } from './ops-cli.ts';
 
 const SITE = 'https://arena.example';
-const TOKEN = 'export-secret';
+const TOKEN = 'export-secret-of-thirty-two-chars';
 const MINUTE = 60_000; // arena-fixtures' MINUTE too
 
 const cleanups: Array<() => unknown> = [];

@@ -105,7 +105,7 @@ describe('emi paywall: the arena vote route', () => {
     const root = await tempRoot();
     const url = await startPaywall(root, ['--paid', 'paid'], {
       EMI_STATE_DIR: 'from-env',
-      EMI_VOTE_EXPORT_TOKEN: 'export-secret',
+      EMI_VOTE_EXPORT_TOKEN: 'export-secret-of-thirty-two-chars',
     });
     const voter = algosdk.generateAccount();
     expect((await post(url, signedVote(voter).body)).status).toBe(201);
@@ -113,7 +113,7 @@ describe('emi paywall: the arena vote route', () => {
     const exported = (auth?: string) =>
       fetch(`${url}/arena/votes/export?after=0`, { headers: auth ? { authorization: auth } : {} });
     expect((await exported()).status).toBe(401);
-    const answer = await exported('Bearer export-secret');
+    const answer = await exported('Bearer export-secret-of-thirty-two-chars');
     expect(answer.status).toBe(200);
     expect(await answer.json()).toMatchObject({
       success: true,
@@ -193,7 +193,7 @@ describe('emi paywall reached directly: a path spelled with a doubled slash', ()
   it('reaches the same route as behind nginx: the vote is stored, the export answers', async () => {
     const root = await tempRoot();
     const url = await startPaywall(root, ['--paid', 'paid', '--state', 'state'], {
-      EMI_VOTE_EXPORT_TOKEN: 'export-secret',
+      EMI_VOTE_EXPORT_TOKEN: 'export-secret-of-thirty-two-chars',
     });
     const voter = algosdk.generateAccount();
     const res = await fetch(`${url}//arena/vote`, {
@@ -203,7 +203,7 @@ describe('emi paywall reached directly: a path spelled with a doubled slash', ()
     });
     expect(res.status).toBe(201);
     const exported = await fetch(`${url}//arena//votes/export?after=0`, {
-      headers: { authorization: 'Bearer export-secret' },
+      headers: { authorization: 'Bearer export-secret-of-thirty-two-chars' },
     });
     expect(exported.status).toBe(200);
   });

@@ -33,7 +33,7 @@ import {
 } from './paywall-harness.ts';
 import { startTestWorker } from './helpers/test-worker.ts';
 
-const VOTE_EXPORT_TOKEN = 'test-export-token';
+const VOTE_EXPORT_TOKEN = 'test-export-token-of-32-characters';
 
 describe('Cloudflare recipe in workerd (wrangler dev)', { timeout: 120_000 }, () => {
   let root: string;

@@ -280,7 +280,7 @@ describe('the Cloudflare Worker in workerd (wrangler dev)', { timeout: 120_000 }
       facilitatorUrl: facilitator.url,
       vars: {
         EMI_PUBLISHERS: JSON.stringify([publisherEntry('acme', publisher)]),
-        EMI_ADMIN_TOKEN: 'operator-admin-token',
+        EMI_ADMIN_TOKEN: 'operator-admin-token-of-32-chars',
       },
     });
     cleanups.push(() => worker.stop());
@@ -293,7 +293,7 @@ describe('the Cloudflare Worker in workerd (wrangler dev)', { timeout: 120_000 }
     expect(refused.status).toBe(401);
     expectApiHeaders(refused, 'admin 401');
     const statement = await fetch(`${worker.url}/p/acme/admin/statement`, {
-      headers: { Authorization: 'Bearer operator-admin-token' },
+      headers: { Authorization: 'Bearer operator-admin-token-of-32-chars' },
     });
     expect(statement.status).toBe(200);
     expectApiHeaders(statement, 'admin 200');

@@ -15,6 +15,11 @@ import { SqliteCreditLedger } from '../paywall-worker/publishers/credit-ledger-s
 import { createLocalPaywall } from '../paywall-worker/local.ts';
 import { account, publisherEntry } from './publishers-harness.ts';
 
+/** The admin route's token: long enough for it (operator-token.ts). */
+const ADMIN_TOKEN = 'secret-operator-token-of-32-char';
+/** One client for the admin route's wrong-token count (the Worker counts by CF-Connecting-IP). */
+const clientIp = () => 'test-client';
+
 interface Run {
   status: number | null;
   stdout: string;
@@ -155,11 +160,11 @@ describe('usage mistakes: exit 2, one line, nothing written', () => {
     // The Worker's admin route states the same rule.
     const ledger = new SqliteCreditLedger(join(dir, 'worker.sqlite'));
     const publishers = parsePublishers([publisherEntry('acme', acmePayTo)]);
-    const app = new Hono().route('/', createAdminRoute({ publishers, ledger, token: 'secret' }));
+    const app = new Hono().route('/', createAdminRoute({ publishers, ledger, token: ADMIN_TOKEN, clientIp }));
     try {
       const answer = await app.request('/p/acme/admin/credits', {
         method: 'POST',
-        headers: { Authorization: 'Bearer secret', 'Content-Type': 'application/json' },
+        headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ credits: 0 }),
       });
       expect(answer.status).toBe(400);
@@ -235,18 +240,21 @@ describe('--worker answers', () => {
       createAdminRoute({
         publishers: parsePublishers([publisherEntry('acme', acmePayTo)]),
         ledger,
-        token: 'secret',
+        token: ADMIN_TOKEN,
+        clientIp,
       }),
     );
     const server = await listen(app, 0, '127.0.0.1');
     try {
       const worker = `http://127.0.0.1:${server.port}`;
-      const run = await emi(['credit', 'nobody', '5', '--worker', worker], { EMI_ADMIN_TOKEN: 'secret' });
+      const run = await emi(['credit', 'nobody', '5', '--worker', worker], { EMI_ADMIN_TOKEN: ADMIN_TOKEN });
       expect(run.status).toBe(2);
       expect(run.stderr).toContain(
         `publisher "nobody" is not in this Worker's EMI_PUBLISHERS (configured: acme)`,
       );
-      const credited = await emi(['credit', 'acme', '5', '--worker', worker], { EMI_ADMIN_TOKEN: 'secret' });
+      const credited = await emi(['credit', 'acme', '5', '--worker', worker], {
+        EMI_ADMIN_TOKEN: ADMIN_TOKEN,
+      });
       expect(credited.stdout).toContain('publisher acme: 5 credit(s)');
     } finally {
       await server.close();

@@ -18,7 +18,7 @@ import { account, publisherEntry, settleHold, startSettleProxy } from './publish
 import { emiInProcess } from './helpers/emi-in-process.ts';
 import { startTestWorker } from './helpers/test-worker.ts';
 
-const TOKEN = 'operator-admin-token';
+const TOKEN = 'operator-admin-token-of-32-chars';
 const REPORT = '/p/acme/api/x402-atlas-human-report.php';
 const SOLO_REPORT = '/p/solo/api/x402-atlas-human-report.php';
 

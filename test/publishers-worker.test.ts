@@ -20,7 +20,7 @@ import {
 } from '../paywall-worker/publishers/credit-ledger-durable.ts';
 import { account, publisherEntry } from './publishers-harness.ts';
 
-const TOKEN = 'operator-token-for-tests';
+const TOKEN = 'operator-token-for-tests-32-char';
 const operator = account();
 const acmePayTo = account();
 

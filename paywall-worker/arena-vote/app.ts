@@ -1,8 +1,10 @@
 // POST /arena/vote: a vote signed by the voter's Algorand wallet, checked in order of cost (size, rate per IP,
 // shape, signature, rate per address, content, round rules) and stored once. Every refusal is a 4xx JSON error
-// and never touches the store. GET /arena/votes/export hands accepted votes to the generator (bearer token).
+// and never touches the store. GET /arena/votes/export hands accepted votes to the generator (bearer token, checked
+// as operator-token.ts says).
 import { Hono, type Context } from 'hono';
 import { roundFromId, voteWindowProblem } from '../../generator/engines/arena/rules.ts';
+import { operatorTokenCheck } from '../operator-token.ts';
 import { apiSecurityHeaders } from '../security-headers.ts';
 import { parseVoteMessage } from './message.ts';
 import { createRateLimiter, type RateLimit } from './rate-limit.ts';
@@ -188,11 +190,15 @@ export const createArenaVoteApp = (options: ArenaVoteOptions): Hono => {
   });
 
   if (options.exportToken) {
-    const token = options.exportToken;
+    const checkToken = operatorTokenCheck({
+      token: options.exportToken,
+      variable: 'EMI_VOTE_EXPORT_TOKEN',
+      clientIp,
+      now,
+    });
     app.get('/arena/votes/export', async (c) => {
-      if (c.req.header('authorization') !== `Bearer ${token}`) {
-        return c.json({ success: false, error: 'unauthorized' }, 401);
-      }
+      const refused = await checkToken(c);
+      if (refused) return refused;
       const after = Number(c.req.query('after') ?? 0);
       if (!Number.isSafeInteger(after) || after < 0) {
         return c.json({ success: false, error: 'after must be a whole number' }, 400);

@@ -7,8 +7,10 @@ export interface RateLimit {
 
 export const createRateLimiter = (limit: RateLimit, maxKeys = 10_000) => {
   const windows = new Map<string, { start: number; count: number }>();
+  const secondsLeft = (w: { start: number }, now: number) =>
+    Math.ceil((w.start + limit.windowMs - now) / 1000);
   /** Counts one request; returns the seconds to wait when over the limit, else 0. */
-  return (key: string, now: number): number => {
+  const count = (key: string, now: number): number => {
     let w = windows.get(key);
     if (!w || now - w.start >= limit.windowMs) {
       windows.delete(key);
@@ -17,6 +19,13 @@ export const createRateLimiter = (limit: RateLimit, maxKeys = 10_000) => {
       windows.set(key, w);
     }
     w.count += 1;
-    return w.count > limit.max ? Math.ceil((w.start + limit.windowMs - now) / 1000) : 0;
+    return w.count > limit.max ? secondsLeft(w, now) : 0;
   };
+  /** Without counting: the seconds to wait when one more request would be over the limit, else 0. */
+  const waiting = (key: string, now: number): number => {
+    const w = windows.get(key);
+    if (!w || now - w.start >= limit.windowMs || w.count < limit.max) return 0;
+    return secondsLeft(w, now);
+  };
+  return Object.assign(count, { waiting });
 };

@@ -6,13 +6,14 @@
 import { Hono } from 'hono';
 import { ALGORAND_MAINNET } from '../../schemas/paid/terms.ts';
 import { errorResponse, logToStderr } from '../app.ts';
+import { workerClientIp } from '../arena-vote/client-ip.ts';
 import type { SaleHooks } from '../core/decide.ts';
 import type { SalePoint } from '../offers.ts';
 import { createAdminRoute } from '../publishers/admin-route.ts';
 import { PublisherConfigError, parsePublishers } from '../publishers/config.ts';
 import type { Publisher } from '../publishers/config.ts';
 import type { CreditLedger } from '../publishers/credit-ledger.ts';
-import { checkPublisherOptIns } from '../publishers/opt-in.ts';
+import { PublisherOptInError, checkPublisherOptIns } from '../publishers/opt-in.ts';
 import { creditHooks, publisherSalePoints } from '../publishers/sale-points.ts';
 import { createStorefront } from '../publishers/storefront.ts';
 
@@ -97,6 +98,22 @@ const assetReader =
     return response.ok ? new Uint8Array(await response.arrayBuffer()) : null;
   };
 
+/**
+ * The answer while a publisher's opt-in is not shown: the log names the algod asked (its origin only), the answer
+ * none (hosted algod services put their token in the URL). An algod that could not answer is a passing state, 503
+ * `payee_unchecked`; an address that has not opted in is the entry's mistake, 500 `publishers_misconfigured`.
+ */
+function optInRefusal(error: unknown): Response {
+  const refused = error instanceof PublisherOptInError ? error : null;
+  const detail = error instanceof Error ? error.message : String(error);
+  const event = refused?.unchecked ? 'payee_unchecked' : 'publishers_misconfigured';
+  logToStderr({ level: 'error', event, detail });
+  const message = refused?.problem.message ?? "A publisher's payee could not be checked.";
+  return refused?.unchecked
+    ? errorResponse(503, 'payee_unchecked', message)
+    : errorResponse(500, 'publishers_misconfigured', message);
+}
+
 const isAdminPath = (path: string): boolean => /^\/p\/[^/]+\/admin\//.test(path);
 
 export interface PublisherRoutesOptions {
@@ -119,7 +136,8 @@ export function publisherRoutes(options: PublisherRoutesOptions): (request: Requ
     const routes = new Hono();
     if (programme.ledger) {
       const token = text('EMI_ADMIN_TOKEN');
-      const admin = { publishers: programme.publishers, ledger: programme.ledger };
+      // Wrong tokens count per CF-Connecting-IP, which Cloudflare's edge sets.
+      const admin = { publishers: programme.publishers, ledger: programme.ledger, clientIp: workerClientIp };
       routes.route('/', createAdminRoute({ ...admin, ...(token ? { token } : {}) }));
     }
     routes.route(
@@ -147,9 +165,7 @@ export function publisherRoutes(options: PublisherRoutesOptions): (request: Requ
         await optIns;
       } catch (error) {
         optIns = null; // asked again at the next request
-        const problem = (error as Error).message;
-        logToStderr({ level: 'error', event: 'publishers_misconfigured', detail: problem });
-        return errorResponse(500, 'publishers_misconfigured', problem);
+        return optInRefusal(error);
       }
     }
     app ??= build().catch((error: unknown) => {

@@ -24,7 +24,7 @@ import { createArenaVoteApp } from '../arena-vote/app.ts';
 import { workerClientIp } from '../arena-vote/client-ip.ts';
 import { durableObjectVoteStore } from '../arena-vote/store-durable-object.ts';
 import type { DoNamespace } from '../arena-vote/store-durable-object.ts';
-import { createPaywallApp, errorResponse } from '../app.ts';
+import { createPaywallApp, errorResponse, logToStderr } from '../app.ts';
 import type { PaywallApp } from '../app.ts';
 import type { PayeeGate } from '../core/payee-gate.ts';
 import { checkSettings, settingsFromEnv } from '../config.ts';
@@ -97,7 +97,11 @@ function payeeGate(payTo: string, network: string | undefined, env: SiteWorkerEn
   const algodUrl = text('EMI_ALGOD_URL');
   if (!algodUrl) return undefined;
   const algodToken = text('EMI_ALGOD_TOKEN');
-  return createPayeeGate(() => payeeOptInProblem(payTo, { algodUrl, algodToken, network }));
+  return createPayeeGate(
+    () => payeeOptInProblem(payTo, { algodUrl, algodToken, network }),
+    // The operator's log names the algod asked (its origin); the 503s, health and MCP never name it.
+    (detail) => logToStderr({ level: 'error', event: 'payee_opt_in', detail }),
+  );
 }
 
 /** A path whose last segment has no extension and no trailing slash: on this site, a folder (`/x402-buyer`). */
@@ -213,12 +217,15 @@ function buildVoteApp(env: SiteWorkerEnv, origin: string): Hono | null {
   if (!env.ARENA_VOTES) return null;
   const token = typeof env.EMI_VOTE_EXPORT_TOKEN === 'string' ? env.EMI_VOTE_EXPORT_TOKEN : undefined;
   const site = typeof env.EMI_BASE_URL === 'string' ? new URL(env.EMI_BASE_URL).origin : origin;
-  return createArenaVoteApp({
+  const app = createArenaVoteApp({
     store: durableObjectVoteStore(env.ARENA_VOTES as DoNamespace),
     site,
     clientIp: workerClientIp, // CF-Connecting-IP: Cloudflare's edge sets it
     ...(token ? { exportToken: token } : {}),
   });
+  // Another method (GET /arena/vote), or the export without its token: the JSON 404 `emi paywall` answers, with
+  // CORS, rather than Hono's plain-text one.
+  return app.notFound(() => errorResponse(404, 'not_found', 'The paywall serves only the paid paths.'));
 }
 
 const noLedger: LedgerFor = () => {

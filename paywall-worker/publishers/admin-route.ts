@@ -1,11 +1,13 @@
 // The operator's credit management over HTTP (`admin-api.ts`), for a worker whose ledger the `emi publisher`
 // commands cannot open: the Cloudflare Worker's Durable Objects. Without a configured token the routes do not exist
-// (404), so a Worker never exposes them by accident; with one, a request without it is a 401, and an id the Worker
-// does not configure a 404 `unknown_publisher` naming those it does.
+// (404), so a Worker never exposes them by accident; with one, the token is checked as operator-token.ts says (a
+// token too short answers 503, a wrong one 401, a client sending wrong ones again and again 429), and an id the
+// Worker does not configure is a 404 `unknown_publisher` naming those it does.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { NO_STORE } from '../../schemas/delivery.ts';
 import { errorResponse } from '../app.ts';
+import { operatorTokenCheck } from '../operator-token.ts';
 import { apiSecurityHeaders } from '../security-headers.ts';
 import type { Publisher } from './config.ts';
 import { CreditError, sinceTime } from './credit-ledger.ts';
@@ -18,19 +20,12 @@ export interface AdminRouteOptions {
   ledger: CreditLedger;
   /** The bearer token (EMI_ADMIN_TOKEN); without one every admin path answers 404. */
   token?: string;
+  /** The key wrong tokens are counted under: `workerClientIp` on Cloudflare (arena-vote/client-ip.ts). */
+  clientIp: (c: Context) => string;
 }
 
-/** Compares digests, so the time taken does not tell how much of a guessed token was right. */
-async function sameToken(given: string, expected: string): Promise<boolean> {
-  const digest = async (text: string) =>
-    new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
-  const [a, b] = await Promise.all([digest(given), digest(expected)]);
-  return a.reduce((difference, byte, i) => difference | (byte ^ (b[i] ?? 0)), 0) === 0;
-}
-
-const refuse = (c: Context, status: 400 | 401 | 409, error: string, message: string) => {
+const refuse = (c: Context, status: 400 | 409, error: string, message: string) => {
   c.header('Cache-Control', NO_STORE);
-  if (status === 401) c.header('WWW-Authenticate', 'Bearer');
   return c.json({ success: false, error, message }, status);
 };
 
@@ -47,16 +42,17 @@ export function createAdminRoute(options: AdminRouteOptions): Hono {
   const app = new Hono();
   const known = new Set(options.publishers.map((p) => p.id));
   const token = options.token;
+  const checkToken = token
+    ? operatorTokenCheck({ token, variable: 'EMI_ADMIN_TOKEN', clientIp: options.clientIp })
+    : null;
   const notFound = () => errorResponse(404, 'not_found', 'No such publisher storefront.');
 
   // nosniff, the API policy and no referrer on every answer, refusals included.
   app.use('/p/:id/admin/*', apiSecurityHeaders);
   app.use('/p/:id/admin/*', async (c, next) => {
-    if (!token) return notFound();
-    const given = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
-    if (!given || !(await sameToken(given, token))) {
-      return refuse(c, 401, 'unauthorized', 'This route wants the operator token: Authorization: Bearer …');
-    }
+    if (!checkToken) return notFound();
+    const refused = await checkToken(c);
+    if (refused) return refused;
     // Only the operator gets this far: it may learn which publishers the Worker has.
     const id = c.req.param('id') ?? '';
     if (!known.has(id)) {
