@@ -183,9 +183,10 @@ const MIN_ROUND_MS = 2_500;
 const LANDING_MARGIN_MS = 60_000;
 
 /**
- * Whether a failed settle answer is a verdict on the payment: x402's `invalid_*` reasons, which a facilitator gives
- * when the payment failed its checks or its submit was rejected, except a failed wait for the confirmation of a
- * submit that went through (the AVM scheme's `invalid_exact_avm_confirmation_failed`). A verdict is trusted, as a
+ * Whether a failed settle answer is a verdict on the payment: x402's `invalid_*` reasons and `insufficient_funds`,
+ * which a facilitator gives when the payment failed its checks or its submit was rejected, except a failed wait for
+ * the confirmation of a submit that went through (the AVM scheme's `invalid_exact_avm_confirmation_failed`). x402's
+ * `unexpected_settle_error` is no verdict: it may come after the submit. A verdict is trusted, as a
  * success is, and the chain is not asked: a copy of someone's payment, sent while the original is in the transaction
  * pool or just landed, is refused by an honest facilitator (its simulation or its submit finds the transaction
  * already there, naming it or not), and the chain would then show the payment landed, in the very round the copy came
@@ -193,7 +194,8 @@ const LANDING_MARGIN_MS = 60_000;
  * may have come after the payment was submitted: it is found out on chain.
  */
 const isVerdict = (reason: string | undefined): boolean =>
-  reason !== undefined && reason.startsWith('invalid_') && !reason.endsWith('_confirmation_failed');
+  reason === 'insufficient_funds' ||
+  (reason !== undefined && reason.startsWith('invalid_') && !reason.endsWith('_confirmation_failed'));
 
 /** A settle error that is no verdict (see isVerdict): the answer is lost, the payment may have landed. */
 const lostAnswer = (error: unknown): boolean =>
