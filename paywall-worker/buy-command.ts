@@ -1,7 +1,17 @@
 // `emi buy PATH` as a reader uses it: the body alone on stdout (so that `| jq` works), every status line on
 // stderr, one plain line for each way it can go wrong, and an exit code per outcome (BUY_EXIT_CODES).
-import { buyWithDevWallet } from './buy.ts';
-import type { BuyResult } from './buy.ts';
+// One purchase signs one payment. Once it has been sent the buyer may be charged whatever comes back, so until the
+// site answers definitely (the file, or a refusal) the same PAYMENT-SIGNATURE is sent again, never a new one: the
+// paywall delivers a settled payment again to the same header and settles one payment at most once. When the
+// retries run out, the header is handed over (a file and the command that sends it) so the file can be collected
+// later (README "Decisions": a client retries with the payment it kept).
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodePaymentSignatureHeader } from '@x402/core/http';
+import { PAID_REQUEST_TIMEOUT_MS, sendSignedPayment, signDevPayment } from './buy.ts';
+import type { PaidAttempt, SignedPayment } from './buy.ts';
+import { IN_FLIGHT_LEASE_MS } from './payment-book.ts';
 
 /** Exit codes of `emi buy`, documented in the README and in `emi buy --help`. */
 export const BUY_EXIT_CODES = {
@@ -9,7 +19,7 @@ export const BUY_EXIT_CODES = {
   paid: 0,
   /** The payment was refused or did not settle: nothing delivered (see the reason on stderr). */
   notSettled: 1,
-  /** The path, the base URL or the facilitator URL given is not usable. */
+  /** The path, the base URL, the facilitator URL, --retry-for or --payment-signature given is not usable. */
   usage: 2,
   /** The path is free: it answered 200 without asking for payment. Nothing was paid; the body is on stdout. */
   free: 3,
@@ -17,12 +27,35 @@ export const BUY_EXIT_CODES = {
   unreachable: 4,
   /** The site answered something other than 402 or 200 (404, 503...), before any payment. */
   refused: 5,
+  /**
+   * The payment was sent but no definite answer came before the retries ran out: it may have settled. The signed
+   * header is kept in a file; `--payment-signature @FILE` sends it again (never charged twice).
+   */
+  paymentKept: 6,
 } as const;
+
+/**
+ * How long `emi buy` keeps resending a payment without a definite answer, by default: longer than a paywall that was
+ * cut short (restarted) holds the payment as in progress (IN_FLIGHT_LEASE_MS), so such a payment is still collected.
+ */
+export const DEFAULT_RETRY_FOR_SECONDS = IN_FLIGHT_LEASE_MS / 1000 + 30;
+/** The longest --retry-for accepted: a payment's validity window is shorter than this anyway. */
+const MAX_RETRY_FOR_SECONDS = 3_600;
+/** Sends of one payment at most, however long --retry-for is. */
+const MAX_SENDS = 20;
+/** A server's Retry-After is honoured up to this (the paywall asks for 30 s). */
+const MAX_RETRY_AFTER_SECONDS = 30;
+/** Waits between sends without a Retry-After: doubling from 1 s up to this. */
+const MAX_BACKOFF_SECONDS = 10;
 
 export interface BuyCommandOptions {
   path: string;
   baseUrl: string;
   facilitatorUrl: string;
+  /** --retry-for as given: seconds to keep resending the payment (DEFAULT_RETRY_FOR_SECONDS without it). */
+  retryFor?: string;
+  /** --payment-signature as given: a kept header, or @FILE holding one; sent again instead of paying. */
+  paymentSignature?: string;
 }
 
 export interface BuyIo {
@@ -71,8 +104,21 @@ export function buyUsageProblem(options: BuyCommandOptions): string | null {
   if (buyUrl(options.path, options.baseUrl) === null) {
     return `"${options.path}" is not a path (/api/x402-atlas.php) or an http(s) URL (https://...)`;
   }
+  if (retryForSeconds(options.retryFor) === null) {
+    return `--retry-for "${options.retryFor}" is not a whole number of seconds from 0 to ${MAX_RETRY_FOR_SECONDS}`;
+  }
   return null;
 }
+
+/** --retry-for in seconds (the default without one), or null when it is not a whole number in range. */
+export function retryForSeconds(value: string | undefined): number | null {
+  if (value === undefined) return DEFAULT_RETRY_FOR_SECONDS;
+  if (!/^\d+$/.test(value.trim())) return null;
+  const seconds = Number(value);
+  return seconds <= MAX_RETRY_FOR_SECONDS ? seconds : null;
+}
+
+const NO_ANSWER_IN_TIME = 'no answer in time';
 
 /** "connection refused" / "host not found" from undici's `fetch failed`, whose reason sits in `cause`. */
 export function networkReason(error: unknown): string | null {
@@ -87,6 +133,7 @@ export function networkReason(error: unknown): string | null {
     ETIMEDOUT: 'timed out',
     UND_ERR_CONNECT_TIMEOUT: 'timed out',
   };
+  if (error.name === 'TimeoutError') return NO_ANSWER_IN_TIME; // our own AbortSignal.timeout
   if (code && reasons[code]) return reasons[code];
   return error.message === 'fetch failed' ? (cause?.message ?? 'network error') : null;
 }
@@ -108,6 +155,16 @@ export async function runBuy(options: BuyCommandOptions, io: BuyIo): Promise<num
     return BUY_EXIT_CODES.usage;
   }
   const url = buyUrl(options.path, options.baseUrl)!;
+  const retryFor = retryForSeconds(options.retryFor)!;
+  if (options.paymentSignature !== undefined) {
+    const kept = await readKeptPayment(options.paymentSignature);
+    if ('problem' in kept) {
+      io.stderr(`emi buy: ${kept.problem}`);
+      return BUY_EXIT_CODES.usage;
+    }
+    io.stderr('emi buy: sending the kept PAYMENT-SIGNATURE again: nothing new is signed or paid');
+    return deliver({ url, header: kept.header, keptFile: kept.file, retryFor, options, io });
+  }
   const doFetch = io.fetch ?? fetch;
   // Asked once without payment first: a free path or a missing file is said plainly, and no wallet is funded.
   let probe: Response;
@@ -138,9 +195,11 @@ export async function runBuy(options: BuyCommandOptions, io: BuyIo): Promise<num
     `emi buy: paying with test money on the local ledger (development facilitator ${options.facilitatorUrl}); ` +
       'no real USDC moves',
   );
-  let result: BuyResult;
+  // Only funding and signing talk to the facilitator: a failure after the payment is sent is the site's.
+  let payment: SignedPayment;
   try {
-    result = await buyWithDevWallet({ url, facilitatorUrl: options.facilitatorUrl });
+    const challenge = { header: (name: string) => probe.headers.get(name), bodyText: probeText };
+    payment = await signDevPayment(challenge, options.facilitatorUrl);
   } catch (error) {
     const reason = networkReason(error);
     if (reason === null) throw error;
@@ -150,20 +209,192 @@ export async function runBuy(options: BuyCommandOptions, io: BuyIo): Promise<num
     );
     return BUY_EXIT_CODES.unreachable;
   }
-  io.stderr(`emi buy: status ${result.status}, payer ${result.payer}`);
-  if (result.status === 200 && result.transaction) {
-    io.stderr(`emi buy: settled, transaction ${result.transaction}`);
-    io.stdout(bodyText(result.body));
-    return BUY_EXIT_CODES.paid;
-  }
-  const reason =
-    result.settlement?.errorReason ?? errorField(result.body, 'error') ?? errorField(result.body, 'message');
-  io.stderr(`emi buy: not settled${reason ? `: ${reason}` : ''}; nothing was delivered`);
-  const transaction = errorField(result.body, 'transaction');
-  if (transaction)
-    io.stderr(`emi buy: the payment may have settled as ${transaction}: retry to receive the file`);
-  return BUY_EXIT_CODES.notSettled;
+  io.stderr(`emi buy: payer ${payment.payer} signed one payment; a retry sends this same payment`);
+  return deliver({ url, header: payment.header, keptFile: null, retryFor, options, io });
 }
+
+/** What one answer to a sent payment means for the buyer. */
+type Outcome =
+  | { kind: 'delivered'; body: unknown; transaction: string | null }
+  /** A definite no: the payment did not settle and never will from this header. */
+  | { kind: 'refused'; reason: string | undefined }
+  /** No definite answer: sending the same header again may deliver the file. */
+  | { kind: 'retry'; why: string; waitSeconds: number | null; transaction: string | undefined }
+  /** No answer, for a reason a resend cannot be expected to mend (not a network failure). */
+  | { kind: 'stuck'; why: string; transaction: undefined };
+
+/** Reads one send's result; `origin` names the site in what is said. */
+export function readOutcome(attempt: PaidAttempt, origin: string, now = Date.now()): Outcome {
+  if (attempt.kind === 'no-answer') {
+    const reason = networkReason(attempt.error);
+    const error = attempt.error instanceof Error ? attempt.error.message : String(attempt.error);
+    if (reason === null) {
+      return { kind: 'stuck', why: `sending the payment failed (${error})`, transaction: undefined };
+    }
+    const what =
+      reason === 'connection refused'
+        ? `cannot reach ${origin} (connection refused)`
+        : reason === NO_ANSWER_IN_TIME
+          ? `no answer from ${origin} within ${PAID_REQUEST_TIMEOUT_MS / 1000} s after the payment was sent`
+          : `${origin} dropped the connection after the payment was sent (${reason})`;
+    return {
+      kind: 'retry',
+      why: `${what}; the payment may have settled`,
+      waitSeconds: null,
+      transaction: undefined,
+    };
+  }
+  const { status, body, settlement } = attempt;
+  const code = errorField(body, 'error');
+  const transaction = errorField(body, 'transaction') ?? (settlement?.transaction || undefined);
+  if (status === 200) {
+    return { kind: 'delivered', body, transaction: settlement?.success ? settlement.transaction : null };
+  }
+  const answered = `${origin} answered ${status}${code ? ` ${code}` : ''}`;
+  const stillSettling = code === 'payment_in_progress'; // 503; 402 from a paywall of an earlier version
+  if (stillSettling || status === 408 || status === 429 || status >= 500) {
+    const why = stillSettling
+      ? `${answered}: it is still settling this payment`
+      : `${answered} after the payment was sent; the payment may have settled`;
+    return { kind: 'retry', why, waitSeconds: retryAfterSeconds(attempt.retryAfter, now), transaction };
+  }
+  // A 402 (a failed settlement, a refused payment) or another client error: the site will not take this payment.
+  const reason = settlement?.errorReason ?? code ?? errorField(body, 'message');
+  return { kind: 'refused', reason: reason ?? `${status}` };
+}
+
+/** Seconds from a Retry-After header (delta-seconds or an HTTP date), within 1..MAX_RETRY_AFTER_SECONDS. */
+export function retryAfterSeconds(header: string | null, now = Date.now()): number | null {
+  if (!header) return null;
+  const trimmed = header.trim();
+  const seconds = /^\d+$/.test(trimmed) ? Number(trimmed) : (Date.parse(trimmed) - now) / 1000;
+  return Number.isFinite(seconds) ? Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, Math.ceil(seconds))) : null;
+}
+
+/** Seconds to wait before send number `send` + 1: the server's Retry-After, else doubling from 1 s. */
+export const waitBeforeResend = (send: number, retryAfter: number | null): number =>
+  retryAfter ?? Math.min(MAX_BACKOFF_SECONDS, 2 ** (send - 1));
+
+interface Delivery {
+  url: string;
+  header: string;
+  /** Where the header is kept: the reader's own @FILE, or one written here once a resend is needed. */
+  keptFile: string | null;
+  retryFor: number;
+  options: BuyCommandOptions;
+  io: BuyIo;
+}
+
+/**
+ * Sends the signed header until a definite answer (the file: exit 0; a refusal: exit 1), resending the same bytes
+ * after a lost or unsettled answer within --retry-for and MAX_SENDS. Without one, hands the header over (exit 6).
+ */
+async function deliver(delivery: Delivery): Promise<number> {
+  const { url, header, retryFor, io } = delivery;
+  const origin = new URL(url).origin;
+  const deadline = Date.now() + retryFor * 1000;
+  let keptFile = delivery.keptFile;
+  let transaction: string | undefined;
+  for (let send = 1; ; send++) {
+    const outcome = readOutcome(await sendSignedPayment(url, header, io.fetch ?? fetch), origin);
+    if (outcome.kind === 'delivered') {
+      io.stderr(
+        outcome.transaction
+          ? `emi buy: settled, transaction ${outcome.transaction}`
+          : 'emi buy: delivered (the site sent no settlement details)',
+      );
+      io.stdout(bodyText(outcome.body));
+      await dropKeptFile(keptFile, delivery.keptFile);
+      return BUY_EXIT_CODES.paid;
+    }
+    if (outcome.kind === 'refused') {
+      io.stderr(`emi buy: not settled${outcome.reason ? `: ${outcome.reason}` : ''}; nothing was delivered`);
+      await dropKeptFile(keptFile, delivery.keptFile);
+      return BUY_EXIT_CODES.notSettled;
+    }
+    transaction = outcome.transaction ?? transaction;
+    keptFile ??= await keepPayment(header);
+    const left = Math.floor((deadline - Date.now()) / 1000);
+    if (outcome.kind === 'stuck' || left <= 0 || send >= MAX_SENDS) {
+      io.stderr(`emi buy: ${outcome.why}`);
+      handOver({ ...delivery, keptFile, transaction, sends: send });
+      return BUY_EXIT_CODES.paymentKept;
+    }
+    const wait = Math.min(waitBeforeResend(send, outcome.waitSeconds), left);
+    io.stderr(
+      `emi buy: ${outcome.why}. Resending the same PAYMENT-SIGNATURE in ${wait} s ` +
+        `(send ${send + 1} of at most ${MAX_SENDS}, within ${retryFor} s)`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+  }
+}
+
+/** Says the payment may have settled, where its header is kept and the command that collects the file with it. */
+function handOver(
+  state: Delivery & { keptFile: string | null; transaction: string | undefined; sends: number },
+): void {
+  const { io, options, keptFile, transaction, sends } = state;
+  io.stderr(
+    `emi buy: no file after ${sends} send${sends === 1 ? '' : 's'} of the same payment; it may have settled` +
+      `${transaction ? ` as ${transaction}` : ''}. Do not buy again: send this payment again later, it is ` +
+      'never charged twice.',
+  );
+  const signature = keptFile ? `@${keptFile}` : state.header;
+  if (keptFile) io.stderr(`emi buy: the signed payment is kept in ${keptFile}; collect the file with:`);
+  else io.stderr('emi buy: the signed payment could not be written to a file; collect the file with:');
+  const base = /^https?:\/\//i.test(options.path) ? [] : ['--base-url', options.baseUrl];
+  io.stderr(
+    `  ${['emi', 'buy', options.path, ...base, '--payment-signature', signature].map(shellWord).join(' ')}`,
+  );
+}
+
+/** Writes the header to a new private file (a bearer of the purchase: whoever sends it gets the file). */
+async function keepPayment(header: string): Promise<string | null> {
+  try {
+    const dir = await mkdtemp(join(tmpdir(), 'emi-buy-'));
+    const file = join(dir, 'payment-signature.txt');
+    await writeFile(file, `${header}\n`, { mode: 0o600 });
+    return file;
+  } catch {
+    return null; // handOver then prints the header itself
+  }
+}
+
+/** Removes a file keepPayment wrote once the answer is definite; a reader's own @FILE is left alone. */
+async function dropKeptFile(file: string | null, readersFile: string | null): Promise<void> {
+  if (file === null || file === readersFile) return;
+  await rm(join(file, '..'), { recursive: true, force: true }).catch(() => undefined);
+}
+
+/** --payment-signature: the header itself, or @FILE holding it; checked to be an x402 payment. */
+export async function readKeptPayment(
+  value: string,
+): Promise<{ header: string; file: string | null } | { problem: string }> {
+  const file = value.startsWith('@') ? value.slice(1) : null;
+  let header = value;
+  if (file !== null) {
+    try {
+      header = await readFile(file, 'utf8');
+    } catch (error) {
+      return { problem: `--payment-signature: cannot read ${file} (${(error as Error).message})` };
+    }
+  }
+  header = header.trim();
+  try {
+    decodePaymentSignatureHeader(header);
+  } catch {
+    return {
+      problem:
+        `--payment-signature${file === null ? '' : ` (${file})`} is not a PAYMENT-SIGNATURE header ` +
+        '(the base64 x402 payment that `emi buy` kept)',
+    };
+  }
+  return { header, file };
+}
+
+/** A word as a POSIX shell reads it back: as it is when plain, else single-quoted. */
+const shellWord = (word: string): string =>
+  /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 
 function safeJson(text: string): unknown {
   try {
@@ -178,8 +409,11 @@ export const BUY_EXIT_HELP = [
   'Exit codes:',
   '  0  paid, settled and delivered (the body is on stdout)',
   '  1  the payment was refused or did not settle (nothing delivered)',
-  '  2  the path, --base-url or --facilitator-url is not usable (nothing was asked or paid)',
+  '  2  the path, --base-url, --facilitator-url, --retry-for or --payment-signature is not usable',
+  '     (nothing was asked or paid)',
   '  3  the path is free: nothing was paid (the body is on stdout)',
-  '  4  the site or the development facilitator cannot be reached',
+  '  4  the site or the development facilitator cannot be reached (before any payment was sent)',
   '  5  the site answered neither 402 nor 200 (e.g. 404, 503) before any payment',
+  '  6  the payment was sent but no definite answer came (it may have settled): the signed payment is kept',
+  '     in a file named on stderr; `emi buy PATH --payment-signature @FILE` collects the file, never paying twice',
 ].join('\n');

@@ -8,12 +8,15 @@ import { createLocalPaywall, paywallEnv } from './local.ts';
 import { MCP_PATH } from '../mcp/http.ts';
 import { normalisedRequest } from '../schemas/delivery.ts';
 import { listen } from './node-listen.ts';
-import { BUY_EXIT_HELP, runBuy } from './buy-command.ts';
+import { BUY_EXIT_HELP, DEFAULT_RETRY_FOR_SECONDS, runBuy } from './buy-command.ts';
+import type { BuyCommandOptions } from './buy-command.ts';
 import { DEV_FACILITATOR_PORT } from './dev-facilitator/server.ts';
 import { parsePort, usageError } from '../generator/cli-options.ts';
 import { stateFolder } from '../generator/defaults.ts';
 import { DEFAULT_PAYMENT_BOOK_FILE } from './payment-book-sqlite.ts';
 import { DEFAULT_LEDGER_FILE } from './publishers/credit-ledger-sqlite.ts';
+
+type BuyCliOptions = Omit<BuyCommandOptions, 'path'>;
 
 /** The vote store's file in the state folder: the name `emi generate` imports votes from. */
 const VOTE_STORE_FILE = 'arena-votes.sqlite';
@@ -168,10 +171,19 @@ export function registerPaywallCommands(program: Command): void {
       'development facilitator (env EMI_FACILITATOR_URL)',
       process.env.EMI_FACILITATOR_URL || `http://127.0.0.1:${DEV_FACILITATOR_PORT}`,
     )
+    .option(
+      '--retry-for <seconds>',
+      'after the payment is sent, resend the same payment for up to this long until the file or a refusal ' +
+        `comes (default ${DEFAULT_RETRY_FOR_SECONDS}; 0: send once)`,
+    )
+    .option(
+      '--payment-signature <header|@file>',
+      'send a payment kept by an earlier `emi buy` (exit code 6) again instead of paying: never charged twice',
+    )
     .addHelpText('after', `\nStatus lines go to stderr, only the body to stdout.\n${BUY_EXIT_HELP}`)
-    .action(async (path: string, o: { baseUrl: string; facilitatorUrl: string }) => {
+    .action(async (path: string, o: BuyCliOptions) => {
       process.exitCode = await runBuy(
-        { path, baseUrl: o.baseUrl, facilitatorUrl: o.facilitatorUrl },
+        { path, ...o },
         { stdout: (text) => process.stdout.write(text), stderr: (line) => console.error(line) },
       );
     });
