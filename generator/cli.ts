@@ -422,9 +422,11 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     .argument('[dir]', 'public site folder', 'site')
     .option('--paid <dir>', 'also check the paid bodies in this folder')
     .action(async (dir: string, o: { paid?: string }) => {
-      const { validatePaidOutput, validatePublicOutput } = await import('./publish/validate-output.ts');
+      const { validateHistoryOutput, validatePaidOutput, validatePublicOutput } =
+        await import('./publish/validate-output.ts');
       const checks = [
         ...(await validatePublicOutput(resolve(dir))),
+        ...(await validateHistoryOutput(resolve(dir))),
         ...(o.paid ? await validatePaidOutput(resolve(o.paid)) : []),
       ];
       for (const check of checks) {

@@ -180,11 +180,23 @@ const fileFields = {
   columns: z.array(z.string()).describe('column order (the CSV twin uses the same order)'),
 };
 
+/**
+ * The rows of a day or latest file. Each row is one run, never one asset: a per-asset value is a column of its own
+ * (`btc_price`), so the generic meaning of `rows` (schemas/field-meanings.ts) does not fit.
+ */
+const historyRows = (which: string) =>
+  z
+    .array(z.record(z.string(), z.union([z.number(), z.string(), z.null()])))
+    .describe(
+      `${which}; keyed by the names in \`columns\` (null where the run had no value), each row as the ` +
+        'resource’s row schema at /schemas/history-<resource>-row.json describes it',
+    );
+
 /** `/api/history/<resource>/<YYYY-MM-DD>.json`: one UTC day, append-only until the day is over. */
 export const HistoryDayFile = z.object({
   ...fileFields,
   date: z.iso.date(),
-  rows: z.array(z.record(z.string(), z.union([z.number(), z.string(), z.null()]))),
+  rows: historyRows('one row per run of this UTC day, oldest first'),
 });
 export type HistoryDayFile = z.infer<typeof HistoryDayFile>;
 
@@ -192,7 +204,7 @@ export type HistoryDayFile = z.infer<typeof HistoryDayFile>;
 export const HistoryLatestFile = z.object({
   ...fileFields,
   max_rows: z.number().int().positive(),
-  rows: z.array(z.record(z.string(), z.union([z.number(), z.string(), z.null()]))),
+  rows: historyRows('one row per run, the last `max_rows` runs across days, oldest first'),
 });
 export type HistoryLatestFile = z.infer<typeof HistoryLatestFile>;
 

@@ -1,4 +1,5 @@
-// robots.txt and sitemap.xml: every public URL, with its last modification taken from the run.
+// robots.txt and sitemap.xml: every page and every file llms.txt links, with its last modification taken from
+// the run.
 import { absoluteUrl } from './urls.ts';
 
 export interface SitemapEntry {

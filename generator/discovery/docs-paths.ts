@@ -13,6 +13,8 @@ export const DOCS_PATHS = {
   agents: '/docs/agents/',
   arenaRules: '/docs/arena-rules/',
   trackRecord: '/docs/track-record/',
+  publishers: '/docs/publishers/',
+  apiReference: '/docs/api/',
 } as const;
 
 /** A resource's name in URLs (docs page, schema file): `paidMarketRegime` -> `paid-market-regime`. */

@@ -6,10 +6,12 @@ import {
   HistoryDayFile,
   HistoryIndexFile,
   HistoryLatestFile,
+  historyDir,
   historyRowSchema,
 } from '../../schemas/history.ts';
 import { CACHE_SECONDS } from '../../schemas/common.ts';
 import type { SchemaEntry } from './json-schema.ts';
+import type { SitemapEntry } from './crawl-files.ts';
 import { STATIC_FILE_RESPONSES } from './static-file-responses.ts';
 
 type Json = Record<string, unknown>;
@@ -157,4 +159,16 @@ export function historyLlmsLines(url: (path: string) => string): string {
     `- [History index](${url('/api/history/index.json')}): which past values exist (one row per run, per resource), columns and every day file; one UTC day is /api/history/<resource>/YYYY-MM-DD.json, final once the day is over`,
     `- [Latest history rows](${url('/api/history/market-regime/latest.json')}): the last 500 rows; replace market-regime with ${HISTORY_RESOURCE_IDS.filter((id) => id !== 'market-regime').join(', ')}; .csv twins beside each file`,
   ].join('\n');
+}
+
+/**
+ * The history files in the sitemap: the index and each resource's latest.json, which llms.txt links, all written
+ * by every run (`lastmod`, the run's time). The day files are listed by the index, not here: a sitemap of 400 days
+ * of six resources would mostly repeat it.
+ */
+export function historySitemapEntries(lastmod: string | null): SitemapEntry[] {
+  return [
+    '/api/history/index.json',
+    ...HISTORY_RESOURCE_IDS.map((id) => `/${historyDir(id)}/latest.json`),
+  ].map((path) => ({ path, lastmod }));
 }

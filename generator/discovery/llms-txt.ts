@@ -97,6 +97,11 @@ export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
     [
       ...arena.map((r) => link(r.title, url(r.path), `${noteFor(r).useWhen} ${freshnessSentence(r)}`)),
       link('OpenAPI 3.1 (YAML)', url('/openapi.yaml'), 'the same document as YAML'),
+      link(
+        'Interactive API reference',
+        url(DOCS_PATHS.apiReference),
+        'the OpenAPI document as a page for people, with try-it for the free endpoints (needs JavaScript)',
+      ),
       ...free.map((r) =>
         link(`${r.title} docs`, url(endpointDocsPath(r)), 'fields, example from the latest run, curl line'),
       ),
@@ -114,7 +119,16 @@ export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
         url(DOCS_PATHS.trackRecord),
         'how often the brain and the crowd matched the outcome, with n and 95 % intervals',
       ),
-      link('Sitemap', url('/sitemap.xml'), 'every public URL with its last modification'),
+      link(
+        'Publisher programme',
+        url(DOCS_PATHS.publishers),
+        'how independent publishers resell the paid reports under their own brand, paid directly on chain',
+      ),
+      link(
+        'Sitemap',
+        url('/sitemap.xml'),
+        'every page and every file linked here, with its last modification (the history index lists the day files)',
+      ),
     ].join('\n'),
   ];
   return `${sections.join('\n\n')}\n`;

@@ -13,6 +13,7 @@ import {
   TRACKED_ASSETS,
 } from '../../schemas/common.ts';
 import { invalidAssetError, notFoundError } from '../../schemas/error.ts';
+import { HISTORY_INDEX_FILE } from '../../schemas/history.ts';
 import { PAID_EXAMPLES } from '../../schemas/paid/examples.ts';
 import { ALGORAND_MAINNET, USDC_ASA_ID, USDC_DECIMALS, X402_VERSION } from '../../schemas/paid/terms.ts';
 import type { PublishedResource } from '../../schemas/resources.ts';
@@ -29,7 +30,7 @@ import {
   standaloneSchema,
 } from '../discovery/json-schema.ts';
 import { buildLlmsTxt } from '../discovery/llms-txt.ts';
-import { historyRowSchemaEntries } from '../discovery/history-entries.ts';
+import { historyRowSchemaEntries, historySitemapEntries } from '../discovery/history-entries.ts';
 import { buildOpenApiDocument } from '../discovery/openapi.ts';
 import { keepPrinted, openApiYaml, printCount, printedEntries } from '../discovery/openapi-yaml.ts';
 import { examplesOf, latestRunTime, readPublishedFiles } from '../discovery/run-files.ts';
@@ -237,6 +238,7 @@ export async function loadSiteData(options: SiteDataOptions) {
   const runs = await readPublishedHistory(options.publishedDir ?? options.siteDir);
   // The buyer is published only once its page exists (its folder may hold sources alone while in progress).
   const hasBuyer = await exists(join(options.siteDir, 'x402-buyer', 'index.html'));
+  const hasHistory = await exists(join(options.publishedDir ?? options.siteDir, HISTORY_INDEX_FILE));
   const runTime = latestRunTime(files);
   const body = (path: string) => files.find((f) => f.requestPath === path)?.body;
 
@@ -255,6 +257,8 @@ export async function loadSiteData(options: SiteDataOptions) {
     { path: '/openapi.yaml', lastmod: runTime },
     { path: '/llms.txt', lastmod: runTime },
     ...(hasBuyer ? [{ path: '/x402-buyer/', lastmod: runTime }] : []),
+    // The history files llms.txt links, once a run has written them.
+    ...(hasHistory ? historySitemapEntries(runTime) : []),
   ];
 
   const data = {

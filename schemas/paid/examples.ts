@@ -1,7 +1,8 @@
 // Small, schema-valid example bodies of the four paid resources: the paid engines' output for a one-asset
 // simulated fixture, long texts and lists shortened. They feed the Bazaar discovery extension of the 402 (kept
 // small because clients echo it back in PAYMENT-SIGNATURE) and can feed the OpenAPI document, so both show the
-// same examples. test/paywall-schemas.test.ts checks that each one passes its schema.
+// same examples. test/paywall-schemas.test.ts checks that each one passes its schema. BTC's price is set to a level
+// BTC has traded at (the fixture's own simulated 14.03 read as a broken value to a developer).
 import { DISCLAIMER, EDUCATIONAL_NOTICE, PROJECT } from '../common.ts';
 import { NO_PERFORMANCE_HISTORY } from '../performance.ts';
 import type { PaidMarketRegime } from './paid-market-regime.ts';
@@ -164,7 +165,7 @@ export const paidMainBrainExample: PaidMainBrain = {
       agreement_readings: { brain: 'bearish', derivatives: 'bearish', order_book: 'neutral' },
       risk_level: 'low',
       market: {
-        price: 14.027445,
+        price: 97412.35,
         change_24h: -4.34,
         price_source: 'binance-spot (simulated)',
       },
@@ -238,7 +239,7 @@ export const atlasExample: Atlas = {
         asset: 'BTC',
         bias: 'bearish',
         confidence: 9,
-        price: 14.027445,
+        price: 97412.35,
         change_24h: -4.34,
         liquidity_context: 'deep',
         derivatives_state: 'new_shorts',
@@ -370,7 +371,7 @@ export const atlasHumanReportExample: AtlasHumanReport = {
     rows: [
       {
         asset: 'BTC',
-        price: 14.027445,
+        price: 97412.35,
         change_24h: -4.34,
         bias: 'bearish',
         confidence: 9,
