@@ -25,7 +25,7 @@ export interface PaywallConfig {
   indexerUrl?: string;
   /** Sell simulated or replayed data (development only); default false: such files are refused before payment. */
   allowSimulated?: boolean;
-  /** Refuse to sell a file generated longer ago than this; default 180 s (three one-minute cadences). */
+  /** Refuse to sell a file generated longer ago than this; default DEFAULT_MAX_DATA_AGE_SECONDS. */
   maxDataAgeSeconds?: number;
   /** Highest fee the facilitator's fee-payer transaction may carry, microALGO; default 10 000. */
   maxFeePayerFeeMicroAlgos?: number;
@@ -58,6 +58,12 @@ const PUBLIC_INDEXERS: Readonly<Record<string, string>> = {
  * Algorand) its margin.
  */
 export const MAX_FACILITATOR_TIMEOUT_MS = 15_000;
+
+/**
+ * The oldest file sold by default (s): two one-minute cadences, the age at which the site's freshness rule calls data
+ * stale (next_update_due, then one more interval). With another cadence, set EMI_MAX_DATA_AGE_SECONDS to twice it.
+ */
+export const DEFAULT_MAX_DATA_AGE_SECONDS = 120;
 
 function facilitatorTimeout(value: number | undefined, what: string): number {
   const ms = positiveInteger(value, 10_000, what);
@@ -133,7 +139,11 @@ export function resolveConfig(config: PaywallConfig): ResolvedConfig {
     maxTimeoutSeconds: positiveInteger(config.maxTimeoutSeconds, 300, 'maxTimeoutSeconds'),
     indexerUrl: apiUrl(indexerUrl, 'indexerUrl'),
     allowSimulated: config.allowSimulated ?? false,
-    maxDataAgeSeconds: positiveInteger(config.maxDataAgeSeconds, 180, 'maxDataAgeSeconds'),
+    maxDataAgeSeconds: positiveInteger(
+      config.maxDataAgeSeconds,
+      DEFAULT_MAX_DATA_AGE_SECONDS,
+      'maxDataAgeSeconds',
+    ),
     maxFeePayerFeeMicroAlgos: BigInt(
       positiveInteger(config.maxFeePayerFeeMicroAlgos, 10_000, 'maxFeePayerFeeMicroAlgos'),
     ),

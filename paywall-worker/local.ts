@@ -11,7 +11,7 @@ import { createArenaVoteApp } from './arena-vote/app.ts';
 import { nodeClientIp } from './arena-vote/client-ip.ts';
 import { openSqliteVoteStore } from './arena-vote/store-sqlite.ts';
 import type { SqliteVoteStore } from './arena-vote/store-sqlite.ts';
-import { PaywallConfigError, settingsFromEnv } from './config.ts';
+import { DEFAULT_MAX_DATA_AGE_SECONDS, PaywallConfigError, settingsFromEnv } from './config.ts';
 import type { EnvSettings } from './config.ts';
 import type { PaywallLogEntry } from './core/decide.ts';
 import { createPayeeGate } from './core/payee-gate.ts';
@@ -269,7 +269,7 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
               `arena votes: POST /arena/vote kept in ${options.voteStorePath}${options.voteExportToken ? ', exported at /arena/votes/export (EMI_VOTE_EXPORT_TOKEN)' : ''}`,
             ]
           : []),
-        `x402 sells: ${allowSimulated ? 'simulated, replayed or live data (each 402 says which)' : 'live data only'}, at most ${options.maxDataAgeSeconds ?? 180} s old`,
+        `x402 sells: ${allowSimulated ? 'simulated, replayed or live data (each 402 says which)' : 'live data only'}, at most ${options.maxDataAgeSeconds ?? DEFAULT_MAX_DATA_AGE_SECONDS} s old`,
         ...(publishers?.publishers.map((p) => storefrontLine(p)) ?? []),
       ],
       close: async () => {

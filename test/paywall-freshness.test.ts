@@ -65,7 +65,19 @@ describe('by default', () => {
     expect(body.message).toMatch(/simulated data/);
   });
 
-  it('refuses a live body older than the maximum age (default 180 s)', async () => {
+  it('sells a live file while the freshness rule calls it fresh or late, never once it calls it stale (120 s)', async () => {
+    // Generated at G, due at G + 60 s (late past it), stale one more interval later: G + 120 s at the default cadence.
+    await writeBody('live', 110);
+    expect((await get()).status).toBe(402);
+    await writeBody('live', 150); // what the docs, llms.txt and MCP call stale: sold until 180 s before
+    const stale = await get();
+    expect(stale.status).toBe(503);
+    const body = PaywallErrorBody.parse(await stale.json());
+    expect(body.error).toBe('data_stale');
+    expect(body.message).toMatch(/generated 150 s ago .* past the 120 s this service sells/);
+  });
+
+  it('refuses a live body older than the maximum age (default 120 s)', async () => {
     await writeBody('live', 16 * 60);
     const response = await get();
     expect(response.status).toBe(503);
