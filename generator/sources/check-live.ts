@@ -1,8 +1,10 @@
 // `emi sources check --live`: every venue probed once per kind of data it serves, through its adapter, so an operator
 // sees a format change (an answer that no longer parses, a value out of its usual range, a unit that moved) before it
-// degrades a run. Per venue and kind: how many assets parsed, the range of the main values and their units.
+// degrades a run. Per venue and kind: how many assets parsed, the range of the main values and their units, and
+// which parsed values a run would set aside as from another time (freshness.ts): `stale by 3 h`, `ahead by 2 h`.
 import { SOURCE_CATALOG } from './adapters/plan.ts';
 import { inBatches, SECTION_NAMES } from './adapters/source.ts';
+import { clockNote } from './check.ts';
 import type { FetchContext, SectionName, SectionSource, SectionValues } from './adapters/source.ts';
 import type { Sourced } from '../market/types.ts';
 import type { VenueId } from './venues.ts';
@@ -57,6 +59,8 @@ export interface KindProbe {
   parsed: string[];
   /** Asset (or "*" for the whole call) -> why it has no value. */
   failures: Record<string, string>;
+  /** Parsed asset -> why a run would not use its value ("stale by 3 h: ..."): it describes another time. */
+  late: Record<string, string>;
   ranges: RangeReport[];
   latencyMs: number;
 }
@@ -87,10 +91,15 @@ async function probeKind<S extends SectionName>(
   const started = now();
   const values = new Map<string, Sourced<SectionValues[S]>>();
   const failures: Record<string, string> = {};
+  const late: Record<string, string> = {};
   for (const batch of inBatches(symbols, source.batchSize)) {
     try {
       const answer = await source.fetch(batch, context);
-      for (const [symbol, value] of answer) values.set(symbol, value);
+      for (const [symbol, value] of answer) {
+        values.set(symbol, value);
+        const clock = clockNote(section, value.provenance, context.asOf);
+        if (clock) late[symbol] = clock.note;
+      }
       for (const [symbol, reason] of answer.reasons ?? []) failures[symbol] = reason;
     } catch (error) {
       const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
@@ -104,6 +113,7 @@ async function probeKind<S extends SectionName>(
     section,
     parsed: symbols.filter((s) => values.has(s)),
     failures,
+    late,
     ranges: rangesOf(section, [...values.values()]),
     latencyMs: Math.round(now() - started),
   };
@@ -133,6 +143,23 @@ export async function probeVenuesLive(options: {
   return perVenue.flat();
 }
 
+/** Whether a run could use any of the probe's values: parsed, and describing the probe's time. */
+export const hasUsableValue = (probe: KindProbe): boolean =>
+  probe.parsed.some((symbol) => !(symbol in probe.late));
+
+/**
+ * Parsing first (`FAILS`, `partial`), then time: every asset parsed but none describes the probe's time is `stale`
+ * or `ahead`, some of them `partial`.
+ */
+function statusOf(probe: KindProbe): string {
+  const total = probe.parsed.length + Object.keys(probe.failures).length;
+  const late = Object.values(probe.late);
+  if (probe.parsed.length === 0) return 'FAILS';
+  if (probe.parsed.length < total) return 'partial';
+  if (late.length === 0) return 'parses';
+  return late.length < total ? 'partial' : late[0]!.startsWith('ahead') ? 'ahead' : 'stale';
+}
+
 const number = (n: number): string =>
   n === 0
     ? '0'
@@ -150,14 +177,14 @@ export function formatLiveProbes(probes: readonly KindProbe[]): string {
       lines.push(`${venue}`);
     }
     const total = probe.parsed.length + Object.keys(probe.failures).length;
-    const status = probe.parsed.length === 0 ? 'FAILS' : probe.parsed.length < total ? 'partial' : 'parses';
+    const status = statusOf(probe);
     const ranges = probe.ranges
       .map((r) => `${r.name} ${number(r.min)}..${number(r.max)} ${r.unit}`)
       .join('; ');
     lines.push(
       `  ${probe.section.padEnd(12)} ${status.padEnd(7)} ${probe.parsed.length}/${total}  ${probe.latencyMs} ms  ${ranges}`,
     );
-    for (const [symbol, reason] of Object.entries(probe.failures))
+    for (const [symbol, reason] of [...Object.entries(probe.failures), ...Object.entries(probe.late)])
       lines.push(`    ${symbol}: ${reason.slice(0, 160)}`);
   }
   return lines.join('\n');

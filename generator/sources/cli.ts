@@ -5,7 +5,7 @@ import { Option } from 'commander';
 import { TRACKED_ASSETS } from '../../schemas/common.ts';
 import { SIMULATOR_ORDER } from './adapters/plan.ts';
 import { checkVenues, formatChecks } from './check.ts';
-import { formatLiveProbes, probeVenuesLive } from './check-live.ts';
+import { formatLiveProbes, hasUsableValue, probeVenuesLive } from './check-live.ts';
 import { loadSourcesConfig } from './config.ts';
 import { createConfiguredLiveTransport } from './live.ts';
 import { createReplayTransport, recordedAsOf } from './recording/replay-transport.ts';
@@ -80,7 +80,8 @@ async function runCheck(flags: CheckFlags): Promise<void> {
     const context = { transport, asOf, candleLimit: 24, shared: new Map() };
     const probes = await probeVenuesLive({ venues, symbols: TRACKED_ASSETS, context });
     console.log(flags.json ? JSON.stringify(probes, null, 2) : formatLiveProbes(probes));
-    if (probes.every((p) => p.parsed.length === 0)) process.exitCode = 1;
+    // As the table: answers a run would set aside (stale, ahead) are no answer.
+    if (!probes.some(hasUsableValue)) process.exitCode = 1;
     return;
   }
   const checks = await checkVenues({ venues, baseUrls, symbols: TRACKED_ASSETS, transport, asOf, order });

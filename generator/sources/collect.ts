@@ -41,7 +41,7 @@ export interface CollectOptions {
   candleLimit?: number;
   /** Sources per kind of data, in fallback order (default: Binance spot, Binance USDⓈ-M, OKX). */
   plan?: SourcePlan;
-  /** Report a price gap between the serving and the next ticker venue above this percent (default: no check). */
+  /** Cross-check each price with the other ticker venues; a gap above this percent is an issue (default: no check). */
   priceDisagreementPct?: number | null;
   /** Fill missing liquidations with an estimate from open-interest drops (default false). */
   estimateLiquidations?: boolean;
@@ -85,9 +85,9 @@ export async function collectMarket(options: CollectOptions): Promise<MarketSnap
     liquidations: liquidations.values.get(symbol) ?? null,
   }));
   if (options.estimateLiquidations) fillEstimatedLiquidations(assets, options.asOf);
-  const priceIssues =
+  const priceCheck =
     options.priceDisagreementPct == null
-      ? []
+      ? null
       : await checkPrices(assets, {
           sources: plan.ticker,
           context,
@@ -95,6 +95,8 @@ export async function collectMarket(options: CollectOptions): Promise<MarketSnap
           thresholdPct: options.priceDisagreementPct,
           run: limit,
         });
+  // An outlier price that two other venues contradicted is set aside for theirs (its issue says so).
+  for (const asset of assets) asset.ticker = priceCheck?.replacements.get(asset.symbol) ?? asset.ticker;
   const results = { candles, ticker, book, funding, openInterest, liquidations };
   return {
     asOf: options.asOf,
@@ -105,7 +107,7 @@ export async function collectMarket(options: CollectOptions): Promise<MarketSnap
     issues: [
       ...gate.issues(),
       ...SECTION_NAMES.flatMap((section) => results[section].issues),
-      ...priceIssues,
+      ...(priceCheck?.issues ?? []),
     ],
   };
 }
