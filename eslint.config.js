@@ -18,6 +18,7 @@ export default tseslint.config(
       'site/arena/',
       'site/x402-buyer/app.js',
       'site/assets/arena-vote/',
+      'site/assets/x402-buyer/',
       'artifacts/',
       'coverage/',
     ],

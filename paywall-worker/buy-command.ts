@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { decodePaymentSignatureHeader } from '@x402/core/http';
 import { PAID_REQUEST_TIMEOUT_MS, sendSignedPayment, signDevPayment } from './buy.ts';
 import type { PaidAttempt, SignedPayment } from './buy.ts';
+import { refusedBeforeSettling } from '../schemas/paid/not-for-sale.ts';
 import { IN_FLIGHT_LEASE_MS } from './payment-book.ts';
 
 /** Exit codes of `emi buy`, documented in the README and in `emi buy --help`. */
@@ -249,6 +250,10 @@ export function readOutcome(attempt: PaidAttempt, origin: string, now = Date.now
   const transaction = errorField(body, 'transaction') ?? (settlement?.transaction || undefined);
   if (status === 200) {
     return { kind: 'delivered', body, transaction: settlement?.success ? settlement.transaction : null };
+  }
+  if (refusedBeforeSettling(status, code, transaction)) {
+    // Refused before anything was settled (stale data, a missing file...): a resend cannot help, nothing was charged.
+    return { kind: 'refused', reason: `${code} (nothing was charged)` };
   }
   const answered = `${origin} answered ${status}${code ? ` ${code}` : ''}`;
   const stillSettling = code === 'payment_in_progress'; // 503; 402 from a paywall of an earlier version

@@ -1,10 +1,12 @@
 // Bundles the site's two browser programs into ES modules: the buyer page (site/x402-buyer/src/main.ts ->
-// x402-buyer/app.js) and the arena vote form (site/arena-vote/src/main.ts -> assets/arena-vote/main.js, with the
-// wallet code in chunks loaded on the first click). `emi build` calls this before Eleventy copies them into
-// dist/; the outputs are generated, never committed.
+// x402-buyer/app.js, its shared code and the Pera and Defly SDKs in chunks under assets/x402-buyer/, the SDKs loaded
+// on the first click of their button) and the arena vote form (site/arena-vote/src/main.ts ->
+// assets/arena-vote/main.js, with the wallet code in chunks loaded on the first click). Chunks sit under assets/,
+// which the site copies through as it is and every host serves as a plain file. `emi build` calls this before
+// Eleventy copies them into dist/; the outputs are generated, never committed.
 import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isCurrent, writeStamp } from './bundle-stamp.ts';
 
@@ -21,19 +23,27 @@ export const BUYER_BUNDLE = join(SITE, 'x402-buyer/app.js');
 export const ARENA_VOTE_ENTRY = join(SITE, 'arena-vote/src/main.ts');
 
 /** Where each program lands inside a site folder. */
-export const BUNDLE_PATHS = { buyer: 'x402-buyer/app.js', arenaVote: 'assets/arena-vote' } as const;
+export const BUNDLE_PATHS = {
+  buyer: 'x402-buyer/app.js',
+  buyerChunks: 'assets/x402-buyer',
+  arenaVote: 'assets/arena-vote',
+} as const;
 
 export interface BundleOptions {
-  /** Where to write the bundle; defaults to the checkout's site folder. */
+  /**
+   * Where to write the page's entry (`<site>/x402-buyer/app.js`); defaults to the checkout's site folder. Its chunks
+   * go to `<site>/assets/x402-buyer/`, the site folder being the one above the entry's.
+   */
   outFile?: string;
   /** Minify (default true); tests may turn it off for readable stack traces. */
   minify?: boolean;
 }
 
 interface BundleJob {
-  entry: string;
+  /** The source, or the source and its output's path inside `outdir` without `.js`. */
+  entry: string | { in: string; out: string };
   minify: boolean;
-  out: { outfile: string } | { outdir: string };
+  out: { outfile: string } | { outdir: string; chunkNames?: string };
   /** Stamp file: when given, an unchanged bundle is not made again (see bundle-stamp.ts). */
   stamp?: string;
   /** Run before bundling (not when the bundle is skipped). */
@@ -66,12 +76,22 @@ async function bundle({ entry, minify, out, stamp, before }: BundleJob): Promise
   if (stamp && result.metafile) await writeStamp(stamp, key, result.metafile, workingDir);
 }
 
+/**
+ * The buyer page, split: app.js carries what the price check and the development wallet need, and the Pera and
+ * Defly SDKs (about 1 MB, imported with import() in wallets/connect-sdk.ts) stay in chunks fetched on the first
+ * click of their button. As one file, the page took the whole SDKs before any button worked.
+ */
 export async function bundleBuyerPage(options: BundleOptions & { stamp?: string } = {}): Promise<void> {
+  const outFile = options.outFile ?? BUYER_BUNDLE;
+  const siteDir = dirname(dirname(outFile));
+  const chunks = join(siteDir, BUNDLE_PATHS.buyerChunks);
   await bundle({
-    entry: BUYER_ENTRY,
+    entry: { in: BUYER_ENTRY, out: relative(siteDir, outFile).replace(/\.js$/, '') },
     minify: options.minify ?? true,
-    out: { outfile: options.outFile ?? BUYER_BUNDLE },
+    out: { outdir: siteDir, chunkNames: `${BUNDLE_PATHS.buyerChunks}/[name]-[hash]` },
     stamp: options.stamp,
+    // Chunk names carry hashes: no stale chunk is left behind.
+    before: () => rm(chunks, { recursive: true, force: true }),
   });
 }
 

@@ -231,6 +231,13 @@ async function whileBusy(step: () => Promise<void>): Promise<void> {
   }
 }
 
+/** The offer on screen is no longer on sale: its details and its "about to pay" text go, and Pay with them. */
+function withdrawOffer(): void {
+  state.challenge = null;
+  show('challenge', false);
+  show('confirm', false);
+}
+
 /** Asks for the price; `initial` is the page's own check on load, which never moves focus. */
 const checkPrice = (initial = false): Promise<void> =>
   whileBusy(async () => {
@@ -241,9 +248,7 @@ const checkPrice = (initial = false): Promise<void> =>
       state.config?.reportAmount,
     );
     if (result.kind === 'problem') {
-      state.challenge = null;
-      show('challenge', false);
-      show('confirm', false); // the earlier offer is no longer on sale: do not leave its "about to pay" text
+      withdrawOffer();
       setStatus('');
       showProblem(result.problem, { focus: !initial });
       return;
@@ -305,6 +310,8 @@ async function send(payment: PendingPayment): Promise<void> {
   const result = await sendPayment(payment);
   if (result.kind === 'paid') showPaid(result);
   else {
+    // Refused before settling (stale data...): the payment was dropped, Pay must not sign a new one for this offer.
+    if (result.problem.kind === 'not-for-sale') withdrawOffer();
     setStatus('');
     showProblem(result.problem);
   }
@@ -398,6 +405,14 @@ async function disconnect(): Promise<void> {
   byId('connect-pera').focus(); // Disconnect is hidden now: back to the first wallet choice
 }
 
+/** The controls index.html ships disabled, so that none looks usable before this program has wired it. */
+const CONTROLS_WIRED_AT_START = ['connect-pera', 'connect-defly', 'create-dev-wallet', 'check-price'];
+
+function markReady(): void {
+  for (const id of CONTROLS_WIRED_AT_START) byId<HTMLButtonElement>(id).disabled = false;
+  document.body.dataset.ready = 'true';
+}
+
 async function start(): Promise<void> {
   const loaded = await loadBuyerConfig(new URL('config.json', location.href).toString(), state.reportUrl);
   if (loaded.ok) {
@@ -422,7 +437,7 @@ async function start(): Promise<void> {
   byId('create-dev-wallet').addEventListener('click', () => void connect('development'));
   byId('disconnect').addEventListener('click', () => void disconnect());
   byId('print').addEventListener('click', () => window.print());
-  document.body.dataset.ready = 'true';
+  markReady();
   await checkPrice(true);
   // A report paid for earlier in this tab is shown again: a reload never loses what was paid for.
   const paidEarlier = keptReport(sessionStorage, state.reportUrl);

@@ -4,8 +4,8 @@
 // No double charge on retry: once the wallet has signed, the PAYMENT-SIGNATURE header is kept (in memory and in
 // sessionStorage, so a reload keeps it too) and every retry of the same request resends those exact bytes. The same
 // signed transaction has one id and can land on the ledger at most once, and it expires after its validity window.
-// The kept payment is dropped only when the server has given a definite answer (200, or a 402 refusal other than
-// "this payment is still being processed").
+// The kept payment is dropped only when the server has given a definite answer (200, a 402 refusal other than
+// "this payment is still being processed", or a refusal to sell the file that names no transaction: see notForSale).
 import type { ChallengeCheck, PaymentRequirement } from '../../../generator/buyer/challenge.ts';
 import { checkChallenge } from '../../../generator/buyer/challenge.ts';
 import type { ChallengeSource } from '../../../generator/buyer/x402-codec.ts';
@@ -23,6 +23,7 @@ import {
   encodePaymentGroup,
   parseAlgodParams,
 } from './payment-group.ts';
+import { refusedBeforeSettling } from '../../../schemas/paid/not-for-sale.ts';
 import { newPaymentId, PAYMENT_IDENTIFIER } from '../../../schemas/paid/payment-identifier.ts';
 import type { DataFacts } from './data-mode.ts';
 import { readDataFacts } from './data-mode.ts';
@@ -35,6 +36,7 @@ export type ProblemKind =
   | 'wrong-network'
   | 'wallet-unavailable'
   | 'facilitator-unavailable'
+  | 'not-for-sale'
   | 'settlement-refused'
   | 'payment-refused'
   | 'payment-in-progress'
@@ -172,18 +174,30 @@ export const keptPaymentProblem = (kept: PendingPayment): Problem => ({
   txId: kept.txId,
 });
 
-/** The error code and the message of a JSON error body (the text itself, shortened, when it is not JSON). */
-async function readErrorBody(response: Response): Promise<{ code: string | null; message: string }> {
+interface ErrorBody {
+  code: string | null;
+  /** The body's message (else its code); empty when the body is not JSON. */
+  message: string;
+  /** The transaction the body names (the paywall's `transaction`): the payment may have been settled. */
+  transaction: string | null;
+}
+
+/**
+ * The error code, message and transaction of a JSON error body. Anything else (an HTML error page from a proxy or a
+ * host in between) is not shown: the caller says what happened with the HTTP status instead of raw markup.
+ */
+async function readErrorBody(response: Response): Promise<ErrorBody> {
   const text = await response.text().catch(() => '');
   try {
-    const body = JSON.parse(text) as { message?: unknown; error?: unknown };
+    const body = JSON.parse(text) as { message?: unknown; error?: unknown; transaction?: unknown };
     const code = typeof body.error === 'string' ? body.error : null;
     const message = typeof body.message === 'string' ? body.message : code;
-    if (message !== null) return { code, message };
+    const transaction = typeof body.transaction === 'string' && body.transaction ? body.transaction : null;
+    if (message !== null) return { code, message, transaction };
   } catch {
     // not JSON
   }
-  return { code: null, message: text.slice(0, 200) };
+  return { code: null, message: '', transaction: null };
 }
 
 const bodyMessage = async (response: Response): Promise<string> => (await readErrorBody(response)).message;
@@ -196,6 +210,17 @@ const asSentence = (text: string): string => {
   const trimmed = text.trim();
   return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 };
+
+/** The server's words after a colon, or the status alone when it gave none (an HTML page, an empty body). */
+const refusalReason = (message: string): string => (message ? `: ${asSentence(message)}` : ' (HTTP 402).');
+
+/** `HTTP 503` alone, or followed by the server's words when it gave some. */
+const httpDetail = (status: number, detail: string): string =>
+  detail.trim() ? `HTTP ${status}: ${detail.trim()}` : `HTTP ${status}`;
+
+/** A refusal to sell the file that settled nothing (schemas/paid/not-for-sale.ts): nothing to keep or resend. */
+const notForSale = (status: number, body: ErrorBody): boolean =>
+  refusedBeforeSettling(status, body.code, body.transaction);
 
 /** Why a price check got no payment request: a plain sentence, the server's own words, then the HTTP detail. */
 function notForSaleMessage(status: number, serverMessage: string): string {
@@ -385,22 +410,23 @@ export async function sendPayment(payment: PendingPayment): Promise<PaidResult> 
             'account you meant and that this account holds enough USDC, then check the price again. If an ' +
             'earlier attempt timed out, that payment may have gone through: look the transaction up before ' +
             'paying again.'
-          : `The server did not accept the signed payment: ${asSentence(refusal.message)} If an earlier attempt ` +
+          : `The server did not accept the signed payment${refusalReason(refusal.message)} If an earlier attempt ` +
             'timed out, that payment may have gone through: look the transaction up before paying again.';
     return { kind: 'problem', problem: { kind: 'payment-refused', message, retrySafe: false, txId } };
   }
-  if (response.status === 503) {
-    const refusal = await readErrorBody(response.clone());
-    if (refusal.code === 'payment_in_progress')
-      return inProgress(txId, retryAfterSeconds(response.headers.get('Retry-After')));
+  const body = await readErrorBody(response);
+  if (response.status === 503 && body.code === 'payment_in_progress')
+    return inProgress(txId, retryAfterSeconds(response.headers.get('Retry-After')));
+  if (notForSale(response.status, body)) {
+    pendingPayments.clear(payment.url);
+    return { kind: 'problem', problem: notForSaleProblem(response.status, body) };
   }
-  const detail = await bodyMessage(response);
   if (response.status === 502 || response.status === 503 || response.status === 504) {
     return {
       kind: 'problem',
       problem: {
         kind: 'facilitator-unavailable',
-        message: `The payment service is unavailable right now (HTTP ${response.status}: ${detail}). Your signed payment is kept.`,
+        message: `The payment service is unavailable right now (${httpDetail(response.status, body.message)}). Your signed payment is kept.`,
         retrySafe: true,
         txId,
       },
@@ -410,9 +436,22 @@ export async function sendPayment(payment: PendingPayment): Promise<PaidResult> 
     kind: 'problem',
     problem: {
       kind: 'server',
-      message: `The server answered HTTP ${response.status}: ${detail}`,
+      message: `The server answered ${httpDetail(response.status, body.message)}`,
       retrySafe: true,
       txId,
     },
+  };
+}
+
+/** The file stopped being on sale between the price check and Pay: nothing was charged, the payment is dropped. */
+function notForSaleProblem(status: number, body: ErrorBody): Problem {
+  const why = isMachineCode(body.message) ? `code ${body.message}.` : asSentence(body.message);
+  return {
+    kind: 'not-for-sale',
+    message:
+      'Nothing was charged: the server refused to sell this report before settling your signed payment, so ' +
+      `that payment was not sent on and has been discarded. Why (HTTP ${status}): ${why} Check the price ` +
+      'again to see whether it is on sale now; a new payment is signed only if you press Pay again.',
+    retrySafe: false,
   };
 }

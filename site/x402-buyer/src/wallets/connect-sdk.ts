@@ -2,6 +2,7 @@
 // one adapter serves both. The SDKs are created only when the person picks one: constructing them contacts the
 // wallet vendors' servers, which the page should not do unasked.
 import type algosdk from 'algosdk';
+import { watchConnectDialog } from './connect-dialog.ts';
 import type { BuyerWallet, WalletKind } from './types.ts';
 import { WalletError } from './types.ts';
 
@@ -75,11 +76,15 @@ export const connectSdkWallet = async (kind: 'pera' | 'defly'): Promise<BuyerWal
 export async function connectAccount(kind: 'pera' | 'defly', sdk: ConnectSdk): Promise<string> {
   const label = LABELS[kind];
   let accounts: string[];
+  // The SDK's dialog, usable from the keyboard while it is open (connect-dialog.ts); no DOM in the unit tests.
+  const stopWatching = typeof document === 'undefined' ? () => {} : watchConnectDialog(kind, label);
   try {
     accounts = await sdk.reconnectSession().catch(() => []);
     if (accounts.length === 0) accounts = await sdk.connect();
   } catch (error) {
     throw classifyWalletError(error, label);
+  } finally {
+    stopWatching();
   }
   const address = accounts[0];
   if (!address) throw new WalletError('rejected', `${label} shared no account.`);

@@ -1,0 +1,304 @@
+// The buyer page as a person meets it on `emi up` (generate, bundle, build, then the local stack's composition on
+// 127.0.0.1) in Debian's chromium: what it downloads before a wallet is chosen, controls that look usable only once
+// they work, a 320 px screen at 200 % text, the Pera connect dialog from the keyboard, and a file that goes stale
+// between the price check and Pay (nothing charged, said plainly, the signed payment dropped).
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bundleSitePrograms } from '../generator/buyer/bundle.ts';
+import { HUMAN_REPORT_PATH } from '../generator/buyer/human-report-terms.ts';
+import { startLocalStack, type LocalStack } from '../generator/local-stack.ts';
+import { runPipeline } from '../generator/pipeline.ts';
+import { buildSite } from '../generator/site/build.ts';
+import { PAID_RESOURCES } from '../schemas/resources.ts';
+import { hasChromium, launchChromium } from './buyer-stack.ts';
+import { freePort } from './free-port.ts';
+import { copyTemplates } from './site-fixture.ts';
+
+/**
+ * What the page may download before any wallet button is pressed, in bytes as served (uncompressed). It needs
+ * algosdk at once (config.json's payee is checked with it, the development wallet and the payment group are made
+ * with it): about 490 KB minified, shared with the wallet SDKs. The page's own code is about 35 KB, its HTML, CSS
+ * and config.json under 30 KB. 600 KB leaves some room for them to grow; the Pera and Defly SDKs (about 1 MB more,
+ * 1.6 MB in all when they were in app.js) never fit.
+ */
+const FIRST_LOAD_BUDGET = 600_000;
+/** The Pera SDK alone is over 300 KB minified: fetched on the first click of its button, not before. */
+const PERA_SDK_MIN_BYTES = 300_000;
+
+describe.skipIf(!hasChromium)('the buyer page on emi up, as a person meets it', { timeout: 120_000 }, () => {
+  let root = '';
+  let stack: LocalStack;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const dirs = { site: '', paid: '', state: '', dist: '' };
+  const pageErrors: string[] = [];
+  const atlasFile = () =>
+    join(dirs.paid, PAID_RESOURCES.find((resource) => resource.id === 'atlasHumanReport')!.file);
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'emi-buyer-page-'));
+    Object.assign(dirs, {
+      site: join(root, 'site'),
+      paid: join(root, 'paid'),
+      state: join(root, 'state'),
+      dist: join(root, 'dist'),
+    });
+    await mkdir(join(dirs.site, 'x402-buyer'), { recursive: true });
+    await copyTemplates(dirs.site);
+    const buyer = join(import.meta.dirname, '..', 'site', 'x402-buyer');
+    for (const file of ['index.html', 'buyer.css'])
+      await cp(join(buyer, file), join(dirs.site, 'x402-buyer', file));
+    const report = await runPipeline({
+      outDir: dirs.site,
+      paidDir: dirs.paid,
+      stateDir: dirs.state,
+      source: 'sim',
+      seed: 7,
+      asOf: Date.now(),
+    });
+    expect(report.status).not.toBe('failed');
+    await bundleSitePrograms(dirs.site); // what `emi build` does before Eleventy
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    await buildSite({ siteDir: dirs.site, outDir: dirs.dist, baseUrl: `${origin}/`, quiet: true });
+    stack = await startLocalStack({
+      port,
+      host: '127.0.0.1',
+      dir: dirs.dist,
+      paid: dirs.paid,
+      devFacilitatorPort: 0,
+      ledgerFile: join(root, 'publishers.sqlite'),
+      log: () => {},
+    });
+    browser = await launchChromium();
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    // Nothing leaves the machine: the Pera SDK's calls to its servers are cut, its dialog still opens.
+    await context.route('**/*', (route) =>
+      route.request().url().startsWith(stack.url) ? route.continue() : route.abort(),
+    );
+    page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    pageErrors.length = 0;
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  });
+
+  afterEach(async () => {
+    await context.close();
+  });
+
+  const pageUrl = () => `${stack.url}/x402-buyer/`;
+  const ready = async () => {
+    await page.goto(pageUrl());
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector('#challenge:not([hidden])');
+  };
+
+  it('shows its controls disabled, saying it is loading, until app.js has wired them', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/x402-buyer/app.js', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(pageUrl(), { waitUntil: 'commit' });
+    await page.waitForSelector('#connect-pera');
+    for (const id of ['connect-pera', 'connect-defly', 'check-price'])
+      expect(await page.isDisabled(`#${id}`), id).toBe(true);
+    expect(await page.textContent('#config-status')).toMatch(/Loading…/);
+    await page.click('#connect-pera', { force: true }); // a click now does nothing, and is not lost as an error
+    release();
+    await page.waitForSelector('body[data-ready="true"]');
+    for (const id of ['connect-pera', 'connect-defly', 'check-price'])
+      expect(await page.isDisabled(`#${id}`), id).toBe(false);
+    expect(await page.textContent('#config-status')).not.toMatch(/Loading/);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('downloads what the price check and the development wallet need, the Pera SDK only on its button', async () => {
+    const bodies: Promise<number>[] = [];
+    const failed: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+      // A body still coming when the test ends counts for nothing (it is not an error of the page).
+      else
+        bodies.push(
+          response.body().then(
+            (body) => body.length,
+            () => 0,
+          ),
+        );
+    });
+    const loaded = async () => (await Promise.all(bodies)).reduce((sum, bytes) => sum + bytes, 0);
+    await ready();
+    await page.waitForLoadState('networkidle');
+    const firstLoad = await loaded();
+    console.info(`buyer page: ${firstLoad} bytes before any wallet button`);
+    expect(firstLoad).toBeLessThan(FIRST_LOAD_BUDGET);
+
+    await page.click('#connect-pera');
+    await page.waitForSelector('#pera-wallet-connect-modal-wrapper', { state: 'attached' });
+    // Playwright reports responses a moment after the page has used them: wait for them to be counted.
+    await expect.poll(async () => (await loaded()) - firstLoad).toBeGreaterThan(PERA_SDK_MIN_BYTES);
+    // Every chunk the build published is served (the 402 of the price check is the only answer above 399).
+    expect(failed.filter((line) => !line.includes(HUMAN_REPORT_PATH))).toEqual([]);
+  });
+
+  /** The element that has focus, looked for through open shadow roots (the Pera dialog is made of them). */
+  const deepFocus = () =>
+    page.evaluate(() => {
+      let element = document.activeElement;
+      while (element?.shadowRoot?.activeElement) element = element.shadowRoot.activeElement;
+      return { id: element?.id ?? '', label: element?.getAttribute('aria-label') ?? '' };
+    });
+
+  it('takes a keyboard user into the Pera dialog, keeps the page behind it inert, and closes it on Escape', async () => {
+    await ready();
+    await page.focus('#connect-pera');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#pera-wallet-connect-modal-wrapper', { state: 'attached' });
+    await expect.poll(deepFocus).toEqual({
+      id: 'pera-wallet-modal-header-close-button',
+      label: 'Close the Pera Wallet connection dialog',
+    });
+    expect(await page.evaluate(() => document.querySelector('main')?.inert)).toBe(true);
+    expect(await page.getAttribute('#pera-wallet-connect-modal-wrapper', 'aria-modal')).toBe('true');
+
+    // Escape presses the dialog's close button. (Offline the SDK never finishes setting up its session, so it
+    // never wires that button: whether it then closes is the SDK's part, checked here only up to the press.)
+    await page.evaluate(() => {
+      const close = document
+        .querySelector('pera-wallet-connect-modal')
+        ?.shadowRoot?.querySelector('pera-wallet-modal-header')
+        ?.shadowRoot?.getElementById('pera-wallet-modal-header-close-button');
+      close?.addEventListener('click', () => (document.body.dataset.closePressed = 'true'));
+    });
+    await page.keyboard.press('Escape');
+    expect(await page.getAttribute('body', 'data-close-pressed')).toBe('true');
+
+    // The SDK closes its dialog by removing it (what its close button does): the page is usable again, and focus,
+    // lost with the dialog, is back on the button that opened it.
+    await page.evaluate(() => document.getElementById('pera-wallet-connect-modal-wrapper')?.remove());
+    await expect.poll(() => page.evaluate(() => document.querySelector('main')?.inert)).toBe(false);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('connect-pera');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('fits a 320 x 568 screen at 200 % text without scrolling sideways', async () => {
+    await page.setViewportSize({ width: 320, height: 568 });
+    await ready();
+    await page.evaluate(() => {
+      document.documentElement.style.fontSize = '200%';
+    });
+    await page.click('#create-dev-wallet');
+    await page.waitForSelector('#wallet-status:not([hidden])');
+    await expectNoSidewaysScroll('before paying');
+    await page.click('#pay');
+    await page.waitForSelector('#result:not([hidden])');
+    await expectNoSidewaysScroll('with the report');
+  });
+
+  async function expectNoSidewaysScroll(when: string): Promise<void> {
+    const overflow = await page.evaluate(() => {
+      const width = document.documentElement.clientWidth;
+      // Elements reaching past the screen, and those whose own content (text, ::before) spills out of them; not
+      // what a scroll region of its own holds (the per-asset table scrolls inside its frame, by design).
+      const scrolled = (element: HTMLElement) => {
+        for (let up = element.parentElement; up; up = up.parentElement)
+          if (getComputedStyle(up).overflowX !== 'visible') return true;
+        return false;
+      };
+      const beyond = [...document.querySelectorAll<HTMLElement>('body *')]
+        .filter(
+          (element) =>
+            !scrolled(element) &&
+            (element.getBoundingClientRect().right > width + 0.5 ||
+              (getComputedStyle(element).overflowX === 'visible' &&
+                element.scrollWidth > element.clientWidth + 1)),
+        )
+        .map((element) => `${element.tagName.toLowerCase()}#${element.id}.${element.className}`);
+      return { scrollWidth: document.documentElement.scrollWidth, width, beyond };
+    });
+    expect(overflow.beyond, when).toEqual([]);
+    expect(overflow.scrollWidth, when).toBeLessThanOrEqual(overflow.width);
+  }
+
+  it('words an HTML error page from a proxy in between by its status, never as raw markup', async () => {
+    await ready();
+    await page.click('#create-dev-wallet');
+    await page.waitForSelector('#wallet-status:not([hidden])');
+    // A proxy between the buyer and the site (not the paywall) answers the payment with its own HTML page.
+    await page.route(`**${HUMAN_REPORT_PATH}`, (route) =>
+      route.request().headers()['payment-signature']
+        ? route.fulfill({
+            status: 502,
+            contentType: 'text/html',
+            body: '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>',
+          })
+        : route.continue(),
+    );
+    await page.click('#pay');
+    await page.waitForSelector('#problem:not([hidden])');
+    const message = (await page.textContent('#problem-message')) ?? '';
+    expect(message).not.toMatch(/<|Bad Gateway/);
+    expect(message).toMatch(/\(HTTP 502\)\. Your signed payment is kept\./);
+    // The outcome is unknown: the same signed payment is kept and offered again, with its transaction id.
+    expect(await page.textContent('#retry')).toBe('Retry (sends the same signed payment)');
+    expect(await page.textContent('#problem-tx')).toMatch(/Signed transaction id: [A-Z2-7]{52}/);
+  });
+
+  // Last: it leaves the paid file stale.
+  it('says nothing was charged when the file went stale after the price check, and drops the signed payment', async () => {
+    await ready();
+    await page.click('#create-dev-wallet');
+    await page.waitForSelector('#wallet-status:not([hidden])');
+
+    // The generator stops: the file on sale is now three hours old (the paywall sells 180 s old at most).
+    const file = JSON.parse(await readFile(atlasFile(), 'utf8')) as { updated: string };
+    file.updated = new Date(Date.now() - 3 * 3600_000).toISOString();
+    await writeFile(atlasFile(), JSON.stringify(file));
+    await expect
+      .poll(async () => (await fetch(`${stack.url}${HUMAN_REPORT_PATH}`)).status, { timeout: 10_000 })
+      .toBe(503);
+
+    const answers: { status: number; body: { error?: string; transaction?: unknown } }[] = [];
+    page.on('response', async (response) => {
+      if (response.url().endsWith(HUMAN_REPORT_PATH) && response.request().headers()['payment-signature'])
+        answers.push({ status: response.status(), body: await response.json().catch(() => ({})) });
+    });
+    await page.click('#pay');
+    await page.waitForSelector('#problem:not([hidden])');
+    await expect
+      .poll(() => answers)
+      .toEqual([{ status: 503, body: expect.objectContaining({ error: 'data_stale', transaction: null }) }]);
+
+    expect(await page.getAttribute('#problem', 'data-kind')).toBe('not-for-sale');
+    const message = (await page.textContent('#problem-message')) ?? '';
+    expect(message).toMatch(/^Nothing was charged/);
+    expect(message).toMatch(/generated \d+ s ago/); // the server's reason
+    expect(message).not.toMatch(/unavailable|is kept/);
+    expect(await page.textContent('#retry')).toBe('Check the price again');
+    expect(await page.textContent('#problem-tx')).toBe(''); // no transaction to look up, nothing to copy
+    expect(await page.isHidden('#confirm')).toBe(true); // no Pay for an offer that is gone
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0); // the signed payment is not kept
+
+    // A reload offers no resend of it either.
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector('#problem:not([hidden])');
+    expect(await page.textContent('#retry')).toBe('Check the price again');
+    expect(pageErrors).toEqual([]);
+  });
+});
