@@ -192,7 +192,7 @@ describe('emi generate --source live: cross-venue price check', { timeout: 120_0
 });
 
 describe('collectFor live: which price a second opinion keeps', { timeout: 60_000 }, () => {
-  const collect = async (faults: Record<string, Fault>) => {
+  const collect = async (faults: Record<string, Fault>, order: Partial<typeof SIMULATOR_ORDER> = {}) => {
     const server = await serve(faults);
     return collectFor('live', {
       seed: 0,
@@ -200,11 +200,28 @@ describe('collectFor live: which price a second opinion keeps', { timeout: 60_00
       symbols: ['BTC', 'ETH'],
       env: {},
       config: testConfig(server, {
-        order: { ...SIMULATOR_ORDER, ticker: ['binance-spot', 'coinbase', 'kraken', 'coingecko'] },
+        order: { ...SIMULATOR_ORDER, ticker: ['binance-spot', 'coinbase', 'kraken', 'coingecko'], ...order },
         candleLimit: 24,
       }),
     });
   };
+
+  it('sets aside the outlier venue’s candles and book of the asset too, for the next venues’ ones', async () => {
+    const snapshot = await collect(
+      { 'binance-spot': { ticker: 10 }, coinbase: 'down' },
+      { candles: ['binance-spot', 'coinbase', 'kraken'], book: ['binance-spot', 'coinbase'] },
+    );
+    const btc = snapshot.assets[0]!;
+    expect(btc.ticker!.provenance.venue).toBe('kraken');
+    expect(btc.candles!.provenance.venue).toBe('kraken');
+    expect(btc.book).toBeNull(); // Coinbase, the only other book venue, is down: none rather than a wrong one
+    expect(snapshot.issues.filter((i) => i.symbol === 'BTC').map((i) => `${i.section} ${i.message}`)).toEqual(
+      expect.arrayContaining([
+        'candles candles of binance-spot left out: its price was set aside as an outlier; taken from kraken',
+        'book order book of binance-spot left out: its price was set aside as an outlier; no other venue had them',
+      ]),
+    );
+  });
 
   it('keeps the price when the far-off reference is the outlier and the next venue agrees with it', async () => {
     const snapshot = await collect({ coinbase: { ticker: 10 } });

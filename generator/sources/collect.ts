@@ -95,8 +95,16 @@ export async function collectMarket(options: CollectOptions): Promise<MarketSnap
           thresholdPct: options.priceDisagreementPct,
           run: limit,
         });
-  // An outlier price that two other venues contradicted is set aside for theirs (its issue says so).
-  for (const asset of assets) asset.ticker = priceCheck?.replacements.get(asset.symbol) ?? asset.ticker;
+  // An outlier price that two other venues contradicted is set aside for theirs (its issue says so), and so are that
+  // venue's candles and book of the asset: a venue wrong about the price level is wrong about levels and depth too.
+  const outliers = new Map<string, string>();
+  for (const asset of assets) {
+    const replacement = priceCheck?.replacements.get(asset.symbol);
+    if (!replacement || !asset.ticker) continue;
+    outliers.set(asset.symbol, asset.ticker.provenance.venue);
+    asset.ticker = replacement;
+  }
+  const outlierIssues = await recollectWithout(outliers, assets, plan, { context, limit, gate });
   const results = { candles, ticker, book, funding, openInterest, liquidations };
   return {
     asOf: options.asOf,
@@ -108,8 +116,46 @@ export async function collectMarket(options: CollectOptions): Promise<MarketSnap
       ...gate.issues(),
       ...SECTION_NAMES.flatMap((section) => results[section].issues),
       ...(priceCheck?.issues ?? []),
+      ...outlierIssues,
     ],
   };
+}
+
+/**
+ * For each asset whose price was set aside (symbol -> the outlier venue), its candles and book from that venue are
+ * asked of the plan's other venues, as after a failure: the replacement or nothing, with an issue saying why.
+ */
+async function recollectWithout(
+  outliers: ReadonlyMap<string, string>,
+  assets: AssetMarket[],
+  plan: SourcePlan,
+  run: RunState,
+): Promise<SourceIssue[]> {
+  const issues: SourceIssue[] = [];
+  for (const asset of assets) {
+    const venue = outliers.get(asset.symbol);
+    if (!venue) continue;
+    /** The section asked of the other venues; what it got, with an issue saying why it was asked again. */
+    const again = async <S extends 'candles' | 'book'>(section: S) => {
+      const others = plan[section].filter((source) => source.venue !== venue);
+      const result = await collectSection(section, others, [asset.symbol], run);
+      const value = result.values.get(asset.symbol) ?? null;
+      const from = value ? `taken from ${value.provenance.venue}` : 'no other venue had them';
+      issues.push(
+        {
+          venue,
+          symbol: asset.symbol,
+          section,
+          message: `${section === 'book' ? 'order book' : 'candles'} of ${venue} left out: its price was set aside as an outlier; ${from}`,
+        },
+        ...result.issues,
+      );
+      return value;
+    };
+    if (asset.candles?.provenance.venue === venue) asset.candles = await again('candles');
+    if (asset.book?.provenance.venue === venue) asset.book = await again('book');
+  }
+  return issues;
 }
 
 /** The failure that left liquidations empty stays in the issues; the estimate says it is one. */
