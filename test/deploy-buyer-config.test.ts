@@ -125,6 +125,13 @@ describe('the buyer page’s config.json on a built site', { timeout: 120_000 },
       JSON.stringify({ ...own, merchantAddress: 'X' }),
     );
     await expect(buildWith({})).rejects.toThrow(/x402-buyer\/config.json.*merchantAddress/);
+    // Of an address's form, its checksum wrong: the page finds out only at the first wallet, the build at once.
+    const badChecksum = `${payTo.slice(0, 10)}${payTo[10] === 'A' ? 'B' : 'A'}${payTo.slice(11)}`;
+    await writeFile(
+      join(siteDir, 'x402-buyer', 'config.json'),
+      JSON.stringify({ ...own, merchantAddress: badChecksum }),
+    );
+    await expect(buildWith({})).rejects.toThrow(/x402-buyer\/config.json.*merchantAddress/);
     await writeFile(join(siteDir, 'x402-buyer', 'config.json'), '{ not json');
     await expect(buildWith({})).rejects.toThrow(/x402-buyer\/config.json is not JSON/);
   });

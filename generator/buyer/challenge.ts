@@ -27,6 +27,13 @@ export interface ChallengeExpectations {
 export type ChallengeCheck = { ok: true; requirement: PaymentRequirement } | { ok: false; reasons: string[] };
 
 const ADDRESS = /^[A-Z2-7]{58}$/;
+
+/**
+ * The form of an Algorand address: 58 characters of the base32 alphabet, 290 bits that hold the 36 bytes of a
+ * 32-byte public key and its 4-byte checksum (the 2 spare bits are ignored, as algosdk ignores them). Whether the
+ * checksum is right needs SHA-512/256, which WebCrypto lacks: algosdk checks it (see the buyer page's payee.ts).
+ */
+export const isAlgorandAddressForm = (text: string): boolean => ADDRESS.test(text);
 const ATOMIC = /^(0|[1-9][0-9]{0,19})$/;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -83,7 +90,7 @@ export function describeMismatches(entry: unknown, expected: ChallengeExpectatio
     reasons.push('The offer has no "extra" object.');
   } else if (
     extra.feePayer !== undefined &&
-    (typeof extra.feePayer !== 'string' || !ADDRESS.test(extra.feePayer))
+    (typeof extra.feePayer !== 'string' || !isAlgorandAddressForm(extra.feePayer))
   ) {
     reasons.push('The fee payer named in the offer is not an Algorand address.');
   }

@@ -9,6 +9,7 @@
 // - and none without a payee: the page then says the site has no payment configuration, which is the truth.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import algosdk from 'algosdk';
 import { ALGORAND_MAINNET } from '../../schemas/paid/terms.ts';
 import { PaywallConfigError, checkSettings } from '../../paywall-worker/config.ts';
 import { isKnownAlgorandNetwork, normalizeNetwork } from '../../paywall-worker/network.ts';
@@ -59,10 +60,12 @@ function operatorConfig(
   }
   // Checked as the page checks it; the page pays on mainnet only, which it says itself for a testnet file.
   const page = `${baseUrl}/x402-buyer/`;
+  // The page checks a payee's checksum only once algosdk is loaded (at the first wallet); the build checks it now.
   const checked = parseBuyerConfig(
     { ...record, network: ALGORAND_MAINNET },
     `${page}config.json`,
     `${baseUrl}${HUMAN_REPORT_PATH}`,
+    (address) => algosdk.isValidAddress(address),
   );
   if (!checked.ok) throw new PaywallConfigError(`${file}: ${checked.reason}`);
   if (network !== undefined && normalizeNetwork(String(record.network)) !== normalizeNetwork(network)) {

@@ -1,7 +1,11 @@
 // The page's configuration, read from ./config.json next to the page (written by the operator in production, served
 // by the local stack in development). Without a valid file the page still shows the challenge but refuses to pay,
 // because it cannot know who the money should go to.
-import algosdk from 'algosdk';
+//
+// No algosdk here: it is about 490 KB, and this file is on the page's first load. The payee's form is checked at
+// once (parseBuyerConfig), its checksum with algosdk once a wallet is chosen and again before anything is signed
+// (confirmPayee, which imports algosdk on demand).
+import { isAlgorandAddressForm } from '../../../generator/buyer/challenge.ts';
 import { isAlgorandMainnet } from '../../../generator/buyer/human-report-terms.ts';
 
 export interface BuyerConfig {
@@ -37,12 +41,24 @@ const absolute = (url: string, base: string): string | null => {
   }
 };
 
-/** Validates the parsed config.json; `base` resolves relative URLs (the config file's own URL). */
-export function parseBuyerConfig(raw: unknown, base: string, defaultReportUrl: string): ConfigResult {
+/** Why a config.json's payee is refused, at load (its form) or later (its checksum): the same words either way. */
+export const NO_VALID_MERCHANT = 'config.json has no valid merchant address (merchantAddress).';
+
+/**
+ * Validates the parsed config.json; `base` resolves relative URLs (the config file's own URL). The payee is held to
+ * `isValidPayee`: by default the form of an address only (the page checks the checksum later, see confirmPayee);
+ * code that has algosdk at hand may pass `algosdk.isValidAddress` for the whole check at once.
+ */
+export function parseBuyerConfig(
+  raw: unknown,
+  base: string,
+  defaultReportUrl: string,
+  isValidPayee: (address: string) => boolean = isAlgorandAddressForm,
+): ConfigResult {
   if (!isRecord(raw)) return { ok: false, reason: 'config.json is not a JSON object.' };
   const { merchantAddress, network, facilitatorMode, devFundUrl, algodUrl, reportUrl, reportAmount } = raw;
-  if (typeof merchantAddress !== 'string' || !algosdk.isValidAddress(merchantAddress)) {
-    return { ok: false, reason: 'config.json has no valid merchant address (merchantAddress).' };
+  if (typeof merchantAddress !== 'string' || !isValidPayee(merchantAddress)) {
+    return { ok: false, reason: NO_VALID_MERCHANT };
   }
   if (typeof network !== 'string' || !isAlgorandMainnet(network)) {
     return {
@@ -113,4 +129,16 @@ export async function loadBuyerConfig(configUrl: string, defaultReportUrl: strin
     return { ok: false, reason: 'config.json is not valid JSON.' };
   }
   return parseBuyerConfig(raw, new URL(configUrl, location.href).toString(), defaultReportUrl);
+}
+
+/**
+ * The payee's checksum (the last 4 bytes of SHA-512/256 of its public key), checked with algosdk, imported here on
+ * demand. The page calls it once a wallet is chosen and before every signature: a payee of the right form whose
+ * checksum fails is refused with the same words as at load, and never paid.
+ */
+export async function confirmPayee(config: BuyerConfig): Promise<ConfigResult> {
+  const { isValidAddress } = await import('algosdk');
+  return isValidAddress(config.merchantAddress)
+    ? { ok: true, config }
+    : { ok: false, reason: NO_VALID_MERCHANT };
 }

@@ -3,7 +3,7 @@ import { formatUsdc } from '../../../generator/buyer/challenge.ts';
 import type { PaymentRequirement } from '../../../generator/buyer/challenge.ts';
 import { HUMAN_REPORT_PATH, isAlgorandMainnet } from '../../../generator/buyer/human-report-terms.ts';
 import type { BuyerConfig } from './config.ts';
-import { loadBuyerConfig } from './config.ts';
+import { confirmPayee, loadBuyerConfig } from './config.ts';
 import { describeData } from './data-mode.ts';
 import { byId, copyButton, h } from './dom.ts';
 import { renderProof, renderReport } from './report.ts';
@@ -215,6 +215,28 @@ function showChallenge(result: Extract<ChallengeResult, { kind: 'challenge' }>):
   updatePayButton();
 }
 
+/** config.json cannot be used (at load, or its payee's checksum later): say why, and pay nobody. */
+function refuseConfig(reason: string): void {
+  state.config = null;
+  state.configProblem = `${reason} Without it this page cannot check who would be paid, so it will not pay.`;
+  byId('config-status').textContent = state.configProblem;
+  byId('config-status').classList.add('is-problem');
+  if (state.challenge) showChallenge(state.challenge); // the offer on screen is now refused, and Pay goes
+}
+
+/**
+ * The payee's checksum, checked with algosdk once it is wanted anyway (a wallet chosen, a payment prepared): the
+ * first load only checked its form. False, with config.json refused as at load, when it fails.
+ */
+async function payeeConfirmed(): Promise<boolean> {
+  if (!state.config) return false;
+  const confirmed = await confirmPayee(state.config);
+  if (confirmed.ok) return true;
+  refuseConfig(confirmed.reason);
+  setStatus('Payment request refused: nothing will be signed.');
+  return false;
+}
+
 /** Runs one step of the flow with the pay button disabled and any earlier problem cleared. */
 async function whileBusy(step: () => Promise<void>): Promise<void> {
   // One step at a time: a price check ending during a payment would re-enable Pay while the wallet still signs,
@@ -327,6 +349,7 @@ async function pay(): Promise<void> {
     if (kept) return send(kept);
     let payment: PendingPayment;
     try {
+      if (!(await payeeConfirmed())) return; // nothing is built, let alone signed, for a payee that fails it
       setStatus('Reading the current Algorand round…');
       const params = await fetchLedgerParams(config.algodUrl);
       setStatus(`Waiting for ${wallet.label} to sign the ${formatUsdc(terms.amount)} transfer…`);
@@ -382,6 +405,8 @@ async function connect(kind: WalletKind): Promise<void> {
   show('wallet-choices', false);
   show('dev-wallet', false);
   setStatus(`Connected: ${state.wallet.label}.`);
+  // Told now rather than at Pay; a failure to load algosdk here is met again, and explained, at Pay.
+  await payeeConfirmed().catch(() => true);
   restoreStandingProblem();
   updatePayButton();
   // The button just pressed is hidden now: focus goes on to Pay when it can be used, else to Disconnect.
@@ -423,11 +448,7 @@ async function start(): Promise<void> {
       (loaded.config.facilitatorMode === 'development'
         ? ' (development stack: test money on a local ledger).'
         : '.');
-  } else {
-    state.configProblem = `${loaded.reason} Without it this page cannot check who would be paid, so it will not pay.`;
-    byId('config-status').textContent = state.configProblem;
-    byId('config-status').classList.add('is-problem');
-  }
+  } else refuseConfig(loaded.reason);
   offerDevelopmentWallet();
   byId('pay').addEventListener('click', () => void pay());
   byId('retry').addEventListener('click', () => void retry());

@@ -3,18 +3,17 @@
 // With extra.feePayer: [pay 0 feePayer -> feePayer carrying the whole group fee, left unsigned for the facilitator;
 // axfer buyer -> payTo of exactly `amount` of `asset`, fee 0, signed by the buyer], paymentIndex 1.
 // Without a fee payer: one self-funded axfer, paymentIndex 0.
+// The page imports this module (and algosdk with it) on demand, when a payment is prepared: see x402-flow.ts.
 import algosdk from 'algosdk';
 import type { PaymentRequirement } from '../../../generator/buyer/challenge.ts';
 import { ALGORAND_MAINNET_GENESIS_HASH } from '../../../generator/buyer/human-report-terms.ts';
+import type { LedgerParams } from './ledger-params.ts';
+import { WrongNetworkError } from './ledger-params.ts';
 
-export interface LedgerParams {
-  genesisHash: string;
-  genesisId: string;
-  lastRound: bigint;
-  minFee: bigint;
-  /** Fee per byte in microALGO (0 when the network is not congested). */
-  feePerByte: bigint;
-}
+// Kept importable from here, where they were: they live in ledger-params.ts so that the page's first load, which
+// reads them, does not carry algosdk.
+export type { LedgerParams } from './ledger-params.ts';
+export { WrongNetworkError, parseAlgodParams } from './ledger-params.ts';
 
 export interface PaymentGroup {
   txns: algosdk.Transaction[];
@@ -22,9 +21,6 @@ export interface PaymentGroup {
   /** Id of the buyer's transfer: the transaction the proof of payment names. */
   paymentTxId: string;
 }
-
-/** The ledger parameters are for another network than Algorand mainnet. */
-export class WrongNetworkError extends Error {}
 
 /** Seconds per Algorand round, rounded down so the window is never shorter than the challenge allows. */
 const SECONDS_PER_ROUND = 2.5;
@@ -46,6 +42,10 @@ export function buildPaymentGroup(
     throw new WrongNetworkError(
       'The Algorand node answered for another network, not mainnet. Nothing was signed.',
     );
+  }
+  // The page checks its payee's checksum before it gets here (config.ts, confirmPayee); this is the last guard.
+  if (!algosdk.isValidAddress(requirement.payTo)) {
+    throw new Error(`The payee's address ${requirement.payTo} fails its checksum. Nothing was signed.`);
   }
   const base = {
     fee: 0,
@@ -112,28 +112,4 @@ export function checkSignedPayment(group: PaymentGroup, signed: Uint8Array): voi
   // x402 facilitators check the signature against the sender's own key, so a rekeyed account cannot pay.
   if (stxn.sgnr)
     throw new Error("This account is rekeyed to another key; x402 payments need the account's own key.");
-}
-
-/** Reads algod's /v2/transactions/params answer. */
-export function parseAlgodParams(raw: unknown): LedgerParams {
-  const r = (raw ?? {}) as Record<string, unknown>;
-  const lastRound = r['last-round'];
-  const minFee = r['min-fee'];
-  const fee = r.fee;
-  if (
-    typeof r['genesis-hash'] !== 'string' ||
-    typeof r['genesis-id'] !== 'string' ||
-    typeof lastRound !== 'number' ||
-    typeof minFee !== 'number' ||
-    typeof fee !== 'number'
-  ) {
-    throw new Error('The Algorand node sent unreadable transaction parameters.');
-  }
-  return {
-    genesisHash: r['genesis-hash'],
-    genesisId: r['genesis-id'],
-    lastRound: BigInt(lastRound),
-    minFee: BigInt(minFee),
-    feePerByte: BigInt(fee),
-  };
 }

@@ -15,14 +15,8 @@ import {
   HUMAN_REPORT_PATH,
   USDC_ASSET_ID,
 } from '../../../generator/buyer/human-report-terms.ts';
-import type { LedgerParams } from './payment-group.ts';
-import {
-  WrongNetworkError,
-  buildPaymentGroup,
-  checkSignedPayment,
-  encodePaymentGroup,
-  parseAlgodParams,
-} from './payment-group.ts';
+import type { LedgerParams } from './ledger-params.ts';
+import { WrongNetworkError, parseAlgodParams } from './ledger-params.ts';
 import { refusedBeforeSettling } from '../../../schemas/paid/not-for-sale.ts';
 import { newPaymentId, PAYMENT_IDENTIFIER } from '../../../schemas/paid/payment-identifier.ts';
 import type { DataFacts } from './data-mode.ts';
@@ -298,6 +292,8 @@ export async function signPayment(
   wallet: BuyerWallet,
   params: LedgerParams,
 ): Promise<PendingPayment> {
+  // With algosdk: imported on demand, so the price check and the offer come without it (about 490 KB).
+  const { buildPaymentGroup, checkSignedPayment, encodePaymentGroup } = await import('./payment-group.ts');
   const group = buildPaymentGroup(requirement, wallet.address, params, randomNonce());
   const signed = await wallet.signPayment(group.txns, group.paymentIndex);
   checkSignedPayment(group, signed);

@@ -1,7 +1,6 @@
 // The development wallet: a key made in this page for the local stack's in-memory ledger, funded through the
 // development facilitator's /dev/fund. It holds test money only, lives as long as the tab, and is offered only when
 // config.json says facilitatorMode "development" and both the page and the faucet are on this machine (loopback).
-import algosdk from 'algosdk';
 import type { BuyerWallet } from './types.ts';
 import { WalletError } from './types.ts';
 
@@ -30,7 +29,9 @@ export function developmentWalletAllowed(
 }
 
 export async function createDevelopmentWallet(devFundUrl: string): Promise<BuyerWallet> {
-  const account = algosdk.generateAccount(); // never stored: gone when the tab closes
+  // algosdk on demand: the page's first load stays without it (it comes with the first wallet chosen).
+  const { generateAccount } = await import('algosdk');
+  const account = generateAccount(); // never stored: gone when the tab closes
   const address = account.addr.toString();
   let response: Response;
   try {
