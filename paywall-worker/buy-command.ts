@@ -9,7 +9,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodePaymentSignatureHeader } from '@x402/core/http';
-import { PAID_REQUEST_TIMEOUT_MS, sendSignedPayment, signDevPayment } from './buy.ts';
+import { FundingRefused, PAID_REQUEST_TIMEOUT_MS, sendSignedPayment, signDevPayment } from './buy.ts';
+import { apiUrlProblem } from './config.ts';
 import type { PaidAttempt, SignedPayment } from './buy.ts';
 import { refusedBeforeSettling } from '../schemas/paid/not-for-sale.ts';
 import { IN_FLIGHT_LEASE_MS } from './payment-book.ts';
@@ -20,7 +21,10 @@ export const BUY_EXIT_CODES = {
   paid: 0,
   /** The payment was refused or did not settle: nothing delivered (see the reason on stderr). */
   notSettled: 1,
-  /** The path, the base URL, the facilitator URL, --retry-for or --payment-signature given is not usable. */
+  /**
+   * The path, the base URL, the facilitator URL, --retry-for or --payment-signature given is not usable, or the
+   * facilitator would not fund a development wallet (a production one): nothing was paid.
+   */
   usage: 2,
   /** The path is free: it answered 200 without asking for payment. Nothing was paid; the body is on stdout. */
   free: 3,
@@ -90,18 +94,27 @@ export function buyUrl(path: string, baseUrl: string): string | null {
 
 /** What makes the command line unusable, as one line naming the value (exit code 2), or null. */
 export function buyUsageProblem(options: BuyCommandOptions): string | null {
-  if (!httpUrl(options.baseUrl)) {
+  const base = httpUrl(options.baseUrl);
+  if (!base) {
     return (
       `base URL "${options.baseUrl}" is not an http(s) URL such as http://127.0.0.1:8080 ` +
       '(--base-url or EMI_BASE_URL)'
     );
   }
-  if (!httpUrl(options.facilitatorUrl)) {
+  // Paths are appended to both: a query or a fragment would swallow them, and fetch refuses user:pass@. The value
+  // is not repeated, since it may hold a secret.
+  const baseProblem = apiUrlProblem(base);
+  if (baseProblem) return `the base URL (--base-url or EMI_BASE_URL) ${baseProblem}`;
+  const facilitator = httpUrl(options.facilitatorUrl);
+  if (!facilitator) {
     return (
       `facilitator URL "${options.facilitatorUrl}" is not an http(s) URL such as http://127.0.0.1:4021 ` +
       '(--facilitator-url or EMI_FACILITATOR_URL)'
     );
   }
+  const facilitatorProblem = apiUrlProblem(facilitator);
+  if (facilitatorProblem)
+    return `the facilitator URL (--facilitator-url or EMI_FACILITATOR_URL) ${facilitatorProblem}`;
   if (buyUrl(options.path, options.baseUrl) === null) {
     return `"${options.path}" is not a path (/api/x402-atlas.php) or an http(s) URL (https://...)`;
   }
@@ -187,7 +200,11 @@ export async function runBuy(options: BuyCommandOptions, io: BuyIo): Promise<num
   }
   if (probe.status !== 402) {
     const body = safeJson(probeText);
-    const detail = errorField(body, 'message') ?? probeText.slice(0, 200).trim();
+    // A JSON error's message, else the first line of a text body; an HTML page is named, never printed.
+    const text = probeText.trim();
+    const detail =
+      errorField(body, 'message') ??
+      (text.startsWith('<') ? '(an HTML page)' : (text.split('\n')[0] ?? '').slice(0, 200));
     io.stderr(`emi buy: ${url} answered ${probe.status} before any payment${detail ? `: ${detail}` : ''}`);
     return BUY_EXIT_CODES.refused;
   }
@@ -202,6 +219,10 @@ export async function runBuy(options: BuyCommandOptions, io: BuyIo): Promise<num
     const challenge = { header: (name: string) => probe.headers.get(name), bodyText: probeText };
     payment = await signDevPayment(challenge, options.facilitatorUrl);
   } catch (error) {
+    if (error instanceof FundingRefused) {
+      io.stderr(`emi buy: ${error.message} Nothing was signed or paid.`);
+      return BUY_EXIT_CODES.usage;
+    }
     const reason = networkReason(error);
     if (reason === null) throw error;
     io.stderr(
@@ -414,8 +435,8 @@ export const BUY_EXIT_HELP = [
   'Exit codes:',
   '  0  paid, settled and delivered (the body is on stdout)',
   '  1  the payment was refused or did not settle (nothing delivered)',
-  '  2  the path, --base-url, --facilitator-url, --retry-for or --payment-signature is not usable',
-  '     (nothing was asked or paid)',
+  '  2  the path, --base-url, --facilitator-url, --retry-for or --payment-signature is not usable, or the',
+  '     facilitator is not a development one (nothing was paid)',
   '  3  the path is free: nothing was paid (the body is on stdout)',
   '  4  the site or the development facilitator cannot be reached (before any payment was sent)',
   '  5  the site answered neither 402 nor 200 (e.g. 404, 503) before any payment',

@@ -37,8 +37,21 @@ export async function fundDevWallet(
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ address, amount: amountAtomic }),
   });
-  if (!response.ok) {
-    throw new Error(`funding the development wallet failed (${response.status}): ${await response.text()}`);
+  if (!response.ok) throw new FundingRefused(facilitatorUrl, response.status);
+}
+
+/** A facilitator that would not fund a development wallet: most often a production one (no /dev/fund). */
+export class FundingRefused extends Error {
+  override readonly name = 'FundingRefused';
+  constructor(
+    facilitatorUrl: string,
+    readonly status: number,
+  ) {
+    super(
+      `the facilitator at ${facilitatorUrl} did not fund a development wallet (HTTP ${status}): emi buy pays only ` +
+        'with test money from a development facilitator (emi up, emi serve); is --facilitator-url or ' +
+        'EMI_FACILITATOR_URL a production facilitator?',
+    );
   }
 }
 

@@ -102,7 +102,7 @@ function httpUrl(value: string, what: string): string {
  * name or password, and the paths are appended to the base (`/supported`, `/v2/transactions/...`), after a query
  * string or a fragment: such a URL would start a worker whose every sale fails, and be repeated where it must not.
  */
-function apiUrlProblem(url: URL): string | null {
+export function apiUrlProblem(url: URL): string | null {
   if (url.username !== '' || url.password !== '') {
     return 'must not carry a user name or password (user:pass@): fetch refuses such a URL';
   }
