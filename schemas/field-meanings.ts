@@ -32,11 +32,13 @@ export const FIELD_MEANINGS_IN: Readonly<Record<string, string>> = {
   'risk_factors.level':
     'how much risk the factor reads, by the rule of its `factor`: `volatility` follows the volatility ' +
     'level (calm low, normal moderate, elevated elevated, extreme high); `breadth` the share above the ' +
-    '50-hour average (0.6 or more low, 0.4 or more moderate, 0.2 or more elevated, less high); `leverage` ' +
+    '50-hour average (0.6 or more low, 0.4 or more moderate, 0.2 or more elevated, less high; given only when ' +
+    'the assets without a trend reading could not change it); `leverage` ' +
     'and `liquidity` count the assets with crowded positioning or an extreme funding level, or with thin ' +
     'liquidity (0 low, 1 moderate, 2-3 elevated, 4 or more high); `data_quality` is `high` when half the ' +
     'assets or more had no data, `elevated` when any had none or lacked a trend reading, `moderate` when ' +
-    'any was partial, `low` only when nothing was missing. The note gives the figures behind it; a level, ' +
+    'any was partial or the market regime rests on partial evidence (a short history, a part it could not ' +
+    'read), `low` only when nothing was missing. The note gives the figures behind it; a level, ' +
     'never a weight',
   'assets.status': LIQUIDITY_STATUS,
   'liquidity.status': LIQUIDITY_STATUS,

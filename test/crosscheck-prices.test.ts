@@ -87,7 +87,7 @@ const readJson = async <T>(path: string): Promise<T> => JSON.parse(await readFil
 /** The real `emi generate --source live`, every venue routed to the server by the config's base URLs. */
 async function generate(dir: string, server: ReplayServer): Promise<Published> {
   const config = join(dir, 'emi.config.json');
-  await writeFile(config, JSON.stringify({ sources: testConfig(server, { candleLimit: 60 }) }));
+  await writeFile(config, JSON.stringify({ sources: testConfig(server, { candleLimit: 200 }) }));
   const run = await runEmi(dir, [
     'generate',
     '--source',

@@ -5,7 +5,7 @@
 // weights and the combined score stay internal and never reach a published body.
 import type { Bias, DataMode, DataStatus } from '../../schemas/common.ts';
 import type { AssetMarket, SourceIssue } from '../market/types.ts';
-import { MIN_TREND_CANDLES, readTrend, type TrendReading } from './trend.ts';
+import { MIN_TREND_CANDLES, readTrend, SETTLED_CANDLES, type TrendReading } from './trend.ts';
 import { readLiquidity, type LiquidityReading } from './liquidity.ts';
 import { readDerivatives, type DerivativesReading } from './positioning.ts';
 import { issuesFor, issueText, venueLabel } from './labels.ts';
@@ -77,18 +77,47 @@ const known = (name: SignalName, value: number): Signal => ({
   max: value,
 });
 const missingSignal = (name: SignalName): Signal => ({ name, coverage: 0, value: 0, min: -1, max: 1 });
+/** Read, but from a smoothing still warming up: the settled reading could lie anywhere (as regime.ts's short windows). */
+const unsettledSignal = (name: SignalName, value: number): Signal => ({
+  name,
+  coverage: 1,
+  value,
+  min: -1,
+  max: 1,
+});
+
+/** The trend's three signals: missing without a reading, open at both ends while still warming up. */
+const trendSignals = (trend: TrendReading | null): Signal[] =>
+  (['ema', 'momentum', 'dmi'] as const).map((name) => {
+    if (!trend) return missingSignal(name);
+    const value = trend.signals[name];
+    return trend.unsettled.includes(name) ? unsettledSignal(name, value) : known(name, value);
+  });
+
+const SETTLING_WORDS = {
+  ema: 'the 50-hour average',
+  momentum: 'the week of volatility that scales momentum',
+  dmi: 'ADX',
+} as const;
+
+/** The gap a history too short for the trend to settle leaves, naming what needs how many candles. */
+const unsettledTrendGap = (symbol: string, trend: TrendReading): string => {
+  const needs = trend.unsettled.map((name) => `${SETTLED_CANDLES[name]} for ${SETTLING_WORDS[name]}`);
+  return (
+    `${symbol}: only ${trend.candles} hourly candles, fewer than the trend reading needs to settle ` +
+    `(${listWords(needs)}); it is provisional, and confidence counts those parts as if they could have read ` +
+    'either way.'
+  );
+};
 
 function signalsOf(
   trend: TrendReading | null,
   derivatives: DerivativesReading,
   imbalance: number | null,
 ): Signal[] {
-  const trendSignals = (['ema', 'momentum', 'dmi'] as const).map((name) =>
-    trend ? known(name, trend.signals[name]) : missingSignal(name),
-  );
   const { lean, leanRange, coverage } = derivatives;
   return [
-    ...trendSignals,
+    ...trendSignals(trend),
     { name: 'derivatives', coverage, value: lean, min: leanRange.min, max: leanRange.max },
     imbalance === null ? missingSignal('orderBook') : known('orderBook', imbalance),
   ];
@@ -250,6 +279,8 @@ export function analyzeAsset(
         : // Enough bars that cannot be read (a non-positive price, no price movement): say so, not "too few".
           `${s}: the ${candles.length} hourly candles could not be read for trend (a non-positive price or no price movement).`,
     );
+  // Fewer candles must never read stronger: a trend still warming up is weaker evidence, and said to be.
+  else if (trend.unsettled.length > 0) gap(unsettledTrendGap(s, trend));
 
   const ticker = asset.ticker?.value ?? null;
   const priceSection = asset.ticker ?? asset.candles;

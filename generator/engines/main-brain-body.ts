@@ -47,8 +47,11 @@ export function mainBrainBody(
   const noTrackRecord = performance.status === 'unavailable';
   const degraded = assets.some((a) => a.degraded) || regime.degraded || noTrackRecord;
   // Every reason an asset is degraded is named here: each missing section (liquidations too, as a collection
-  // issue on them marks the asset partial), run-wide issues, and the sections that came in weaker (`gaps`).
-  const limitations = assetDataNotes(snapshot, assets);
+  // issue on them marks the asset partial), run-wide issues, and the sections that came in weaker (`gaps`); and,
+  // when the market context is degraded, the regime's own reasons (a short history, a component it could not read).
+  const limitations = [
+    ...new Set([...assetDataNotes(snapshot, assets), ...(regime.degraded ? regime.limitations : [])]),
+  ];
   if (noTrackRecord)
     limitations.push('Track record unavailable: the arena store could not be read this run.');
   return {

@@ -11,6 +11,30 @@ const VOL_WINDOW = 168;
 /** EMA50 needs 50 bars to seed and the momentum window needs a little more. */
 export const MIN_TREND_CANDLES = SLOW + 10;
 
+/** A smoothed reading counts as settled once its seed weighs under 5 % of it. */
+const SETTLED_SEED_WEIGHT = 0.05;
+/** Bars after the seed until a smoothing that keeps `keep` of itself each bar carries under 5 % of that seed. */
+const barsToForgetSeed = (keep: number): number => Math.ceil(Math.log(SETTLED_SEED_WEIGHT) / Math.log(keep));
+/**
+ * EMA50 is seeded with the mean of its first 50 closes and keeps 49/51 of itself each bar: 50 + 75 = 125 candles
+ * before that seed weighs under 5 %. Fewer, and the 20/50 gap still depends on where the history was cut.
+ */
+export const EMA_SETTLED_CANDLES = SLOW + barsToForgetSeed(1 - 2 / (SLOW + 1));
+/**
+ * ADX: 14 true ranges seed the smoothed ranges, 14 DX values then seed ADX (29 candles for its first value), and
+ * Wilder's smoothing keeps 13/14 of itself each bar: 29 + 41 = 70 candles before the seeds weigh under 5 %.
+ */
+export const ADX_SETTLED_CANDLES = 2 * ATR_PERIOD + 1 + barsToForgetSeed(1 - 1 / ATR_PERIOD);
+/** Momentum is scaled by the volatility of a week of hourly returns: 169 candles. */
+export const MOMENTUM_SETTLED_CANDLES = VOL_WINDOW + 1;
+export type TrendSignal = 'ema' | 'momentum' | 'dmi';
+/** The candles each trend signal needs to read as it would from a long history. */
+export const SETTLED_CANDLES: Readonly<Record<TrendSignal, number>> = {
+  ema: EMA_SETTLED_CANDLES,
+  momentum: MOMENTUM_SETTLED_CANDLES,
+  dmi: ADX_SETTLED_CANDLES,
+};
+
 export interface TrendReading {
   close: number;
   ema20: number;
@@ -29,7 +53,14 @@ export interface TrendReading {
   /** Standard deviation of hourly log returns over the last week. */
   hourlyVol: number;
   /** Internal signals in [-1, 1]; never published. */
-  signals: { ema: number; momentum: number; dmi: number };
+  signals: Record<TrendSignal, number>;
+  /** Number of candles read. */
+  candles: number;
+  /**
+   * The signals that had too few candles to settle (SETTLED_CANDLES): read, but still depending on where the history
+   * was cut, so confidence counts them as if they could have read either way.
+   */
+  unsettled: TrendSignal[];
 }
 
 const trueRange = (c: Candle, prevClose: number): number =>
@@ -125,5 +156,7 @@ export function readTrend(candles: readonly Candle[]): TrendReading | null {
       momentum: squash(momentumZ, 1.5),
       dmi: clamp(diBalance * 2, -1, 1) * trendiness,
     },
+    candles: candles.length,
+    unsettled: (['ema', 'momentum', 'dmi'] as const).filter((name) => candles.length < SETTLED_CANDLES[name]),
   };
 }

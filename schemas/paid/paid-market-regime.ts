@@ -34,9 +34,10 @@ import { PaymentStatus, PublisherBlock } from './terms.ts';
 export const COUNTED_FACTOR_RULE =
   '`leverage` counts the assets with crowded positioning or extreme funding, `liquidity` the assets whose ' +
   'liquidity reads thin, each among the assets with a reading, banded 0 low, 1 moderate, 2 to 3 elevated, 4 or ' +
-  'more high. An asset without a reading could show the sign or not, so the factor gets a level only when the ' +
-  'assets without one could not change it; otherwise it is left out and a limitation gives the range of levels ' +
-  'they leave open.';
+  'more high; `breadth` bands the share of assets above their 50-hour average (0.6 or more low, 0.4 moderate, ' +
+  '0.2 elevated, less high). An asset without a reading could show the sign (or be above the average) or not, so ' +
+  'the factor gets a level only when the assets without one could not change it; otherwise it is left out and a ' +
+  'limitation gives the range of levels they leave open.';
 
 export const RiskFactor = z.strictObject({
   factor: z.enum(['volatility', 'leverage', 'liquidity', 'breadth', 'data_quality']),

@@ -2,7 +2,7 @@
 // breadth restate two of the score's parts; leverage, liquidity and data quality are context outside the score,
 // and removing them leaves the score as it is), and a line per asset.
 import { DISCLAIMER, PROJECT, SCHEMA_VERSION, type DataStatus } from '../../../schemas/common.ts';
-import type { RiskLevel } from '../../../schemas/market-regime.ts';
+import { REGIME_RULE, RiskLevel } from '../../../schemas/market-regime.ts';
 import type { AssetRegime, PaidMarketRegime, RiskFactor } from '../../../schemas/paid/paid-market-regime.ts';
 import { iso, type RunClock } from '../clock.ts';
 import { noDataLimitation } from '../asset-analysis.ts';
@@ -35,27 +35,37 @@ const COUNTED_FACTORS = {
     name: 'Liquidity (thin books)',
     none: 'No liquidity reading was available, so liquidity is missing from the risk factors.',
   },
+  breadth: {
+    name: 'Breadth (assets above their 50-hour average)',
+    none: 'Breadth could not be measured, so it is missing from the risk factors.',
+  },
 } as const;
+
+/** Breadth's level from the share of assets above their 50-hour average: the fewer, the higher the risk. */
+const breadthLevel = (share: number): RiskLevel =>
+  share >= 0.6 ? 'low' : share >= 0.4 ? 'moderate' : share >= 0.2 ? 'elevated' : 'high';
 
 /**
  * A factor that counts assets showing a sign among those read (COUNTED_FACTOR_RULE): an asset without a reading
  * could show it or not, so the factor gets a level only when the unread ones could not change it; otherwise the
- * line for the body's gaps says the range, since a level from the read assets alone could understate the risk.
+ * line for the body's gaps says the range, since a level from the read assets alone could misstate the risk.
+ * `levelWith(x)` is the level had `x` of the unread assets shown the sign; it moves one way with `x`, so its ends
+ * (none of them, all of them) bound every level the unread assets leave open.
  */
 function countedFactor(
   factor: keyof typeof COUNTED_FACTORS,
-  signs: number,
+  levelWith: (shownByUnread: number) => RiskLevel,
   read: number,
   total: number,
 ): Pick<RiskFactor, 'factor' | 'level'> | string {
   const { name, none } = COUNTED_FACTORS[factor];
   if (read === 0) return none;
-  const level = levelFromCount(signs);
-  const highest = levelFromCount(signs + total - read);
-  if (highest === level) return { factor, level };
+  const ends = [levelWith(0), levelWith(total - read)];
+  if (ends[0] === ends[1]) return { factor, level: ends[0]! };
+  const [from, to] = ends.sort((a, b) => RiskLevel.options.indexOf(a) - RiskLevel.options.indexOf(b));
   return (
     `${name} was read for ${read} of ${total} assets: the ${total - read} without a reading could put its level ` +
-    `anywhere from ${level} to ${highest}, so it is missing from the risk factors.`
+    `anywhere from ${from} to ${to}, so it is missing from the risk factors.`
   );
 }
 
@@ -93,7 +103,12 @@ function riskFactors(
   const withPositioning = views.filter(
     (v) => v.derivatives?.state && v.derivatives.state !== 'unavailable',
   ).length;
-  const leverage = countedFactor('leverage', crowded.length, withPositioning, views.length);
+  const leverage = countedFactor(
+    'leverage',
+    (x) => levelFromCount(crowded.length + x),
+    withPositioning,
+    views.length,
+  );
   if (typeof leverage === 'string') gaps.push(leverage);
   else
     factors.push({
@@ -103,26 +118,50 @@ function riskFactors(
 
   // Counted among the assets with a liquidity reading, saying how many had no order book (join.ts).
   const liquidity = liquidityCounts(views);
-  const thin = countedFactor('liquidity', liquidity.thin.length, liquidity.labelled, views.length);
+  const thin = countedFactor(
+    'liquidity',
+    (x) => levelFromCount(liquidity.thin.length + x),
+    liquidity.labelled,
+    views.length,
+  );
   if (typeof thin === 'string') gaps.push(thin);
   else factors.push({ ...thin, note: liquiditySentence(views) });
 
-  const share = regime.breadth.share_above_ema50;
-  if (share !== null) {
+  // Counted like leverage and liquidity: an asset without a trend reading could trade above its average or not.
+  const { assets_above_ema50: above, assets_with_trend_data: withTrend } = regime.breadth;
+  const breadth = countedFactor(
+    'breadth',
+    (x) => breadthLevel((above + x) / views.length),
+    withTrend,
+    views.length,
+  );
+  if (typeof breadth === 'string') gaps.push(breadth);
+  else
     factors.push({
-      factor: 'breadth',
-      level: share >= 0.6 ? 'low' : share >= 0.4 ? 'moderate' : share >= 0.2 ? 'elevated' : 'high',
-      note: `${regime.breadth.assets_above_ema50} of ${regime.breadth.assets_with_trend_data} assets trade above their 50-hour average.`,
+      ...breadth,
+      note: `${above} of ${withTrend} assets trade above their 50-hour average.`,
     });
-  } else gaps.push('Breadth could not be measured, so it is missing from the risk factors.');
 
   factors.push(dataQuality(free, views));
   return { factors, gaps };
 }
 
+/** What the market regime itself lacked (a component, an asset or part of the history), null when nothing. */
+function regimeGaps(free: FreeSnapshots): string | null {
+  const body = free.marketRegime;
+  if (body.status !== 'degraded') return null;
+  const hours = body.regime.drawdown.lookback_hours;
+  const short =
+    hours < REGIME_RULE.drawdownLookbackHours
+      ? `, its drawdown read from a ${hours}-hour window instead of the 7-day high`
+      : '';
+  return `the market regime rests on partial evidence${short} (see limitations)`;
+}
+
 /**
  * How complete the run's data was, from every asset's `data_status` (a section missing, weaker or with a collection
- * issue, a venue refusing the run) and the regime's trend coverage: `low` only when nothing was missing.
+ * issue, a venue refusing the run), the regime's trend coverage and the regime's own gaps (a short history, a
+ * component it could not read): `low` only when nothing was missing.
  */
 function dataQuality(free: FreeSnapshots, views: readonly AssetView[]): RiskFactor {
   const total = views.length;
@@ -131,18 +170,20 @@ function dataQuality(free: FreeSnapshots, views: readonly AssetView[]): RiskFact
   const none = count('unavailable');
   const priced = views.filter((v) => v.coin.price !== null).length;
   const withTrend = free.marketRegime.regime.assets_covered;
+  const regime = regimeGaps(free);
   const level: RiskLevel =
     total === 0 || 2 * none >= total
       ? 'high'
       : none > 0 || withTrend < total
         ? 'elevated'
-        : partial > 0
+        : partial > 0 || regime !== null
           ? 'moderate'
           : 'low';
-  const gaps =
+  const assetGaps =
     partial + none === 0
       ? 'every asset had all of its data'
       : `${partial} had partial data and ${none} had none (see limitations)`;
+  const gaps = regime === null ? assetGaps : `${assetGaps}; ${regime}`;
   return {
     factor: 'data_quality',
     level,
