@@ -53,11 +53,6 @@ describe('the commands of the deploy recipes, run as written from a folder of th
     expect(steps).toHaveLength(1);
     expect(steps[0]?.[0]).toBe('generate');
     expect(steps[0]).toContain('--dist');
-    // The run says the schedule's interval, so its files read late only when a run is late, never stale between
-    // runs; the paywall selling them is told to accept twice that age.
-    const minutes = Number(/cron: '\*\/(\d+) \* \* \* \*'/.exec(workflow)?.[1]);
-    expect(steps[0]).toContain(`--cadence ${minutes * 60}`);
-    expect(workflow).toContain(`EMI_MAX_DATA_AGE_SECONDS=${minutes * 120}`);
     const cwd = await runSteps(steps);
     expect((await stat(join(cwd, 'dist', 'index.html'))).isFile()).toBe(true);
     expect(await readFile(join(cwd, 'dist', 'api', 'main-brain.php'), 'utf8')).toContain('"simulated"');
@@ -76,6 +71,11 @@ describe('the commands of the deploy recipes, run as written from a folder of th
     const steps = emiSteps(workflow, /^\s*- run: node bin\/emi\.js (.+)$/);
     expect(steps.map(([name]) => name)).toEqual(['generate', 'validate']);
     expect(steps[0]).toContain('--dist');
+    // The run says the schedule's interval, so its files read late only when a run is late, never stale between
+    // runs; the paywall selling them is told to accept twice that age.
+    const minutes = Number(/cron: '\*\/(\d+) \* \* \* \*'/.exec(workflow)?.[1]);
+    expect(steps[0]?.join(' ')).toContain(`--cadence ${minutes * 60}`);
+    expect(workflow).toContain(`EMI_MAX_DATA_AGE_SECONDS=${minutes * 120}`);
     // The steps after the run still deploy after a failed one (the job still fails): its status is served.
     const afterRun = workflow.slice(workflow.indexOf('id: generate'));
     const guarded = afterRun.match(/^\s*- run: /gm) ?? [];
