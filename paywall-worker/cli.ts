@@ -5,6 +5,7 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createLocalPaywall, paywallEnv } from './local.ts';
+import type { LocalPaywallOptions } from './local.ts';
 import { MCP_PATH } from '../mcp/http.ts';
 import { normalisedRequest } from '../schemas/delivery.ts';
 import { listen } from './node-listen.ts';
@@ -30,6 +31,24 @@ const VOTES_HELP = [
   '  or, from a proxy on loopback (the nginx recipe), the last X-Forwarded-For entry, which the proxy',
   '  appends; an IPv6 client counts by its /64.',
 ].join('\n');
+
+/**
+ * The built site's parts and the state folder's files, as `emi paywall` passes them (shared with `npm run
+ * preview:nginx`, which runs the worker as `emi paywall --site dist` does).
+ */
+export function paywallFolders(
+  site: string | undefined,
+  state: string,
+): Pick<LocalPaywallOptions, 'siteDir' | 'buyerPage' | 'voteStorePath' | 'paymentBookFile' | 'ledgerFile'> {
+  return {
+    // The built site: /mcp over it, and the publishers' storefronts from its buyer page.
+    ...(site ? { siteDir: resolve(site), buyerPage: { dir: join(resolve(site), 'x402-buyer') } } : {}),
+    // POST /arena/vote, proxied here by the nginx and Netlify recipes, stores where the generator imports from.
+    voteStorePath: resolve(state, VOTE_STORE_FILE),
+    paymentBookFile: resolve(state, DEFAULT_PAYMENT_BOOK_FILE),
+    ledgerFile: resolve(state, DEFAULT_LEDGER_FILE),
+  };
+}
 
 /** A port in use says which option chooses another; any other failure to listen is said as it is. */
 function listenError(error: NodeJS.ErrnoException, what: string, option: string): Error {
@@ -114,14 +133,7 @@ export function registerPaywallCommands(program: Command): void {
           payTo,
           facilitatorUrl,
           devFacilitatorPort: o.devFacilitatorPort,
-          // The built site: /mcp over it, and the publishers' storefronts from its buyer page.
-          ...(o.site
-            ? { siteDir: resolve(o.site), buyerPage: { dir: join(resolve(o.site), 'x402-buyer') } }
-            : {}),
-          // POST /arena/vote, proxied here by the nginx and Netlify recipes, stores where the generator imports from.
-          voteStorePath: resolve(o.state, VOTE_STORE_FILE),
-          paymentBookFile: resolve(o.state, DEFAULT_PAYMENT_BOOK_FILE),
-          ledgerFile: resolve(o.state, DEFAULT_LEDGER_FILE),
+          ...paywallFolders(o.site, o.state),
         }).catch((error: NodeJS.ErrnoException) => {
           throw listenError(
             error,

@@ -1,10 +1,10 @@
 // `npm run preview:cloudflare -- --port P`: the Cloudflare recipe in workerd, as `wrangler deploy` would ship it.
 // Uploads the paid files to the local R2 bucket, then runs `wrangler dev` on 127.0.0.1:P with the development
 // facilitator on 127.0.0.1:4021 when no EMI_FACILITATOR_URL is set, in the foreground until Ctrl-C. The publishers
-// of EMI_CONFIG's file are passed as EMI_PUBLISHERS (the Worker checks them), and EMI_ADMIN_TOKEN when set. The
-// Worker sells what is in R2, not what is in paid/: whenever a generator run changes paid/, the files are uploaded
-// again (as `npm run upload:r2` does for a deployed Worker), or it would sell the first upload's data until it is
-// too old to sell (503 data_stale).
+// of EMI_CONFIG's file are passed as EMI_PUBLISHERS (the Worker checks them), and EMI_ADMIN_TOKEN, EMI_ALGOD_URL,
+// EMI_ALGOD_TOKEN and EMI_VOTE_EXPORT_TOKEN when set. The Worker sells what is in R2, not what is in paid/: whenever
+// a generator run changes paid/, the files are uploaded again (as `npm run upload:r2` does for a deployed Worker),
+// or it would sell the first upload's data until it is too old to sell (503 data_stale).
 import { realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -100,6 +100,10 @@ const worker = await startWranglerDev({
     ...(env.maxDataAgeSeconds ? { EMI_MAX_DATA_AGE_SECONDS: String(env.maxDataAgeSeconds) } : {}),
     ...(publishers === undefined ? {} : { EMI_PUBLISHERS: JSON.stringify(publishers) }),
     ...(process.env.EMI_ADMIN_TOKEN ? { EMI_ADMIN_TOKEN: process.env.EMI_ADMIN_TOKEN } : {}),
+    // The payee's and publishers' USDC opt-in asked there, and the votes' export route, as on a deployed Worker.
+    ...(env.algodUrl ? { EMI_ALGOD_URL: env.algodUrl } : {}),
+    ...(env.algodToken ? { EMI_ALGOD_TOKEN: env.algodToken } : {}),
+    ...(env.voteExportToken ? { EMI_VOTE_EXPORT_TOKEN: env.voteExportToken } : {}),
   },
 }).catch(async (error: unknown) => {
   await facilitator?.close();

@@ -1,7 +1,8 @@
 // `npm run preview:nginx -- --port P`: the nginx recipe for real. Renders deploy/nginx for the built dist/, runs
 // Debian's nginx on 127.0.0.1:P in front of the Node paywall worker as `emi paywall --site dist` runs it (the paid
-// paths and /mcp), and the development facilitator on 127.0.0.1:4021 when no EMI_FACILITATOR_URL is set, in the
-// foreground until Ctrl-C, then stops all it started. Run as root, nginx's workers read dist/ as its owner.
+// paths, /mcp, the arena votes and the publishers' storefronts), and the development facilitator on 127.0.0.1:4021
+// when no EMI_FACILITATOR_URL is set, in the foreground until Ctrl-C, then stops all it started. Run as root,
+// nginx's workers read dist/ as its owner.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,6 +11,8 @@ import { renderNginxSite } from '../deploy/nginx/render.ts';
 import { startNginx } from '../deploy/nginx/run.ts';
 import { MCP_PATH } from '../schemas/delivery.ts';
 import { createLocalPaywall, paywallEnv } from '../paywall-worker/local.ts';
+import { paywallFolders } from '../paywall-worker/cli.ts';
+import { stateFolder } from '../generator/defaults.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
 import { onShutdown, portOption } from './cli-args.ts';
 
@@ -45,7 +48,9 @@ const paywall = await createLocalPaywall({
   ...paywallEnv(),
   paidDir: resolve(values.paid),
   baseUrl: url,
-  siteDir: root, // /mcp, as `emi paywall --site dist` answers it behind the recipe
+  // As `emi paywall --site dist` behind the recipe: /mcp, the storefronts, the votes (and their export with
+  // EMI_VOTE_EXPORT_TOKEN), the payment book and the credit ledger in the state folder (EMI_STATE_DIR, else var).
+  ...paywallFolders(root, stateFolder()),
 });
 const { app, mcp } = paywall;
 const worker = await listen({
@@ -53,11 +58,13 @@ const worker = await listen({
     (mcp && new URL(request.url).pathname === MCP_PATH ? mcp : app).fetch(request, env),
 });
 const prefix = await mkdtemp(join(tmpdir(), 'emi-nginx-'));
-const site = await renderNginxSite({
+const rendered = await renderNginxSite({
   root,
   listen: `127.0.0.1:${port}`,
   paywallUpstream: `127.0.0.1:${worker.port}`,
 });
+// The http block the recipe goes in is Debian's nginx.conf's, which says `gzip on` (the recipe sets gzip_types).
+const site = `gzip on;\n${rendered}`;
 // Ready once nginx serves a file of the site (200), not when it answers at all: its workers must read dist/.
 const nginx = await startNginx(prefix, site, `${url}/index.html`, { siteRoot: root }).catch(
   async (error: unknown) => {

@@ -1,7 +1,8 @@
 // `npm run preview:nginx -- --port P` as an operator runs it: nginx in front of the Node worker in the foreground,
 // answering the site and the 402; Ctrl-C stops nginx, the worker and everything else it started.
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile, chmod } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile, chmod } from 'node:fs/promises';
+import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import algosdk from 'algosdk';
@@ -13,6 +14,7 @@ import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { writePaidFixtures } from './paywall-harness.ts';
 import { freePort } from './free-port.ts';
+import { account, publisherEntry } from './publishers-harness.ts';
 
 const alive = (pid: number): boolean => {
   try {
@@ -154,6 +156,71 @@ describe.skipIf(!hasNginx())('npm run preview:nginx', () => {
         }
       } finally {
         await rm(privateDir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  /** The Content-Encoding nginx answers a GET that accepts gzip with (fetch would hide it). */
+  const encodingOf = (url: string): Promise<string | undefined> =>
+    new Promise((resolve, reject) => {
+      httpGet(url, { headers: { 'Accept-Encoding': 'gzip' } }, (response) => {
+        response.resume();
+        resolve(response.headers['content-encoding']);
+      }).on('error', reject);
+    });
+
+  it(
+    'answers the votes, their export and the storefronts as `emi paywall --site dist` does, gzip on as on Debian',
+    { timeout: 60_000 },
+    async () => {
+      const site = await mkdtemp(join(tmpdir(), 'emi-preview-nginx-site-'));
+      try {
+        await chmod(site, 0o755);
+        await mkdir(join(site, 'dist/x402-buyer'), { recursive: true });
+        await mkdir(join(site, 'paid'));
+        await writeFile(
+          join(site, 'dist/index.html'),
+          `<!doctype html><title>home</title>${' '.repeat(200)}`,
+        );
+        for (const file of ['index.html', 'buyer.css'])
+          await copyFile(join('site/x402-buyer', file), join(site, 'dist/x402-buyer', file));
+        await writeFile(join(site, 'dist/x402-buyer/app.js'), 'console.log("buyer page");\n');
+        await writePaidFixtures(join(site, 'paid'));
+        const config = join(site, 'emi.config.json');
+        await writeFile(config, JSON.stringify({ publishers: [publisherEntry('acme', account())] }));
+        const token = 'export-secret-of-thirty-two-chars';
+        const { port, child, exited, output } = await startPreview(site, {
+          EMI_CONFIG: config,
+          EMI_VOTE_EXPORT_TOKEN: token,
+        });
+        try {
+          expect(output()).toMatch(/Ctrl-C/);
+          const base = `http://127.0.0.1:${port}`;
+          const vote = await fetch(`${base}/arena/vote`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: '{not json',
+          });
+          expect(vote.status).toBe(400);
+          expect(await vote.json()).toMatchObject({ error: 'malformed_body' });
+          const exported = (auth: Record<string, string>) =>
+            fetch(`${base}/arena/votes/export?after=0`, { headers: auth });
+          expect((await exported({})).status).toBe(401);
+          const answer = await exported({ Authorization: `Bearer ${token}` });
+          expect(answer.status).toBe(200);
+          expect(await answer.json()).toEqual({ success: true, votes: [] });
+
+          const storefront = await fetch(`${base}/p/acme/x402-buyer/`);
+          expect(storefront.status).toBe(200);
+          expect(await storefront.text()).toContain('Sold by acme Research');
+          // Debian's nginx.conf says `gzip on` in the http block the recipe goes in.
+          expect(await encodingOf(`${base}/index.html`)).toBe('gzip');
+        } finally {
+          child.kill('SIGINT');
+          await exited;
+        }
+      } finally {
+        await rm(site, { recursive: true, force: true });
       }
     },
   );

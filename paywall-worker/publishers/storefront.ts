@@ -2,6 +2,9 @@
 // code) with the publisher's brand written into it and a `config.json` that names the publisher's address as the
 // only one the page will pay and the publisher's path as the one it buys from. Brand text is HTML-escaped where it
 // is written; links and the logo are https (checked at start) and escaped as attributes; the colour is `#rrggbb`.
+// The page's code is the site's own /x402-buyer/app.js (same origin, so the site's policy allows it): its chunks are
+// imported relative to it (`../assets/x402-buyer/…`), which from /p/<id>/x402-buyer/app.js would point into
+// /p/<id>/assets/, where nothing is. A site is always built for a base URL without a path, so the path is absolute.
 import { Hono } from 'hono';
 import { CONTENT_SECURITY_POLICY, SITE_HEADERS } from '../../schemas/delivery.ts';
 import { errorResponse } from '../app.ts';
@@ -47,13 +50,26 @@ function brandBanner(publisher: Publisher): string {
     </aside>`;
 }
 
-/** The buyer page in the publisher's brand: title, banner, accent colour, and the publisher's price in its text. */
+/** Where the site serves the buyer page's files, its code among them. */
+const SITE_BUYER_PAGE = '/x402-buyer/';
+
+/** The page's scripts named by a bare file name (`src="app.js"`) loaded from the site's buyer page instead. */
+const siteScripts = (html: string): string =>
+  html.replace(
+    /(<script\b[^>]*\bsrc=")([^"/:]+)"/g,
+    (_m, head: string, file: string) => `${head}${SITE_BUYER_PAGE}${file}"`,
+  );
+
+/**
+ * The buyer page in the publisher's brand: title, banner, accent colour, and the publisher's price in its text;
+ * its code from the site's own buyer page.
+ */
 export function brandPage(html: string, publisher: Publisher): string {
   const name = escapeHtml(publisher.brand.name);
   const price = publisher.products.find((p) => p.slug === HUMAN_REPORT)?.priceUsd;
   const colors = accentColors(publisher.brand.accentColor);
   const style = `<style>:root{--accent:${colors.accent};--accent-ink:${colors.ink};--accent-text:${colors.text}}.publisher-brand{border-left:6px solid var(--accent);padding:.5rem 1rem;margin:0 0 1rem}.publisher-logo{float:right;max-height:40px}</style>`;
-  return html
+  return siteScripts(html)
     .replace(/<title>([^<]*)<\/title>/, (_m, title: string) => `<title>${name}: ${title}</title>`)
     .replace('</head>', `    ${style}\n  </head>`)
     .replace(/<body([^>]*)>/, (tag) => `${tag}\n    ${brandBanner(publisher)}`)
@@ -111,6 +127,7 @@ export function createStorefront(options: StorefrontOptions): Hono {
       c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
       return c.body(brandPage(new TextDecoder().decode(page), publisher));
     }
+    // The page's other files. Its app.js is still answered (the same file), though the page loads the site's.
     const type = ASSET_TYPES[file.split('.').pop() ?? ''];
     const asset = type && !file.startsWith('.') ? await options.readBuyerFile(file) : null;
     if (!asset || !type) return notFound();

@@ -1,0 +1,112 @@
+// `npm run preview:cloudflare` hands the Worker the settings a deployed one reads from its variables and secrets:
+// with EMI_ALGOD_URL the payee's USDC opt-in is asked of that algod before a sale, and with EMI_VOTE_EXPORT_TOKEN
+// GET /arena/votes/export answers the generator on another machine (401 without the token, the votes with it).
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import algosdk from 'algosdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import { writePaidFixtures } from './paywall-harness.ts';
+
+/** This suite's ports: wrangler dev and its inspector (the next one). */
+const PORT = 19620;
+const TOKEN = 'export-secret-of-thirty-two-chars';
+
+/** An algod on loopback that knows no account (every opt-in look-up is a 404), recording what it was asked. */
+async function startEmptyAlgod() {
+  const asked: string[] = [];
+  const server = createServer((request, response) => {
+    asked.push(request.url ?? '');
+    response.writeHead(404, { 'Content-Type': 'application/json' });
+    response.end(JSON.stringify({ message: 'account asset info not found' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    asked,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe(
+  'npm run preview:cloudflare with EMI_ALGOD_URL and EMI_VOTE_EXPORT_TOKEN',
+  { timeout: 180_000 },
+  () => {
+    let dir: string;
+    let facilitator: DevFacilitator;
+    let algod: Awaited<ReturnType<typeof startEmptyAlgod>>;
+
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'emi-preview-cloudflare-env-'));
+      await chmod(dir, 0o755);
+      await mkdir(join(dir, 'dist'));
+      await mkdir(join(dir, 'paid'));
+      await writeFile(join(dir, 'dist', 'index.html'), '<!doctype html><title>home</title>');
+      await writePaidFixtures(join(dir, 'paid'));
+      [facilitator, algod] = await Promise.all([startDevFacilitator({ port: 0 }), startEmptyAlgod()]);
+    });
+    afterAll(async () => {
+      await facilitator?.close();
+      await algod?.close();
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    it('passes both to the Worker', async () => {
+      const payTo = algosdk.generateAccount().addr.toString();
+      facilitator.ledger.optIn(payTo);
+      const child = spawn(
+        process.execPath,
+        [
+          'bin/run-ts.js',
+          'scripts/preview-cloudflare.ts',
+          ...['--port', String(PORT), '--dir', join(dir, 'dist'), '--paid', join(dir, 'paid')],
+          ...['--persist-to', join(dir, 'wrangler')],
+        ],
+        {
+          env: {
+            ...process.env,
+            EMI_FACILITATOR_URL: facilitator.url,
+            EMI_PAYTO: payTo,
+            EMI_ALLOW_SIMULATED: '1', // the fixtures are the simulated examples
+            EMI_ALGOD_URL: algod.url,
+            EMI_VOTE_EXPORT_TOKEN: TOKEN,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      try {
+        for (let i = 0; i < 1200 && !/Ctrl-C/.test(output) && child.exitCode === null; i += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(output).toMatch(/Ctrl-C/);
+        const base = `http://127.0.0.1:${PORT}`;
+
+        const exported = (headers: Record<string, string>) =>
+          fetch(`${base}/arena/votes/export?after=0`, { headers });
+        expect((await exported({})).status).toBe(401);
+        const answer = await exported({ Authorization: `Bearer ${TOKEN}` });
+        expect(answer.status).toBe(200);
+        expect(await answer.json()).toEqual({ success: true, votes: [] });
+
+        // The payee holds no USDC on that algod: no 402 offers a payment it could not receive.
+        const paid = await fetch(`${base}/api/x402-market-regime.php`);
+        expect(paid.status).toBe(503);
+        expect(await paid.json()).toMatchObject({ error: 'payee_not_opted_in' });
+        expect(algod.asked.some((path) => path.startsWith(`/v2/accounts/${payTo}/assets/`))).toBe(true);
+      } finally {
+        child.kill('SIGINT');
+        await exited;
+      }
+    });
+  },
+);
