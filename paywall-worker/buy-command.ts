@@ -7,7 +7,7 @@
 // later (README "Decisions": a client retries with the payment it kept).
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { decodePaymentSignatureHeader } from '@x402/core/http';
 import { FundingRefused, PAID_REQUEST_TIMEOUT_MS, sendSignedPayment, signDevPayment } from './buy.ts';
 import { apiUrlProblem } from './config.ts';
@@ -386,10 +386,19 @@ async function keepPayment(header: string): Promise<string | null> {
   }
 }
 
-/** Removes a file keepPayment wrote once the answer is definite; a reader's own @FILE is left alone. */
+/** The file keepPayment writes: `<tmpdir>/emi-buy-XXXXXX/payment-signature.txt`. */
+const isKeptByUs = (file: string): boolean =>
+  /^emi-buy-[A-Za-z0-9]{6}$/.test(basename(dirname(file))) &&
+  basename(file) === 'payment-signature.txt' &&
+  resolve(dirname(dirname(file))) === resolve(tmpdir());
+
+/**
+ * Removes a file keepPayment wrote once the answer is definite, also when it came back as --payment-signature
+ * (a signed payment left lying in /tmp could collect the file again within the hour); a reader's own file is left.
+ */
 async function dropKeptFile(file: string | null, readersFile: string | null): Promise<void> {
-  if (file === null || file === readersFile) return;
-  await rm(join(file, '..'), { recursive: true, force: true }).catch(() => undefined);
+  if (file === null || (file === readersFile && !isKeptByUs(file))) return;
+  await rm(dirname(file), { recursive: true, force: true }).catch(() => undefined);
 }
 
 /** --payment-signature: the header itself, or @FILE holding it; checked to be an x402 payment. */

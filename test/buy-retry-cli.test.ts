@@ -4,7 +4,7 @@
 // hand the kept header over when it cannot. Real programs on loopback: the compiled `emi buy` and `emi paywall`, the
 // development facilitator and its ledger behind a facilitator proxy that can submit late, and a proxy between
 // `emi buy` and the paywall that can drop the connection once the paid answer is ready.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -187,7 +187,8 @@ describe('emi buy resends the payment it signed, never a new one', () => {
     expect(others).toEqual([]);
     expect(payersOf(later)).toEqual([]); // no wallet made, nothing funded or signed
     expect(charged(payer!)).toBe(chain.ledger.assetBalance(payTo) - before);
-    await rm(dirname(file), { recursive: true, force: true });
+    // Collected: the signed payment emi buy left in the temporary folder is removed, not left lying about.
+    await expect(stat(dirname(file))).rejects.toThrow(/ENOENT/);
   }, 120_000);
 
   it('refuses an unusable --retry-for or --payment-signature before asking, funding or paying', async () => {
