@@ -7,7 +7,7 @@ import {
   type SpreadMethod,
 } from '../../schemas/liquidity-lite.ts';
 import type { AssetMarket, Candle, OrderBook } from '../market/types.ts';
-import { logReturns, mean, median } from './math.ts';
+import { logReturns, mean, median, round } from './math.ts';
 
 export interface LiquidityReading {
   spreadBps: number | null;
@@ -146,17 +146,25 @@ export const marketStructure = (candles: readonly Candle[]): MarketStructure | n
 };
 
 /**
+ * Decimals of the published `spread_bps` and depths (liquidity-lite-body.ts). The label reads them at these
+ * decimals, so that a spread published as 25 bps is not labelled `thin` ("wider than 25 bps").
+ */
+export const PUBLISHED_DECIMALS = { spreadBps: 2, depthUsd: 0 } as const;
+
+/**
  * `liquidity_context` by LIQUIDITY_CONTEXT_RULE (its published description says the same). Depth needs a readable
  * order book (`minDepth`, the thinner side within 1 % of mid): without one, only a spread past the thin mark reads
  * `thin`, and anything narrower has no label, since `moderate` and `deep` are statements about depth.
  */
 const classify = (
-  spreadBps: number | null,
+  rawSpreadBps: number | null,
   method: SpreadMethod | null,
-  minDepth: number | null,
+  rawMinDepth: number | null,
 ): LiquidityContext | null => {
   const r = LIQUIDITY_CONTEXT_RULE;
-  if (spreadBps === null) return null;
+  if (rawSpreadBps === null) return null;
+  const spreadBps = round(rawSpreadBps, PUBLISHED_DECIMALS.spreadBps);
+  const minDepth = rawMinDepth === null ? null : round(rawMinDepth, PUBLISHED_DECIMALS.depthUsd);
   const slack = method === 'high_low_estimate' ? r.estimateSlack : 1;
   const wide = spreadBps > r.thinSpreadBps * slack;
   if (minDepth === null) return wide ? 'thin' : null;

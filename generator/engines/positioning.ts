@@ -81,18 +81,50 @@ export interface DerivativesReading {
   gaps: string[];
 }
 
-/** `level` by FUNDING_RULE (its published description says the same): fixed marks first, then the z-score. */
-const fundingLevel = (rate8h: number, z: number | null): Pick<FundingReading, 'level' | 'levelBasis'> => {
+/**
+ * Decimals of the published figures (derivatives-body.ts): `rate_8h_pct`, `z_score_30d`, the open-interest and price
+ * `change_24h_pct`. Labels read the figures at these decimals, so that a label never contradicts the number beside
+ * it (a rate of 0.099996 % is published as 0.1 and must read `extreme_high`, "at or above +0.1 %").
+ */
+export const PUBLISHED_DECIMALS = { fundingPct: 4, zScore: 2, changePct: 2 } as const;
+
+/** A funding rate (fraction per 8 h) as published: percent at `fundingPct` decimals. */
+const publishedFundingPct = (rate8h: number): number => round(rate8h * 100, PUBLISHED_DECIMALS.fundingPct);
+
+/** A 24-hour change (fraction) at the precision it is published with, back as a fraction. */
+const publishedChange = (fraction: number): number =>
+  round(fraction * 100, PUBLISHED_DECIMALS.changePct) / 100;
+
+/** A change in evidence, at the published decimals: "+2.0 %" beside "little change" would contradict the ±2 % band. */
+const shownChange = (fraction: number): string =>
+  signedPct(publishedChange(fraction), PUBLISHED_DECIMALS.changePct);
+
+/**
+ * `level` by FUNDING_RULE (its published description says the same): fixed marks first, then the z-score. Rate and
+ * z-score are read as published, the marks at the same precision.
+ */
+const fundingLevel = (rate8h: number, rawZ: number | null): Pick<FundingReading, 'level' | 'levelBasis'> => {
   const r = FUNDING_RULE;
-  if (rate8h >= r.extremeHigh8h) return { level: 'extreme_high', levelBasis: 'fixed_mark' };
+  const rate = publishedFundingPct(rate8h);
+  const mark = publishedFundingPct;
+  const z = rawZ === null ? null : round(rawZ, PUBLISHED_DECIMALS.zScore);
+  if (rate >= mark(r.extremeHigh8h)) return { level: 'extreme_high', levelBasis: 'fixed_mark' };
   if (z !== null && z >= r.extremeZ) return { level: 'extreme_high', levelBasis: 'history' };
-  if (rate8h <= r.extremeLow8h) return { level: 'extreme_low', levelBasis: 'fixed_mark' };
+  if (rate <= mark(r.extremeLow8h)) return { level: 'extreme_low', levelBasis: 'fixed_mark' };
   if (z !== null) {
     const level = z <= -r.extremeZ ? 'extreme_low' : z >= r.highZ ? 'high' : z <= -r.highZ ? 'low' : 'normal';
     return { level, levelBasis: 'history' };
   }
-  const level = rate8h >= r.high8h ? 'high' : rate8h <= r.low8h ? 'low' : 'normal';
+  const level = rate >= mark(r.high8h) ? 'high' : rate <= mark(r.low8h) ? 'low' : 'normal';
   return { level, levelBasis: 'fixed_band' };
+};
+
+/** Crowding by the published rate too: "above the base rate" and "negative" as a reader of `rate_8h_pct` sees them. */
+const crowdingOf = (level: FundingLevel, rate8h: number): FundingReading['crowding'] => {
+  const rate = publishedFundingPct(rate8h);
+  if (level === 'extreme_high' && rate > publishedFundingPct(FUNDING_RULE.base8h)) return 'crowded_longs';
+  if (level === 'extreme_low' && rate < 0) return 'crowded_shorts';
+  return 'none';
 };
 
 /**
@@ -111,12 +143,7 @@ export const readFunding = (funding: Funding, venue: string): FundingReading => 
       ? (funding.rate8h - centre) / Math.max(MAD_TO_SIGMA * spread, MIN_FUNDING_SPREAD)
       : null;
   const { level, levelBasis } = fundingLevel(funding.rate8h, z);
-  const crowding =
-    level === 'extreme_high' && funding.rate8h > FUNDING_RULE.base8h
-      ? 'crowded_longs'
-      : level === 'extreme_low' && funding.rate8h < 0
-        ? 'crowded_shorts'
-        : 'none';
+  const crowding = crowdingOf(level, funding.rate8h);
   const basis =
     funding.markPrice !== null && funding.indexPrice !== null && funding.indexPrice > 0
       ? (funding.markPrice - funding.indexPrice) / funding.indexPrice
@@ -147,7 +174,10 @@ const valueDayAgo = (oi: OpenInterest, referenceMs: number): number | null => {
   return best !== null && best.gap <= 1.5 * HOUR && best.value > 0 ? best.value : null;
 };
 
-/** Open interest against price by OPEN_INTEREST_RULE (its published description says the same). */
+/**
+ * Open interest against price by OPEN_INTEREST_RULE (its published description says the same), for changes as given;
+ * readOpenInterest gives them as published.
+ */
 export const oiReading = (oiChange: number, priceChange: number): OpenInterestReading => {
   if (Math.abs(oiChange) < OPEN_INTEREST_RULE.flatBand) return 'flat';
   if (oiChange > 0) return priceChange >= 0 ? 'new_longs' : 'new_shorts';
@@ -163,11 +193,15 @@ const readOpenInterest = (
 ): OpenInterestReadingDetail => {
   const before = valueDayAgo(oi, referenceMs);
   const change24h = before === null ? null : oi.valueUsd / before - 1;
+  // Read as published: a change of 1.9996 % is published as 2 and is not "less than 2 % either way".
   return {
     valueUsd: oi.valueUsd,
     change24h,
     priceChange24h,
-    reading: change24h !== null && priceChange24h !== null ? oiReading(change24h, priceChange24h) : null,
+    reading:
+      change24h !== null && priceChange24h !== null
+        ? oiReading(publishedChange(change24h), publishedChange(priceChange24h))
+        : null,
     leverageProxy: volume24hUsd !== null && volume24hUsd > 0 ? oi.valueUsd / volume24hUsd : null,
     venue,
   };
@@ -304,8 +338,8 @@ export function readDerivatives(
     : null;
   if (openInterest?.reading && openInterest.change24h !== null && openInterest.priceChange24h !== null) {
     evidence.push(
-      `Open interest changed ${signedPct(openInterest.change24h, 1)} over 24 hours while price changed ` +
-        `${signedPct(openInterest.priceChange24h, 1)}: ${OI_WORDS[openInterest.reading]}.`,
+      `Open interest changed ${shownChange(openInterest.change24h)} over 24 hours while price changed ` +
+        `${shownChange(openInterest.priceChange24h)}: ${OI_WORDS[openInterest.reading]}.`,
     );
   } else if (openInterest)
     gap(

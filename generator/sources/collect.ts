@@ -1,8 +1,8 @@
 // Gathers one MarketSnapshot: every kind of data for every symbol, through the sources of a plan, with bounded
 // concurrency. A failure degrades one section of one asset (a SourceIssue and a null section); it never throws.
 // A venue that refuses the run (403/451) is skipped from then on; a value whose venue time does not describe the
-// run's as-of (freshness.ts) counts as that venue's failure; prices are cross-checked between venues; missing
-// liquidations may be estimated from open interest (off by default; labelled estimated).
+// run's as-of (freshness.ts) counts as that venue's failure; prices and funding rates are cross-checked between
+// venues; missing liquidations may be estimated from open interest (off by default; labelled estimated).
 import pLimit from 'p-limit';
 import type { LimitFunction } from 'p-limit';
 import type { AssetMarket, MarketSnapshot, SourceIssue, Sourced } from '../market/types.ts';
@@ -20,6 +20,7 @@ import type {
 import { createSimulatedTransport } from './simulator/transport.ts';
 import { timeProblem } from './freshness.ts';
 import { estimateLiquidations } from './liquidation-estimate.ts';
+import { checkFunding, FUNDING_DISAGREEMENT_PCT_8H } from './funding-check.ts';
 import { checkPrices } from './price-check.ts';
 import type { Transport } from './transport.ts';
 import { VenueGate } from './venue-gate.ts';
@@ -43,6 +44,11 @@ export interface CollectOptions {
   plan?: SourcePlan;
   /** Cross-check each price with the other ticker venues; a gap above this percent is an issue (default: no check). */
   priceDisagreementPct?: number | null;
+  /**
+   * Cross-check each funding rate with the next funding venue; a gap above this many percentage points per 8 h is an
+   * issue. Default: FUNDING_DISAGREEMENT_PCT_8H when prices are cross-checked (live and replay runs), else no check.
+   */
+  fundingDisagreementPct8h?: number | null;
   /** Fill missing liquidations with an estimate from open-interest drops (default false). */
   estimateLiquidations?: boolean;
   signal?: AbortSignal;
@@ -85,16 +91,33 @@ export async function collectMarket(options: CollectOptions): Promise<MarketSnap
     liquidations: liquidations.values.get(symbol) ?? null,
   }));
   if (options.estimateLiquidations) fillEstimatedLiquidations(assets, options.asOf);
-  const priceCheck =
+  const fundingThreshold =
+    options.fundingDisagreementPct8h !== undefined
+      ? options.fundingDisagreementPct8h
+      : options.priceDisagreementPct == null
+        ? null
+        : FUNDING_DISAGREEMENT_PCT_8H;
+  // Both checks at once: they ask different kinds of venue, within the same deadline.
+  const [priceCheck, fundingIssues] = await Promise.all([
     options.priceDisagreementPct == null
       ? null
-      : await checkPrices(assets, {
+      : checkPrices(assets, {
           sources: plan.ticker,
           context,
           gate,
           thresholdPct: options.priceDisagreementPct,
           run: limit,
-        });
+        }),
+    fundingThreshold === null
+      ? []
+      : checkFunding(assets, {
+          sources: plan.funding,
+          context,
+          gate,
+          thresholdPct8h: fundingThreshold,
+          run: limit,
+        }),
+  ]);
   // An outlier price that two other venues contradicted is set aside for theirs (its issue says so), and so are that
   // venue's candles and book of the asset: a venue wrong about the price level is wrong about levels and depth too.
   const outliers = new Map<string, string>();
@@ -116,6 +139,7 @@ export async function collectMarket(options: CollectOptions): Promise<MarketSnap
       ...gate.issues(),
       ...SECTION_NAMES.flatMap((section) => results[section].issues),
       ...(priceCheck?.issues ?? []),
+      ...fundingIssues,
       ...outlierIssues,
     ],
   };
