@@ -134,10 +134,32 @@ export const contentTypeFor = (path: string): string | undefined =>
 
 export const isApiPath = (path: string): boolean => API_PREFIXES.some((prefix) => path.startsWith(prefix));
 
-/** The cache hint of a static file: API files are cached for one generation, the run status never; pages are
- * left to the host. */
-export const cacheFor = (path: string): string | null =>
-  path === STATUS_PATH ? NO_STORE : isApiPath(path) ? FREE_CACHE : null;
+/** Files whose name changes with their content: kept for a year, never asked about again. */
+export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
+/** Stored, but asked about (ETag) before every use: an entry script whose chunks' names it holds may change. */
+export const REVALIDATE_CACHE = 'no-cache';
+/**
+ * The chunks of the site's two browser programs, as esbuild names them (generator/buyer/bundle.ts): `[name]-[hash].js`
+ * in these folders (nothing else is written there), the hash 8 characters of base32 (A-Z, 2-7). The pattern is a
+ * regular expression source, unanchored: the nginx recipe renders it as is.
+ */
+export const HASHED_CHUNK_FOLDERS = ['/assets/x402-buyer/', '/assets/arena-vote/'] as const;
+export const HASHED_CHUNK_PATTERN = `(?:${HASHED_CHUNK_FOLDERS.join('|')})[^/]+-[A-Z2-7]{8}\\.js`;
+const HASHED_CHUNK = new RegExp(`^${HASHED_CHUNK_PATTERN}$`);
+/** The programs' entry scripts: their names never change, and each names the chunks of its build. */
+export const ENTRY_SCRIPTS: readonly string[] = ['/x402-buyer/app.js', '/assets/arena-vote/main.js'];
+
+/**
+ * The cache hint of a static file: API files are cached for one generation, the run status never, hashed chunks for
+ * a year and the entry scripts revalidated every time (a stale app.js would ask for chunks the next build removed);
+ * pages are left to the host.
+ */
+export function cacheFor(path: string): string | null {
+  if (path === STATUS_PATH) return NO_STORE;
+  if (isApiPath(path)) return FREE_CACHE;
+  if (HASHED_CHUNK.test(path)) return IMMUTABLE_CACHE;
+  return ENTRY_SCRIPTS.includes(path) ? REVALIDATE_CACHE : null;
+}
 
 /** `asset` is matched case-insensitively (`eth` is ETH); null when it names no tracked asset. */
 export function assetFromQuery(value: string): string | null {
@@ -145,24 +167,46 @@ export function assetFromQuery(value: string): string | null {
   return (TRACKED_ASSETS as readonly string[]).includes(upper) ? upper : null;
 }
 
-/** A percent-encoded octet, and RFC 3986's unreserved characters, which mean the same encoded or not (6.2.2.2). */
+/** A percent-encoded octet; what routing decodes: RFC 3986's unreserved characters (6.2.2.2) and the slash. */
 const ENCODED_OCTET = /%[0-9A-Fa-f]{2}/g;
-const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+const DECODED_FOR_ROUTING = /^[A-Za-z0-9\-._~/]$/;
+const DOT_SEGMENT = /(?:^|\/)\.{1,2}(?:\/|$)/;
 
 /**
- * A URL path as every host routes it, whatever the client's spelling: unreserved characters decoded
- * (`/api/x402%2Datlas.php`) and repeated slashes merged (`//api/x402-atlas.php`), as nginx reads a path before it
- * matches a location. Dot segments are the URL parser's business (Node, workerd and nginx resolve them before this);
- * anything else stays encoded for the file lookup to decode once.
+ * RFC 3986's remove_dot_segments (5.2.4) for an absolute path: `.` dropped, `..` dropping the segment before it, never
+ * above the root (nginx answers 400 there; this stays on the site, where `/../x` is `/x`).
+ */
+function removeDotSegments(path: string): string {
+  if (!DOT_SEGMENT.test(path)) return path;
+  const segments = path.split('/').slice(1);
+  const kept: string[] = [];
+  segments.forEach((segment, index) => {
+    const last = index === segments.length - 1;
+    if (segment === '..') kept.pop();
+    if (segment === '.' || segment === '..') {
+      if (last) kept.push(''); // `/a/b/..` is the folder `/a/`
+    } else kept.push(segment);
+  });
+  return `/${kept.join('/')}`;
+}
+
+/**
+ * A URL path as every host routes it, whatever the client's spelling, as nginx reads a path before it matches a
+ * location: unreserved characters and slashes decoded (`/api/x402%2Datlas.php`, `/api%2Fx402-atlas.php`), repeated
+ * slashes merged (`//api/x402-atlas.php`), then the dot segments decoding revealed resolved (`/api/..%2fapi/x.php`
+ * is `/api/x.php`; the URL parsers of Node and workerd resolve the plain ones before this). Anything else stays
+ * encoded for the file lookup to decode once. A path with no `%` and no `//` is returned as it is (the common case,
+ * the 402 challenge's).
  */
 export function normalisePath(path: string): string {
   if (!path.includes('%') && !path.includes('//')) return path; // the common case, untouched
-  return path
+  const decoded = path
     .replace(ENCODED_OCTET, (octet) => {
       const char = String.fromCharCode(Number.parseInt(octet.slice(1), 16));
-      return UNRESERVED.test(char) ? char : octet;
+      return DECODED_FOR_ROUTING.test(char) ? char : octet;
     })
     .replace(/\/{2,}/g, '/');
+  return path.startsWith('/') ? removeDotSegments(decoded) : decoded;
 }
 
 /**

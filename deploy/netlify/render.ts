@@ -4,8 +4,12 @@
 // Cloudflare Worker or `emi paywall` on Node), named by PAYWALL_ORIGIN.
 import { TRACKED_ASSETS } from '../../schemas/common.ts';
 import {
+  ENTRY_SCRIPTS,
   FREE_CACHE,
   FREE_PATHS,
+  HASHED_CHUNK_FOLDERS,
+  IMMUTABLE_CACHE,
+  REVALIDATE_CACHE,
   JSON_TYPE,
   NO_STORE,
   errorAnswerHeaders,
@@ -24,6 +28,9 @@ export const NOT_FOUND_FILE = '/errors/not-found.json';
 
 const block = (path: string, headers: Readonly<Record<string, string>>): string =>
   [path, ...Object.entries(headers).map(([name, value]) => `  ${name}: ${value}`)].join('\n');
+
+/** The buyer page's chunk folder: every file in it is a hashed chunk (no entry script shares it). */
+const BUYER_CHUNK_FOLDER = HASHED_CHUNK_FOLDERS[0];
 
 const INVALID_ASSET_FUNCTION = '/.netlify/functions/invalid-asset';
 
@@ -56,6 +63,12 @@ export function renderNetlifyHeaders(): string {
     block('/errors/*', { 'Content-Type': JSON_TYPE, 'Cache-Control': NO_STORE }),
     '',
     block(STATUS_PATH, { 'Content-Type': JSON_TYPE, 'Cache-Control': NO_STORE }),
+    '',
+    "# The browser programs: their entry scripts revalidated every time, the buyer page's chunks (the folder holds",
+    "# nothing else, each name carries its content hash) kept for a year. The vote form's chunks share their folder",
+    "# with its entry script, which a Netlify path cannot tell apart: they keep Netlify's default (revalidated).",
+    ...ENTRY_SCRIPTS.map((path) => `${block(path, { 'Cache-Control': REVALIDATE_CACHE })}\n`),
+    block(`${BUYER_CHUNK_FOLDER}*`, { 'Cache-Control': IMMUTABLE_CACHE }),
     '',
   ].join('\n');
 }

@@ -6,7 +6,11 @@ import { domainToASCII } from 'node:url';
 import { DEFAULT_REASONING_ASSET, TRACKED_ASSETS } from '../../schemas/common.ts';
 import {
   ALLOWED_METHODS,
+  ENTRY_SCRIPTS,
   FREE_CACHE,
+  HASHED_CHUNK_PATTERN,
+  IMMUTABLE_CACHE,
+  REVALIDATE_CACHE,
   NO_STORE,
   PUBLISHER_PREFIX,
   STATUS_PATH,
@@ -243,6 +247,10 @@ export async function renderNginxSite(options: NginxSiteOptions): Promise<string
       .join('\n\n'),
     __STATUS_PATH__: STATUS_PATH,
     __FREE_CACHE__: FREE_CACHE,
+    __HASHED_CHUNK_PATTERN__: HASHED_CHUNK_PATTERN,
+    __IMMUTABLE_CACHE__: IMMUTABLE_CACHE,
+    __ENTRY_SCRIPTS__: ENTRY_SCRIPTS.map(regexEscape).join('|'),
+    __REVALIDATE_CACHE__: REVALIDATE_CACHE,
     __NO_STORE__: NO_STORE,
     __PREFLIGHT_MAX_AGE__: String(PREFLIGHT_MAX_AGE_SECONDS),
     __SITE_HEADERS__: siteHeaders('    '),
