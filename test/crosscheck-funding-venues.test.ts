@@ -71,6 +71,8 @@ interface Published {
   limitations: string[];
   paidLimitations: string[];
   xrpFunding: { rate_8h_pct: number; crowding: string; venue: string };
+  /** derivatives.php's own entry for XRP: its positioning reading's confidence and limitations. */
+  xrpPositioning: { confidence: number | null; limitations: string[] };
   lastRun: { status: string };
 }
 
@@ -96,9 +98,9 @@ async function generate(dir: string, server: ReplayServer): Promise<Published> {
   const brain = await readJson<{ brain: { limitations: string[] } }>(
     join(dir, 'site', 'api', 'main-brain.php'),
   );
-  const derivatives = await readJson<{ assets: Record<string, { funding: Published['xrpFunding'] }> }>(
-    join(dir, 'site', 'api', 'derivatives.php'),
-  );
+  const derivatives = await readJson<{
+    assets: Record<string, Published['xrpPositioning'] & { funding: Published['xrpFunding'] }>;
+  }>(join(dir, 'site', 'api', 'derivatives.php'));
   const paid = await readJson<{ limitations: string[] }>(join(dir, 'paid', 'x402-main-brain.json'));
   return {
     code: run.code,
@@ -106,6 +108,7 @@ async function generate(dir: string, server: ReplayServer): Promise<Published> {
     limitations: brain.brain.limitations,
     paidLimitations: paid.limitations,
     xrpFunding: derivatives.assets.XRP!.funding,
+    xrpPositioning: derivatives.assets.XRP!,
     lastRun: await readJson(join(dir, 'var', 'last-run.json')),
   };
 }
@@ -159,6 +162,10 @@ describe('emi generate --source live: cross-venue funding check', { timeout: 120
     expect(run.limitations).toContainEqual(disagree);
     expect(run.paidLimitations).toContainEqual(disagree);
     expect(run.lastRun.status).toBe('degraded');
+    // derivatives.php's own XRP entry, whose reading the disagreement is about, says it and is less confident.
+    expect(run.xrpPositioning.limitations).toContainEqual(disagree);
+    expect(agreeing.xrpPositioning.confidence).not.toBeNull();
+    expect(run.xrpPositioning.confidence!).toBeLessThan(agreeing.xrpPositioning.confidence!);
   });
 
   it('says a rate was not cross-checked, and why, when no other funding venue answers', async () => {

@@ -254,6 +254,35 @@ export const assetPrice = (asset: AssetMarket): { price: number | null; at: numb
   return bar ? { price: bar.close, at: bar.openTime + BAR_MS } : { price: null, at: null };
 };
 
+/** The sections a derivatives reading is built from. */
+const DERIVATIVES_SECTIONS: ReadonlySet<string> = new Set(['funding', 'openInterest', 'liquidations']);
+
+/**
+ * A data issue on a derivatives section that still came in (venues disagreeing on the funding rate, a rate no other
+ * venue confirmed) weakens the positioning reading itself: /api/derivatives.php lists it and its confidence takes
+ * the same penalty the asset's does, not only the bodies built on the whole asset.
+ */
+function withDerivativesIssues(
+  reading: DerivativesReading,
+  asset: AssetMarket,
+  issues: readonly SourceIssue[],
+): DerivativesReading {
+  const s = asset.symbol;
+  const weakened = issuesFor(s, issues).filter(
+    (i) =>
+      i.symbol === s && DERIVATIVES_SECTIONS.has(i.section) && asset[i.section as keyof AssetMarket] !== null,
+  );
+  if (weakened.length === 0) return reading;
+  const lines = weakened.map((i) => `${s}: ${issueText({ ...i, symbol: null })}`);
+  const factor = Math.max(MIN_ISSUE_FACTOR, ISSUE_PENALTY ** weakened.length);
+  return {
+    ...reading,
+    confidence: reading.confidence === null ? null : Math.round(reading.confidence * factor),
+    limitations: [...reading.limitations, ...lines],
+    gaps: [...reading.gaps, ...lines],
+  };
+}
+
 export function analyzeAsset(
   asset: AssetMarket,
   issues: readonly SourceIssue[],
@@ -301,7 +330,7 @@ export function analyzeAsset(
   const liquidity = readLiquidity(asset);
   if (!asset.book) limitations.push(`${s}: no order book; depth and book imbalance are unavailable.`);
   liquidity.gaps.forEach(gap);
-  const derivatives = readDerivatives(asset, change24h, quoteVolume24h);
+  const derivatives = withDerivativesIssues(readDerivatives(asset, change24h, quoteVolume24h), asset, issues);
   if (!asset.funding && !asset.openInterest)
     limitations.push(
       `${s}: no derivatives data (funding, open interest); positioning is not part of this reading.`,
@@ -323,11 +352,15 @@ export function analyzeAsset(
   const { strength, agreement } = strengthAndAgreement(signals, score);
 
   const assetIssues = issuesFor(s, issues);
-  limitations.push(...assetIssues.map(issueText));
+  // Each line once: an issue on a derivatives section that came in is already among the positioning gaps.
+  const once = (lines: string[], line: string) => {
+    if (!lines.includes(line)) lines.push(line);
+  };
+  for (const i of assetIssues) once(limitations, issueText(i));
   // An issue on this asset's data that still came in (or on all of it) is named by no missing-section note.
   for (const i of assetIssues)
     if (i.symbol === s && (i.section === 'all' || asset[i.section] !== null))
-      gaps.push(`${s}: ${issueText({ ...i, symbol: null })}`);
+      once(gaps, `${s}: ${issueText({ ...i, symbol: null })}`);
   // A venue that refused the whole run is reported, but costs nothing when a fallback venue delivered the data;
   // an issue on a section that still delivered (e.g. venues disagreeing on the price) weakens the evidence.
   const deliveredDespiteIssue = assetIssues.filter(

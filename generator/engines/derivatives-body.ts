@@ -15,6 +15,7 @@ import { iso, type RunClock } from './clock.ts';
 import { PAID_ATLAS, PAID_MAIN_BRAIN, REASONING_TEMPLATE, relatedResources } from './links.ts';
 import { sourceInfo, sourceLine, truthStatement, venueLabel } from './labels.ts';
 import { round, roundOrNull, roundSignificant } from './math.ts';
+import { PUBLISHED_DECIMALS as POSITIONING_DECIMALS } from './positioning.ts';
 
 const ENGINE_VERSION = '1.0.0';
 const toPct = (fraction: number | null, decimals: number): number | null =>
@@ -39,11 +40,11 @@ const derivativesAsset = (a: AssetAnalysis, mode: DataMode): DerivativesAsset =>
     vote,
     confidence,
     funding: f && {
-      rate_8h_pct: round(f.rate8h * 100, 4),
+      rate_8h_pct: round(f.rate8h * 100, POSITIONING_DECIMALS.fundingPct),
       rate_kind: f.rateKind,
       annualised_pct: round(f.annualised * 100, 2),
       venue_interval_hours: f.intervalHours,
-      z_score_30d: roundOrNull(f.z, 2),
+      z_score_30d: roundOrNull(f.z, POSITIONING_DECIMALS.zScore),
       history_points: f.historyPoints,
       level: f.level,
       crowding: f.crowding,
@@ -52,8 +53,8 @@ const derivativesAsset = (a: AssetAnalysis, mode: DataMode): DerivativesAsset =>
     },
     open_interest: o && {
       value_usd: round(o.valueUsd, 0),
-      change_24h_pct: toPct(o.change24h, 2),
-      price_change_24h_pct: toPct(o.priceChange24h, 2),
+      change_24h_pct: toPct(o.change24h, POSITIONING_DECIMALS.changePct),
+      price_change_24h_pct: toPct(o.priceChange24h, POSITIONING_DECIMALS.changePct),
       reading: o.reading,
       leverage_proxy: o.leverageProxy === null ? null : roundSignificant(o.leverageProxy, 4),
       venue: venueLabel(o.venue, mode),

@@ -8,8 +8,9 @@ import { BOOK_IMBALANCE_DECIMALS, bookLeanOf } from './agreement.ts';
 import { iso, type RunClock } from './clock.ts';
 import { PAID_ATLAS, PAID_MAIN_BRAIN } from './links.ts';
 import { sourceInfo, sourceLine, truthStatement } from './labels.ts';
-import { round, roundOrNull, roundSignificant } from './math.ts';
+import { roundOrNull, roundSignificant } from './math.ts';
 import { coinSnapshot } from './main-brain-body.ts';
+import { PUBLISHED_DECIMALS as LIQUIDITY_DECIMALS } from './liquidity.ts';
 
 type Status = LiquidityLiteAsset['status'];
 
@@ -78,10 +79,10 @@ const liquidityAsset = (
     notes: a.dataStatus === 'unavailable' ? [noDataLimitation(a.symbol)] : notesOf(a),
     metrics: hasMetrics
       ? {
-          spread_bps: roundOrNull(l.spreadBps, 2),
+          spread_bps: roundOrNull(l.spreadBps, LIQUIDITY_DECIMALS.spreadBps),
           spread_method: l.spreadMethod,
-          bid_depth_usd_1pct: l.bidDepthUsd === null ? null : round(l.bidDepthUsd, 0),
-          ask_depth_usd_1pct: l.askDepthUsd === null ? null : round(l.askDepthUsd, 0),
+          bid_depth_usd_1pct: roundOrNull(l.bidDepthUsd, LIQUIDITY_DECIMALS.depthUsd),
+          ask_depth_usd_1pct: roundOrNull(l.askDepthUsd, LIQUIDITY_DECIMALS.depthUsd),
           book_imbalance: roundOrNull(l.imbalance, BOOK_IMBALANCE_DECIMALS),
           relative_volume: roundOrNull(l.relativeVolume, 2),
           amihud_illiquidity: l.amihud === null ? null : roundSignificant(l.amihud, 4),
