@@ -3,7 +3,7 @@
 // after the default run and `emi backfill` on a state folder, a `--source live` run published statistics.php with
 // mode "live", 0 resolved rounds and votes_total 2722 (2699 replayed), and a human-consensus.php whose
 // simulated_crowd read "BULLISH" from 23 synthetic votes "that fill the arena in simulated mode".
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,8 +21,8 @@ import type { ArenaStore } from '../generator/state/store.ts';
 import type { HumanConsensusResponse, SharedIntelligenceResponse } from '../schemas/arena.ts';
 import type { StatisticsResponse } from '../schemas/statistics.ts';
 import { HOUR, MINUTE, step, T0, tempStore } from './arena-fixtures.ts';
-import { testConfig } from './live-helpers.ts';
-import { generateArgs, runEmi, type Finished } from './ops-cli.ts';
+import { writeLiveConfig } from './live-helpers.ts';
+import { generateArgs, liveGenerateArgs, runEmi, type Finished } from './ops-cli.ts';
 
 let server: ReplayServer | undefined;
 let dir: string | undefined;
@@ -53,11 +53,7 @@ describe('emi backfill and the default run, then a --source live run on the same
     const asOf = new Date(now).toISOString();
     // Live-shaped venues on loopback, answering with the simulated market of now.
     server = await startReplayServer(transportHandler(createSimulatedTransport({ seed: 4, asOf: now })));
-    const config = join(dir, 'emi.config.json');
-    await writeFile(
-      config,
-      JSON.stringify({ sources: testConfig(server, { order: SIMULATOR_ORDER, candleLimit: 60 }) }),
-    );
+    const config = await writeLiveConfig(dir, server, { order: SIMULATOR_ORDER, candleLimit: 60 });
 
     ok(await runEmi(dir, ['backfill', '--days', '1', '--as-of', asOf, '--state', 'var', '--out', 'site']));
     ok(await runEmi(dir, generateArgs(asOf)));
@@ -84,21 +80,7 @@ describe('emi backfill and the default run, then a --source live run on the same
     const crowd = simulatedRound.simulated_crowd!.consensus.total;
     expect(crowd).toBeGreaterThanOrEqual(8);
 
-    ok(
-      await runEmi(dir, [
-        'generate',
-        '--source',
-        'live',
-        '--config',
-        config,
-        '--out',
-        'site',
-        '--paid',
-        'paid',
-        '--state',
-        'var',
-      ]),
-    );
+    ok(await runEmi(dir, liveGenerateArgs(config)));
     const statistics = await json<StatisticsResponse>('api/statistics.php');
     expect(statistics.mode).toBe('live');
     expect(statistics.main_brain.public_performance.resolved_rounds).toBe(0);

@@ -2,7 +2,7 @@
 // documented format), with XRP's funding rewritten at Binance USDⓈ-M and Bybit: the real `emi generate --source live`
 // then publishes a funding rate two venues disagree on with a limitation naming both and a lower confidence, says when
 // no other venue could confirm a rate, and checks nothing when the plan has a single funding venue.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,8 +13,8 @@ import type { SourcesConfigInput } from '../generator/sources/config.ts';
 import { startReplayServer, transportHandler } from '../generator/sources/replay-server.ts';
 import type { ReplayServer, ServedRequest } from '../generator/sources/replay-server.ts';
 import { createSimulatedTransport } from '../generator/sources/simulator/transport.ts';
-import { testConfig } from './live-helpers.ts';
-import { runEmi } from './ops-cli.ts';
+import { testConfig, writeLiveConfig } from './live-helpers.ts';
+import { liveGenerateArgs, runEmi } from './ops-cli.ts';
 
 type FundingVenue = 'binance-usdm' | 'bybit' | 'okx';
 
@@ -80,21 +80,7 @@ const readJson = async <T>(path: string): Promise<T> => JSON.parse(await readFil
 
 /** The real `emi generate --source live`, every venue routed to the server by the config's base URLs. */
 async function generate(dir: string, server: ReplayServer): Promise<Published> {
-  const config = join(dir, 'emi.config.json');
-  await writeFile(config, JSON.stringify({ sources: testConfig(server, { candleLimit: 60 }) }));
-  const run = await runEmi(dir, [
-    'generate',
-    '--source',
-    'live',
-    '--config',
-    config,
-    '--out',
-    'site',
-    '--paid',
-    'paid',
-    '--state',
-    'var',
-  ]);
+  const run = await runEmi(dir, liveGenerateArgs(await writeLiveConfig(dir, server, { candleLimit: 60 })));
   const brain = await readJson<{ brain: { limitations: string[] } }>(
     join(dir, 'site', 'api', 'main-brain.php'),
   );

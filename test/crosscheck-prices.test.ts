@@ -2,7 +2,7 @@
 // documented format), with one venue's prices tenfold or venues down: the real `emi generate --source live` then
 // publishes either a price another venue confirmed, the confirmed price of two agreeing venues instead of an outlier
 // (naming the venue), or the price with a limitation saying it was not cross-checked.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,8 +11,8 @@ import { SIMULATOR_ORDER } from '../generator/sources/adapters/plan.ts';
 import { startReplayServer, transportHandler } from '../generator/sources/replay-server.ts';
 import type { ReplayServer, ServedRequest } from '../generator/sources/replay-server.ts';
 import { createSimulatedTransport } from '../generator/sources/simulator/transport.ts';
-import { testConfig } from './live-helpers.ts';
-import { runEmi } from './ops-cli.ts';
+import { testConfig, writeLiveConfig } from './live-helpers.ts';
+import { liveGenerateArgs, runEmi } from './ops-cli.ts';
 
 type Fault = 'down' | { ticker: number };
 
@@ -86,21 +86,7 @@ const readJson = async <T>(path: string): Promise<T> => JSON.parse(await readFil
 
 /** The real `emi generate --source live`, every venue routed to the server by the config's base URLs. */
 async function generate(dir: string, server: ReplayServer): Promise<Published> {
-  const config = join(dir, 'emi.config.json');
-  await writeFile(config, JSON.stringify({ sources: testConfig(server, { candleLimit: 200 }) }));
-  const run = await runEmi(dir, [
-    'generate',
-    '--source',
-    'live',
-    '--config',
-    config,
-    '--out',
-    'site',
-    '--paid',
-    'paid',
-    '--state',
-    'var',
-  ]);
+  const run = await runEmi(dir, liveGenerateArgs(await writeLiveConfig(dir, server, { candleLimit: 200 })));
   const brain = await readJson<{ coins: Record<string, Coin>; brain: { limitations: string[] } }>(
     join(dir, 'site', 'api', 'main-brain.php'),
   );

@@ -3,7 +3,7 @@
 // bars: confidence never rises as bars go missing, a history too short for the trend's averages to settle is named
 // and marks the asset partial, a degraded main brain says why (the regime's gaps too), the paid data quality is not
 // `low` while the regime rests on partial evidence, and breadth gets no level the unread assets could change.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,8 +12,8 @@ import { buildPaidBodies } from '../generator/engines/paid/index.ts';
 import { startReplayServer, transportHandler } from '../generator/sources/replay-server.ts';
 import type { ReplayServer, ServedRequest } from '../generator/sources/replay-server.ts';
 import { createSimulatedTransport } from '../generator/sources/simulator/transport.ts';
-import { testConfig } from './live-helpers.ts';
-import { runEmi } from './ops-cli.ts';
+import { writeLiveConfig } from './live-helpers.ts';
+import { liveGenerateArgs, runEmi } from './ops-cli.ts';
 import {
   downtrend,
   FIXTURE_CLOCK,
@@ -74,21 +74,7 @@ async function generate(bars: number): Promise<Run> {
   servers.push(server);
   const dir = await mkdtemp(join(tmpdir(), 'emi-candles-'));
   dirs.push(dir);
-  const config = join(dir, 'emi.config.json');
-  await writeFile(config, JSON.stringify({ sources: testConfig(server, { candleLimit: 500 }) }));
-  const run = await runEmi(dir, [
-    'generate',
-    '--source',
-    'live',
-    '--config',
-    config,
-    '--out',
-    'site',
-    '--paid',
-    'paid',
-    '--state',
-    'var',
-  ]);
+  const run = await runEmi(dir, liveGenerateArgs(await writeLiveConfig(dir, server, { candleLimit: 500 })));
   const output = run.stdout + run.stderr;
   expect(run.code, output).toBe(0);
   const brain = await readJson<{

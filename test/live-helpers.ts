@@ -1,6 +1,8 @@
 // Shared by the live-source tests: fixture files served by the loopback replay server, and a live transport routed
 // to it (never to the internet).
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { SourcesConfigInput } from '../generator/sources/config.ts';
 import { resolveConfig } from '../generator/sources/config.ts';
 import { createConfiguredLiveTransport } from '../generator/sources/live.ts';
@@ -37,3 +39,14 @@ export function testConfig(server: ReplayServer, extra: SourcesConfigInput = {})
 
 export const liveTransportTo = (server: ReplayServer, extra: SourcesConfigInput = {}): Transport =>
   createConfiguredLiveTransport(resolveConfig(testConfig(server, extra)));
+
+/** Writes `<dir>/emi.config.json` with testConfig's sources (every venue on the loopback server); returns its path. */
+export async function writeLiveConfig(
+  dir: string,
+  server: ReplayServer,
+  extra: SourcesConfigInput = {},
+): Promise<string> {
+  const config = join(dir, 'emi.config.json');
+  await writeFile(config, JSON.stringify({ sources: testConfig(server, extra) }));
+  return config;
+}

@@ -112,6 +112,21 @@ export const runEmi = (
 export const runEmiAsNobody = (cwd: string, args: string[]): Promise<Finished> =>
   startEmi(cwd, args, {}, { wrapper: AS_NOBODY }).done;
 
+/** `emi generate --source live` with the config file `config`, into site/, paid/ and var/ of the folder it runs in. */
+export const liveGenerateArgs = (config: string): string[] => [
+  'generate',
+  '--source',
+  'live',
+  '--config',
+  config,
+  '--out',
+  'site',
+  '--paid',
+  'paid',
+  '--state',
+  'var',
+];
+
 /** `emi generate` into site/, paid/ and var/ of the folder it runs in, at `asOf`. */
 export const generateArgs = (asOf: string): string[] => [
   'generate',
