@@ -422,18 +422,14 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     .argument('[dir]', 'public site folder', 'site')
     .option('--paid <dir>', 'also check the paid bodies in this folder')
     .action(async (dir: string, o: { paid?: string }) => {
-      const { validateHistoryOutput, validatePaidOutput, validatePublicOutput } =
+      const { checkLines, validateHistoryOutput, validatePaidOutput, validatePublicOutput } =
         await import('./publish/validate-output.ts');
       const checks = [
         ...(await validatePublicOutput(resolve(dir))),
         ...(await validateHistoryOutput(resolve(dir))),
         ...(o.paid ? await validatePaidOutput(resolve(o.paid)) : []),
       ];
-      for (const check of checks) {
-        console.log(
-          `${check.ok ? 'ok  ' : 'FAIL'} ${check.file}${check.ok ? '' : `: ${check.problems.slice(0, 3).join('; ')}`}`,
-        );
-      }
+      for (const line of checkLines(checks)) console.log(line);
       const failed = checks.filter((c) => !c.ok).length;
       console.log(`${checks.length - failed} passed, ${failed} failed`);
       if (failed > 0) process.exitCode = 1;

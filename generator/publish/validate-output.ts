@@ -28,6 +28,31 @@ export interface FileCheck {
   problems: string[];
 }
 
+/**
+ * What `emi validate` prints: each failure on its own line with its first problems; each passed file on its own
+ * line, except a history resource's files, one line per folder (a 400-day history holds thousands of them).
+ */
+export function checkLines(checks: readonly FileCheck[]): string[] {
+  const lines: string[] = [];
+  const folders = new Map<string, number>();
+  for (const check of checks) {
+    if (!check.ok) {
+      lines.push(`FAIL ${check.file}: ${check.problems.slice(0, 3).join('; ')}`);
+      continue;
+    }
+    const folder = /^api\/history\/[^/]+\//.exec(check.file)?.[0];
+    if (!folder) lines.push(`ok   ${check.file}`);
+    else {
+      if (!folders.has(folder)) lines.push(folder); // its place, filled in below
+      folders.set(folder, (folders.get(folder) ?? 0) + 1);
+    }
+  }
+  return lines.map((line) => {
+    const files = folders.get(line);
+    return files === undefined ? line : `ok   ${line} (${files} ${files === 1 ? 'file' : 'files'})`;
+  });
+}
+
 const passed = (file: string): FileCheck => ({ file, ok: true, problems: [] });
 const failed = (file: string, problems: string[]): FileCheck => ({ file, ok: false, problems });
 const MISSING = 'file is missing or unreadable';
