@@ -2,51 +2,24 @@
 // nginx.conf, which says `gzip on` and, without gzip_types, compresses HTML alone: app.js and its chunks (half a
 // megabyte before any wallet is chosen) must go out compressed too, and every chunk the bundle references be served.
 import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_PATHS, bundleBuyerPage } from '../generator/buyer/bundle.ts';
-import { renderNginxSite } from '../deploy/nginx/render.ts';
-import { hasNginx, startNginx } from '../deploy/nginx/run.ts';
-import type { RunningNginx } from '../deploy/nginx/run.ts';
+import { hasNginx } from '../deploy/nginx/run.ts';
 import { freePort } from './free-port.ts';
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
+import { rawBytes, startNginxSite } from './helpers/hosts.ts';
+import type { StartedHost } from './helpers/hosts.ts';
 
 /** A GET that asks for gzip and keeps the body as sent (fetch would decode it). */
-function getGzip(base: string, path: string): Promise<Answer> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      { hostname, port, path, headers: { 'Accept-Encoding': 'gzip' } },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks),
-          }),
-        );
-      },
-    );
-    request.on('error', reject);
-    request.end();
-  });
-}
+const getGzip = (base: string, path: string) => rawBytes(base, path, 'GET', { 'Accept-Encoding': 'gzip' });
 
 describe.skipIf(!hasNginx())('the buyer page from nginx (Debian’s gzip on)', { timeout: 120_000 }, () => {
   let root = '';
   let site = '';
   let base = '';
-  let nginx: RunningNginx;
+  let nginx: StartedHost | undefined;
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'emi-buyer-nginx-'));
@@ -57,15 +30,16 @@ describe.skipIf(!hasNginx())('the buyer page from nginx (Debian’s gzip on)', {
     for (const file of ['index.html', 'buyer.css'])
       await cp(join(buyer, file), join(site, 'x402-buyer', file));
     await bundleBuyerPage({ outFile: join(site, BUNDLE_PATHS.buyer), minify: true });
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const rendered = await renderNginxSite({
-      root: site,
-      listen: `127.0.0.1:${port}`,
-      paywallUpstream: '127.0.0.1:9',
-    });
     // Debian's /etc/nginx/nginx.conf, whose http block the recipe goes in, says `gzip on` and no gzip_types.
-    nginx = await startNginx(join(root, 'nginx'), `gzip on;\n${rendered}`, `${base}/x402-buyer/`);
+    nginx = await startNginxSite({
+      dir: join(root, 'nginx'),
+      siteRoot: site,
+      port: await freePort(),
+      paywallUpstream: '127.0.0.1:9',
+      before: 'gzip on;',
+      probePath: '/x402-buyer/',
+    });
+    base = nginx.base;
   });
 
   afterAll(async () => {

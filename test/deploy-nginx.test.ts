@@ -13,14 +13,14 @@ import { ALLOWED_REQUEST_HEADERS, EXPOSED_HEADERS, FREE_CACHE, SITE_HEADERS } fr
 import { ErrorResponse } from '../schemas/error.ts';
 import { FREE_RESOURCES, PAID_RESOURCES } from '../schemas/resources.ts';
 import { createPreviewApp } from '../generator/serve/preview.ts';
-import { renderNginxSite } from '../deploy/nginx/render.ts';
-import { NGINX, hasNginx, startNginx } from '../deploy/nginx/run.ts';
-import type { RunningNginx } from '../deploy/nginx/run.ts';
+import { NGINX, hasNginx } from '../deploy/nginx/run.ts';
 import { buyWithDevWallet } from '../paywall-worker/buy.ts';
 import { buildInto } from '../generator/site/move-into.ts';
 import { fetchChallenge, newBuyer, paymentHeader, resourceById, startStack } from './paywall-harness.ts';
 import type { Stack } from './paywall-harness.ts';
 import { freePort } from './free-port.ts';
+import { startNginxSite } from './helpers/hosts.ts';
+import type { StartedHost } from './helpers/hosts.ts';
 
 if (!hasNginx())
   console.warn(`deploy-nginx: SKIPPED, ${NGINX} is absent (apt-get install -y nginx; CI installs it)`);
@@ -28,7 +28,7 @@ if (!hasNginx())
 describe.skipIf(!hasNginx())('nginx recipe (deploy/nginx) in front of the real worker', () => {
   let root: string;
   let base: string;
-  let nginx: RunningNginx;
+  let nginx: StartedHost | undefined;
   let stack: Stack;
 
   // dist/ is what `emi build` makes of it: a symlink through `.dist.generations/current` to the served build.
@@ -53,14 +53,13 @@ describe.skipIf(!hasNginx())('nginx recipe (deploy/nginx) in front of the real w
     await switchBuild();
 
     stack = await startStack();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const site = await renderNginxSite({
-      root: join(root, 'dist'),
-      listen: `127.0.0.1:${port}`,
+    nginx = await startNginxSite({
+      dir: join(root, 'nginx'),
+      siteRoot: join(root, 'dist'),
+      port: await freePort(),
       paywallUpstream: new URL(stack.worker.url).host,
     });
-    nginx = await startNginx(join(root, 'nginx'), site, `${base}/`);
+    base = nginx.base;
   });
 
   afterAll(async () => {
@@ -147,12 +146,12 @@ describe.skipIf(!hasNginx())('nginx recipe (deploy/nginx) in front of the real w
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const port = await freePort();
-    const site = await renderNginxSite({
-      root: join(root, 'dist'),
-      listen: `127.0.0.1:${port}`,
+    const second = await startNginxSite({
+      dir: join(root, 'nginx-big'),
+      siteRoot: join(root, 'dist'),
+      port,
       paywallUpstream: `127.0.0.1:${(upstream.address() as AddressInfo).port}`,
     });
-    const second = await startNginx(join(root, 'nginx-big'), site, `http://127.0.0.1:${port}/`);
     try {
       const response = await fetch(`http://127.0.0.1:${port}${PAID_RESOURCES[0]!.path}`);
       expect(response.status).toBe(402);
@@ -172,12 +171,12 @@ describe.skipIf(!hasNginx())('nginx recipe (deploy/nginx) in front of the real w
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const port = await freePort();
-    const site = await renderNginxSite({
-      root: join(root, 'dist'),
-      listen: `127.0.0.1:${port}`,
+    const second = await startNginxSite({
+      dir: join(root, 'nginx-worker-paths'),
+      siteRoot: join(root, 'dist'),
+      port,
       paywallUpstream: `127.0.0.1:${(upstream.address() as AddressInfo).port}`,
     });
-    const second = await startNginx(join(root, 'nginx-worker-paths'), site, `http://127.0.0.1:${port}/`);
     const requests = [
       'GET /p/acme/x402-buyer/app.js',
       'GET /p/acme/x402-buyer/config.json',

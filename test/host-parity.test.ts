@@ -3,78 +3,28 @@
 // and the Cloudflare Worker in workerd (`wrangler dev`). Revalidation (ETag, 304), compression (Vary), HEAD's
 // Content-Length, and paths spelled another way (doubled slashes, percent-encoded unreserved characters) are where
 // they used to differ.
-import { request as httpRequest } from 'node:http';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import algosdk from 'algosdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { roundAt, roundByIndex } from '../generator/engines/arena/rounds.ts';
 import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
 import { SITE_HEADERS } from '../schemas/delivery.ts';
-import { FREE_RESOURCES } from '../schemas/resources.ts';
-import { uploadPaidFiles } from '../deploy/cloudflare/run.ts';
-import { renderNginxSite } from '../deploy/nginx/render.ts';
-import { NGINX, hasNginx, startNginx } from '../deploy/nginx/run.ts';
+import { NGINX, hasNginx } from '../deploy/nginx/run.ts';
 import { buyWithDevWallet, createDevBuyer } from '../paywall-worker/buy.ts';
-import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
-import { startPaywallServer } from '../paywall-worker/server.ts';
-import { createFsStorage } from '../paywall-worker/storage-fs.ts';
 import { freePort } from './free-port.ts';
-import { startTestWorker } from './helpers/test-worker.ts';
-import { startEmi } from './ops-cli.ts';
-import { resourceById, writePaidFixtures } from './paywall-harness.ts';
+import { HOSTS, header, raw, startHosts, startNginxSite, view, writeHostsSite } from './helpers/hosts.ts';
+import type { Host, RunningHosts } from './helpers/hosts.ts';
+import { resourceById } from './paywall-harness.ts';
 
 if (!hasNginx()) console.warn(`host-parity: nginx SKIPPED, ${NGINX} is absent (apt-get install -y nginx)`);
-
-const HOSTS = ['emi serve', 'nginx', 'worker'] as const;
-type HostName = (typeof HOSTS)[number];
-interface Host {
-  base: string;
-  /** The development facilitator the host's paywall settles with (it funds the test buyers). */
-  facilitatorUrl: string;
-}
 
 const ATLAS = resourceById('atlas');
 const FREE = '/api/market-regime.php';
 /** Compressible by the Worker's runtime (workerd compresses text answers by the client's Accept-Encoding). */
 const DISCOVERY = '/openapi.json';
 const SECRET = 'outside the site';
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** One request with the path sent exactly as written (fetch would resolve `%2e%2e` before sending). */
-function raw(
-  base: string,
-  path: string,
-  method = 'GET',
-  headers: Record<string, string> = {},
-  body?: string,
-): Promise<Answer> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({ hostname, port, path, method, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end(body);
-  });
-}
 
 /** A vote for the next round, signed by a fresh wallet, for the site at `base`. */
 function signedVote(base: string) {
@@ -96,125 +46,33 @@ function signedVote(base: string) {
   };
 }
 
-const header = (answer: Answer, name: string): string | undefined => {
-  const value = answer.headers[name.toLowerCase()];
-  return Array.isArray(value) ? value.join(', ') : value;
-};
-
 describe('every host answers alike (emi serve, nginx, the Cloudflare Worker)', { timeout: 120_000 }, () => {
-  const hosts = new Map<HostName, Host>();
-  const cleanups: Array<() => unknown> = [];
-  let root: string;
-
-  const write = async (file: string, body: string) => {
-    await mkdir(dirname(join(root, 'dist', file)), { recursive: true });
-    await writeFile(join(root, 'dist', file), body);
-  };
-
-  /** The real `emi serve` in `root`, its development facilitator on a free port, as the auditor ran it. */
-  async function startEmiServe(): Promise<void> {
-    const port = await freePort();
-    const args = [
-      'serve',
-      '--port',
-      String(port),
-      '--dev-facilitator-port',
-      '0',
-      '--dir',
-      'dist',
-      '--paid',
-      'paid',
-    ];
-    const emi = startEmi(root, args, { EMI_STATE_DIR: join(root, 'var') });
-    cleanups.push(async () => {
-      emi.stop();
-      await emi.done;
-    });
-    let output = '';
-    emi.child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const announced = /development facilitator on (http:\/\/[^\s)]+)/;
-    await emi.waitFor(announced);
-    hosts.set('emi serve', {
-      base: `http://127.0.0.1:${port}`,
-      facilitatorUrl: announced.exec(output)?.[1] ?? '',
-    });
-  }
+  let root = '';
+  let running: RunningHosts | undefined;
 
   beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), 'emi-host-parity-'));
-    await chmod(root, 0o755); // nginx workers run as another user when the master is root
-    cleanups.push(() => rm(root, { recursive: true, force: true }));
-    for (const resource of FREE_RESOURCES)
-      await write(resource.file, JSON.stringify({ file: resource.file }));
-    for (const asset of TRACKED_ASSETS) await write(`api/reasoning/${asset}.json`, JSON.stringify({ asset }));
-    await write('openapi.json', JSON.stringify({ openapi: '3.1.0', padding: 'x'.repeat(4000) }));
-    await write('index.html', '<!doctype html><title>home</title>');
-    await write('404.html', '<!doctype html><title>not found page</title>');
-    await write('docs/index.html', '<!doctype html><title>docs</title>');
-    await write('x402-buyer/index.html', '<!doctype html><title>buyer page</title>');
-    await writeFile(join(root, 'secret.txt'), SECRET); // next to dist/: no host may serve it
-    await mkdir(join(root, 'paid'));
-    await writePaidFixtures(join(root, 'paid'));
-
-    const facilitator = await startDevFacilitator();
-    cleanups.push(() => facilitator.close());
-    const payTo = algosdk.generateAccount().addr.toString();
-    facilitator.ledger.optIn(payTo);
-
-    const startNginxHost = async () => {
-      if (!hasNginx()) return;
-      const port = await freePort();
-      const base = `http://127.0.0.1:${port}`;
-      const worker = await startPaywallServer({
-        port: 0,
-        payTo,
-        facilitatorUrl: facilitator.url,
-        indexerUrl: facilitator.url,
-        baseUrl: base,
-        storage: createFsStorage(join(root, 'paid')),
-        allowSimulated: true, // the fixtures are the simulated examples
-      });
-      cleanups.push(() => worker.close());
-      const site = await renderNginxSite({
-        root: join(root, 'dist'),
-        listen: `127.0.0.1:${port}`,
-        paywallUpstream: new URL(worker.url).host,
-      });
-      const nginx = await startNginx(join(root, 'nginx'), site, `${base}/`);
-      cleanups.push(() => nginx.stop());
-      hosts.set('nginx', { base, facilitatorUrl: facilitator.url });
-    };
-    const startWorkerHost = async () => {
-      const persistTo = join(root, 'wrangler');
-      await uploadPaidFiles(join(root, 'paid'), { persistTo });
-      const worker = await startTestWorker({
-        persistTo,
-        assetsDir: join(root, 'dist'),
-        payTo,
-        facilitatorUrl: facilitator.url,
-      });
-      cleanups.push(() => worker.stop());
-      hosts.set('worker', { base: worker.url, facilitatorUrl: facilitator.url });
-    };
-    await Promise.all([startEmiServe(), startNginxHost(), startWorkerHost()]);
+    root = await writeHostsSite('emi-host-parity-', SECRET, {
+      'openapi.json': JSON.stringify({ openapi: '3.1.0', padding: 'x'.repeat(4000) }),
+    });
+    running = await startHosts(root);
   }, 240_000);
 
   afterAll(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    await running?.stop();
+    if (root) await rm(root, { recursive: true, force: true });
   });
 
   // Debian's /etc/nginx/nginx.conf, whose http block the recipe goes in, says `gzip on` (HTML by default).
   it.skipIf(!hasNginx())(
     'nginx under Debian’s `gzip on` says Vary: Accept-Encoding with what it compresses',
     async () => {
-      const port = await freePort();
-      const base = `http://127.0.0.1:${port}`;
-      const site = await renderNginxSite({
-        root: join(root, 'dist'),
-        listen: `127.0.0.1:${port}`,
+      const { base, stop } = await startNginxSite({
+        dir: join(root, 'nginx-gzip'),
+        siteRoot: join(root, 'dist'),
+        port: await freePort(),
         paywallUpstream: '127.0.0.1:9',
+        before: 'gzip on;',
       });
-      const nginx = await startNginx(join(root, 'nginx-gzip'), `gzip on;\n${site}`, `${base}/`);
       try {
         for (const path of ['/', '/docs/', '/docs/nothing/']) {
           const answer = await raw(base, path, 'GET', { 'Accept-Encoding': 'gzip' });
@@ -222,16 +80,15 @@ describe('every host answers alike (emi serve, nginx, the Cloudflare Worker)', {
           expect(header(answer, 'vary'), path).toMatch(/accept-encoding/i);
         }
       } finally {
-        await nginx.stop();
+        await stop();
       }
     },
   );
 
   describe.each(HOSTS)('%s', (name) => {
     const host = (): Host => {
-      const found = hosts.get(name);
-      if (!found) throw new Error(`${name} did not start`);
-      return found;
+      if (!running) throw new Error('the hosts did not start');
+      return running.host(name);
     };
     const skip = name === 'nginx' && !hasNginx();
 
@@ -356,12 +213,6 @@ describe('every host answers alike (emi serve, nginx, the Cloudflare Worker)', {
       'answers a free path spelled with doubled slashes or percent-encoded unreserved characters as the path itself',
       async () => {
         const { base } = host();
-        const view = (answer: Answer) => ({
-          status: answer.status,
-          type: header(answer, 'content-type'),
-          cache: header(answer, 'cache-control'),
-          body: answer.body,
-        });
         const spellings: Record<string, string[]> = {
           [FREE]: [
             '//api/market-regime.php',

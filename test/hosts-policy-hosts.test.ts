@@ -3,36 +3,22 @@
 // in workerd (`wrangler dev`). Where they used to differ: a slash spelled `%2F` (nginx decodes it before it matches a
 // location, the others routed the path as a non-API one), the browser programs' chunks and entry scripts (no cache
 // hint anywhere), and a folder without index.html (nginx's own 403 page).
-import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import algosdk from 'algosdk';
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
-import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { FREE_CACHE } from '../schemas/delivery.ts';
 import { notFoundError } from '../schemas/error.ts';
-import { FREE_RESOURCES } from '../schemas/resources.ts';
-import { startWranglerDev, uploadPaidFiles } from '../deploy/cloudflare/run.ts';
-import { renderNginxSite } from '../deploy/nginx/render.ts';
-import { NGINX, hasNginx, startNginx } from '../deploy/nginx/run.ts';
-import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
-import { startPaywallServer } from '../paywall-worker/server.ts';
-import { createFsStorage } from '../paywall-worker/storage-fs.ts';
-import { startEmi } from './ops-cli.ts';
-import { resourceById, writePaidFixtures } from './paywall-harness.ts';
+import { NGINX, hasNginx } from '../deploy/nginx/run.ts';
+import { HOSTS, NOT_FOUND_PAGE, header, raw, startHosts, view, writeHostsSite } from './helpers/hosts.ts';
+import type { Answer, RunningHosts } from './helpers/hosts.ts';
+import { resourceById } from './paywall-harness.ts';
 
 if (!hasNginx()) console.warn(`hosts-policy: nginx SKIPPED, ${NGINX} is absent (apt-get install -y nginx)`);
-
-const HOSTS = ['emi serve', 'nginx', 'worker'] as const;
-type HostName = (typeof HOSTS)[number];
 
 const ATLAS = resourceById('atlas');
 const FREE = '/api/market-regime.php';
 const SECRET = 'outside the site';
-const NOT_FOUND_PAGE = '<!doctype html><title>not found page</title>';
 
 /** The browser programs' files as esbuild names them (generator/buyer/bundle.ts), one of each kind. */
 const HASHED_CHUNKS = [
@@ -65,172 +51,36 @@ async function portInRange(): Promise<number> {
   throw new Error(`no free port left in ${PORT_RANGE.first}-${PORT_RANGE.last}`);
 }
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** One request with the path sent exactly as written (fetch would resolve or re-encode it). */
-function raw(
-  base: string,
-  path: string,
-  method = 'GET',
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({ hostname, port, path, method, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end();
-  });
-}
-
-const header = (answer: Answer, name: string): string | undefined => {
-  const value = answer.headers[name.toLowerCase()];
-  return Array.isArray(value) ? value.join(', ') : value;
-};
-
-/** What a client sees of an answer, for comparing two spellings of one path. */
-const view = (answer: Answer) => ({
-  status: answer.status,
-  type: header(answer, 'content-type'),
-  cache: header(answer, 'cache-control'),
-  body: answer.body,
-});
-
 describe(
   'the delivery policy on every host (emi serve, nginx, the Cloudflare Worker)',
   { timeout: 120_000 },
   () => {
-    const hosts = new Map<HostName, string>();
-    const cleanups: Array<() => unknown> = [];
-    let root: string;
-
-    const write = async (file: string, body: string) => {
-      await mkdir(dirname(join(root, 'dist', file)), { recursive: true });
-      await writeFile(join(root, 'dist', file), body);
-    };
-
-    async function startEmiServe(): Promise<void> {
-      const port = await portInRange();
-      const args = [
-        'serve',
-        '--port',
-        String(port),
-        '--dev-facilitator-port',
-        '0',
-        '--dir',
-        'dist',
-        '--paid',
-        'paid',
-      ];
-      const emi = startEmi(root, args, { EMI_STATE_DIR: join(root, 'var') });
-      cleanups.push(async () => {
-        emi.stop();
-        await emi.done;
-      });
-      await emi.waitFor(/development facilitator on http/);
-      hosts.set('emi serve', `http://127.0.0.1:${port}`);
-    }
-
-    async function startNginxHost(payTo: string, facilitatorUrl: string): Promise<void> {
-      if (!hasNginx()) return;
-      const port = await portInRange();
-      const base = `http://127.0.0.1:${port}`;
-      const worker = await startPaywallServer({
-        port: 0,
-        payTo,
-        facilitatorUrl,
-        indexerUrl: facilitatorUrl,
-        baseUrl: base,
-        storage: createFsStorage(join(root, 'paid')),
-        allowSimulated: true, // the fixtures are the simulated examples
-      });
-      cleanups.push(() => worker.close());
-      const site = await renderNginxSite({
-        root: join(root, 'dist'),
-        listen: `127.0.0.1:${port}`,
-        paywallUpstream: new URL(worker.url).host,
-      });
-      const nginx = await startNginx(join(root, 'nginx'), site, `${base}/`);
-      cleanups.push(() => nginx.stop());
-      hosts.set('nginx', base);
-    }
-
-    async function startWorkerHost(payTo: string, facilitatorUrl: string): Promise<void> {
-      const persistTo = join(root, 'wrangler');
-      await uploadPaidFiles(join(root, 'paid'), { persistTo });
-      const port = await portInRange();
-      const worker = await startWranglerDev({
-        port,
-        inspectorPort: await portInRange(),
-        persistTo,
-        assetsDir: join(root, 'dist'),
-        vars: {
-          EMI_PAYTO: payTo,
-          EMI_FACILITATOR_URL: facilitatorUrl,
-          EMI_INDEXER_URL: facilitatorUrl,
-          EMI_BASE_URL: `http://127.0.0.1:${port}`,
-          EMI_ALLOW_SIMULATED: '1',
-        },
-      });
-      cleanups.push(() => worker.stop());
-      hosts.set('worker', worker.url);
-    }
+    let root = '';
+    let running: RunningHosts | undefined;
 
     beforeAll(async () => {
-      root = await mkdtemp(join(tmpdir(), 'emi-hosts-policy-'));
-      await chmod(root, 0o755); // nginx workers run as another user when the master is root
-      cleanups.push(() => rm(root, { recursive: true, force: true }));
-      for (const resource of FREE_RESOURCES)
-        await write(resource.file, JSON.stringify({ file: resource.file }));
-      for (const asset of TRACKED_ASSETS)
-        await write(`api/reasoning/${asset}.json`, JSON.stringify({ asset }));
-      await write('api/history/index.json', '{"days":[]}');
-      await write('index.html', '<!doctype html><title>home</title>');
-      await write('404.html', NOT_FOUND_PAGE);
-      await write('docs/index.html', '<!doctype html><title>docs</title>');
-      await write('x402-buyer/index.html', '<!doctype html><title>buyer page</title>');
-      await write('schemas/delivery.json', '{}'); // a folder without index.html
-      await write('assets/site.js', 'console.log("site")');
-      for (const script of [...HASHED_CHUNKS, ...ENTRY_SCRIPTS])
-        await write(script, `export const at = "${script}";`);
-      await writeFile(join(root, 'secret.txt'), SECRET); // next to dist/: no host may serve it
-      await mkdir(join(root, 'paid'));
-      await writePaidFixtures(join(root, 'paid'));
-
-      const facilitator = await startDevFacilitator();
-      cleanups.push(() => facilitator.close());
-      const payTo = algosdk.generateAccount().addr.toString();
-      facilitator.ledger.optIn(payTo);
-      await Promise.all([
-        startEmiServe(),
-        startNginxHost(payTo, facilitator.url),
-        startWorkerHost(payTo, facilitator.url),
+      const scripts = [...HASHED_CHUNKS, ...ENTRY_SCRIPTS].map((script) => [
+        script,
+        `export const at = "${script}";`,
       ]);
+      root = await writeHostsSite('emi-hosts-policy-', SECRET, {
+        'api/history/index.json': '{"days":[]}',
+        'schemas/delivery.json': '{}', // a folder without index.html
+        'assets/site.js': 'console.log("site")',
+        ...Object.fromEntries(scripts),
+      });
+      running = await startHosts(root, portInRange);
     }, 240_000);
 
     afterAll(async () => {
-      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+      await running?.stop();
+      if (root) await rm(root, { recursive: true, force: true });
     });
 
     describe.each(HOSTS)('%s', (name) => {
       const base = (): string => {
-        const found = hosts.get(name);
-        if (!found) throw new Error(`${name} did not start`);
-        return found;
+        if (!running) throw new Error('the hosts did not start');
+        return running.host(name).base;
       };
       const skip = name === 'nginx' && !hasNginx();
 

@@ -12,13 +12,16 @@ export interface TestWorkerOptions {
   facilitatorUrl: string;
   /** Added to (or replacing) the common settings. */
   vars?: Readonly<Record<string, string>>;
+  /** Where its two ports come from (default: any free port). */
+  ports?: () => Promise<number>;
 }
 
 export async function startTestWorker(options: TestWorkerOptions): Promise<WranglerDev> {
-  const port = await freePort();
+  const ports = options.ports ?? freePort;
+  const port = await ports();
   return startWranglerDev({
     port,
-    inspectorPort: await freePort(),
+    inspectorPort: await ports(),
     persistTo: options.persistTo,
     assetsDir: options.assetsDir,
     vars: {
