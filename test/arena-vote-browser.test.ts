@@ -2,71 +2,35 @@
 // 127.0.0.1: a visitor connects a wallet (the local stack's throwaway key: Pera and Defly need their phone apps),
 // votes for the asset's next round, sees the vote in "your votes", and the next generator run imports it as a
 // human vote. The wallet code is fetched only on the first click.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleSitePrograms } from '../generator/buyer/bundle.ts';
-import { startLocalStack, type LocalStack } from '../generator/local-stack.ts';
-import { runPipeline } from '../generator/pipeline.ts';
-import { buildSite } from '../generator/site/build.ts';
+import type { LocalStack } from '../generator/local-stack.ts';
 import { allVotesTally } from '../generator/state/repo.ts';
 import { openArenaStore } from '../generator/state/store.ts';
 import { hasChromium, launchChromium } from './buyer-stack.ts';
-import { freePort } from './free-port.ts';
-import { copyTemplates } from './site-fixture.ts';
+import { startEmiUpSite, type EmiUpSite } from './helpers/emi-up-site.ts';
 
 describe.skipIf(!hasChromium)('arena page: connect a wallet and vote', () => {
-  let root = '';
+  let site: EmiUpSite;
   let stack: LocalStack;
   let browser: Browser;
   const dirs = { site: '', paid: '', state: '', dist: '' };
-  const generate = async () => {
-    const report = await runPipeline({
-      outDir: dirs.site,
-      paidDir: dirs.paid,
-      stateDir: dirs.state,
-      source: 'sim',
-      seed: 7,
-      asOf: Date.now(),
-    });
-    expect(report.status).not.toBe('failed');
-  };
+  const generate = () => site.generate();
 
   beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), 'emi-arena-page-'));
-    Object.assign(dirs, {
-      site: join(root, 'site'),
-      paid: join(root, 'paid'),
-      state: join(root, 'state'),
-      dist: join(root, 'dist'),
-    });
-    await mkdir(dirs.site, { recursive: true });
-    await copyTemplates(dirs.site);
-    await generate();
-    await bundleSitePrograms(dirs.site);
-    const port = await freePort();
     // The page signs for the site it was built for; the vote endpoint takes votes for its own origin.
-    const origin = `http://127.0.0.1:${port}`;
-    await buildSite({ siteDir: dirs.site, outDir: dirs.dist, baseUrl: `${origin}/`, quiet: true });
-    stack = await startLocalStack({
-      port,
-      host: '127.0.0.1',
-      dir: dirs.dist,
-      paid: dirs.paid,
-      devFacilitatorPort: 0,
-      ledgerFile: join(root, 'publishers.sqlite'),
-      voteStorePath: join(dirs.state, 'arena-votes.sqlite'),
-      log: () => {},
+    site = await startEmiUpSite('emi-arena-page-', {
+      stack: ({ state }) => ({ voteStorePath: join(state, 'arena-votes.sqlite') }),
     });
+    ({ stack } = site);
+    Object.assign(dirs, site.dirs);
     browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.close();
-    if (root) await rm(root, { recursive: true, force: true });
+    await site?.close();
   });
 
   it('a vote signed in the page is accepted, listed, refused a second time, and imported by the next run', async () => {

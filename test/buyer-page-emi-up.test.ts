@@ -2,20 +2,15 @@
 // 127.0.0.1) in Debian's chromium: what it downloads before a wallet is chosen, controls that look usable only once
 // they work, a 320 px screen at 200 % text, the Pera connect dialog from the keyboard, and a file that goes stale
 // between the price check and Pay (nothing charged, said plainly, the signed payment dropped).
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bundleSitePrograms } from '../generator/buyer/bundle.ts';
 import { HUMAN_REPORT_PATH } from '../generator/buyer/human-report-terms.ts';
-import { startLocalStack, type LocalStack } from '../generator/local-stack.ts';
-import { runPipeline } from '../generator/pipeline.ts';
-import { buildSite } from '../generator/site/build.ts';
+import type { LocalStack } from '../generator/local-stack.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import { hasChromium, launchChromium } from './buyer-stack.ts';
-import { freePort } from './free-port.ts';
-import { copyTemplates } from './site-fixture.ts';
+import { startEmiUpSite, type EmiUpSite } from './helpers/emi-up-site.ts';
 
 /**
  * What the page may download before any wallet button is pressed, in bytes as served (uncompressed): its HTML, CSS,
@@ -29,7 +24,7 @@ const FIRST_LOAD_BUDGET = 61_000;
 const PERA_SDK_MIN_BYTES = 300_000;
 
 describe.skipIf(!hasChromium)('the buyer page on emi up, as a person meets it', { timeout: 120_000 }, () => {
-  let root = '';
+  let site: EmiUpSite;
   let stack: LocalStack;
   let browser: Browser;
   let context: BrowserContext;
@@ -40,47 +35,23 @@ describe.skipIf(!hasChromium)('the buyer page on emi up, as a person meets it', 
     join(dirs.paid, PAID_RESOURCES.find((resource) => resource.id === 'atlasHumanReport')!.file);
 
   beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), 'emi-buyer-page-'));
-    Object.assign(dirs, {
-      site: join(root, 'site'),
-      paid: join(root, 'paid'),
-      state: join(root, 'state'),
-      dist: join(root, 'dist'),
+    site = await startEmiUpSite('emi-buyer-page-', {
+      // The page's own sources, as the checkout has them.
+      prepare: async (siteDir) => {
+        const buyer = join(import.meta.dirname, '..', 'site', 'x402-buyer');
+        await mkdir(join(siteDir, 'x402-buyer'), { recursive: true });
+        for (const file of ['index.html', 'buyer.css'])
+          await cp(join(buyer, file), join(siteDir, 'x402-buyer', file));
+      },
     });
-    await mkdir(join(dirs.site, 'x402-buyer'), { recursive: true });
-    await copyTemplates(dirs.site);
-    const buyer = join(import.meta.dirname, '..', 'site', 'x402-buyer');
-    for (const file of ['index.html', 'buyer.css'])
-      await cp(join(buyer, file), join(dirs.site, 'x402-buyer', file));
-    const report = await runPipeline({
-      outDir: dirs.site,
-      paidDir: dirs.paid,
-      stateDir: dirs.state,
-      source: 'sim',
-      seed: 7,
-      asOf: Date.now(),
-    });
-    expect(report.status).not.toBe('failed');
-    await bundleSitePrograms(dirs.site); // what `emi build` does before Eleventy
-    const port = await freePort();
-    const origin = `http://127.0.0.1:${port}`;
-    await buildSite({ siteDir: dirs.site, outDir: dirs.dist, baseUrl: `${origin}/`, quiet: true });
-    stack = await startLocalStack({
-      port,
-      host: '127.0.0.1',
-      dir: dirs.dist,
-      paid: dirs.paid,
-      devFacilitatorPort: 0,
-      ledgerFile: join(root, 'publishers.sqlite'),
-      log: () => {},
-    });
+    ({ stack } = site);
+    Object.assign(dirs, site.dirs);
     browser = await launchChromium();
   }, 240_000);
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.close();
-    if (root) await rm(root, { recursive: true, force: true });
+    await site?.close();
   });
 
   beforeEach(async () => {
