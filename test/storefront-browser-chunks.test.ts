@@ -130,10 +130,11 @@ describe.skipIf(!hasChromium)("a publisher's storefront in chromium, with the ch
         expect(failed, 'what the page could not load').toEqual([]);
         throw error;
       });
+      expect(await page.textContent('.publisher-brand')).toContain('Sold by acme Research');
+      // The page checks the price at once; "Check the price again" is disabled while that check runs.
+      await page.waitForSelector('#challenge:not([hidden])');
       for (const id of ['connect-pera', 'connect-defly', 'check-price'])
         expect(await page.isDisabled(`#${id}`), id).toBe(false);
-      expect(await page.textContent('.publisher-brand')).toContain('Sold by acme Research');
-      await page.waitForSelector('#challenge:not([hidden])');
       expect(await page.textContent('#offer-amount')).toBe('0.15 USDC (150000 units)');
       expect(await page.textContent('#offer-payee')).toBe(acmePayTo);
 
