@@ -38,6 +38,13 @@ export default tseslint.config(
           selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
           message: "Import zod as `import * as z from 'zod'`.",
         },
+        {
+          // The first locale-aware call loads ICU's formatting data, about 17 ms of a one-off command's start.
+          selector:
+            "CallExpression[callee.property.name=/^toLocale(String|DateString|TimeString)$/], NewExpression[callee.object.name='Intl']",
+          message:
+            'Format numbers and dates without ICU (see groupThousands in schemas/common.ts): its first call costs every command ~17 ms.',
+        },
       ],
     },
   },

@@ -8,6 +8,7 @@ import {
   DataStatus,
   DISCLAIMER,
   FREE_ACCESS,
+  groupThousands,
   IsoTimestamp,
   Limitation,
   LITE_VERSION,
@@ -33,7 +34,7 @@ export const LIQUIDITY_CONTEXT_RULE = {
   estimateSlack: 2,
 } as const;
 
-const usd = (n: number): string => `${n.toLocaleString('en-US')} USD`;
+const usd = (n: number): string => `${groupThousands(String(n))} USD`;
 const { deepSpreadBps, thinSpreadBps, deepDepthUsd, thinDepthUsd, estimateSlack } = LIQUIDITY_CONTEXT_RULE;
 
 /** What `liquidity_context` means, in the words of its rule. */

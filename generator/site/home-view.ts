@@ -1,5 +1,6 @@
 // What the home page shows: the current snapshot (regime and one row per coin, from the published files) and
 // the pictures of recent runs (from the run history). Templates only print what this module prepares.
+import { groupThousands } from '../../schemas/common.ts';
 import { MainBrainResponse } from '../../schemas/main-brain.ts';
 import { MarketRegimeResponse } from '../../schemas/market-regime.ts';
 import { bandChartSvg, lineChartSvg, PALETTE, sparklineSvg } from './charts.ts';
@@ -66,16 +67,14 @@ const REGIME_COLORS: Record<string, string> = {
 const regimeColor = (value: string) => REGIME_COLORS[value] ?? '#BBBBBB';
 
 /**
- * US dollars with thousands separators, as en-US prints them. Written out rather than `toLocaleString`, whose first
- * call loads ICU's number formatting: most of the home page's cost in a one-off `emi build`. Prices are positive,
- * so `toFixed` rounds as Intl does (half away from zero, on the exact value).
+ * US dollars with thousands separators, as en-US prints them (groupThousands: no ICU). Prices are positive, so
+ * `toFixed` rounds as Intl does (half away from zero, on the exact value).
  */
 export function formatPrice(price: number | null): string {
   if (price === null) return 'n/a';
   const digits = price >= 1000 ? 0 : price >= 1 ? 2 : 4;
   const [whole = '', fraction] = price.toFixed(digits).split('.');
-  const grouped = whole.replace(/\B(?=(\d{3})+$)/g, ',');
-  return `$${grouped}${fraction === undefined ? '' : `.${fraction}`}`;
+  return `$${groupThousands(whole)}${fraction === undefined ? '' : `.${fraction}`}`;
 }
 
 export function formatChange(change: number | null): { text: string; cls: CoinRow['changeClass'] } {
