@@ -29,6 +29,7 @@ import {
 import type { PendingPayment } from '../site/x402-buyer/src/x402-flow.ts';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import { stubSessionStorage } from './helpers/session-storage.ts';
 
 const MAINNET = 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k';
 const merchant = algosdk.generateAccount().addr.toString();
@@ -344,12 +345,7 @@ describe('sending a kept signed payment', () => {
   const payment: PendingPayment = { url, header: 'c2lnbmVk', txId: 'TXID', requirement: requirementFor() };
   let answer: Response;
   beforeEach(() => {
-    const store = new Map<string, string>();
-    vi.stubGlobal('sessionStorage', {
-      getItem: (key: string) => store.get(key) ?? null,
-      setItem: (key: string, value: string) => void store.set(key, value),
-      removeItem: (key: string) => void store.delete(key),
-    });
+    stubSessionStorage();
     vi.stubGlobal('fetch', async () => answer);
     pendingPayments.save(payment);
   });

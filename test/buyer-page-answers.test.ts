@@ -9,6 +9,7 @@ import type { ErrorStatus } from '../paywall-worker/core/decide.ts';
 import { pendingPayments, sendPayment } from '../site/x402-buyer/src/x402-flow.ts';
 import type { PendingPayment } from '../site/x402-buyer/src/x402-flow.ts';
 import { HUMAN_REPORT_AMOUNT, HUMAN_REPORT_PATH } from '../generator/buyer/human-report-terms.ts';
+import { stubSessionStorage } from './helpers/session-storage.ts';
 
 const url = `http://127.0.0.1:9${HUMAN_REPORT_PATH}`;
 const payment: PendingPayment = {
@@ -29,12 +30,7 @@ const payment: PendingPayment = {
 describe('the answer to a signed payment', () => {
   let answer: Response;
   beforeEach(() => {
-    const store = new Map<string, string>();
-    vi.stubGlobal('sessionStorage', {
-      getItem: (key: string) => store.get(key) ?? null,
-      setItem: (key: string, value: string) => void store.set(key, value),
-      removeItem: (key: string) => void store.delete(key),
-    });
+    stubSessionStorage();
     vi.stubGlobal('fetch', async () => answer);
     pendingPayments.save(payment);
   });
