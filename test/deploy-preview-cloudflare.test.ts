@@ -1,7 +1,6 @@
 // `npm run preview:cloudflare` keeps selling what the generator last wrote: the paid files are in R2 (the local bucket
 // of `wrangler dev`), so a regenerate must reach the bucket too, or the Worker sells the first upload's data until it
 // is too old to sell (503 data_stale).
-import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { writePaidFixtures } from './paywall-harness.ts';
 import { freePort } from './free-port.ts';
+import { startCloudflarePreview } from './helpers/cloudflare-preview.ts';
 
 interface Health {
   files: Array<{ path: string; generated_at: string | null }>;
@@ -38,34 +38,11 @@ describe('npm run preview:cloudflare', { timeout: 180_000 }, () => {
     const port = await freePort();
     const payTo = algosdk.generateAccount().addr.toString();
     facilitator.ledger.optIn(payTo);
-    const child = spawn(
-      process.execPath,
-      [
-        'bin/run-ts.js',
-        'scripts/preview-cloudflare.ts',
-        '--port',
-        String(port),
-        '--dir',
-        join(dir, 'dist'),
-        '--paid',
-        join(dir, 'paid'),
-        '--persist-to',
-        join(dir, 'wrangler'),
-      ],
-      {
-        env: { ...process.env, EMI_FACILITATOR_URL: facilitator.url, EMI_PAYTO: payTo },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const preview = await startCloudflarePreview(dir, port, {
+      EMI_FACILITATOR_URL: facilitator.url,
+      EMI_PAYTO: payTo,
+    });
     try {
-      for (let i = 0; i < 1200 && !/Ctrl-C/.test(output) && child.exitCode === null; i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(output).toMatch(/Ctrl-C/);
       const generated = async () => {
         const health = (await (await fetch(`http://127.0.0.1:${port}/x402/health`)).json()) as Health;
         return health.files.map((file) => file.generated_at);
@@ -80,10 +57,9 @@ describe('npm run preview:cloudflare', { timeout: 180_000 }, () => {
         now = await generated();
       }
       expect(now.every((at, index) => at !== first[index])).toBe(true);
-      expect(output).toMatch(/uploaded again|re-?upload/i);
+      expect(preview.output()).toMatch(/uploaded again|re-?upload/i);
     } finally {
-      child.kill('SIGINT');
-      await exited;
+      await preview.stop();
     }
   });
 });

@@ -1,7 +1,6 @@
 // `npm run preview:cloudflare` hands the Worker the settings a deployed one reads from its variables and secrets:
 // with EMI_ALGOD_URL the payee's USDC opt-in is asked of that algod before a sale, and with EMI_VOTE_EXPORT_TOKEN
 // GET /arena/votes/export answers the generator on another machine (401 without the token, the votes with it).
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -12,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { writePaidFixtures } from './paywall-harness.ts';
+import { startCloudflarePreview } from './helpers/cloudflare-preview.ts';
 
 /** This suite's ports: wrangler dev and its inspector (the next one). */
 const PORT = 19620;
@@ -60,35 +60,14 @@ describe(
     it('passes both to the Worker', async () => {
       const payTo = algosdk.generateAccount().addr.toString();
       facilitator.ledger.optIn(payTo);
-      const child = spawn(
-        process.execPath,
-        [
-          'bin/run-ts.js',
-          'scripts/preview-cloudflare.ts',
-          ...['--port', String(PORT), '--dir', join(dir, 'dist'), '--paid', join(dir, 'paid')],
-          ...['--persist-to', join(dir, 'wrangler')],
-        ],
-        {
-          env: {
-            ...process.env,
-            EMI_FACILITATOR_URL: facilitator.url,
-            EMI_PAYTO: payTo,
-            EMI_ALLOW_SIMULATED: '1', // the fixtures are the simulated examples
-            EMI_ALGOD_URL: algod.url,
-            EMI_VOTE_EXPORT_TOKEN: TOKEN,
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const preview = await startCloudflarePreview(dir, PORT, {
+        EMI_FACILITATOR_URL: facilitator.url,
+        EMI_PAYTO: payTo,
+        EMI_ALLOW_SIMULATED: '1', // the fixtures are the simulated examples
+        EMI_ALGOD_URL: algod.url,
+        EMI_VOTE_EXPORT_TOKEN: TOKEN,
+      });
       try {
-        for (let i = 0; i < 1200 && !/Ctrl-C/.test(output) && child.exitCode === null; i += 1) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        expect(output).toMatch(/Ctrl-C/);
         const base = `http://127.0.0.1:${PORT}`;
 
         const exported = (headers: Record<string, string>) =>
@@ -104,8 +83,7 @@ describe(
         expect(await paid.json()).toMatchObject({ error: 'payee_not_opted_in' });
         expect(algod.asked.some((path) => path.startsWith(`/v2/accounts/${payTo}/assets/`))).toBe(true);
       } finally {
-        child.kill('SIGINT');
-        await exited;
+        await preview.stop();
       }
     });
   },
