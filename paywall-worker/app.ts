@@ -217,8 +217,9 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
   // reaches the same sale point.
   const app = new Hono({ getPath: routedPath }) as PaywallApp;
   app.decide = core.decide;
-  // Every answer carries CORS (rendered with it); the preflight is answered here for every path.
-  app.options('*', () => preflightAnswer());
+  // Every answer carries CORS (rendered with it); the preflight is answered here for every path, allowing what the
+  // path answers (the routed path: the one the routes below match).
+  app.options('*', (c) => preflightAnswer(c.req.path));
   // For operators and monitors: 200 when every paid file is for sale, the payee can be paid and the facilitator
   // answers, else 503.
   app.get(HEALTH_PATH, async () => {

@@ -33,8 +33,20 @@ export const PUBLISHER_PREFIX = '/p/';
 export const API_PREFIXES = ['/api/', '/arena/'] as const;
 
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
-/** What a preflight allows: the site's methods, and POST for the worker's `/mcp` and `/arena/vote`. */
-export const PREFLIGHT_METHODS = 'GET, HEAD, POST, OPTIONS';
+/** What the paths served by POST alone take (the votes, MCP, a publisher's admin credits): GET there is refused. */
+export const POST_METHODS = 'POST, OPTIONS';
+/** A publisher's admin credits (`/p/<id>/admin/credits`), on the worker; a regular expression source, anchored. */
+export const PUBLISHER_CREDITS_PATTERN = '^/p/[^/]+/admin/credits$';
+const PUBLISHER_CREDITS = new RegExp(PUBLISHER_CREDITS_PATTERN);
+/** The paths that answer POST; every other path answers GET and HEAD only (the 405 of the policy or the worker). */
+export const POST_PATHS: readonly string[] = [VOTE_PATH, MCP_PATH];
+const takesPost = (path: string): boolean => POST_PATHS.includes(path) || PUBLISHER_CREDITS.test(path);
+/**
+ * What a preflight at `path` allows: only what the path answers, so that a browser is not told a POST would be
+ * taken where it gets a 405.
+ */
+export const preflightMethodsFor = (path: string): string =>
+  takesPost(path) ? POST_METHODS : ALLOWED_METHODS;
 /**
  * Every request header the official clients send: x402's v2 and v1 payments and what `@x402/fetch` adds, and the
  * MCP streamable HTTP client's (a browser agent on another origin posts to `/mcp`).
@@ -72,10 +84,13 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** Also on every answer (a preflight's allow lists are harmless elsewhere and keep one header set per host). */
+/**
+ * Also on every answer (a preflight's allow lists are harmless elsewhere and keep one header set per host); a
+ * preflight at a path served by POST says `preflightMethodsFor` instead.
+ */
 export const SITE_HEADERS: Readonly<Record<string, string>> = {
   ...CORS_HEADERS,
-  'Access-Control-Allow-Methods': PREFLIGHT_METHODS,
+  'Access-Control-Allow-Methods': ALLOWED_METHODS,
   'Access-Control-Allow-Headers': ALLOWED_REQUEST_HEADERS,
   'X-Content-Type-Options': 'nosniff',
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
@@ -260,7 +275,8 @@ export function isNotModified(
 }
 
 export type DeliveryRoute =
-  | { kind: 'preflight' }
+  /** A CORS preflight (OPTIONS) at `path`: answered by the host itself, allowing what `path` answers. */
+  | { kind: 'preflight'; path: string }
   /** One of the four x402 products, or the worker's health check: the paywall worker answers. */
   | { kind: 'paid'; path: string }
   /** A static file of the built site (`path` is the URL path of the file to serve). */
@@ -272,7 +288,7 @@ export type DeliveryRoute =
  * does not exist answers `notFoundFor(path)`.
  */
 export function routeRequest(method: string, path: string, asset: string | undefined): DeliveryRoute {
-  if (method === 'OPTIONS') return { kind: 'preflight' };
+  if (method === 'OPTIONS') return { kind: 'preflight', path };
   if (WORKER_PATHS.includes(path) || path.startsWith(PUBLISHER_PREFIX)) return { kind: 'paid', path };
   if (method !== 'GET' && method !== 'HEAD')
     return { kind: 'error', status: 405, body: methodNotAllowedError() };
@@ -315,11 +331,13 @@ export function errorAnswerHeaders(status: number): Record<string, string> {
 export const errorAnswer = (status: number, body: ErrorResponse): Response =>
   new Response(JSON.stringify(body), { status, headers: errorAnswerHeaders(status) });
 
-export const preflightAnswer = (): Response =>
+/** The answer to a CORS preflight at (routed) `path`. */
+export const preflightAnswer = (path: string): Response =>
   new Response(null, {
     status: 204,
     headers: {
       ...SITE_HEADERS,
+      'Access-Control-Allow-Methods': preflightMethodsFor(path),
       'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_SECONDS),
       'Cache-Control': NO_STORE,
     },

@@ -16,6 +16,9 @@ import {
   STATUS_PATH,
   WORKER_PATHS,
   PREFLIGHT_MAX_AGE_SECONDS,
+  POST_METHODS,
+  POST_PATHS,
+  PUBLISHER_CREDITS_PATTERN,
   SITE_HEADERS,
   contentTypeFor,
   methodNotAllowedError,
@@ -152,10 +155,19 @@ function serverNameValue(value: string): string {
 
 const regexEscape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** The site's header set; the allowed methods from the map that gives a preflight its path's own. */
 const siteHeaders = (indent: string): string =>
   Object.entries(SITE_HEADERS)
-    .map(([name, value]) => `${indent}add_header ${name} "${value}" always;`)
+    .map(([name, value]) =>
+      name === 'Access-Control-Allow-Methods'
+        ? `${indent}add_header ${name} $emi_allow_methods always;`
+        : `${indent}add_header ${name} "${value}" always;`,
+    )
     .join('\n');
+
+/** The paths a preflight allows POST at, as one alternation (anchors added by the template). */
+const postAlternation = (): string =>
+  [...POST_PATHS.map(regexEscape), PUBLISHER_CREDITS_PATTERN.replace(/^\^|\$$/g, '')].join('|');
 
 /**
  * One character of a query value as the policy reads it (URL-decoded, case-insensitive): itself or its
@@ -227,6 +239,8 @@ export async function renderNginxSite(options: NginxSiteOptions): Promise<string
     __TYPE_LOCATIONS_SITE__: typeLocations('        ', `^(?!${regexEscape(PUBLISHER_PREFIX)}).*`),
     __ALLOWED_METHODS__: ALLOWED_METHODS,
     __ALLOWED_METHODS_REGEX__: ALLOWED_METHODS.split(/,\s*/).join('|'),
+    __POST_METHODS__: POST_METHODS,
+    __POST_ALTERNATION__: postAlternation(),
     __PAYWALL_READ_TIMEOUT__: String(PAYWALL_READ_TIMEOUT_SECONDS),
     __METHOD_NOT_ALLOWED_JSON__: nginxQuoted(methodNotAllowedError()),
     __PAYWALL_FAILURE_LOCATIONS__: [502, 503, 504]

@@ -93,7 +93,7 @@ export function createPreviewApp(options: PreviewOptions): Hono {
     const route = routeRequest(c.req.method, c.req.path, c.req.query('asset'));
     switch (route.kind) {
       case 'preflight':
-        return preflightAnswer();
+        return preflightAnswer(route.path);
       case 'paid':
         return options.paywall ? options.paywall.fetch(normalisedRequest(c.req.raw), c.env) : paywallDown();
       case 'error':

@@ -34,6 +34,7 @@ import type { PaymentBook } from '../payment-book.ts';
 import { programmeFromEnv, publisherRoutes } from './publishers.ts';
 import type { LedgerFor } from './publishers.ts';
 import { createKvStorage, createR2Storage } from '../storage-cloudflare.ts';
+import { etagForEncoding, runtimeCompresses } from './runtime-encoding.ts';
 import type { KvNamespaceLike, R2BucketLike } from '../storage-cloudflare.ts';
 
 export interface SiteWorkerEnv {
@@ -140,22 +141,63 @@ function clientHasCurrent(request: Request, asset: Response): boolean {
   return isNotModified(conditional, { etag, lastModified: asset.headers.get('last-modified') });
 }
 
-async function serveAsset(request: Request, env: SiteWorkerEnv, path: string): Promise<Response> {
+/**
+ * The client's Accept-Encoding. Not the request's header: the runtime hands the Worker its own (`br, gzip`) and the
+ * client's in `cf.clientAcceptEncoding`, by which it compresses the answer (wrangler dev does the same).
+ */
+function clientAcceptEncoding(request: Request): string | null {
+  const { cf } = request as { cf?: { clientAcceptEncoding?: unknown } };
+  const sent = cf?.clientAcceptEncoding;
+  return typeof sent === 'string' ? sent : request.headers.get('accept-encoding');
+}
+
+/** Whether the runtime compresses the answer with `headers` to a client that accepts `acceptEncoding`. */
+const compressedFor = (acceptEncoding: string | null, headers: Record<string, string>): boolean =>
+  runtimeCompresses(acceptEncoding, headers['Content-Type'] ?? null);
+
+/** A request for a file, and the client's Accept-Encoding (the runtime compresses the answer by it). */
+interface Asked {
+  request: Request;
+  acceptEncoding: string | null;
+}
+
+/**
+ * The answer carrying `file`'s body (none to a HEAD). One the runtime sends as it is carries the body's length, as
+ * nginx and `emi serve` send it, a HEAD's included: the asset server names no length, and workerd sends one only for
+ * a body whose length it knows (not the pages'), never for a HEAD, so the body is read to count it. One the runtime
+ * compresses carries none: its length is known only once compressed (sent chunked, and the HEAD says nothing).
+ */
+async function fileAnswer(
+  asked: Asked,
+  file: Response,
+  status: number,
+  headers: Record<string, string>,
+): Promise<Response> {
+  const headOnly = asked.request.method === 'HEAD';
+  if (compressedFor(asked.acceptEncoding, headers)) {
+    if (headOnly) await file.body?.cancel();
+    return new Response(headOnly ? null : file.body, { status, headers });
+  }
+  const bytes = await file.arrayBuffer();
+  return new Response(headOnly ? null : bytes, {
+    status,
+    headers: { ...headers, 'Content-Length': String(bytes.byteLength) },
+  });
+}
+
+async function serveAsset(asked: Asked, env: SiteWorkerEnv, path: string): Promise<Response> {
+  const { request } = asked;
   const url = new URL(request.url);
+  // A HEAD is asked as a GET: its answer's length is the body's (fileAnswer).
   const asset = await env.ASSETS.fetch(
-    new Request(new URL(path, url), {
-      method: request.method,
-      headers: pick(request.headers, FORWARDED_HEADERS),
-    }),
+    new Request(new URL(path, url), { headers: pick(request.headers, FORWARDED_HEADERS) }),
   );
   if (asset.status === 404) {
     const missing = notFoundFor(path);
     if ('json' in missing) return errorAnswer(404, missing.json);
     const page = await env.ASSETS.fetch(new Request(new URL(missing.page, url)));
-    return new Response(page.body, {
-      status: 404,
-      headers: { ...fileHeaders(missing.page, page.headers.get('content-type')), ...VARY_ENCODING },
-    });
+    const headers = { ...fileHeaders(missing.page, page.headers.get('content-type')), ...VARY_ENCODING };
+    return fileAnswer(asked, page, 404, headers);
   }
   if (!asset.ok && asset.status !== 304) return asset; // redirects of the asset server pass unchanged
   const type = asset.headers.get('content-type');
@@ -177,13 +219,15 @@ async function serveAsset(request: Request, env: SiteWorkerEnv, path: string): P
     ...VARY_ENCODING,
     ...pick(asset.headers, KEPT_HEADERS),
   };
+  if (headers.ETag)
+    headers.ETag = etagForEncoding(headers.ETag, compressedFor(asked.acceptEncoding, headers));
   if (clientHasCurrent(request, asset)) {
     await asset.body?.cancel();
     // What a cache needs to refresh its copy (RFC 9110 15.4.5), and the site's headers; no representation type.
     const { 'Content-Type': _type, ...kept } = headers;
     return new Response(null, { status: 304, headers: kept });
   }
-  return new Response(asset.body, { status: asset.status, headers });
+  return fileAnswer(asked, asset, asset.status, headers);
 }
 
 /** The built site as the MCP server reads it: through the static assets binding. */
@@ -250,11 +294,11 @@ export function createSiteWorker(
       const route = routeRequest(request.method, url.pathname, url.searchParams.get('asset') ?? undefined);
       switch (route.kind) {
         case 'preflight':
-          return preflightAnswer();
+          return preflightAnswer(route.path);
         case 'error':
           return errorAnswer(route.status, route.body);
         case 'file':
-          return serveAsset(request, env, route.path);
+          return serveAsset({ request, acceptEncoding: clientAcceptEncoding(incoming) }, env, route.path);
         case 'paid':
           if (route.path === VOTE_PATH || route.path === VOTE_EXPORT_PATH) {
             if (votes === undefined) votes = buildVoteApp(env, url.origin);
