@@ -7,7 +7,7 @@ import { DISCLAIMER, DataMode, IsoTimestamp, PROJECT } from './common.ts';
  * run's records and the served /status.json by the build that failed; the next good build leaves it out.
  */
 export const SiteBuildFailure = z.strictObject({
-  status: z.literal('failed'),
+  status: z.literal('failed').describe('always `failed`: the site build after the last run failed'),
   error: z.string().describe('why the last build failed, in one line'),
   failed_at: IsoTimestamp.describe('when the last build failed'),
   failing_since: IsoTimestamp.describe('when the first build failed since the served one was built'),
@@ -23,13 +23,12 @@ export type SiteBuildFailure = z.infer<typeof SiteBuildFailure>;
 
 export const RunStatus = z.strictObject({
   project: z.literal(PROJECT),
-  status: z
-    .enum(['ok', 'degraded', 'stale', 'failed'])
-    .describe(
-      'ok: every section published; degraded: published with some sections missing (see issues); stale: no ' +
-        'source delivered a price, nothing was published; failed: the run stopped with an error, nothing was ' +
-        'published. After stale or failed the previous files stay served: see data.generated_at for their age.',
-    ),
+  status: z.enum(['ok', 'degraded', 'stale', 'failed']).describe(
+    // The values are named as codes: `stale` here is a run that published nothing, not the freshness rule's.
+    '`ok`: every section published; `degraded`: published with some sections missing (see issues); `stale`: ' +
+      'no source delivered a price, nothing was published; `failed`: the run stopped with an error, nothing was ' +
+      'published. After `stale` or `failed` the previous files stay served: see data.generated_at for their age.',
+  ),
   mode: DataMode.nullable().describe(
     'the data mode of the last run (simulated, replay or live); null if unknown',
   ),
@@ -39,32 +38,48 @@ export const RunStatus = z.strictObject({
       'true when the data now served is not a live market reading (after a run that published nothing, the data ' +
         'of the last run that did: see data.mode)',
     ),
-  last_run: z.strictObject({
-    started_at: IsoTimestamp,
-    finished_at: IsoTimestamp,
-    duration_ms: z.number().int().min(0),
-    error: z.string().nullable().describe('why the run failed or published nothing; null otherwise'),
-  }),
-  data: z.strictObject({
-    generated_at: IsoTimestamp.nullable().describe(
-      'when the data now served was generated (the last run that published); its age is now minus this',
-    ),
-    next_update_due: IsoTimestamp.nullable().describe('when the next scheduled run should publish'),
-    mode: DataMode.nullable()
-      .optional()
-      .describe(
-        'the data mode of the data now served (the last run that published); absent from statuses written ' +
-          'before it was recorded, null when nothing was ever published',
+  last_run: z
+    .strictObject({
+      started_at: IsoTimestamp.describe('when the last run started'),
+      finished_at: IsoTimestamp.describe('when the last run finished'),
+      duration_ms: z.number().int().min(0).describe('how long the last run took, in milliseconds'),
+      error: z.string().nullable().describe('why the run failed or published nothing; null otherwise'),
+    })
+    .describe('the last generator run, whatever its outcome'),
+  data: z
+    .strictObject({
+      generated_at: IsoTimestamp.nullable().describe(
+        'when the data now served was generated (the last run that published); its age is now minus this',
       ),
-  }),
-  sources: z.strictObject({
-    provider: z.string().nullable().describe('the market-data source of the last run'),
-    issues_total: z.number().int().min(0),
-    issues: z
-      .array(z.strictObject({ venue: z.string(), section: z.string(), message: z.string() }))
-      .max(20)
-      .describe('the first 20 problems the sources reported (venue refusals, missing sections)'),
-  }),
+      next_update_due: IsoTimestamp.nullable().describe('when the next scheduled run should publish'),
+      mode: DataMode.nullable()
+        .optional()
+        .describe(
+          'the data mode of the data now served (the last run that published: `simulated`, `replay` or `live`); ' +
+            'absent from statuses written before it was recorded, null when nothing was ever published',
+        ),
+    })
+    .describe('the data now served, which may be older than the last run'),
+  sources: z
+    .strictObject({
+      provider: z.string().nullable().describe('the market-data source of the last run'),
+      issues_total: z
+        .number()
+        .int()
+        .min(0)
+        .describe('how many problems the sources reported in the last run'),
+      issues: z
+        .array(
+          z.strictObject({
+            venue: z.string().describe('the venue or source that reported the problem'),
+            section: z.string().describe('the section of the snapshot it concerns'),
+            message: z.string(),
+          }),
+        )
+        .max(20)
+        .describe('the first 20 problems the sources reported (venue refusals, missing sections)'),
+    })
+    .describe('the market-data sources of the last run and the problems they reported'),
   build: SiteBuildFailure.optional().describe(
     'present only when the site build after the last run failed: the site was not rebuilt, the build named here ' +
       'is still served (in the served /status.json, `data` is that build’s); `status` stays the run’s own',

@@ -72,8 +72,9 @@ describe('OpenAPI document', () => {
   });
 
   it('describes exactly the paths of spec section 4, each a GET with a JSON 200 schema', () => {
-    // Plus the published history (issue 19): index, latest and day files with their CSV twins.
+    // Plus the published history (issue 19): index, latest and day files with their CSV twins; and the run status.
     const history = [
+      '/status.json',
       '/api/history/index.json',
       '/api/history/{resource}/latest.json',
       '/api/history/{resource}/latest.csv',

@@ -1,6 +1,7 @@
 // The branded storefront on the whole local stack (`emi serve`: preview origin, paywall worker, development
 // facilitator): `/p/<id>/x402-buyer/` is the buyer page in the publisher's brand, its config.json names only the
 // publisher's address, brand text cannot inject markup, and unknown storefronts are JSON 404s.
+import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -158,7 +159,7 @@ describe('branded storefront', () => {
   it('sends the site’s header set on every storefront answer (CORS, nosniff, the one Content-Security-Policy)', async () => {
     for (const path of [
       '/p/evil/x402-buyer/',
-      '/p/evil/x402-buyer/app.js',
+      '/p/evil/x402-buyer/buyer.css',
       '/p/evil/x402-buyer/config.json',
     ]) {
       const response = await fetch(`${stack.url}${path}`, { redirect: 'manual' });
@@ -172,13 +173,17 @@ describe('branded storefront', () => {
     expect(moved.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
-  it('serves the page assets from the built buyer page', async () => {
-    const script = await fetch(`${stack.url}/p/evil/x402-buyer/app.js`);
+  it('serves the page assets from the built buyer page, its code from the site’s only', async () => {
+    const css = await fetch(`${stack.url}/p/evil/x402-buyer/buyer.css`);
+    expect(css.status).toBe(200);
+    expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+    expect(await css.text()).toBe(readFileSync('site/x402-buyer/buyer.css', 'utf8'));
+    const script = await fetch(`${stack.url}/x402-buyer/app.js`);
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(await script.text()).toContain('buyer page');
-    const css = await fetch(`${stack.url}/p/evil/x402-buyer/buyer.css`);
-    expect(css.status).toBe(200);
+    // No copy of it under the storefront: the page loads the site's (test/storefront-s39-page-files.test.ts).
+    expect((await fetch(`${stack.url}/p/evil/x402-buyer/app.js`)).status).toBe(404);
   });
 
   it('sells at the publisher path on the same origin, and refuses when credits are gone', async () => {
@@ -216,6 +221,16 @@ describe('brandPage', () => {
     expect(html).toContain('&amp; &#39;Co&#39;');
     expect(html).toContain('<body class="x">\n    <aside class="publisher-brand"');
     expect(html).not.toMatch(/<script>/);
+  });
+
+  it('keeps the buyer page’s skip link the first thing in its body, the banner after it', () => {
+    const [publisher] = parsePublishers([evilEntry]);
+    const html = brandPage(readFileSync('site/x402-buyer/index.html', 'utf8'), publisher!);
+    const body = html.slice(html.indexOf('<body'));
+    const skipLink = body.indexOf('<a class="skip-link');
+    expect(skipLink).toBeGreaterThan(0);
+    expect(skipLink).toBeLessThan(body.indexOf('<aside class="publisher-brand"'));
+    expect(body.slice(0, skipLink)).not.toMatch(/<a\b|<button\b/);
   });
 });
 

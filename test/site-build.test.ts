@@ -146,10 +146,11 @@ describe('built site', () => {
     expect(YAML.parse(await text('openapi.yaml'))).toEqual(json);
     expect(json.servers[0].url).toBe(BASE);
     const schemaFiles = await readdir(dist('schemas'));
-    // + 402 body, error body, paywall error body; plus the history: index, day and latest files, and one row schema per history resource.
+    // + 402 body, error body, paywall error body, run status; plus the history: index, day and latest files, and one row schema per history resource.
     expect(schemaFiles.length).toBe(
-      FREE_RESOURCES.length + PAID_RESOURCES.length + 3 + 3 + HISTORY_RESOURCE_IDS.length,
+      FREE_RESOURCES.length + PAID_RESOURCES.length + 4 + 3 + HISTORY_RESOURCE_IDS.length,
     );
+    expect(schemaFiles).toContain('run-status.json');
     for (const file of schemaFiles) {
       const schema = JSON.parse(await text(`schemas/${file}`));
       expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');

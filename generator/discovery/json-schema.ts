@@ -9,6 +9,7 @@ import { PaymentRequiredBody, PaywallErrorBody } from '../../schemas/paid/paymen
 import { resourceSlug } from './docs-paths.ts';
 import { absoluteUrl } from './urls.ts';
 import { historySchemaEntries } from './history-entries.ts';
+import { statusSchemaEntry } from './status-entries.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -26,7 +27,7 @@ const pascal = (id: string): string => id.charAt(0).toUpperCase() + id.slice(1);
 export const componentNameOf = (resource: PublishedResource): string => `${pascal(resource.id)}Response`;
 export const schemaFileOf = (resource: PublishedResource): string => `${resourceSlug(resource)}.json`;
 
-/** Every schema the site publishes: one per resource, plus the 402 challenge and the error body. */
+/** Every schema the site publishes: one per resource, plus the 402 challenge, the error body and the run status. */
 export function schemaEntries(): SchemaEntry[] {
   const resources: SchemaEntry[] = [...FREE_RESOURCES, ...PAID_RESOURCES].map((r) => ({
     name: componentNameOf(r),
@@ -50,6 +51,7 @@ export function schemaEntries(): SchemaEntry[] {
       title: 'Paid-path error (HTTP 404, 405, 502, 503, 504)',
       schema: PaywallErrorBody,
     },
+    statusSchemaEntry(),
   ];
 }
 

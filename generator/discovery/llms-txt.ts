@@ -1,6 +1,7 @@
 // /llms.txt in the llmstxt.org format: an H1, a blockquote summary, a few paragraphs, then H2 sections of
 // links with notes. "Optional" holds what an agent with a short context can skip.
 import { historyLlmsLines } from './history-entries.ts';
+import { statusLlmsLine } from './status-entries.ts';
 import { PROJECT, TRACKED_ASSETS } from '../../schemas/common.ts';
 import { MCP_PATH } from '../../schemas/delivery.ts';
 import { USDC_ASA_ID } from '../../schemas/paid/terms.ts';
@@ -96,6 +97,7 @@ export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
     '## Optional',
     [
       ...arena.map((r) => link(r.title, url(r.path), `${noteFor(r).useWhen} ${freshnessSentence(r)}`)),
+      statusLlmsLine(url),
       link('OpenAPI 3.1 (YAML)', url('/openapi.yaml'), 'the same document as YAML'),
       link(
         'Interactive API reference',

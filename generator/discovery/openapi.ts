@@ -9,14 +9,20 @@ import {
   PROJECT,
   TRACKED_ASSETS,
 } from '../../schemas/common.ts';
-import { ALLOWED_METHODS, methodNotAllowedError } from '../../schemas/delivery.ts';
+import { ALLOWED_METHODS, STATUS_PATH, methodNotAllowedError } from '../../schemas/delivery.ts';
 import { invalidAssetError, notFoundError } from '../../schemas/error.ts';
 import { PAID_EXAMPLES } from '../../schemas/paid/examples.ts';
 import { ALGORAND_MAINNET, USDC_ASA_ID, USDC_DECIMALS, X402_VERSION } from '../../schemas/paid/terms.ts';
 import type { FreeResource, PaidResource } from '../../schemas/resources.ts';
 import { freeResourcesInIntegrationOrder, noteFor, paidResources } from './endpoint-notes.ts';
-import { FRESHNESS_RULE, freshnessFieldsOf, freshnessSentence } from './freshness-fields.ts';
-import { componentNameOf, componentSchemas, schemaEntries } from './json-schema.ts';
+import {
+  FRESHNESS_RULE,
+  freshnessFieldPaths,
+  freshnessFieldsOf,
+  freshnessSentence,
+} from './freshness-fields.ts';
+import { componentNameOf, componentSchemas, schemaEntries, toJsonSchema } from './json-schema.ts';
+import { statusPaths, statusSchemaEntry, statusTag } from './status-entries.ts';
 import { absoluteUrl, normaliseBaseUrl } from './urls.ts';
 
 export interface OpenApiOptions {
@@ -346,6 +352,11 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
     paths[resource.path] = { get: freeOperation(resource, examples) };
   for (const resource of paidResources()) paths[resource.path] = { get: paidOperation(resource) };
   Object.assign(paths, historyPaths());
+  // The run status monitors poll: a client generated from this document reads it like any other path.
+  Object.assign(
+    paths,
+    statusPaths(examples[STATUS_PATH], freshnessFieldPaths(toJsonSchema(statusSchemaEntry().schema))),
+  );
 
   return {
     openapi: '3.1.0',
@@ -385,6 +396,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
         name: 'Paid (x402)',
         description: 'Premium resources: HTTP 402 until an exact x402 v2 payment settles.',
       },
+      statusTag(),
     ],
     paths,
     components: {

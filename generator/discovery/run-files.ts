@@ -1,8 +1,9 @@
-// The free files of the latest generator run, read from the public site folder: they are the OpenAPI examples,
-// the docs' examples and the sitemap's last-modified times.
+// The free files of the latest generator run and its status (/status.json), read from the public site folder: they
+// are the OpenAPI examples, the docs' examples and the sitemap's last-modified times.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TRACKED_ASSETS } from '../../schemas/common.ts';
+import { STATUS_PATH } from '../../schemas/delivery.ts';
 import { FREE_RESOURCES, reasoningFileFor } from '../../schemas/resources.ts';
 import type { FreeResource } from '../../schemas/resources.ts';
 import { reasoningExampleKey } from './openapi.ts';
@@ -10,7 +11,8 @@ import { reasoningExampleKey } from './openapi.ts';
 export interface PublishedFile {
   /** Request path (with the query for a reasoning asset), e.g. `/api/reasoning.php?asset=ETH`. */
   requestPath: string;
-  resource: FreeResource;
+  /** null for the run status, which every run writes (failed ones too) and is no resource. */
+  resource: FreeResource | null;
   /** File under the site root. */
   file: string;
   body: unknown;
@@ -18,7 +20,20 @@ export interface PublishedFile {
   lastmod: string | null;
 }
 
-/** The files of every free resource (and every reasoning asset) that exist and parse as JSON. */
+/** The run status when it exists and parses: its `lastmod` is when the run that wrote it finished. */
+async function readStatusFile(siteDir: string): Promise<PublishedFile | null> {
+  const file = STATUS_PATH.slice(1);
+  const body = await readJson(join(siteDir, file));
+  if (body === undefined) return null;
+  const finishedAt = (body as { last_run?: { finished_at?: unknown } } | null)?.last_run?.finished_at;
+  const lastmod = typeof finishedAt === 'string' && !Number.isNaN(Date.parse(finishedAt)) ? finishedAt : null;
+  return { requestPath: STATUS_PATH, resource: null, file, body, lastmod };
+}
+
+/**
+ * The files of every free resource (and every reasoning asset) that exist and parse as JSON, and the run status
+ * after them.
+ */
 export async function readPublishedFiles(siteDir: string): Promise<PublishedFile[]> {
   const wanted = FREE_RESOURCES.flatMap((resource) => [
     { requestPath: resource.path, resource, file: resource.file },
@@ -36,7 +51,8 @@ export async function readPublishedFiles(siteDir: string): Promise<PublishedFile
       return body === undefined ? null : { ...entry, body, lastmod: generatedAtOf(body) };
     }),
   );
-  return found.filter((entry): entry is PublishedFile => entry !== null);
+  const status = await readStatusFile(siteDir);
+  return [...found, status].filter((entry): entry is PublishedFile => entry !== null);
 }
 
 async function readJson(path: string): Promise<unknown> {
@@ -74,9 +90,13 @@ export function generatedAtOf(body: unknown): string | null {
 export const examplesOf = (files: readonly PublishedFile[]): Record<string, unknown> =>
   Object.fromEntries(files.map((file) => [file.requestPath, file.body]));
 
-/** The newest generation time among the files: the time of the run the site shows. */
+/**
+ * The newest generation time among the resources' files: the time of the run the site shows (the status is left
+ * out: a run that published nothing rewrites it, and its data is older).
+ */
 export const latestRunTime = (files: readonly PublishedFile[]): string | null =>
   files.reduce<string | null>(
-    (latest, file) => (file.lastmod && (!latest || file.lastmod > latest) ? file.lastmod : latest),
+    (latest, file) =>
+      file.resource && file.lastmod && (!latest || file.lastmod > latest) ? file.lastmod : latest,
     null,
   );

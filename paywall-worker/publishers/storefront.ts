@@ -21,7 +21,7 @@ export interface StorefrontOptions {
   publishers: readonly Publisher[];
   /** The operator's buyer config.json (network, facilitator mode, dev faucet); the payee is replaced. */
   buyerConfig: Readonly<Record<string, unknown>>;
-  /** Reads one file of the built buyer page (`index.html`, `app.js`, `buyer.css`); null when absent. */
+  /** Reads one file of the built buyer page (`index.html`, `buyer.css`); null when absent. */
   readBuyerFile(name: string): Promise<Uint8Array | null>;
 }
 
@@ -61,6 +61,13 @@ const siteScripts = (html: string): string =>
   );
 
 /**
+ * Where the banner goes: after the page's skip link (SKIP_LINK), which stays the first stop of the keyboard (WCAG 2.4.1), or at
+ * the top of a body that has none.
+ */
+const SKIP_LINK = /<a class="skip-link[^>]*>[^<]*<\/a>/;
+const BODY = /<body[^>]*>/;
+
+/**
  * The buyer page in the publisher's brand: title, banner, accent colour, and the publisher's price in its text;
  * its code from the site's own buyer page.
  */
@@ -72,16 +79,16 @@ export function brandPage(html: string, publisher: Publisher): string {
   return siteScripts(html)
     .replace(/<title>([^<]*)<\/title>/, (_m, title: string) => `<title>${name}: ${title}</title>`)
     .replace('</head>', `    ${style}\n  </head>`)
-    .replace(/<body([^>]*)>/, (tag) => `${tag}\n    ${brandBanner(publisher)}`)
+    .replace(SKIP_LINK.test(html) ? SKIP_LINK : BODY, (tag) => `${tag}\n    ${brandBanner(publisher)}`)
     .replaceAll(BASE_PRICE_TEXT, price ? `${price} USDC` : BASE_PRICE_TEXT);
 }
 
-const ASSET_TYPES: Readonly<Record<string, string>> = {
-  js: 'text/javascript; charset=utf-8',
-  css: 'text/css; charset=utf-8',
-  map: 'application/json; charset=utf-8',
-  svg: 'image/svg+xml',
-  png: 'image/png',
+/**
+ * The files the branded page loads from its own folder besides itself and its config.json, with their types: its
+ * stylesheet only. Its code is the site's (/x402-buyer/app.js, see `siteScripts`), so no copy of it is served here.
+ */
+const PAGE_FILES: Readonly<Record<string, string>> = {
+  'buyer.css': 'text/css; charset=utf-8',
 };
 
 export function createStorefront(options: StorefrontOptions): Hono {
@@ -127,9 +134,9 @@ export function createStorefront(options: StorefrontOptions): Hono {
       c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
       return c.body(brandPage(new TextDecoder().decode(page), publisher));
     }
-    // The page's other files. Its app.js is still answered (the same file), though the page loads the site's.
-    const type = ASSET_TYPES[file.split('.').pop() ?? ''];
-    const asset = type && !file.startsWith('.') ? await options.readBuyerFile(file) : null;
+    // The page's stylesheet; anything else (its code among it: the page loads the site's) is the JSON 404.
+    const type = Object.hasOwn(PAGE_FILES, file) ? PAGE_FILES[file] : undefined;
+    const asset = type ? await options.readBuyerFile(file) : null;
     if (!asset || !type) return notFound();
     c.header('Content-Type', type);
     return c.body(asset as Uint8Array<ArrayBuffer>);
