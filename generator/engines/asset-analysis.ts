@@ -5,7 +5,16 @@
 // weights and the combined score stay internal and never reach a published body.
 import type { Bias, DataMode, DataStatus } from '../../schemas/common.ts';
 import type { AssetMarket, SourceIssue } from '../market/types.ts';
-import { MIN_TREND_CANDLES, readTrend, SETTLED_CANDLES, type TrendReading } from './trend.ts';
+import {
+  MIN_TREND_CANDLES,
+  MOVE_RULE,
+  provisionalRange,
+  readTrend,
+  SETTLED_CANDLES,
+  type MoveSize,
+  type TrendReading,
+  type TrendSignal,
+} from './trend.ts';
 import { readLiquidity, type LiquidityReading } from './liquidity.ts';
 import { readDerivatives, type DerivativesReading } from './positioning.ts';
 import { issuesFor, issueText, venueLabel } from './labels.ts';
@@ -77,21 +86,28 @@ const known = (name: SignalName, value: number): Signal => ({
   max: value,
 });
 const missingSignal = (name: SignalName): Signal => ({ name, coverage: 0, value: 0, min: -1, max: 1 });
-/** Read, but from a smoothing still warming up: the settled reading could lie anywhere (as regime.ts's short windows). */
-const unsettledSignal = (name: SignalName, value: number): Signal => ({
+/**
+ * Read, but from a history still too short for it to settle: the settled reading could lie within a margin that
+ * narrows with each candle (trend.ts provisionalRange, PROVISIONAL_RULE), as regime.ts counts its short windows.
+ */
+const provisionalSignal = (name: TrendSignal, value: number, candles: number): Signal => ({
   name,
   coverage: 1,
   value,
-  min: -1,
-  max: 1,
+  ...provisionalRange(name, value, candles),
 });
 
-/** The trend's three signals: missing without a reading, open at both ends while still warming up. */
+/**
+ * The trend's three signals: missing without a reading, provisional while still warming up, and no direction at
+ * all for a flat price (MOVE_RULE), however calm the market that scales them.
+ */
 const trendSignals = (trend: TrendReading | null): Signal[] =>
   (['ema', 'momentum', 'dmi'] as const).map((name) => {
     if (!trend) return missingSignal(name);
-    const value = trend.signals[name];
-    return trend.unsettled.includes(name) ? unsettledSignal(name, value) : known(name, value);
+    const value = trend.flat ? 0 : trend.signals[name];
+    return trend.unsettled.includes(name)
+      ? provisionalSignal(name, value, trend.candles)
+      : known(name, value);
   });
 
 const SETTLING_WORDS = {
@@ -164,19 +180,28 @@ const priceChangeFromCandles = (asset: AssetMarket): number | null => {
   return before > 0 ? now / before - 1 : null;
 };
 
+/** The words of a move's size, with the MOVE_RULE threshold that chose them. */
+const MOVE_WORDS: Readonly<Record<MoveSize, string>> = {
+  flat: `flat (less than ${MOVE_RULE.flatBelowPct}% either way)`,
+  usual: 'within its usual range for its recent volatility',
+  moderate: 'a moderate move for its recent volatility',
+  large: 'a large move',
+};
+
 const trendPoints = (t: TrendReading): string[] => {
   const gap = Math.abs(t.emaGapAtr).toFixed(1);
   const points = [
-    t.emaGapAtr > 0.25
-      ? `The 20-hour average is ${gap} average true ranges above the 50-hour average: the trend reads up.`
-      : t.emaGapAtr < -0.25
-        ? `The 20-hour average is ${gap} average true ranges below the 50-hour average: the trend reads down.`
-        : 'The 20-hour and 50-hour averages are close together: no clear trend.',
+    t.flat
+      ? `The 20-hour average is within ${MOVE_RULE.flatBelowPct}% of the 50-hour average (${gap} average true ` +
+        `ranges ${t.emaGapAtr >= 0 ? 'above' : 'below'} it) and the price is flat: no clear trend.`
+      : t.emaGapAtr > 0.25
+        ? `The 20-hour average is ${gap} average true ranges above the 50-hour average: the trend reads up.`
+        : t.emaGapAtr < -0.25
+          ? `The 20-hour average is ${gap} average true ranges below the 50-hour average: the trend reads down.`
+          : 'The 20-hour and 50-hour averages are close together: no clear trend.',
   ];
-  const z = Math.abs(t.momentumZ);
-  const size = z >= 2 ? 'a large move' : z >= 1 ? 'a moderate move' : 'within its usual range';
   points.push(
-    `Price changed ${signedPct(Math.expm1(t.momentumReturn), 1)} over the last ${t.momentumBars} hours, ${size} for its recent volatility.`,
+    `Price changed ${signedPct(Math.expm1(t.momentumReturn), 1)} over the last ${t.momentumBars} hours, ${MOVE_WORDS[t.moveSize]}.`,
   );
   const adx = t.adx.toFixed(0);
   const leader = t.plusDi >= t.minusDi ? 'upward' : 'downward';
@@ -369,13 +394,16 @@ export function analyzeAsset(
   const issueFactor = Math.max(MIN_ISSUE_FACTOR, ISSUE_PENALTY ** deliveredDespiteIssue);
 
   const hasEvidence = availability > 0;
+  // A flat price (MOVE_RULE) leans neither way: positioning and the order book alone do not make a lean.
   const bias: Bias | null = !hasEvidence
     ? null
-    : score > BIAS_DEAD_BAND
-      ? 'bullish'
-      : score < -BIAS_DEAD_BAND
-        ? 'bearish'
-        : 'neutral';
+    : trend?.flat
+      ? 'neutral'
+      : score > BIAS_DEAD_BAND
+        ? 'bullish'
+        : score < -BIAS_DEAD_BAND
+          ? 'bearish'
+          : 'neutral';
   const confidence = hasEvidence
     ? Math.round(Math.min(MAX_CONFIDENCE, 100 * strength * agreement * availability * issueFactor))
     : null;

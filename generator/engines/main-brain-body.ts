@@ -17,12 +17,13 @@ import {
 } from './links.ts';
 import { sourceInfo, truthStatement } from './labels.ts';
 import { roundOrNull, roundSignificant } from './math.ts';
+import { MOVE_RULE_TEXT, PROVISIONAL_RULE } from './trend.ts';
 
 const METHOD =
   'Reads hourly trend (20- and 50-hour exponential averages measured in average true ranges), momentum ' +
   'scaled by volatility, directional movement (ADX), perpetual positioning (funding and open interest) and ' +
   'order-book balance. Confidence reflects how strong and how consistent this evidence is and how much of it ' +
-  'was available; it is not a probability of being right.';
+  `was available; it is not a probability of being right. ${PROVISIONAL_RULE} ${MOVE_RULE_TEXT}`;
 
 export const coinSnapshot = (a: AssetAnalysis): CoinSnapshot => ({
   asset: a.symbol,

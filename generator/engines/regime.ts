@@ -16,6 +16,7 @@ import type { AssetAnalysis } from './asset-analysis.ts';
 import { clamp, correlation, last, logReturns, median, percentileRank, round, stdev } from './math.ts';
 import { pct } from './format.ts';
 import { symbolList } from './labels.ts';
+import { EMA_SETTLED_CANDLES, provisionalRange } from './trend.ts';
 
 const VOL_WINDOW = 24;
 const HOURS_PER_YEAR = 24 * 365;
@@ -239,6 +240,11 @@ export function analyzeRegime(
   const missing = analyses.filter((a) => a.trend === null).map((a) => a.symbol);
 
   const above = withTrend.filter((a) => a.trend!.close > a.trend!.ema50).length;
+  // A 50-hour average read from too few candles counts, as asset analysis counts it, but provisionally: breadth
+  // counts the asset as if its settled average could put it either side, the median trend widens its signal by
+  // the same margin asset analysis does (trend.ts provisionalRange), and the evidence names it.
+  const provisional = withTrend.filter((a) => a.trend!.unsettled.includes('ema'));
+  const provisionalAbove = provisional.filter((a) => a.trend!.close > a.trend!.ema50).length;
   const breadth = {
     above,
     withData: withTrend.length,
@@ -289,13 +295,22 @@ export function analyzeRegime(
   const ranges = new Map<RiskComponent, Range>();
   if (breadth.share !== null) {
     points.set('breadth', 1 - breadth.share);
-    ranges.set('breadth', { lo: 1 - (above + m) / total, hi: 1 - above / total });
+    const settledAbove = above - provisionalAbove;
+    ranges.set('breadth', {
+      lo: 1 - (settledAbove + provisional.length + m) / total,
+      hi: 1 - settledAbove / total,
+    });
   } else ranges.set('breadth', UNREAD);
   if (medianTrend !== null) {
     points.set('trend', (1 - medianTrend) / 2);
     // A missing asset's trend signal lies in [-1, 1]; the median moves most with all of them at one end.
-    const low = median([...signals, ...Array<number>(m).fill(-1)])!;
-    const high = median([...signals, ...Array<number>(m).fill(1)])!;
+    const bounds = withTrend.map(({ trend }) =>
+      trend!.unsettled.includes('ema')
+        ? provisionalRange('ema', trend!.signals.ema, trend!.candles)
+        : { min: trend!.signals.ema, max: trend!.signals.ema },
+    );
+    const low = median([...bounds.map((b) => b.min), ...Array<number>(m).fill(-1)])!;
+    const high = median([...bounds.map((b) => b.max), ...Array<number>(m).fill(1)])!;
     ranges.set('trend', { lo: (1 - high) / 2, hi: (1 - low) / 2 });
   } else ranges.set('trend', UNREAD);
   if (rawVolatility.percentile !== null) points.set('volatility', rawVolatility.percentile / 100);
@@ -365,9 +380,22 @@ export function analyzeRegime(
           : 'WAIT';
 
   const window = drawdown.lookbackHours;
+  const provisionalWords =
+    provisional.length === 0
+      ? ''
+      : ` (provisional for ${symbolList(provisional.map((a) => a.symbol))}: fewer than ${EMA_SETTLED_CANDLES} ` +
+        'hourly candles for the average to settle)';
   if (breadth.share !== null)
-    evidence.push(`${above} of ${withTrend.length} assets trade above their 50-hour exponential average.`);
-  if (medianDirection !== null) evidence.push(`The typical asset's trend points ${medianDirection}.`);
+    evidence.push(
+      `${above} of ${withTrend.length} assets trade above their 50-hour exponential average${provisionalWords}.`,
+    );
+  if (medianDirection !== null)
+    evidence.push(
+      `The typical asset's trend points ${medianDirection}` +
+        (provisional.length === 0
+          ? '.'
+          : `, read partly from a provisional 50-hour average${provisionalWords}.`),
+    );
   if (volatility.annualised !== null)
     evidence.push(
       `Market volatility over the last 24 hours is ${pct(volatility.annualised, 0)} annualised` +
@@ -413,6 +441,13 @@ export function analyzeRegime(
       `${symbolList(symbols)}: only ${hours} hourly candles, so drawdown is measured from the ${hours}-hour high, ` +
         'not the 7-day high, and may understate how far below that high the price is.',
     );
+  if (provisional.length > 0)
+    limitations.push(
+      `${symbolList(provisional.map((a) => a.symbol))}: fewer than ${EMA_SETTLED_CANDLES} hourly candles, so the ` +
+        '50-hour average is provisional; breadth and the median trend count it, and confidence counts it as if ' +
+        'its settled value could put the asset on either side of it and move its trend within the provisional ' +
+        'margin the main brain’s method describes.',
+    );
   for (const name of RISK_COMPONENTS.filter((c) => leaveOut.has(c)))
     limitations.push(
       `${COMPONENT_WORDS[name]} was left out of this reading: the risk score is read without it.`,
@@ -421,7 +456,10 @@ export function analyzeRegime(
   // miss). The mode stays the band of the published score; the reading says what the gaps could have changed.
   const partial =
     riskScore !== null &&
-    (m > 0 || shortWindows.length > 0 || [...ranges.keys()].some((name) => !points.has(name)));
+    (m > 0 ||
+      shortWindows.length > 0 ||
+      provisional.length > 0 ||
+      [...ranges.keys()].some((name) => !points.has(name)));
   if (partial) {
     let low = 0;
     let high = 0;

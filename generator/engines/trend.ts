@@ -35,6 +35,70 @@ export const SETTLED_CANDLES: Readonly<Record<TrendSignal, number>> = {
   dmi: ADX_SETTLED_CANDLES,
 };
 
+/**
+ * How far a trend signal still is from settled: 1 at the first trend reading (MIN_TREND_CANDLES), falling in step
+ * with each candle to 0 at the count it needs (SETTLED_CANDLES). Confidence grades with it (PROVISIONAL_RULE).
+ */
+export const unsettledShare = (name: TrendSignal, candles: number): number =>
+  clamp((SETTLED_CANDLES[name] - candles) / (SETTLED_CANDLES[name] - MIN_TREND_CANDLES), 0, 1);
+
+/**
+ * Where the settled value of a signal read from `candles` candles could lie: the value read, widened by twice its
+ * unsettled share either way (the whole range [-1, 1] at the first reading, the value itself once settled). So a
+ * short history is weaker evidence, more so the shorter it is, never none and never stronger than a settled one.
+ */
+export const provisionalRange = (
+  name: TrendSignal,
+  value: number,
+  candles: number,
+): { min: number; max: number } => {
+  const widen = 2 * unsettledShare(name, candles);
+  return { min: Math.max(-1, value - widen), max: Math.min(1, value + widen) };
+};
+
+/**
+ * The published rule of a short history (quoted by the main brain's `method`): what each part of the trend needs
+ * to settle, and how confidence counts a part still provisional.
+ */
+export const PROVISIONAL_RULE =
+  `A trend part read from fewer candles than it needs to settle (${EMA_SETTLED_CANDLES} hourly candles for the ` +
+  `50-hour average, ${ADX_SETTLED_CANDLES} for ADX, ${MOMENTUM_SETTLED_CANDLES} for the week of volatility that ` +
+  'scales momentum) is provisional and named in the limitations: confidence counts it as if its settled value ' +
+  `could lie anywhere within a margin that is the whole range at the first trend reading (${MIN_TREND_CANDLES} ` +
+  'candles) and narrows with each further candle to nothing once the part has settled, so a shorter history ' +
+  'never reads more confident than a longer one of the same evidence.';
+
+/** Thresholds of the words for a price move and of a flat price (published by MOVE_RULE_TEXT). */
+export const MOVE_RULE = {
+  /** The window of the move the evidence words ("over the last 48 hours"). */
+  windowHours: MOMENTUM_BARS,
+  /** Flat: the price moved less than this (percent, either way) and the 20-hour average is within it of the 50-hour one. */
+  flatBelowPct: 1,
+  /** A move of at least this (percent, either way) is large, whatever the recent volatility. */
+  largeFromPct: 10,
+  /** Otherwise scaled by recent volatility: moderate from this many expected moves, large from `largeFromZ`. */
+  moderateFromZ: 1,
+  largeFromZ: 2,
+} as const;
+
+export const MOVE_RULE_TEXT =
+  `A price that moved less than ${MOVE_RULE.flatBelowPct}% either way over the last ${MOVE_RULE.windowHours} ` +
+  `hours, with its 20-hour average within ${MOVE_RULE.flatBelowPct}% of its 50-hour average, is flat: its trend, ` +
+  'momentum and directional movement read no direction and its lean is neutral. A move of ' +
+  `${MOVE_RULE.largeFromPct}% or more either way is worded large; a smaller one large from ` +
+  `${MOVE_RULE.largeFromZ} times the move its recent volatility leads one to expect, moderate from ` +
+  `${MOVE_RULE.moderateFromZ} time.`;
+
+export type MoveSize = 'flat' | 'usual' | 'moderate' | 'large';
+
+/** The size of a move over the momentum window, by MOVE_RULE: the words of the evidence and of the lean. */
+export const moveSizeOf = (moveFraction: number, z: number): MoveSize => {
+  const pct = Math.abs(moveFraction) * 100;
+  if (pct < MOVE_RULE.flatBelowPct) return 'flat';
+  if (pct >= MOVE_RULE.largeFromPct || Math.abs(z) >= MOVE_RULE.largeFromZ) return 'large';
+  return Math.abs(z) >= MOVE_RULE.moderateFromZ ? 'moderate' : 'usual';
+};
+
 export interface TrendReading {
   close: number;
   ema20: number;
@@ -52,6 +116,10 @@ export interface TrendReading {
   minusDi: number;
   /** Standard deviation of hourly log returns over the last week. */
   hourlyVol: number;
+  /** MOVE_RULE's size of the move over the momentum window. */
+  moveSize: MoveSize;
+  /** Flat price (MOVE_RULE): the move is flat and the 20-hour average within the same margin of the 50-hour one. */
+  flat: boolean;
   /** Internal signals in [-1, 1]; never published. */
   signals: Record<TrendSignal, number>;
   /** Number of candles read. */
@@ -132,6 +200,8 @@ export function readTrend(candles: readonly Candle[]): TrendReading | null {
   const momentumReturn = Math.log(close / closes[closes.length - 1 - momentumBars]!);
   const momentumZ = hourlyVol > 0 ? momentumReturn / (hourlyVol * Math.sqrt(momentumBars)) : 0;
   const emaGapAtr = (ema20 - ema50) / dmi.atr;
+  const moveSize = moveSizeOf(Math.expm1(momentumReturn), momentumZ);
+  const flat = moveSize === 'flat' && (100 * Math.abs(ema20 - ema50)) / ema50 < MOVE_RULE.flatBelowPct;
 
   // DMI direction only counts once ADX says there is a trend (Wilder: < 20 none, > 25 trending).
   const diTotal = dmi.plusDi + dmi.minusDi;
@@ -151,6 +221,8 @@ export function readTrend(candles: readonly Candle[]): TrendReading | null {
     plusDi: dmi.plusDi,
     minusDi: dmi.minusDi,
     hourlyVol,
+    moveSize,
+    flat,
     signals: {
       ema: squash(emaGapAtr, 2),
       momentum: squash(momentumZ, 1.5),
