@@ -1,7 +1,7 @@
 // What every tool result states besides its body: the educational notice, the data mode, the data's age and
 // whether it is fresh, late or stale.
 import * as z from 'zod';
-import { DataMode, EDUCATIONAL_NOTICE } from '../schemas/common.ts';
+import { DataMode, EDUCATIONAL_NOTICE, MAX_CLOCK_SKEW_SECONDS } from '../schemas/common.ts';
 import { generatedAtOf } from '../generator/discovery/run-files.ts';
 import { publishedObject } from './json-schema.ts';
 
@@ -23,11 +23,14 @@ export const DataFacts = {
     .int()
     .min(0)
     .nullable()
-    .describe('seconds between the generation time and this answer; null when unknown'),
+    .describe(
+      'seconds between the generation time and this answer; null when unknown, or when the data is dated more than ' +
+        `${MAX_CLOCK_SKEW_SECONDS} s ahead of this server's clock (the clocks disagree, so its age cannot be told)`,
+    ),
   freshness: Freshness.nullable().describe(
     'fresh (before next_update_due), late (less than one more update interval past it) or stale (the ' +
       'generator has stopped: treat the data as history, not the current market); null when the data states ' +
-      'no next_update_due',
+      'no next_update_due or its age cannot be told (see data_age_seconds)',
   ),
 };
 
@@ -97,12 +100,15 @@ export function factsOf(
 ): DataFacts {
   const time = generatedAt === null ? Number.NaN : Date.parse(generatedAt);
   const known = Number.isNaN(time) ? null : generatedAt;
+  // Dated ahead of this clock by more than the skew hosts may have: its age is unknown, never "fresh" (the paywall
+  // refuses to sell such a file).
+  const aged = known !== null && time - now <= MAX_CLOCK_SKEW_SECONDS * 1000;
   return {
     educational_notice: EDUCATIONAL_NOTICE,
     data_mode: mode,
     generated_at: known,
-    data_age_seconds: known === null ? null : Math.max(0, Math.round((now - time) / 1000)),
-    freshness: freshnessOf(known, nextUpdateDue, now),
+    data_age_seconds: aged ? Math.max(0, Math.round((now - time) / 1000)) : null,
+    freshness: aged ? freshnessOf(known, nextUpdateDue, now) : null,
   };
 }
 

@@ -23,6 +23,11 @@ export const SCHEMA_VERSION = '1.3.0';
 /** Decision: every free endpoint says "free_public" (the published examples); "public" is the access class. */
 export const FREE_ACCESS = 'free_public';
 export const CACHE_SECONDS = 60;
+/**
+ * How far ahead of a reader's clock a body's generation time may be (clock skew between hosts): beyond it the body's
+ * age cannot be told, and it is neither sold (the paywall's `data_stale`) nor called fresh (the MCP tools).
+ */
+export const MAX_CLOCK_SKEW_SECONDS = 60;
 
 /**
  * Digits grouped in threes with commas, as en-US prints them ("1000000" -> "1,000,000"). Written out rather than

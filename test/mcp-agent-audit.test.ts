@@ -107,6 +107,22 @@ describe('what the tools state about their data', () => {
       }
     }
   });
+
+  it('tells no age and no freshness of data dated ahead of its clock beyond the skew hosts may have', async () => {
+    const generated = Date.parse(
+      (JSON.parse(await readFile(join(root, 'site/api/main-brain.php'), 'utf8')) as { updated: string })
+        .updated,
+    );
+    for (const [before, age, state] of [
+      [30_000, 0, 'fresh'], // within a minute of skew: read as just generated
+      [4 * 60_000, null, null], // four minutes ahead: the paywall would refuse it, and it is not called fresh
+    ] as const) {
+      const client = await agent({ now: () => generated - before });
+      const result = await call(client, 'market_regime', {});
+      expect(result.structuredContent?.data_age_seconds, `${before} ms ahead`).toBe(age);
+      expect(result.structuredContent?.freshness, `${before} ms ahead`).toBe(state);
+    }
+  });
 });
 
 describe('a paid body only with a settlement of this payment', () => {

@@ -5,6 +5,7 @@
 // An unpaid request (`known`) trusts a version confirmed less than CONFIRMED_FOR_MS ago: under load one `stat`
 // then serves every challenge of that millisecond, and a challenge is never older than a loopback round trip.
 // A request with a payment always goes through `load`, which asks the store every time.
+import { MAX_CLOCK_SKEW_SECONDS } from '../../schemas/common.ts';
 import type { DataMode } from '../../schemas/common.ts';
 import type { PaidResource } from '../../schemas/resources.ts';
 import type { PaidFileStorage } from '../storage.ts';
@@ -117,9 +118,6 @@ export interface FreshnessPolicy {
   /** Refuse to sell a body generated longer ago than this. */
   maxAgeSeconds: number;
 }
-
-/** How far ahead of the paywall's clock a file's generation time may be (clock skew between hosts). */
-const MAX_CLOCK_SKEW_SECONDS = 60;
 
 /** True of a request without a payment and of one whose payment is refused for this reason alike. */
 const NOTHING_TAKEN = 'no payment was taken (a payment sent with this request was not settled)';
