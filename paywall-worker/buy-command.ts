@@ -12,6 +12,7 @@ import { decodePaymentSignatureHeader } from '@x402/core/http';
 import { FundingRefused, PAID_REQUEST_TIMEOUT_MS, sendSignedPayment, signDevPayment } from './buy.ts';
 import { apiUrlProblem } from './config.ts';
 import type { PaidAttempt, SignedPayment } from './buy.ts';
+import { formatUsdc } from '../generator/buyer/challenge.ts';
 import { refusedBeforeSettling } from '../schemas/paid/not-for-sale.ts';
 import { IN_FLIGHT_LEASE_MS } from './payment-book.ts';
 
@@ -231,7 +232,12 @@ export async function runBuy(options: BuyCommandOptions, io: BuyIo): Promise<num
     );
     return BUY_EXIT_CODES.unreachable;
   }
-  io.stderr(`emi buy: payer ${payment.payer} signed one payment; a retry sends this same payment`);
+  // The price comes from the 402 itself (a storefront may ask more than the base price): said before it is sent.
+  io.stderr(
+    `emi buy: payer ${payment.payer} signed one payment of ${formatUsdc(payment.amountAtomic)} ` +
+      `(${payment.amountAtomic} atomic units of test money: the price asked, and the most it could sign); ` +
+      'a retry sends this same payment',
+  );
   return deliver({ url, header: payment.header, keptFile: null, retryFor, options, io });
 }
 

@@ -8,7 +8,7 @@ import { toClientAvmSigner } from '@x402/avm';
 import { ExactAvmScheme } from '@x402/avm/exact/client';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
-import type { SettleResponse } from '@x402/core/types';
+import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { addPaymentId } from '../schemas/paid/payment-identifier.ts';
 
 export interface BuyOptions {
@@ -55,15 +55,24 @@ export class FundingRefused extends Error {
   }
 }
 
-/** An x402 client paying from a fresh development wallet; the wallet is funded before it is returned. */
-export async function createDevBuyer(facilitatorUrl: string, fundAtomic = '1000000') {
-  const account = algosdk.generateAccount(); // lives only in this process
+/** What a development wallet is given by default: 1 test USDC. */
+export const DEV_WALLET_FUND_ATOMIC = '1000000';
+
+/** An x402 client paying from a fresh development wallet (its key lives only in this process), not funded yet. */
+function unfundedDevBuyer(facilitatorUrl: string) {
+  const account = algosdk.generateAccount();
   const signer = toClientAvmSigner(Buffer.from(account.sk).toString('base64'));
-  await fundDevWallet(facilitatorUrl, signer.address, fundAtomic);
   const client = new x402Client()
     .register('algorand:*', new ExactAvmScheme(signer, { algodUrl: facilitatorUrl }))
     .onBeforePaymentCreation(async ({ paymentRequired }) => addPaymentId(paymentRequired));
   return { address: signer.address, client };
+}
+
+/** An x402 client paying from a fresh development wallet; the wallet is funded before it is returned. */
+export async function createDevBuyer(facilitatorUrl: string, fundAtomic = DEV_WALLET_FUND_ATOMIC) {
+  const buyer = unfundedDevBuyer(facilitatorUrl);
+  await fundDevWallet(facilitatorUrl, buyer.address, fundAtomic);
+  return buyer;
 }
 
 export async function buyWithDevWallet(options: BuyOptions): Promise<BuyResult> {
@@ -91,6 +100,8 @@ export async function buyWithDevWallet(options: BuyOptions): Promise<BuyResult> 
 export interface SignedPayment {
   payer: string;
   header: string;
+  /** What it pays, in atomic units of the asset (USDC): the amount the 402 asked for. */
+  amountAtomic: string;
 }
 
 /** The 402 answer that asked for payment: its headers and its body as text. */
@@ -99,19 +110,46 @@ export interface PaymentChallenge {
   bodyText: string;
 }
 
-/** Funds a fresh development wallet and signs one payment for `challenge`, with a payment identifier. */
+/** The offer a development wallet pays: the first exact-scheme offer on Algorand (what the client would pick). */
+export function payableOffer(paymentRequired: PaymentRequired): PaymentRequirements | undefined {
+  return paymentRequired.accepts.find(
+    (offer) =>
+      offer.scheme === 'exact' && offer.network.startsWith('algorand:') && /^\d+$/.test(offer.amount),
+  );
+}
+
+/**
+ * Funds a fresh development wallet with enough for the price `challenge` asks (1 test USDC, or the price when it is
+ * more) and signs one payment for it, with a payment identifier. The price is the cap: the client's spend control
+ * (the library's default is $1, which refused a dearer storefront) is set to exactly it, so the payment signed can
+ * never be more than the price asked, which `emi buy` states. Only test money moves: a facilitator that will not fund
+ * a development wallet (a production one) stops it before anything is signed.
+ */
 export async function signDevPayment(
   challenge: PaymentChallenge,
   facilitatorUrl: string,
-  fundAtomic?: string,
 ): Promise<SignedPayment> {
-  const { address, client } = await createDevBuyer(facilitatorUrl, fundAtomic);
+  const { address, client } = unfundedDevBuyer(facilitatorUrl);
   const paymentRequired = new x402HTTPClient(client).getPaymentRequiredResponse(
     (name) => challenge.header(name),
     parseJson(challenge.bodyText),
   );
+  const offer = payableOffer(paymentRequired);
+  if (offer) {
+    client.setSpendControls({
+      allowedAssets: [{ network: offer.network, asset: offer.asset, maxAmountPerPayment: offer.amount }],
+    });
+    const fund =
+      BigInt(offer.amount) > BigInt(DEV_WALLET_FUND_ATOMIC) ? offer.amount : DEV_WALLET_FUND_ATOMIC;
+    await fundDevWallet(facilitatorUrl, address, fund);
+  }
+  // Without a payable offer the client refuses, naming why (no scheme for the network...): nothing is funded.
   const payload = await client.createPaymentPayload(paymentRequired);
-  return { payer: address, header: encodePaymentSignatureHeader(payload) };
+  return {
+    payer: address,
+    header: encodePaymentSignatureHeader(payload),
+    amountAtomic: payload.accepted.amount,
+  };
 }
 
 /** What one send of a signed payment got: an answer, or none (the connection failed or dropped). */

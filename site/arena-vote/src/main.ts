@@ -136,6 +136,21 @@ async function signAndSend(): Promise<void> {
   }
 }
 
+/** The controls the page ships disabled (and the vote text hidden), so that none looks usable before this runs. */
+const CONTROLS_WIRED_AT_START = [
+  'arena-connect-pera',
+  'arena-connect-defly',
+  'arena-connect-local',
+  'arena-address',
+  'arena-signature',
+  'arena-send',
+];
+
+function markReady(): void {
+  for (const id of CONTROLS_WIRED_AT_START) $<HTMLButtonElement | HTMLInputElement>(id).disabled = false;
+  $('arena-message-block').hidden = false;
+}
+
 const sendPasted = () =>
   post({ form: 'data', address: value('arena-address'), message: text, signature: value('arena-signature') });
 
@@ -150,5 +165,6 @@ if (root) {
   $('arena-sign').addEventListener('click', () => void signAndSend());
   $('arena-send').addEventListener('click', () => void sendPasted());
   refreshMessage();
+  markReady();
   void showHistory();
 }

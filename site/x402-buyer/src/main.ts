@@ -22,6 +22,7 @@ import {
 import { connectSdkWallet } from './wallets/connect-sdk.ts';
 import { createDevelopmentWallet, developmentWalletAllowed } from './wallets/development.ts';
 import type { BuyerWallet, WalletKind } from './wallets/types.ts';
+import { WalletError } from './wallets/types.ts';
 
 interface PageState {
   config: BuyerConfig | null;
@@ -395,7 +396,9 @@ async function connect(kind: WalletKind): Promise<void> {
         : await connectSdkWallet(kind === 'defly' ? 'defly' : 'pera');
   } catch (error) {
     setStatus('');
-    showProblem(preparationProblem(error), { reconnect: kind });
+    // A dialog the person closed gives focus back to the button that opened it (connect-dialog.ts): left there.
+    const closedByPerson = error instanceof WalletError && error.failure === 'closed';
+    showProblem(preparationProblem(error), { reconnect: kind, focus: !closedByPerson });
     return;
   }
   byId('wallet-label').textContent = state.wallet.label;

@@ -5,6 +5,7 @@ import { formatUsdc } from '../../../generator/buyer/challenge.ts';
 import { isAlgorandMainnet } from '../../../generator/buyer/human-report-terms.ts';
 import { renderChart } from './chart.ts';
 import { copyButton, h } from './dom.ts';
+import { utcMinute } from './data-mode.ts';
 import { formatNumber, toneOf } from './format.ts';
 
 type Report = Partial<AtlasHumanReport>;
@@ -57,6 +58,12 @@ function assetTable(table: Report['asset_table']): HTMLElement | null {
   );
 }
 
+/** "2026-11-26 19:16 UTC", as the page writes every other time; a value that is not a time is shown as it came. */
+function updatedText(value: unknown): string {
+  const when = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(when) ? String(value) : utcMinute(new Date(when).toISOString());
+}
+
 export function renderReport(body: unknown): HTMLElement {
   const report = (typeof body === 'object' && body !== null ? body : {}) as Report;
   const notice = text(report.data_notice);
@@ -66,7 +73,7 @@ export function renderReport(body: unknown): HTMLElement {
     h('h2', { id: 'report-title' }, text(report.title) || 'Atlas human report'),
     h('p', { class: 'report-headline' }, text(report.headline)),
     notice ? h('p', { class: report.simulated ? 'notice notice-simulated' : 'notice' }, notice) : null,
-    report.updated ? h('p', { class: 'report-updated' }, `Updated ${report.updated}`) : null,
+    report.updated ? h('p', { class: 'report-updated' }, `Updated ${updatedText(report.updated)}`) : null,
     ...list(report.sections).map((section) =>
       h(
         'section',

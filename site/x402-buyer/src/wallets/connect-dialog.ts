@@ -2,8 +2,10 @@
 // dialog (custom elements in open shadow roots) at the end of <body>, but leaves focus behind it on the page, does
 // not close on Escape, and names its close button nowhere (an image without alt text). While the dialog is open this
 // page goes inert, the dialog is named as a modal dialog, focus moves to its close button (given a name), and Escape
-// presses that button, which the SDKs answer as a closed dialog (CONNECT_MODAL_CLOSED). Only ids the SDKs' own code
-// looks up are relied on; when one is missing (another SDK version), the page is simply left as the SDK made it.
+// presses that button, which the SDKs answer as a closed dialog (CONNECT_MODAL_CLOSED). An SDK that cannot reach its
+// relay (offline) never wires that button: a dialog still there shortly after its close button was pressed (click or
+// Escape) is removed here, and the connect attempt ends as closed (WCAG 2.1.2, no keyboard trap). Only ids the SDKs'
+// own code looks up are relied on; when one is missing (another SDK version), the page is left as the SDK made it.
 
 export type ConnectSdkKind = 'pera' | 'defly';
 
@@ -15,6 +17,14 @@ const closeButtonId = (kind: ConnectSdkKind): string => `${kind}-wallet-modal-he
 /** How long to look for the close button once the dialog is there: the SDKs render its content a moment later. */
 const CLOSE_BUTTON_TRIES = 50;
 const CLOSE_BUTTON_INTERVAL_MS = 100;
+/** How long the SDK has to close its own dialog once its close button is pressed, before this module does. */
+export const DISMISS_GRACE_MS = 1_000;
+
+export interface WatchOptions {
+  doc?: Document;
+  /** Called once when this module closed a dialog the SDK left open: the connect attempt is over ("closed"). */
+  onDismissed?: () => void;
+}
 
 /** An element by id in `root` or in any open shadow root below it. */
 export function findInShadowRoots(root: Document | ShadowRoot | Element, id: string): HTMLElement | null {
@@ -34,12 +44,13 @@ export function findInShadowRoots(root: Document | ShadowRoot | Element, id: str
 export function watchConnectDialog(
   kind: ConnectSdkKind,
   walletLabel: string,
-  doc: Document = document,
+  { doc = document, onDismissed }: WatchOptions = {},
 ): () => void {
   let wrapper: HTMLElement | null = null;
   let madeInert: HTMLElement[] = [];
   let opener: HTMLElement | null = null;
   let search: ReturnType<typeof setInterval> | undefined;
+  let dismissal: ReturnType<typeof setTimeout> | undefined;
 
   const closeButton = (): HTMLElement | null =>
     wrapper ? findInShadowRoots(wrapper, closeButtonId(kind)) : null;
@@ -73,6 +84,7 @@ export function watchConnectDialog(
 
   function closed(): void {
     clearInterval(search);
+    clearTimeout(dismissal);
     for (const element of madeInert) element.inert = false;
     madeInert = [];
     wrapper = null;
@@ -87,14 +99,32 @@ export function watchConnectDialog(
   });
   observer.observe(doc.body, { childList: true });
 
+  /** The close button was pressed: if the SDK has not closed its dialog shortly after, close it here. */
+  function closePressed(): void {
+    const pressedOn = wrapper;
+    clearTimeout(dismissal);
+    dismissal = setTimeout(() => {
+      if (!pressedOn?.isConnected || pressedOn !== wrapper) return; // the SDK closed it itself
+      pressedOn.remove(); // the observer gives the page back (closed())
+      onDismissed?.();
+    }, DISMISS_GRACE_MS);
+  }
+
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.key !== 'Escape' || !wrapper) return;
     const button = closeButton();
     if (!button) return;
     event.preventDefault();
-    button.click();
+    button.click(); // a composed click: onClick below sees it as a press of the close button
   };
   doc.addEventListener('keydown', onKeyDown, true);
+
+  // Clicks inside the shadow roots reach the document retargeted; their composed path still names the button.
+  const onClick = (event: MouseEvent) => {
+    const button = wrapper ? closeButton() : null;
+    if (button && event.composedPath().includes(button)) closePressed();
+  };
+  doc.addEventListener('click', onClick, true);
 
   const existing = doc.getElementById(wrapperId(kind));
   if (existing) opened(existing);
@@ -102,6 +132,8 @@ export function watchConnectDialog(
   return () => {
     observer.disconnect();
     doc.removeEventListener('keydown', onKeyDown, true);
+    doc.removeEventListener('click', onClick, true);
     if (wrapper) closed();
+    clearTimeout(dismissal);
   };
 }

@@ -38,6 +38,14 @@ export async function createSdk(kind: 'pera' | 'defly'): Promise<ConnectSdk> {
   return new DeflyWalletConnect({ chainId: MAINNET_CHAIN_ID }) as unknown as ConnectSdk;
 }
 
+/** The connect dialog was closed before an account was shared (by the SDK, or by connect-dialog.ts for it). */
+const dialogClosed = (walletLabel: string): WalletError =>
+  new WalletError(
+    'closed',
+    `${walletLabel}: the connection dialog was closed before an account was shared. Nothing was signed; ` +
+      'you can connect again.',
+  );
+
 /** Maps the SDKs' error types (`error.data.type`) and messages onto the page's plain categories. */
 export function classifyWalletError(error: unknown, walletLabel: string): WalletError {
   const type = (error as { data?: { type?: string } } | null)?.data?.type ?? '';
@@ -51,11 +59,7 @@ export function classifyWalletError(error: unknown, walletLabel: string): Wallet
   // The connect dialog closed with its close button (CONNECT_MODAL_CLOSED), or the web wallet's window closed
   // (CONNECT_CANCELLED): nobody declined anything in a wallet, the connection simply did not happen.
   if (/MODAL_CLOSED|CONNECT_CANCELLED/.test(type) || /modal is closed/i.test(message)) {
-    return new WalletError(
-      'closed',
-      `${walletLabel}: the connection dialog was closed before an account was shared. Nothing was signed; ` +
-        'you can connect again.',
-    );
+    return dialogClosed(walletLabel);
   }
   if (/CANCEL/.test(type) || /reject|cancel|declin|denied/i.test(message)) {
     return new WalletError(
@@ -76,13 +80,23 @@ export const connectSdkWallet = async (kind: 'pera' | 'defly'): Promise<BuyerWal
 export async function connectAccount(kind: 'pera' | 'defly', sdk: ConnectSdk): Promise<string> {
   const label = LABELS[kind];
   let accounts: string[];
+  // A dialog the SDK left open after its close button was pressed (offline) is closed by connect-dialog.ts; the
+  // SDK's connect() then never settles, so the attempt ends here, as closed.
+  let dismissed: (error: WalletError) => void = () => {};
+  const dismissal = new Promise<never>((_, reject) => (dismissed = reject));
   // The SDK's dialog, usable from the keyboard while it is open (connect-dialog.ts); no DOM in the unit tests.
-  const stopWatching = typeof document === 'undefined' ? () => {} : watchConnectDialog(kind, label);
+  const stopWatching =
+    typeof document === 'undefined'
+      ? () => {}
+      : watchConnectDialog(kind, label, { onDismissed: () => dismissed(dialogClosed(label)) });
+  const sessionOrConnect = async (): Promise<string[]> => {
+    const session = await sdk.reconnectSession().catch(() => []);
+    return session.length > 0 ? session : sdk.connect();
+  };
   try {
-    accounts = await sdk.reconnectSession().catch(() => []);
-    if (accounts.length === 0) accounts = await sdk.connect();
+    accounts = await Promise.race([sessionOrConnect(), dismissal]);
   } catch (error) {
-    throw classifyWalletError(error, label);
+    throw error instanceof WalletError ? error : classifyWalletError(error, label);
   } finally {
     stopWatching();
   }
