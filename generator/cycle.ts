@@ -266,6 +266,9 @@ export function publishCycle(
 ): Promise<RunReport> {
   // A stop during the run records it as interrupted, and the build still serves that status.
   return interruptible(async (signal) => {
+    // The history versions the last build checked: the files this run rewrites from them are then known to pass,
+    // and the build after it reads none of them again.
+    await (await import('./site/history-check.ts')).loadPassedRecord(flags.dist);
     const report = await runOnce(flags, signal);
     onReport(report);
     const published = report.status === 'ok' || report.status === 'degraded';

@@ -9,6 +9,7 @@
 // nor removes its past. Every file is replaced atomically.
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import * as z from 'zod';
 import { EDUCATIONAL_NOTICE } from '../../schemas/common.ts';
 import {
   BASE_COLUMNS,
@@ -34,6 +35,7 @@ import { fileIdentity } from '../publish/file-identity.ts';
 import { folderMaker } from '../publish/folders.ts';
 import type { MakeFolder } from '../publish/folders.ts';
 import { knownRows, rememberRows } from './day-rows-cache.ts';
+import { knownPassed, rememberPassed } from './passed-versions.ts';
 
 export interface HistoryStoreOptions {
   /** Public site root (the generator's `--out`): files land in `api/history/` below it. */
@@ -103,8 +105,9 @@ export async function listDays(root: string, id: HistoryResourceId): Promise<str
     .sort();
 }
 
-const dayFile = (root: string, id: HistoryResourceId, day: string): string =>
-  join(root, historyDir(id), `${day}.json`);
+/** A day file's path in the site, as the history check names it. */
+const dayPath = (id: HistoryResourceId, day: string): string => `${historyDir(id)}/${day}.json`;
+const dayFile = (root: string, id: HistoryResourceId, day: string): string => join(root, dayPath(id, day));
 
 /** A day file's rows; `null` when the file exists but is damaged (it is then left untouched). */
 export async function readDayRows(
@@ -112,25 +115,52 @@ export async function readDayRows(
   id: HistoryResourceId,
   day: string,
 ): Promise<HistoryRow[] | null> {
+  return (await readDay(root, id, day)).rows;
+}
+
+/**
+ * A day file of `id` as the store reads it: each row by its resource's row schema, so that a damaged row is never
+ * carried into the files a run writes (the latest files, or the day's next version). Made once per resource.
+ */
+const dayFileSchemas = new Map<HistoryResourceId, z.ZodType<{ rows: unknown[] }>>();
+function dayFileSchema(id: HistoryResourceId): z.ZodType<{ rows: unknown[] }> {
+  let schema = dayFileSchemas.get(id);
+  if (!schema) {
+    schema = HistoryDayFile.extend({ rows: z.array(historyRowSchema(HISTORY_RESOURCES[id])) });
+    dayFileSchemas.set(id, schema);
+  }
+  return schema;
+}
+
+/**
+ * A day file's rows and whether they are sound: the file is absent, or its version is known to pass the history
+ * check (passed-versions.ts), so that what is written from them passes it too.
+ */
+async function readDay(
+  root: string,
+  id: HistoryResourceId,
+  day: string,
+): Promise<{ rows: HistoryRow[] | null; sound: boolean }> {
   const file = dayFile(root, id, day);
   const info = await stat(file).catch(() => null);
-  if (!info) return [];
+  if (!info) return { rows: [], sound: true };
+  const sound = knownPassed(dayPath(id, day), fileIdentity(info));
   const known = knownRows(fileIdentity(info));
-  if (known) return known;
+  if (known) return { rows: known, sound };
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch {
-    return [];
+    return { rows: [], sound: false };
   }
   try {
-    const parsed = HistoryDayFile.safeParse(JSON.parse(text));
-    if (!parsed.success) return null;
+    const parsed = dayFileSchema(id).safeParse(JSON.parse(text));
+    if (!parsed.success) return { rows: null, sound: false };
     const rows = parsed.data.rows as HistoryRow[];
     rememberRows(fileIdentity(info), rows);
-    return [...rows];
+    return { rows: [...rows], sound };
   } catch {
-    return null;
+    return { rows: null, sound: false };
   }
 }
 
@@ -190,14 +220,20 @@ export function prettyWithRows(body: { rows: readonly object[] }): Buffer {
   return Buffer.concat(parts);
 }
 
+/**
+ * Writes a JSON file and its CSV twin. `sound`: every row is known to pass its schema (checked on the way in, or
+ * read from versions known to pass), so the pair passes the history check as written and is remembered so
+ * (passed-versions.ts): the build after this run need not read it again.
+ */
 async function writePair(
   root: string,
   id: HistoryResourceId,
   name: string,
   body: { rows: HistoryRow[] | object[] },
-  makeFolder: MakeFolder,
+  { makeFolder, sound }: { makeFolder: MakeFolder; sound: boolean },
 ) {
   const dir = join(root, historyDir(id));
+  const files = [`${name}.json`, `${name}.csv`];
   await allSettledOrThrow([
     writeFileAtomic(join(dir, `${name}.json`), prettyWithRows(body), makeFolder),
     writeFileAtomic(
@@ -206,6 +242,11 @@ async function writePair(
       makeFolder,
     ),
   ]);
+  if (!sound) return;
+  for (const file of files) {
+    const info = await stat(join(dir, file)).catch(() => null);
+    if (info) rememberPassed(`${historyDir(id)}/${file}`, fileIdentity(info));
+  }
 }
 
 /**
@@ -220,39 +261,48 @@ async function appendDay(
   closed: boolean,
   gapsOnly: boolean,
   makeFolder: MakeFolder,
-): Promise<{ written: HistoryRow[] | null; refused: RefusedRow[] }> {
+): Promise<{ written: HistoryRow[] | null; refused: RefusedRow[]; sound: boolean }> {
   const refusal = (reason: string) => (row: HistoryRow) => ({ resource: id, run_at: row.run_at, reason });
-  const refuse = (reason: string) => ({ written: null, refused: rows.map(refusal(reason)) });
-  const existing = await readDayRows(root, id, day);
+  const refuse = (reason: string) => ({ written: null, refused: rows.map(refusal(reason)), sound: false });
+  const { rows: existing, sound } = await readDay(root, id, day);
   if (existing === null) return refuse(`the day file ${day}.json is damaged; left as it is`);
   if (closed && existing.length > 0) return refuse(`the day ${day} is over and its file is final`);
   const onRecord = new Set(existing.map((row) => row.run_at));
   const kept = gapsOnly ? rows.filter((row) => onRecord.has(row.run_at)) : [];
   const added = gapsOnly ? rows.filter((row) => !onRecord.has(row.run_at)) : rows;
   const refused = kept.map(refusal('a row for this time is already on record; kept'));
-  if (added.length === 0) return { written: null, refused };
+  if (added.length === 0) return { written: null, refused, sound: false };
   const fresh = new Set(added.map((row) => row.run_at));
   const merged = [...existing.filter((row) => !fresh.has(row.run_at)), ...added].sort((a, b) =>
     a.run_at.localeCompare(b.run_at),
   );
-  await writePair(root, id, day, dayBody(id, day, merged), makeFolder);
+  // The added rows passed their schema (appendResource) and lie on this day: the file is as sound as the rows it had.
+  await writePair(root, id, day, dayBody(id, day, merged), { makeFolder, sound });
   const info = await stat(dayFile(root, id, day)).catch(() => null);
   if (info) rememberRows(fileIdentity(info), merged);
-  return { written: merged, refused };
+  return { written: merged, refused, sound };
 }
 
-/** The last `LATEST_ROWS` rows, from the newest day files backwards (days just written are not read again). */
+/**
+ * The last `LATEST_ROWS` rows, from the newest day files backwards (days just written are not read again). Sound
+ * when every day it takes rows from is (`soundWritten`: the days just written that are).
+ */
 async function writeLatest(
   root: string,
   id: HistoryResourceId,
   days: readonly string[],
   written: ReadonlyMap<string, HistoryRow[]>,
-  makeFolder: MakeFolder,
+  { makeFolder, soundWritten }: { makeFolder: MakeFolder; soundWritten: ReadonlySet<string> },
 ): Promise<void> {
   const rows: HistoryRow[] = [];
+  let sound = true;
   for (const day of [...days].reverse()) {
     if (rows.length >= LATEST_ROWS) break;
-    rows.unshift(...(written.get(day) ?? (await readDayRows(root, id, day)) ?? []));
+    const kept = written.get(day);
+    if (kept) sound &&= soundWritten.has(day);
+    const read = kept ? null : await readDay(root, id, day);
+    if (read) sound &&= read.sound && read.rows !== null;
+    rows.unshift(...(kept ?? read?.rows ?? []));
   }
   const body: HistoryLatestFile = {
     resource: id,
@@ -262,7 +312,7 @@ async function writeLatest(
     max_rows: LATEST_ROWS,
     rows: rows.slice(-LATEST_ROWS),
   };
-  await writePair(root, id, 'latest', body, makeFolder);
+  await writePair(root, id, 'latest', body, { makeFolder, sound });
 }
 
 const oldestKeptAfter = (newestDay: string, retentionDays: number) =>
@@ -372,10 +422,12 @@ async function appendResource(
     }
   }
   const written = new Map<string, HistoryRow[]>();
+  const soundWritten = new Set<string>();
   for (const [day, dayRows] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
     const closed = day < lastExisting && existingDays.includes(day);
     const outcome = await appendDay(root, id, day, dayRows, closed, gapsOnly, makeFolder);
     if (outcome.written) written.set(day, outcome.written);
+    if (outcome.written && outcome.sound) soundWritten.add(day);
     result.refused.push(...outcome.refused);
     result.appended += dayRows.length - outcome.refused.length;
   }
@@ -385,7 +437,7 @@ async function appendResource(
   result.ahead.push(...kept.filter((day) => day > today).map((day) => `${id}/${day}`));
   // The latest rows are those up to the wall clock: a row of a day to come would stand as the newest for days.
   const begun = kept.filter((day) => day <= today);
-  await writeLatest(root, id, begun, written, makeFolder);
+  await writeLatest(root, id, begun, written, { makeFolder, soundWritten });
   return { ...result, days: kept };
 }
 

@@ -10,6 +10,7 @@ import type { SiteOptions } from './configure.ts';
 import { copiedThrough, linkTree } from './link-tree.ts';
 import { createEleventy, keepCompiledTemplates } from './load-eleventy.ts';
 import type { WithEngines } from './load-eleventy.ts';
+import { refuseDamagedHistory } from './history-check.ts';
 import { buildInto } from './move-into.ts';
 
 export interface BuildSiteOptions {
@@ -38,6 +39,11 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
     // stack trace): the files are copied here instead, where every failure is awaited.
     copyThrough: false,
   };
+  const published = options.publishedDir ? resolve(options.publishedDir) : siteDir;
+  // Resolved once: every file comes from the generation served now, even if a run switches meanwhile; and its
+  // history is checked before anything is built (a refusal leaves the site served before as it is).
+  const sources = await resolvePublished(published);
+  await refuseDamagedHistory({ api: sources.get('api') ?? join(published, 'api'), published, outDir });
   await buildInto(outDir, async (building) => {
     const eleventy = await createEleventy(siteDir, building, {
       quietMode: options.quiet ?? true,
@@ -59,13 +65,20 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
         await copyFile(source, join(building, path));
       }
     }
-    const published = options.publishedDir ? resolve(options.publishedDir) : siteDir;
-    for (const folder of PUBLISHED_FOLDERS) {
-      // Resolved once: every file comes from the generation served now, even if a run switches meanwhile.
-      const source = await realpath(join(published, folder)).catch(() => join(published, folder));
-      await linkTree(source, join(building, folder));
-    }
+    for (const [folder, source] of sources) await linkTree(source, join(building, folder));
   });
+}
+
+/** Each published folder (`api/`, `arena/`) resolved to the generation it points at now (as is, if not a link). */
+export async function resolvePublished(published: string): Promise<Map<string, string>> {
+  return new Map(
+    await Promise.all(
+      PUBLISHED_FOLDERS.map(async (folder) => {
+        const path = join(published, folder);
+        return [folder, await realpath(path).catch(() => path)] as const;
+      }),
+    ),
+  );
 }
 
 /** Eleventy wraps a failure in errors of its own (`originalError`): the one line an operator reads starts with the cause. */

@@ -7,7 +7,7 @@
 // (test/site-warm-build.test.ts). A failed build leaves the last good site served.
 import { copyFile, link, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import { PUBLISHED_FOLDERS, configureSite, passthroughCopies } from './configure.ts';
+import { configureSite, passthroughCopies } from './configure.ts';
 import type { SiteOptions } from './configure.ts';
 import { fileIdentity } from '../publish/file-identity.ts';
 import { folderMaker } from '../publish/folders.ts';
@@ -15,7 +15,9 @@ import type { MakeFolder } from '../publish/folders.ts';
 import { copiedThrough, linkTree } from './link-tree.ts';
 import { createEleventy, keepCompiledTemplates } from './load-eleventy.ts';
 import type { WithEngines } from './load-eleventy.ts';
+import { refuseDamagedHistory } from './history-check.ts';
 import { buildInto } from './move-into.ts';
+import { resolvePublished } from './build.ts';
 import { loadSiteData } from './site-data.ts';
 import type { SiteData } from './site-data.ts';
 
@@ -72,6 +74,11 @@ export class WarmSiteBuilder {
     }
     // A failed build (whatever step) leaves the served generation alone; the instance is kept, as Eleventy's own
     // watch mode keeps it after an error, and the next build restarts it.
+    const published = this.#options.publishedDir ?? siteDir;
+    // Resolved once: every file comes from the generation served now, even if a run switches meanwhile; and its
+    // history is checked first (only the file versions not known to pass are read).
+    const sources = await resolvePublished(published);
+    await refuseDamagedHistory({ api: sources.get('api') ?? join(published, 'api'), published, outDir });
     this.#data = await loadSiteData(this.#options);
     const pages = await this.#render();
     const rendered = new Map<string, string>();
@@ -98,14 +105,7 @@ export class WarmSiteBuilder {
           placeCopy(from, to, into, { before: last?.copies ?? null, now: copies }),
         ),
       ]);
-      await Promise.all(
-        PUBLISHED_FOLDERS.map(async (folder) => {
-          const published = join(this.#options.publishedDir ?? siteDir, folder);
-          // Resolved once: every file comes from the generation served now, even if a run switches meanwhile.
-          const source = await realpath(published).catch(() => published);
-          await linkTree(source, join(building, folder));
-        }),
-      );
+      await Promise.all([...sources].map(([folder, source]) => linkTree(source, join(building, folder))));
     });
     this.#last = { dir: await realpath(outDir), pages: rendered, copies };
     this.#builds += 1;
