@@ -112,7 +112,7 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   max_rows: 'the most rows this file holds; older rows are in the day files',
   cache_note: 'how long hosts may cache each kind of history file, and why',
   resources: 'one entry per resource whose values are kept in history',
-  date: 'the UTC day (YYYY-MM-DD) this file covers; final once the day is over',
+  date: 'the UTC day (YYYY-MM-DD) this file covers; final once a later day has a file',
   // Envelope
   success: 'true when the body carries the resource; error bodies say false',
   ok: 'legacy alias of `success`: true when the body carries the resource',

@@ -156,7 +156,7 @@ export function historyPaths(): Json {
 
 export function historyLlmsLines(url: (path: string) => string): string {
   return [
-    `- [History index](${url('/api/history/index.json')}): which past values exist (one row per run, per resource), columns and every day file; one UTC day is /api/history/<resource>/YYYY-MM-DD.json, final once the day is over`,
+    `- [History index](${url('/api/history/index.json')}): which past values exist (one row per run, per resource), columns and every day file; one UTC day is /api/history/<resource>/YYYY-MM-DD.json, final once a later day has a file`,
     `- [Latest history rows](${url('/api/history/market-regime/latest.json')}): the last 500 rows; replace market-regime with ${HISTORY_RESOURCE_IDS.filter((id) => id !== 'market-regime').join(', ')}; .csv twins beside each file`,
   ].join('\n');
 }

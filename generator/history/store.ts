@@ -376,7 +376,7 @@ export async function buildIndex(
     retention_days: retentionDays,
     latest_rows: LATEST_ROWS,
     cache_note:
-      'A day file is final once its UTC day is over (cache it for long); latest.* and index.json change every run.',
+      'A day file is final once a later day has a file (then cache it for long; a run or a backfill may still add rows to a day until then); latest.* and index.json change every run.',
     resources,
   };
 }
