@@ -97,6 +97,20 @@ export function parsePositiveInt(value: string): number {
   return n;
 }
 
+/**
+ * The longest --cadence: a day. next_update_due says when the next run is due; a schedule slower than daily has no
+ * freshness worth publishing, and far larger values overflow the dates every run then fails to validate.
+ */
+export const MAX_CADENCE_SECONDS = 86_400;
+
+export function parseCadence(value: string): number {
+  const seconds = parsePositiveInt(value);
+  if (seconds > MAX_CADENCE_SECONDS) {
+    throw usageError(`"${value}" is more than a day: --cadence is at most ${MAX_CADENCE_SECONDS} seconds.`);
+  }
+  return seconds;
+}
+
 export function parseCount(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) {

@@ -10,8 +10,10 @@ import {
   folderProblem,
   httpUrlOrNull,
   isUsageError,
+  MAX_CADENCE_SECONDS,
   oneLine,
   parseAsOf,
+  parseCadence,
   parseCount,
   parsePort,
   parsePositiveInt,
@@ -108,6 +110,9 @@ function checkBuildFolders(site: string, published: string): void {
   }
 }
 
+/** Every time emi publishes is UTC, so the schedule's fields are too (a DST night neither skips nor doubles runs). */
+const CRON_HELP = "cron expression, read in UTC whatever the host's time zone";
+
 /** The options of a run; `asOf: false` for a command whose runs describe the clock's time (emi schedule). */
 function addGenerateOptions(command: Command, { asOf = true } = {}): Command {
   if (asOf) {
@@ -127,8 +132,8 @@ function addGenerateOptions(command: Command, { asOf = true } = {}): Command {
     .option('--state <dir>', 'folder for the arena store and run reports (env EMI_STATE_DIR)', stateFolder())
     .option(
       '--cadence <seconds>',
-      'seconds until the next scheduled run, published as next_update_due',
-      parsePositiveInt,
+      `seconds until the next scheduled run, published as next_update_due (at most ${MAX_CADENCE_SECONDS}, a day)`,
+      parseCadence,
       DEFAULT_CADENCE_SECONDS,
     )
     .option('--record <dir>', 'live runs: save every raw venue response in this folder, for --source replay')
@@ -190,7 +195,7 @@ async function scheduleRuns(flags: GenerateFlags & { cron: string; dist: string;
     },
     () => console.log('previous run still in progress: this tick was skipped'),
   );
-  console.log(`scheduled: "${flags.cron}" (Ctrl-C to stop)`);
+  console.log(`scheduled: "${flags.cron}" in UTC (Ctrl-C to stop)`);
   return schedule;
 }
 
@@ -349,7 +354,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
   addGenerateOptions(program.command('schedule').description('regenerate and rebuild on a schedule'), {
     asOf: false,
   })
-    .option('--cron <expr>', 'cron expression', DEFAULT_CRON)
+    .option('--cron <expr>', CRON_HELP, DEFAULT_CRON)
     .option('--dist <dir>', 'build output folder', 'dist')
     .option(
       '--base-url <url>',
@@ -369,7 +374,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
   )
     .option('--port <n>', 'port to listen on', parsePort, 8080)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--cron <expr>', 'cron expression', DEFAULT_CRON)
+    .option('--cron <expr>', CRON_HELP, DEFAULT_CRON)
     .option('--dist <dir>', 'build output folder', 'dist')
     .option('--dev-facilitator-port <n>', 'port of the development facilitator', parsePort, 4021)
     .option(

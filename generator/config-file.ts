@@ -217,7 +217,13 @@ export async function checkCommandConfiguration(
     );
   }
   // node-cron loads only for the commands that take --cron.
-  if (typeof opts.cron === 'string') (await import('./schedule.ts')).assertCronExpression(opts.cron);
+  if (typeof opts.cron === 'string') {
+    const schedule = await import('./schedule.ts');
+    schedule.assertCronExpression(opts.cron);
+    // A cron slower than the cadence: the files go late between runs. Said, not refused (a deliberate choice).
+    const slower = typeof opts.cadence === 'number' ? schedule.cadenceWarning(opts.cron, opts.cadence) : null;
+    if (slower) console.error(`emi: warning: ${slower}`);
+  }
   for (const [folder, role] of writtenFolders(path, opts, env)) await assertWritableFolder(folder, role);
 }
 

@@ -11,10 +11,12 @@ nginx="${EMI_NGINX_PATH:-/usr/sbin/nginx}"
 need=()
 [ -x "$chromium" ] || need+=(chromium)
 [ -x "$nginx" ] || need+=(nginx)
+# libfaketime for the schedule's clock tests (test/schedule-s39-cli.test.ts preloads it into node).
+compgen -G "/usr/lib/*/faketime/libfaketime.so.1" >/dev/null || need+=(faketime)
 [ ${#need[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" = "0" ] && [ "${EMI_APT_INSTALL:-1}" = "1" ] && command -v apt-get >/dev/null 2>&1; then
-  echo "installing ${need[*]} through apt-get (needed by the browser and nginx tests)" >&2
+  echo "installing ${need[*]} through apt-get (needed by the browser, nginx and clock tests)" >&2
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
   exit 0
