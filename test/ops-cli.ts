@@ -161,21 +161,20 @@ export const expectOk = (run: Finished): void => expect(run.code, `${run.stdout}
  * One human vote through `emi arena vote` (alice, BULLISH, for the asset's round open to votes), then a run one minute
  * into that round, which records its brain call: the round, to run on from.
  */
-export async function voteAndOpenRound(cwd: string, asset = 'BTC'): Promise<Round> {
-  const vote = await runEmi(cwd, [
-    'arena',
-    'vote',
-    '--asset',
-    asset,
-    '--prediction',
-    'bullish',
-    '--voter',
-    'alice',
-  ]);
+export async function voteAndOpenRound(
+  cwd: string,
+  asset = 'BTC',
+  env: Record<string, string> = {},
+): Promise<Round> {
+  const vote = await runEmi(
+    cwd,
+    ['arena', 'vote', '--asset', asset, '--prediction', 'bullish', '--voter', 'alice'],
+    env,
+  );
   expectOk(vote);
   const round = roundFromId(/vote recorded for (\S+)/.exec(vote.stdout)?.[1] ?? '');
   if (!round) throw new Error(`no round in: ${vote.stdout}`);
-  expectOk(await runEmi(cwd, generateArgs(new Date(round.start + 60_000).toISOString())));
+  expectOk(await runEmi(cwd, generateArgs(new Date(round.start + 60_000).toISOString()), env));
   return round;
 }
 

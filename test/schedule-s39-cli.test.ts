@@ -1,34 +1,12 @@
 // The real `emi schedule` and its clock: under libfaketime (Debian's `faketime`, required: these tests fail without
 // it) on a host in a daylight-saving zone, or ahead of UTC; and the --cadence bounds and warning it starts with.
-import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { errorLines, expectUsageMistake, generateArgs, runEmi, startEmi } from './ops-cli.ts';
 import type { Running } from './ops-cli.ts';
-
-/**
- * libfaketime's library, preloaded into node itself (not through the `faketime` command, which does not pass SIGTERM
- * on to the process it starts). Required: a skipped test would hide the very clock these tests check.
- */
-function libfaketime(): string {
-  const found = readdirSync('/usr/lib')
-    .map((dir) => join('/usr/lib', dir, 'faketime', 'libfaketime.so.1'))
-    .find((file) => existsSync(file));
-  if (!found) throw new Error('these tests need libfaketime: apt-get install faketime (the Debian package)');
-  return found;
-}
-
-/** The environment that starts a process whose wall clock reads `iso` now (its monotonic clock stays real). */
-function clockAt(iso: string): Record<string, string> {
-  const offset = Math.round((Date.parse(iso) - Date.now()) / 1_000);
-  return {
-    LD_PRELOAD: libfaketime(),
-    FAKETIME: `${offset >= 0 ? '+' : ''}${offset}s`,
-    FAKETIME_DONT_FAKE_MONOTONIC: '1',
-  };
-}
+import { clockAt, requireLibfaketime } from './helpers/fake-clock.ts';
 
 /** `emi schedule` into site/, paid/, var/ and dist/ of a fresh folder, with `args` on top. */
 async function startSchedule(args: string[], env: Record<string, string> = {}): Promise<Running> {
@@ -64,7 +42,7 @@ async function stopCleanly(running: Running): Promise<void> {
   expect(code, running.output()).toBe(0);
 }
 
-beforeAll(() => void libfaketime());
+beforeAll(() => requireLibfaketime());
 
 describe('emi schedule reads its cron in UTC, whatever the host zone (the real emi under libfaketime)', () => {
   it('New York, the night clocks go back: the 06:00Z run happens (it used to wait until 07:00Z)', async () => {

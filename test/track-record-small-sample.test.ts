@@ -9,6 +9,14 @@ import { MIN_SAMPLE } from '../generator/engines/arena/metrics.ts';
 import { agreementSentence } from '../generator/site/track-record.ts';
 import { MINUTE } from './arena-fixtures.ts';
 import { expectOk as ok, generateArgs, runEmi, voteAndOpenRound } from './ops-cli.ts';
+import { clockAt } from './helpers/fake-clock.ts';
+
+/**
+ * Every process reads its clock at mid-morning UTC: the round open to votes then ends the same UTC day, so the run
+ * after it writes today's history (late in the UTC day the round ends tomorrow, a day the history refuses to open
+ * before the wall clock reaches it, and the page had no statistics to read).
+ */
+const MORNING = (): Record<string, string> => clockAt('2026-06-10T10:00:00Z');
 
 let dir: string | undefined;
 afterAll(async () => {
@@ -28,8 +36,9 @@ const text = (html: string): string =>
 describe('emi build after one round with a brain call and a crowd consensus', () => {
   it('says there is only 1 round so far and that rates are withheld below the minimum', async () => {
     dir = await mkdtemp(join(tmpdir(), 'emi-track-record-'));
-    const round = await voteAndOpenRound(dir);
-    ok(await runEmi(dir, generateArgs(new Date(round.end + MINUTE).toISOString())));
+    const clock = MORNING();
+    const round = await voteAndOpenRound(dir, 'BTC', clock);
+    ok(await runEmi(dir, generateArgs(new Date(round.end + MINUTE).toISOString()), clock));
     ok(
       await runEmi(dir, [
         'build',
