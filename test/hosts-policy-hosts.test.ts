@@ -3,7 +3,6 @@
 // in workerd (`wrangler dev`). Where they used to differ: a slash spelled `%2F` (nginx decodes it before it matches a
 // location, the others routed the path as a non-API one), the browser programs' chunks and entry scripts (no cache
 // hint anywhere), and a folder without index.html (nginx's own 403 page).
-import { createServer } from 'node:net';
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
@@ -13,6 +12,7 @@ import { NGINX, hasNginx } from '../deploy/nginx/run.ts';
 import { HOSTS, NOT_FOUND_PAGE, header, raw, startHosts, view, writeHostsSite } from './helpers/hosts.ts';
 import type { Answer, RunningHosts } from './helpers/hosts.ts';
 import { resourceById } from './paywall-harness.ts';
+import { portsInRange } from './free-port.ts';
 
 if (!hasNginx()) console.warn(`hosts-policy: nginx SKIPPED, ${NGINX} is absent (apt-get install -y nginx)`);
 
@@ -32,24 +32,8 @@ const ENTRY_SCRIPTS = ['/x402-buyer/app.js', '/assets/arena-vote/main.js'];
 const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 const REVALIDATE_CACHE = 'no-cache';
 
-/** The ports these tests may listen on, handed out once each (free when handed out). */
-const PORT_RANGE = { first: 19650, last: 19699 };
-let nextPort = PORT_RANGE.first;
-async function portInRange(): Promise<number> {
-  while (nextPort <= PORT_RANGE.last) {
-    const port = nextPort++;
-    const server = createServer();
-    const free = await new Promise<boolean>((resolve) => {
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => resolve(true));
-    });
-    if (free) {
-      await new Promise((resolve) => server.close(resolve));
-      return port;
-    }
-  }
-  throw new Error(`no free port left in ${PORT_RANGE.first}-${PORT_RANGE.last}`);
-}
+/** The ports these tests may listen on. */
+const portInRange = portsInRange(19650, 19699);
 
 describe(
   'the delivery policy on every host (emi serve, nginx, the Cloudflare Worker)',

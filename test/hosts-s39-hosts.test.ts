@@ -5,13 +5,13 @@
 //   of bytes (RFC 9110 8.8.3), so a client holding one encoding could revalidate, or resume (If-Range), another.
 // - The Worker's HEAD answers carried no Content-Length where its GET answers did.
 // - Every preflight allowed POST, also on the paths that answer POST with 405.
-import { createServer } from 'node:net';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NGINX, hasNginx } from '../deploy/nginx/run.ts';
 import { HOSTS, header, rawBytes, startHosts, startNginxSite, writeHostsSite } from './helpers/hosts.ts';
 import type { Answer, HostName, RunningHosts, StartedHost } from './helpers/hosts.ts';
+import { portsInRange } from './free-port.ts';
 
 if (!hasNginx()) console.warn(`hosts-s39: nginx SKIPPED, ${NGINX} is absent (apt-get install -y nginx)`);
 
@@ -30,24 +30,8 @@ const ENCODINGS = [
   'br;q=0.5, gzip',
 ];
 
-/** The ports these tests may listen on, handed out once each (free when handed out). */
-const PORT_RANGE = { first: 19750, last: 19789 };
-let nextPort = PORT_RANGE.first;
-async function portInRange(): Promise<number> {
-  while (nextPort <= PORT_RANGE.last) {
-    const port = nextPort++;
-    const server = createServer();
-    const free = await new Promise<boolean>((resolve) => {
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => resolve(true));
-    });
-    if (free) {
-      await new Promise((resolve) => server.close(resolve));
-      return port;
-    }
-  }
-  throw new Error(`no free port left in ${PORT_RANGE.first}-${PORT_RANGE.last}`);
-}
+/** The ports these tests may listen on. */
+const portInRange = portsInRange(19750, 19789);
 
 const isWeak = (etag: string | undefined): boolean => etag?.startsWith('W/') ?? false;
 const opaque = (etag: string | undefined): string | undefined => etag?.replace(/^W\//, '');

@@ -4,26 +4,21 @@
 // vote form; the buyer page's focus ring against what surrounds it; both pages without JavaScript; and the bought
 // report's "Updated" time written as every other time on the page.
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cp, mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bundleSitePrograms } from '../generator/buyer/bundle.ts';
 import { HUMAN_REPORT_PATH } from '../generator/buyer/human-report-terms.ts';
-import { startLocalStack, type LocalStack } from '../generator/local-stack.ts';
-import { runPipeline } from '../generator/pipeline.ts';
-import { buildSite } from '../generator/site/build.ts';
+import type { LocalStack } from '../generator/local-stack.ts';
 import { BUY_EXIT_CODES } from '../paywall-worker/buy-command.ts';
 import { SqliteCreditLedger } from '../paywall-worker/publishers/credit-ledger-sqlite.ts';
 import { hasChromium, launchChromium } from './buyer-stack.ts';
 import { EMI } from './ops-cli.ts';
 import { account, publisherEntry } from './publishers-harness.ts';
-import { copyTemplates } from './site-fixture.ts';
+import { freePort } from './free-port.ts';
+import { startEmiUpSite } from './helpers/emi-up-site.ts';
+import type { EmiUpSite } from './helpers/emi-up-site.ts';
 
-/** The ports this suite may use: the site's own (part of every paid path's resource URL) and the facilitator's. */
-const PORTS = { first: 20000, last: 20049 };
 /** A storefront price above the 1 test USDC the development wallet used to be given, with every decimal used. */
 const DEAR_PRICE = '1.234567';
 const DEAR_ATOMIC = '1234567';
@@ -31,19 +26,6 @@ const STOREFRONT = '/p/acme/x402-buyer/';
 const STOREFRONT_REPORT = `/p/acme${HUMAN_REPORT_PATH}`;
 /** WCAG 1.4.11: a focus indicator against the colours next to it. */
 const MIN_NON_TEXT_CONTRAST = 3;
-
-const portIsFree = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-
-async function freePortInRange(skip: number[] = []): Promise<number> {
-  for (let port = PORTS.first; port <= PORTS.last; port += 1)
-    if (!skip.includes(port) && (await portIsFree(port))) return port;
-  throw new Error(`no free port in ${PORTS.first}-${PORTS.last}`);
-}
 
 interface Run {
   code: number;
@@ -62,81 +44,45 @@ const emi = (args: string[]): Promise<Run> =>
   });
 
 describe.skipIf(!hasChromium)('readers on emi up (s39)', { timeout: 120_000 }, () => {
-  let root = '';
+  let site: EmiUpSite;
   let stack: LocalStack;
   let facilitatorUrl = '';
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   const pageErrors: string[] = [];
-  const dirs = { site: '', paid: '', state: '', dist: '' };
   const acmePayTo = account();
-
   /** A generator run into the site's folders: fresh paid files (the paywall sells them 120 s old at most). */
-  const generate = async () => {
-    const report = await runPipeline({
-      outDir: dirs.site,
-      paidDir: dirs.paid,
-      stateDir: dirs.state,
-      source: 'sim',
-      seed: 7,
-      asOf: Date.now(),
-    });
-    expect(report.status, JSON.stringify(report).slice(0, 2000)).not.toBe('failed');
-  };
+  const generate = () => site.generate();
 
   beforeAll(async () => {
-    // As `emi up` does it (test/helpers/emi-up-site.ts), on this suite's ports, with a publisher's storefront.
-    root = await mkdtemp(join(tmpdir(), 'emi-readers-s39-'));
-    Object.assign(dirs, {
-      site: join(root, 'site'),
-      paid: join(root, 'paid'),
-      state: join(root, 'state'),
-      dist: join(root, 'dist'),
-    });
-    await mkdir(dirs.site, { recursive: true });
-    await copyTemplates(dirs.site);
-    const buyer = join(import.meta.dirname, '..', 'site', 'x402-buyer');
-    await mkdir(join(dirs.site, 'x402-buyer'), { recursive: true });
-    for (const file of ['index.html', 'buyer.css'])
-      await cp(join(buyer, file), join(dirs.site, 'x402-buyer', file));
-    await generate();
-    await bundleSitePrograms(dirs.site);
-    const port = await freePortInRange();
-    await buildSite({
-      siteDir: dirs.site,
-      outDir: dirs.dist,
-      baseUrl: `http://127.0.0.1:${port}/`,
-      quiet: true,
-    });
-    const config = join(root, 'emi.config.json');
-    const acme = publisherEntry('acme', acmePayTo, {
-      products: { 'atlas-human-report': { priceUsd: DEAR_PRICE } },
-    });
-    await writeFile(config, JSON.stringify({ publishers: [acme] }));
-    const ledgerFile = join(root, 'publishers.sqlite');
-    const ledger = new SqliteCreditLedger(ledgerFile);
-    await ledger.credit('acme', 5);
-    ledger.close();
-    const facilitatorPort = await freePortInRange([port]);
+    // As `emi up` does it, with the buyer page's own files and a publisher's storefront priced above 1 USDC.
+    const facilitatorPort = await freePort();
     facilitatorUrl = `http://127.0.0.1:${facilitatorPort}`;
-    stack = await startLocalStack({
-      port,
-      host: '127.0.0.1',
-      dir: dirs.dist,
-      paid: dirs.paid,
-      devFacilitatorPort: facilitatorPort,
-      config,
-      ledgerFile,
-      log: () => {},
+    const config = (siteDir: string) => join(dirname(siteDir), 'emi.config.json');
+    site = await startEmiUpSite('emi-readers-s39-', {
+      prepare: async (siteDir) => {
+        const buyer = join(import.meta.dirname, '..', 'site', 'x402-buyer');
+        await mkdir(join(siteDir, 'x402-buyer'), { recursive: true });
+        for (const file of ['index.html', 'buyer.css'])
+          await cp(join(buyer, file), join(siteDir, 'x402-buyer', file));
+        const acme = publisherEntry('acme', acmePayTo, {
+          products: { 'atlas-human-report': { priceUsd: DEAR_PRICE } },
+        });
+        await writeFile(config(siteDir), JSON.stringify({ publishers: [acme] }));
+        const ledger = new SqliteCreditLedger(join(dirname(siteDir), 'publishers.sqlite'));
+        await ledger.credit('acme', 5);
+        ledger.close();
+      },
+      stack: (dirs) => ({ devFacilitatorPort: facilitatorPort, config: config(dirs.site) }),
     });
+    stack = site.stack;
     browser = await launchChromium();
   }, 300_000);
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.close();
-    if (root) await rm(root, { recursive: true, force: true });
+    await site?.close();
   });
 
   const newPage = async (options: { javaScriptEnabled?: boolean } = {}) => {
