@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { publishCycle } from '../generator/cycle.ts';
 import type { RunReport } from '../generator/pipeline.ts';
 import { runEmi, startEmi } from './ops-cli.ts';
+import { simulatedCycle } from './helpers/simulated-run.ts';
 
 /** Every history day file this process reads (JSON or CSV twin), by path. */
 const dayReads: string[] = [];
@@ -198,17 +199,7 @@ describe('emi build with a damaged history day file', () => {
 describe('the in-process cycle of emi schedule and emi up', () => {
   it('refuses a damaged day without reading the unchanged ones every cycle, and recovers once it is restored', async () => {
     const dir = join(root, 'cycle');
-    const flags = (asOf: number) => ({
-      cadence: 60,
-      seed: 42,
-      source: 'sim' as const,
-      out: join(dir, 'site'),
-      paid: join(dir, 'paid'),
-      state: join(dir, 'var'),
-      dist: join(dir, 'dist'),
-      baseUrl: BASE_URL,
-      asOf,
-    });
+    const flags = (asOf: number) => simulatedCycle(dir, asOf, BASE_URL);
     const cycle = async (minutes: number) => {
       const reports: RunReport[] = [];
       const report = await publishCycle(flags(NEXT_DAY + minutes * 60_000), (r) => reports.push(r));

@@ -25,6 +25,7 @@ import { simulatedRun } from './helpers/simulated-run.ts';
 import { generateArgs, runEmi, startEmi } from './ops-cli.ts';
 import type { Finished } from './ops-cli.ts';
 import { fillDisk, tmpfsMounter } from './helpers/tmpfs.ts';
+import { simulatedCycle } from './helpers/simulated-run.ts';
 
 // --- Builds that fail as on a full disk, for the in-process cycle (no tmpfs needed) -------------------------------
 
@@ -379,17 +380,7 @@ describe('a site build that fails after a good run (the cycle of emi schedule, e
 
   const T = (hour: number) => Date.parse(`2026-11-21T${String(hour).padStart(2, '0')}:00:00Z`);
   const iso = (hour: number) => new Date(T(hour)).toISOString();
-  const flags = (hour: number) => ({
-    cadence: 60,
-    seed: 42,
-    source: 'sim' as const,
-    out: join(dir, 'site'),
-    paid: join(dir, 'paid'),
-    state: join(dir, 'var'),
-    dist: join(dir, 'dist'),
-    baseUrl: BASE_URL,
-    asOf: T(hour),
-  });
+  const flags = (hour: number) => simulatedCycle(dir, T(hour), BASE_URL);
 
   it.each([
     ['warm (emi schedule, emi up)', true],

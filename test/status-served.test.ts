@@ -11,6 +11,7 @@ import { publishCycle } from '../generator/cycle.ts';
 import { INDEX_FILE, RECORDING_VERSION } from '../generator/sources/recording/recording-files.ts';
 import { RunStatus } from '../schemas/status.ts';
 import { generateArgs, runEmi } from './ops-cli.ts';
+import { simulatedCycle } from './helpers/simulated-run.ts';
 
 const BASE_URL = 'https://emi.example.org';
 const AS_OF = '2026-11-20T10:00:00Z';
@@ -75,17 +76,7 @@ describe('emi generate --dist', () => {
 
 describe('the cycle of emi schedule and emi up', () => {
   it('rebuilds after a stale run, so the served status says so', async () => {
-    const flags = {
-      cadence: 60,
-      seed: 42,
-      source: 'sim' as const,
-      out: join(dir, 'site'),
-      paid: join(dir, 'paid'),
-      state: join(dir, 'var'),
-      dist: join(dir, 'dist'),
-      baseUrl: BASE_URL,
-      asOf: Date.parse(AS_OF),
-    };
+    const flags = simulatedCycle(dir, Date.parse(AS_OF), BASE_URL);
     expect((await publishCycle(flags)).status).toBe('ok');
     const stale = await publishCycle({
       ...flags,

@@ -15,3 +15,16 @@ export const simulatedRun = (
   asOf,
   ...overrides,
 });
+
+/** The flags of one `publishCycle` (as `emi schedule` runs it) on the simulated market, its folders in `dir`. */
+export const simulatedCycle = (dir: string, asOf: number, baseUrl: string) => ({
+  cadence: 60,
+  seed: 42,
+  source: 'sim' as const,
+  out: join(dir, 'site'),
+  paid: join(dir, 'paid'),
+  state: join(dir, 'var'),
+  dist: join(dir, 'dist'),
+  baseUrl,
+  asOf,
+});
