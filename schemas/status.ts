@@ -21,6 +21,19 @@ export const SiteBuildFailure = z.strictObject({
 });
 export type SiteBuildFailure = z.infer<typeof SiteBuildFailure>;
 
+/** How far back, and how many, runs that published nothing /status.json keeps (`unpublished_runs`). */
+export const UNPUBLISHED_RUNS_DAYS = 7;
+export const UNPUBLISHED_RUNS_MAX = 100;
+
+/** A run that published nothing: it left no history row, so a gap in the history names it here. */
+export const UnpublishedRun = z.strictObject({
+  started_at: IsoTimestamp.describe('when the run started (by the clock of the machine that ran it)'),
+  as_of: IsoTimestamp.describe('the market time the run was to describe'),
+  status: z.enum(['stale', 'failed']).describe('as `status` reads for such a run'),
+  error: z.string().nullable().describe('why it published nothing'),
+});
+export type UnpublishedRun = z.infer<typeof UnpublishedRun>;
+
 export const RunStatus = z.strictObject({
   project: z.literal(PROJECT),
   status: z.enum(['ok', 'degraded', 'stale', 'failed']).describe(
@@ -80,6 +93,16 @@ export const RunStatus = z.strictObject({
         .describe('the first 20 problems the sources reported (venue refusals, missing sections)'),
     })
     .describe('the market-data sources of the last run and the problems they reported'),
+  unpublished_runs: z
+    .array(UnpublishedRun)
+    .max(UNPUBLISHED_RUNS_MAX)
+    .optional()
+    .describe(
+      `the runs of the last ${UNPUBLISHED_RUNS_DAYS} days that published nothing (\`stale\` or \`failed\`), oldest ` +
+        `first, at most ${UNPUBLISHED_RUNS_MAX} (the newest kept): such a run leaves no row in /api/history/, so a ` +
+        'gap in the history with no run listed here had no run at all (the publisher was stopped). Absent from ' +
+        'statuses written before it was recorded',
+    ),
   build: SiteBuildFailure.optional().describe(
     'present only when the site build after the last run failed: the site was not rebuilt, the build named here ' +
       'is still served (in the served /status.json, `data` is that build’s); `status` stays the run’s own',

@@ -4,13 +4,39 @@
 import { lstat, readFile, readlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DISCLAIMER, PROJECT } from '../../schemas/common.ts';
-import { RunStatus, SiteBuildFailure } from '../../schemas/status.ts';
+import {
+  RunStatus,
+  SiteBuildFailure,
+  UNPUBLISHED_RUNS_DAYS,
+  UNPUBLISHED_RUNS_MAX,
+} from '../../schemas/status.ts';
+import type { UnpublishedRun } from '../../schemas/status.ts';
 import { oneLine } from '../cli-options.ts';
 import type { RunReport } from '../pipeline.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import { CURRENT, storeBeside } from './generations.ts';
 
 export const STATUS_FILE = 'status.json';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The runs that published nothing, the previous status's and this one's if it did not publish: those of the last
+ * UNPUBLISHED_RUNS_DAYS days before this run, at most UNPUBLISHED_RUNS_MAX (the newest kept), oldest first.
+ */
+export function unpublishedRuns(report: RunReport, previous: RunStatus | null): UnpublishedRun[] {
+  const runs = [...(previous?.unpublished_runs ?? [])];
+  if (report.status === 'stale' || report.status === 'failed') {
+    runs.push({
+      started_at: report.started_at,
+      as_of: report.as_of,
+      status: report.status,
+      error: report.error,
+    });
+  }
+  const since = Date.parse(report.started_at) - UNPUBLISHED_RUNS_DAYS * DAY_MS;
+  return runs.filter((run) => Date.parse(run.started_at) >= since).slice(-UNPUBLISHED_RUNS_MAX);
+}
 
 export function runStatus(
   report: RunReport,
@@ -48,6 +74,7 @@ export function runStatus(
       issues_total: report.issues.length,
       issues: report.issues.slice(0, 20).map(({ venue, section, message }) => ({ venue, section, message })),
     },
+    unpublished_runs: unpublishedRuns(report, previous),
     disclaimer: DISCLAIMER,
   });
 }
