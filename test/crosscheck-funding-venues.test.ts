@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFreeSnapshots } from '../generator/engines/index.ts';
 import type { MarketSnapshot } from '../generator/market/types.ts';
 import { collectFor } from '../generator/market-source.ts';
+import { loadSourcesConfig } from '../generator/sources/config.ts';
 import type { SourcesConfigInput } from '../generator/sources/config.ts';
 import { startReplayServer, transportHandler } from '../generator/sources/replay-server.ts';
 import type { ReplayServer, ServedRequest } from '../generator/sources/replay-server.ts';
@@ -214,6 +215,21 @@ describe('collectFor live at a fixed clock: what the funding check compares', { 
     const snapshot = await collect({ xrp: { 'binance-usdm': '0.0006', bybit: '0.0001' } });
     expect(snapshot.assets.find((a) => a.symbol === 'XRP')!.funding!.value.rate8h).toBe(0.0006);
     expect(xrpFunding(snapshot)).toEqual([]);
+  });
+
+  it('the operator sets the threshold (fundingDisagreementPct8h, EMI_FUNDING_DISAGREEMENT_PCT_8H)', async () => {
+    // A 0.07-point gap: beyond the default 0.05, within 0.1; the threshold the issue names is the one in force.
+    const faults: Faults = { xrp: { 'binance-usdm': 'missing', bybit: '-0.0006', okx: '0.0001' } };
+    expect(xrpFunding(await collect(faults, { fundingDisagreementPct8h: 0.1 }))).toEqual([]);
+    expect(xrpFunding(await collect(faults, { fundingDisagreementPct8h: 0.02 }))).toEqual([
+      expect.stringContaining('by 0.0700 points per 8 h, beyond the 0.02-point cross-venue threshold'),
+    ]);
+    const config = await loadSourcesConfig({ env: { EMI_FUNDING_DISAGREEMENT_PCT_8H: '0.1' } });
+    expect(config.fundingDisagreementPct8h).toBe(0.1);
+    expect((await loadSourcesConfig({ env: {} })).fundingDisagreementPct8h).toBe(0.05);
+    await expect(loadSourcesConfig({ env: { EMI_FUNDING_DISAGREEMENT_PCT_8H: '-1' } })).rejects.toThrow(
+      /invalid source configuration in environment[\s\S]*fundingDisagreementPct8h/,
+    );
   });
 
   it('a plan with one funding venue checks nothing and labels nothing', async () => {

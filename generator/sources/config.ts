@@ -6,6 +6,7 @@ import { DEFAULT_LIVE_ORDER, venuesFor } from './adapters/plan.ts';
 import type { SourceOrder } from './adapters/plan.ts';
 import { SECTION_NAMES } from './adapters/source.ts';
 import { DEFAULT_CANDLE_LIMIT, DEFAULT_CONCURRENCY } from './collect.ts';
+import { FUNDING_DISAGREEMENT_PCT_8H } from './funding-check.ts';
 import type { SectionName } from './adapters/source.ts';
 import { VENUE_BASE_URLS, VENUE_IDS, venueDescriptor } from './venues.ts';
 import type { VenueId } from './venues.ts';
@@ -53,6 +54,8 @@ export const SourcesConfigInput = z.strictObject({
   candleLimit: z.number().int().min(24).max(1000).optional(),
   /** A cross-venue price gap above this (percent) is reported as a limitation. */
   priceDisagreementPct: z.number().positive().optional(),
+  /** Two venues' funding rates further apart than this (percentage points per 8 h) are reported as a limitation. */
+  fundingDisagreementPct8h: z.number().positive().optional(),
   /**
    * Estimate liquidations from open-interest drops where no venue reports them (labelled as estimates; default off:
    * an upper bound that counts voluntary closes too, orders of magnitude above observed liquidations).
@@ -77,6 +80,7 @@ export interface SourcesConfig {
   concurrency: number;
   candleLimit: number;
   priceDisagreementPct: number;
+  fundingDisagreementPct8h: number;
   estimateLiquidations: boolean;
   jitterSeed: number;
 }
@@ -196,6 +200,7 @@ export function configFromEnv(env: Env): SourcesConfigInput {
     http: Object.fromEntries(Object.entries(http).filter(([, v]) => v !== undefined)),
     concurrency: numberFrom(env.EMI_SOURCE_CONCURRENCY),
     priceDisagreementPct: numberFrom(env.EMI_PRICE_DISAGREEMENT_PCT),
+    fundingDisagreementPct8h: numberFrom(env.EMI_FUNDING_DISAGREEMENT_PCT_8H),
   };
   return parseInput(raw, 'environment');
 }
@@ -274,6 +279,7 @@ export function resolveConfig(...layers: SourcesConfigInput[]): SourcesConfig {
     concurrency: pick((l) => l.concurrency, DEFAULT_CONCURRENCY),
     candleLimit: pick((l) => l.candleLimit, DEFAULT_CANDLE_LIMIT),
     priceDisagreementPct: pick((l) => l.priceDisagreementPct, DEFAULT_PRICE_DISAGREEMENT_PCT),
+    fundingDisagreementPct8h: pick((l) => l.fundingDisagreementPct8h, FUNDING_DISAGREEMENT_PCT_8H),
     // Off unless asked for: open-interest drops count every closed position, not forced ones (liquidation-estimate.ts).
     estimateLiquidations: pick((l) => l.estimateLiquidations, false),
     jitterSeed: pick((l) => l.jitterSeed, 1),

@@ -67,6 +67,7 @@ const collectWith = (transport: Transport, config: SourcesConfig, options: Sourc
     concurrency: config.concurrency,
     candleLimit: config.candleLimit,
     priceDisagreementPct: config.priceDisagreementPct,
+    fundingDisagreementPct8h: config.fundingDisagreementPct8h,
     estimateLiquidations: config.estimateLiquidations,
     signal: options.signal,
   });
