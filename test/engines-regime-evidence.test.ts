@@ -246,25 +246,32 @@ describe('the paid risk factors say what they are', () => {
   });
 
   it('leverage, liquidity and data quality do not move the score; volatility and breadth do', async () => {
-    const asOf = AS_OFS[0]!;
-    const snapshot = await defaultRun(asOf);
-    const full = buildPaidBodies(freeOf(snapshot), clockAt(asOf)).paidMarketRegime;
-    const bare: MarketSnapshot = {
-      ...snapshot,
-      assets: snapshot.assets.map((a): AssetMarket => ({
-        ...a,
-        book: null,
-        funding: null,
-        openInterest: null,
-        liquidations: null,
-      })),
-    };
-    const noContext = buildPaidBodies(freeOf(bare), clockAt(asOf)).paidMarketRegime;
-    expect(noContext.risk_factors.map((f) => f.factor)).not.toContain('leverage');
-    expect(noContext.risk_score).toBe(full.risk_score);
-    const reading = regimeOf(snapshot);
-    for (const part of ['volatility', 'breadth'] as const)
-      expect(regimeOf(snapshot, [part]).riskScore, part).not.toBe(reading.riskScore);
+    // Six as-of times: the score is published whole, so leaving a part out can round to the same score at one of
+    // them (at the first, 51 either way without volatility); a part of the score moves it at most of them.
+    const moved = { volatility: 0, breadth: 0 };
+    const asOfs = AS_OFS.slice(0, 6);
+    for (const asOf of asOfs) {
+      const snapshot = await defaultRun(asOf);
+      const full = buildPaidBodies(freeOf(snapshot), clockAt(asOf)).paidMarketRegime;
+      const bare: MarketSnapshot = {
+        ...snapshot,
+        assets: snapshot.assets.map((a): AssetMarket => ({
+          ...a,
+          book: null,
+          funding: null,
+          openInterest: null,
+          liquidations: null,
+        })),
+      };
+      const noContext = buildPaidBodies(freeOf(bare), clockAt(asOf)).paidMarketRegime;
+      expect(noContext.risk_factors.map((f) => f.factor)).not.toContain('leverage');
+      expect(noContext.risk_score).toBe(full.risk_score);
+      const reading = regimeOf(snapshot);
+      for (const part of ['volatility', 'breadth'] as const)
+        if (regimeOf(snapshot, [part]).riskScore !== reading.riskScore) moved[part] += 1;
+    }
+    expect(moved.volatility).toBeGreaterThan(asOfs.length / 2);
+    expect(moved.breadth).toBeGreaterThan(asOfs.length / 2);
   });
 
   it('each level follows the rule its description states', async () => {

@@ -7,6 +7,7 @@ import type { Bias, DataMode, DataStatus } from '../../schemas/common.ts';
 import type { AssetMarket, SourceIssue } from '../market/types.ts';
 import {
   MIN_TREND_CANDLES,
+  directedSignal,
   MOVE_RULE,
   provisionalRange,
   readTrend,
@@ -104,7 +105,7 @@ const provisionalSignal = (name: TrendSignal, value: number, candles: number): S
 const trendSignals = (trend: TrendReading | null): Signal[] =>
   (['ema', 'momentum', 'dmi'] as const).map((name) => {
     if (!trend) return missingSignal(name);
-    const value = trend.flat ? 0 : trend.signals[name];
+    const value = directedSignal(trend, name);
     return trend.unsettled.includes(name)
       ? provisionalSignal(name, value, trend.candles)
       : known(name, value);
@@ -206,7 +207,9 @@ const trendPoints = (t: TrendReading): string[] => {
   const adx = t.adx.toFixed(0);
   const leader = t.plusDi >= t.minusDi ? 'upward' : 'downward';
   points.push(
-    t.adx >= 25
+    t.flat && t.adx >= 20
+      ? `ADX reads ${adx}, but the price is flat: its directional movement reads no direction.`
+      : t.adx >= 25
       ? `ADX reads ${adx}: a trending market, with ${leader} directional movement leading.`
       : t.adx >= 20
         ? `ADX reads ${adx}: a weak trend, ${leader} movement slightly ahead.`

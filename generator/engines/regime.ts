@@ -16,7 +16,7 @@ import type { AssetAnalysis } from './asset-analysis.ts';
 import { clamp, correlation, last, logReturns, median, percentileRank, round, stdev } from './math.ts';
 import { pct } from './format.ts';
 import { symbolList } from './labels.ts';
-import { EMA_SETTLED_CANDLES, provisionalRange } from './trend.ts';
+import { directedSignal, EMA_SETTLED_CANDLES, provisionalRange } from './trend.ts';
 
 const VOL_WINDOW = 24;
 const HOURS_PER_YEAR = 24 * 365;
@@ -250,7 +250,8 @@ export function analyzeRegime(
     withData: withTrend.length,
     share: withTrend.length ? above / withTrend.length : null,
   };
-  const signals = withTrend.map((a) => a.trend!.signals.ema);
+  // A flat price's trend reads no direction (MOVE_RULE), in the regime as in the asset's own lean.
+  const signals = withTrend.map((a) => directedSignal(a.trend!, 'ema'));
   const medianTrend = median(signals);
   const medianDirection =
     medianTrend === null ? null : medianTrend > 0.1 ? 'up' : medianTrend < -0.1 ? 'down' : 'flat';
@@ -306,8 +307,8 @@ export function analyzeRegime(
     // A missing asset's trend signal lies in [-1, 1]; the median moves most with all of them at one end.
     const bounds = withTrend.map(({ trend }) =>
       trend!.unsettled.includes('ema')
-        ? provisionalRange('ema', trend!.signals.ema, trend!.candles)
-        : { min: trend!.signals.ema, max: trend!.signals.ema },
+        ? provisionalRange('ema', directedSignal(trend!, 'ema'), trend!.candles)
+        : { min: directedSignal(trend!, 'ema'), max: directedSignal(trend!, 'ema') },
     );
     const low = median([...bounds.map((b) => b.min), ...Array<number>(m).fill(-1)])!;
     const high = median([...bounds.map((b) => b.max), ...Array<number>(m).fill(1)])!;

@@ -131,6 +131,10 @@ export interface TrendReading {
   unsettled: TrendSignal[];
 }
 
+/** A signal as every reading counts it (the asset's lean, the regime's median trend): none for a flat price (MOVE_RULE). */
+export const directedSignal = (trend: TrendReading, name: TrendSignal): number =>
+  trend.flat ? 0 : trend.signals[name];
+
 const trueRange = (c: Candle, prevClose: number): number =>
   Math.max(c.high - c.low, Math.abs(c.high - prevClose), Math.abs(c.low - prevClose));
 
