@@ -101,6 +101,8 @@ export function buildHomeView(
   const regime = MarketRegimeResponse.safeParse(marketRegimeBody);
   const brain = MainBrainResponse.safeParse(mainBrainBody);
   const r = regime.success ? regime.data : null;
+  // Every chart, sparklines included, places its runs at these times.
+  const times = runs.map((run) => run.generated_at);
 
   const assets = brain.success
     ? Object.keys(brain.data.coins)
@@ -118,17 +120,17 @@ export function buildHomeView(
           priceTrend: sparklineSvg(
             coinSeries(runs, coin.asset, 'price'),
             `${coin.asset} price over recent runs`,
+            { times },
           ),
           confidenceTrend: sparklineSvg(
             coinSeries(runs, coin.asset, 'confidence'),
             `${coin.asset} confidence over recent runs`,
-            '#E69F00',
+            { color: '#E69F00', times },
           ),
         };
       })
     : [];
 
-  const times = runs.map((run) => run.generated_at);
   const priceSeries = assets.map((asset, i) => ({
     label: asset,
     color: PALETTE[i % PALETTE.length] ?? '#000',
