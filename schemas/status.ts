@@ -29,7 +29,11 @@ export const UNPUBLISHED_RUNS_MAX = 100;
 export const UnpublishedRun = z.strictObject({
   started_at: IsoTimestamp.describe('when the run started (by the clock of the machine that ran it)'),
   as_of: IsoTimestamp.describe('the market time the run was to describe'),
-  status: z.enum(['stale', 'failed']).describe('as `status` reads for such a run'),
+  status: z
+    .enum(['stale', 'failed'])
+    .describe(
+      'as `status` reads for such a run: `stale`, no source delivered a price; `failed`, the run stopped with an error',
+    ),
   error: z.string().nullable().describe('why it published nothing'),
 });
 export type UnpublishedRun = z.infer<typeof UnpublishedRun>;
