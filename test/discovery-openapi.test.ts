@@ -76,10 +76,19 @@ describe('OpenAPI document', () => {
     const history = [
       '/status.json',
       '/api/history/index.json',
-      '/api/history/{resource}/latest.json',
-      '/api/history/{resource}/latest.csv',
-      '/api/history/{resource}/{date}.json',
-      '/api/history/{resource}/{date}.csv',
+      // One set per resource, each answering with that resource's own rows.
+      ...[
+        'market-regime',
+        'main-brain',
+        'liquidity-lite',
+        'derivatives',
+        'human-consensus',
+        'statistics',
+      ].flatMap((resource) =>
+        ['latest.json', 'latest.csv', '{date}.json', '{date}.csv'].map(
+          (file) => `/api/history/${resource}/${file}`,
+        ),
+      ),
     ];
     expect(Object.keys(doc.paths).sort()).toEqual([...SPEC_PATHS, ...history].sort());
     for (const path of SPEC_PATHS) {

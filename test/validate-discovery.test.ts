@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPipeline } from '../generator/pipeline.ts';
 import { buildSite } from '../generator/site/build.ts';
 import { HISTORY_RESOURCE_IDS } from '../schemas/history.ts';
+import { historyFileComponent } from '../generator/discovery/history-entries.ts';
 import { startEmi } from './ops-cli.ts';
 import type { Running } from './ops-cli.ts';
 import { FIRST_RUN, copyTemplates } from './site-fixture.ts';
@@ -100,8 +101,12 @@ describe('the history schemas on the served site', () => {
     const described = [
       rowsDescription(await (await fetch(`${ORIGIN}/schemas/history-day.json`)).json()),
       rowsDescription(await (await fetch(`${ORIGIN}/schemas/history-latest.json`)).json()),
-      rowsDescription(openapi.components.schemas.HistoryDay ?? {}),
-      rowsDescription(openapi.components.schemas.HistoryLatest ?? {}),
+      // The document answers each resource's files with a schema of their own (its rows typed).
+      ...HISTORY_RESOURCE_IDS.flatMap((id) =>
+        (['day', 'latest'] as const).map((kind) =>
+          rowsDescription(openapi.components.schemas[historyFileComponent(id, kind)] ?? {}),
+        ),
+      ),
     ];
     for (const description of described) {
       expect(description).toMatch(/one row per run/);

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 description of the whole catalogue, built from the registry and its zod schemas (pure: the
 // caller passes the base URL and, optionally, example bodies from a real run).
-import { historyPaths } from './history-entries.ts';
+import { historyPaths, historyRowSchemaEntries, withTypedHistoryFiles } from './history-entries.ts';
 import { STATIC_FILE_RESPONSES } from './static-file-responses.ts';
 import {
   CACHE_SECONDS,
@@ -420,7 +420,10 @@ const componentsByBaseUrl = new Map<string, ReturnType<typeof componentSchemas>>
 function componentsFor(baseUrl: string): ReturnType<typeof componentSchemas> {
   let components = componentsByBaseUrl.get(baseUrl);
   if (!components) {
-    components = componentSchemas(schemaEntries(), baseUrl);
+    // Each history path answers with its own resource's file and rows (see history-entries.ts).
+    components = withTypedHistoryFiles(
+      componentSchemas([...schemaEntries(), ...historyRowSchemaEntries()], baseUrl),
+    );
     componentsByBaseUrl.set(baseUrl, components);
   }
   return components;
