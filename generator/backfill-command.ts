@@ -1,7 +1,7 @@
 // `emi backfill`: replays the simulated market over past rounds so a fresh install shows lessons and a track
 // record at once. Everything it writes is marked replayed wherever it shows. With a public folder it also fills
-// the published history (api/history/) with one simulated row per hour, labelled simulated in every row, so the
-// charts have a past on the first start.
+// the published history (api/history/) with one simulated row per hour over whole UTC days, labelled simulated in
+// every row, so the charts have a past on the first start.
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
 import { join, resolve } from 'node:path';
@@ -18,16 +18,30 @@ import { collectSimulatedMarket } from './sources/collect.ts';
 import { MAX_BACKFILL_DAYS, backfill, openArenaStore, runOwner, withRunLock } from './state/index.ts';
 import type { BackfillResult } from './state/index.ts';
 import { appendHistory, marketRowsOf, retentionFromEnv } from './history/index.ts';
-import type { AppendResult, MarketRows } from './history/index.ts';
+import type { AppendResult, MarketRows, RefusalKind, RefusedRow } from './history/index.ts';
 
 export { DEFAULT_BACKFILL_DAYS };
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 /**
- * Simulated market rows, one per hour over `days` ending at `asOf`, appended to the published history where it has
- * none: days that already have a file are final and keep it, and a time already on record keeps its row (a live run
- * at the top of an hour); only missing days and today's gaps are written.
+ * The hours a backfill writes history rows for (ms, both ends included): from 00:00 UTC of the day of the earliest
+ * hour `days` reach back from `asOf`, to `asOf`'s hour. Whole days: a window starting mid-day made a day file that
+ * began mid-day, final once later days had files, so a wider backfill later could not fill its morning and left a
+ * hole of up to 23 hours in the history. The arena's rounds keep their own window (state/backfill.ts).
+ */
+export function historyWindow(asOf: number, days: number): { first: number; last: number } {
+  const last = Math.floor(asOf / HOUR_MS) * HOUR_MS;
+  const earliest = last - days * DAY_MS + HOUR_MS;
+  return { first: Math.floor(earliest / DAY_MS) * DAY_MS, last };
+}
+
+/**
+ * Simulated market rows, one per hour over the whole UTC days `historyWindow` gives, appended to the published
+ * history where it has none: days that already have a file are final and keep it, a time already on record keeps
+ * its row (a live run at the top of an hour), and days before a final day whose rows begin mid-day are not written
+ * (they would stand behind a hole); only missing days and today's gaps are written.
  */
 async function backfillHistory(
   outDir: string,
@@ -40,8 +54,8 @@ async function backfillHistory(
     'liquidity-lite': [],
     derivatives: [],
   };
-  const last = Math.floor(options.asOf / HOUR_MS) * HOUR_MS;
-  for (let ms = last - options.days * 24 * HOUR_MS + HOUR_MS; ms <= last; ms += HOUR_MS) {
+  const { first, last } = historyWindow(options.asOf, options.days);
+  for (let ms = first; ms <= last; ms += HOUR_MS) {
     const run = await rowsAt(ms);
     for (const id of Object.keys(rows) as (keyof MarketRows)[]) rows[id].push(run[id]);
   }
@@ -135,7 +149,44 @@ export async function backfillSimulated(options: {
   }
 }
 
-/** Backfills up to now (or `asOf`) and prints one line of what happened. */
+/** How the summary names each kind of refused row, in the order it lists them. */
+const KEPT_OUT: ReadonlyArray<readonly [RefusalKind, string]> = [
+  ['on-record', 'times already on record'],
+  ['final-day', 'in final day files'],
+  ['hole', 'before a final day that begins mid-day'],
+  ['retention', 'outside retention'],
+  ['ahead', 'of days not begun by the clock'],
+  ['damaged', 'in damaged day files'],
+  ['invalid', 'failing their row schema'],
+];
+
+/**
+ * The lines `emi backfill` prints about the history: rows published and rows kept out by kind, then, when rows were
+ * refused because of a hole, one line naming the final day and why, so that a hole is never a bare count.
+ */
+export function historySummary(history: AppendResult): string[] {
+  const count = (kind: RefusalKind) => history.refused.filter((row) => row.kind === kind).length;
+  const kinds = KEPT_OUT.filter(([kind]) => count(kind) > 0).map(
+    ([kind, label]) => `${count(kind)} ${label}`,
+  );
+  const lines = [
+    `backfill: ${history.appended} simulated history rows published` +
+      (kinds.length > 0 ? ` (${history.refused.length} kept out: ${kinds.join(', ')})` : ''),
+  ];
+  const holes = new Map<string, RefusedRow[]>();
+  for (const row of history.refused.filter((r) => r.kind === 'hole')) {
+    holes.set(row.reason, [...(holes.get(row.reason) ?? []), row]);
+  }
+  for (const [reason, rows] of holes) {
+    const resources = [...new Set(rows.map((row) => row.resource))].join(', ');
+    const days = rows.map((row) => row.run_at.slice(0, 10)).sort();
+    const span = days[0] === days.at(-1) ? days[0] : `${days[0]} to ${days.at(-1)}`;
+    lines.push(`backfill: ${rows.length} history rows of ${span} not written (${resources}): ${reason}`);
+  }
+  return lines;
+}
+
+/** Backfills up to now (or `asOf`) and prints what happened. */
 export async function backfillAndReport(options: {
   stateDir: string;
   outDir?: string;
@@ -148,13 +199,7 @@ export async function backfillAndReport(options: {
     `backfill: ${result.rounds} rounds in the window (${result.resolved} replayed and resolved, ` +
       `${result.voided} voided, ${result.skipped} already on record)`,
   );
-  if (result.history) {
-    console.log(
-      `backfill: ${result.history.appended} simulated history rows published ` +
-        `(${result.history.refused.length} kept out: days already final, times already on record, or outside ` +
-        'retention)',
-    );
-  }
+  if (result.history) for (const line of historySummary(result.history)) console.log(line);
 }
 
 function parseDays(value: string): number {

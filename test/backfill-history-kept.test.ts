@@ -55,6 +55,7 @@ describe('backfill and the history already on record', { timeout: 60_000 }, () =
     expect(result.history?.refused).toContainEqual({
       resource: 'main-brain',
       run_at: row!.run_at,
+      kind: 'on-record',
       reason: 'a row for this time is already on record; kept',
     });
   });

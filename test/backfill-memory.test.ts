@@ -40,9 +40,10 @@ describe('emi backfill over 20 days', () => {
       env: { ...process.env, EMI_TEST_PEAK_RSS_FILE: peakFile },
     });
     expect(stdout).toContain('backfill: 480 rounds in the window (480 replayed and resolved');
-    expect(stdout).toContain('backfill: 1920 simulated history rows published');
+    // The history is written for whole UTC days: from 2026-11-06 00:00 (the day the 20 days reach) to the as-of.
+    expect(stdout).toContain('backfill: 1972 simulated history rows published');
     const peakMb = Number(await readFile(peakFile, 'utf8')) / 1024;
-    // About 200 MB with a few hours kept (Node, the bundle, the store, 1920 history rows); about 900 MB before.
+    // About 200 MB with a few hours kept (Node, the bundle, the store, 1972 history rows); about 900 MB before.
     expect(peakMb).toBeLessThan(400);
   }, 180_000);
 });

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backfillSimulated } from '../generator/backfill-command.ts';
+import { backfillSimulated, historyWindow } from '../generator/backfill-command.ts';
 import { HistoryDayFile } from '../schemas/history.ts';
 import { readFile } from 'node:fs/promises';
 import { MIN_CHART_RUNS, readPublishedHistory } from '../generator/site/history.ts';
@@ -35,7 +35,10 @@ describe('home charts from the published history', () => {
       seed: 3,
       asOf: AS_OF,
     });
-    expect(result.history?.appended).toBe(4 * 24);
+    // One row per hour over whole UTC days: from 00:00 of the day the one day reaches back to, to the as-of.
+    const window = historyWindow(AS_OF, 1);
+    const hours = (window.last - window.first) / 3_600_000 + 1;
+    expect(result.history?.appended).toBe(4 * hours);
     const today = new Date(AS_OF).toISOString().slice(0, 10);
     const day = HistoryDayFile.parse(
       JSON.parse(await readFile(join(out, 'api/history/main-brain', `${today}.json`), 'utf8')),
@@ -43,10 +46,10 @@ describe('home charts from the published history', () => {
     expect(day.rows.every((row) => row.data_mode === 'simulated')).toBe(true);
 
     const runs = await readPublishedHistory(out);
-    expect(runs).toHaveLength(24);
+    expect(runs).toHaveLength(hours);
     expect(runs[0]?.coins.BTC?.price).toEqual(expect.any(Number));
     const view = buildHomeView(undefined, undefined, runs);
-    expect(view.charts).toMatchObject({ runs: 24, collecting: false, simulatedRuns: 24 });
+    expect(view.charts).toMatchObject({ runs: hours, collecting: false, simulatedRuns: hours });
     expect(view.charts.prices).toContain('change, %');
     expect(view.charts.prices).toContain('run time (UTC)');
     expect(view.charts.confidence).toContain('score, 0-100');

@@ -1,12 +1,13 @@
 // Appends run rows to the published history: `api/history/<resource>/<YYYY-MM-DD>.json` (one UTC day, with a CSV
 // twin), `latest.json`/`latest.csv` (the last rows across days) and `api/history/index.json`. A day is over once a
-// later day has a file: its file never changes again (a backfill may still create a day that has none), so a host
-// may cache a finished day for a long time. The history's own newest day, not the wall clock, closes days and
-// counts retention, so replaying a past period behaves as it did live; but only a day that has begun by the wall
-// clock counts: a row for a later day (a run with a future as-of) is refused and makes no file, and a day file made
-// by a clock that ran ahead closes no day, counts for no retention and stays out of `latest.*` until its day begins
-// (it is kept, listed in the index, and named in the result), so it never makes the true current day unwritable
-// nor removes its past. Every file is replaced atomically.
+// later day has a file: its file never changes again (a backfill may still create a day that has none, but none
+// before a final day whose rows begin mid-day: that day's missing hours could never be filled, so the new rows would
+// stand apart behind a hole), so a host may cache a finished day for a long time. The history's own newest day, not
+// the wall clock, closes days and counts retention, so replaying a past period behaves as it did live; but only a
+// day that has begun by the wall clock counts: a row for a later day (a run with a future as-of) is refused and makes
+// no file, and a day file made by a clock that ran ahead closes no day, counts for no retention and stays out of
+// `latest.*` until its day begins (it is kept, listed in the index, and named in the result), so it never makes the
+// true current day unwritable nor removes its past. Every file is replaced atomically.
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
@@ -52,14 +53,24 @@ export interface HistoryStoreOptions {
   /**
    * Fill gaps only (a backfill): a row whose time is already on record is kept out, never replaces it. A live run
    * at the top of an hour has the time a backfill row of that hour has. Default: a row replaces one of its time
-   * (a run repeated at the same as-of).
+   * (a run repeated at the same as-of). Nor does a backfill write days before a final day whose rows begin mid-day
+   * (the hours missing there could never be filled): they are refused as a `hole`.
    */
   gapsOnly?: boolean;
 }
 
+/**
+ * Why a row was kept out, in the kinds an operator tells apart: `on-record` (a backfill's time already has a row),
+ * `final-day` (its day is over and its file final), `hole` (a backfill's row for a day before a final day whose rows
+ * begin mid-day), `retention` (older than the retention window), `ahead` (its day has not begun by the clock),
+ * `damaged` (its day file is damaged), `invalid` (it fails its row schema).
+ */
+export type RefusalKind = 'on-record' | 'final-day' | 'hole' | 'retention' | 'ahead' | 'damaged' | 'invalid';
+
 export interface RefusedRow {
   resource: HistoryResourceId;
   run_at: string;
+  kind: RefusalKind;
   reason: string;
 }
 
@@ -262,15 +273,21 @@ async function appendDay(
   gapsOnly: boolean,
   makeFolder: MakeFolder,
 ): Promise<{ written: HistoryRow[] | null; refused: RefusedRow[]; sound: boolean }> {
-  const refusal = (reason: string) => (row: HistoryRow) => ({ resource: id, run_at: row.run_at, reason });
-  const refuse = (reason: string) => ({ written: null, refused: rows.map(refusal(reason)), sound: false });
+  const refusal = (kind: RefusalKind, reason: string) => (row: HistoryRow) =>
+    refusedRow(id, row, kind, reason);
+  const refuse = (kind: RefusalKind, reason: string) => ({
+    written: null,
+    refused: rows.map(refusal(kind, reason)),
+    sound: false,
+  });
   const { rows: existing, sound } = await readDay(root, id, day);
-  if (existing === null) return refuse(`the day file ${day}.json is damaged; left as it is`);
-  if (closed && existing.length > 0) return refuse(`the day ${day} is over and its file is final`);
+  if (existing === null) return refuse('damaged', `the day file ${day}.json is damaged; left as it is`);
+  if (closed && existing.length > 0)
+    return refuse('final-day', `the day ${day} is over and its file is final`);
   const onRecord = new Set(existing.map((row) => row.run_at));
   const kept = gapsOnly ? rows.filter((row) => onRecord.has(row.run_at)) : [];
   const added = gapsOnly ? rows.filter((row) => !onRecord.has(row.run_at)) : rows;
-  const refused = kept.map(refusal('a row for this time is already on record; kept'));
+  const refused = kept.map(refusal('on-record', 'a row for this time is already on record; kept'));
   if (added.length === 0) return { written: null, refused, sound: false };
   const fresh = new Set(added.map((row) => row.run_at));
   const merged = [...existing.filter((row) => !fresh.has(row.run_at)), ...added].sort((a, b) =>
@@ -314,6 +331,44 @@ async function writeLatest(
   };
   await writePair(root, id, 'latest', body, { makeFolder, sound });
 }
+
+const refusedRow = (
+  resource: HistoryResourceId,
+  row: HistoryRow,
+  kind: RefusalKind,
+  reason: string,
+): RefusedRow => ({ resource, run_at: row.run_at, kind, reason });
+
+/** The start of the UTC hour of an ISO time, as the store writes times (`…T14:00:00.000Z`). */
+const hourOf = (iso: string): string => `${iso.slice(0, 13)}:00:00.000Z`;
+
+/**
+ * The hole a backfill's rows would stand behind, if any: the earliest final day among `days` (the days the rows
+ * reach, oldest first), when some of its incoming hours come before the hour of its first row (the history began
+ * mid-day there, e.g. with live runs). Those hours can never be filled, so rows for earlier days would be separated
+ * from the rest of the history by them. Only that day's leading gap counts: hours missing in the middle of a final
+ * day (failed runs) leave the days before it joined to it, and a later final day's gap lies behind it anyway.
+ */
+async function holeBeforeFinalDay(
+  root: string,
+  id: HistoryResourceId,
+  days: ReadonlyArray<readonly [string, readonly HistoryRow[]]>,
+  isFinal: (day: string) => boolean,
+): Promise<{ day: string; begins: string } | null> {
+  const reached = days.find(([day]) => isFinal(day));
+  if (!reached) return null;
+  const [day, incoming] = reached;
+  const { rows } = await readDay(root, id, day);
+  // A damaged file's hours are unknown: it is refused on its own and blocks nothing.
+  const begins = rows?.map((row) => row.run_at).sort()[0];
+  if (begins === undefined) return null;
+  const leading = incoming.some((row) => row.run_at < hourOf(begins));
+  return leading ? { day, begins } : null;
+}
+
+const holeReason = ({ day, begins }: { day: string; begins: string }) =>
+  `the history of the final day ${day} begins at ${begins}; earlier rows would leave a hole before it ` +
+  '(a final day file never changes)';
 
 const oldestKeptAfter = (newestDay: string, retentionDays: number) =>
   utcDay(Date.parse(`${newestDay}T00:00:00.000Z`) - retentionDays * DAY_MS);
@@ -402,30 +457,35 @@ async function appendResource(
     const checked = schema.safeParse(row);
     const day = dayOf(row.run_at);
     if (!checked.success) {
-      result.refused.push({
-        resource: id,
-        run_at: row.run_at,
-        reason: checked.error.issues[0]?.message ?? '',
-      });
+      result.refused.push(refusedRow(id, row, 'invalid', checked.error.issues[0]?.message ?? ''));
     } else if (day > today) {
-      result.refused.push({
-        resource: id,
-        run_at: row.run_at,
-        reason:
+      result.refused.push(
+        refusedRow(
+          id,
+          row,
+          'ahead',
           `the day ${day} has not begun by this machine's clock (${today}): ` +
-          'a run ahead of the clock keeps no history row',
-      });
+            'a run ahead of the clock keeps no history row',
+        ),
+      );
     } else if (day < oldestKept) {
-      result.refused.push({ resource: id, run_at: row.run_at, reason: 'older than the retention window' });
+      result.refused.push(refusedRow(id, row, 'retention', 'older than the retention window'));
     } else {
       byDay.set(day, [...(byDay.get(day) ?? []), row]);
     }
   }
+  const isFinal = (day: string) => day < lastExisting && existingDays.includes(day);
+  const days = [...byDay].sort(([a], [b]) => a.localeCompare(b));
+  // A backfill fills gaps: never with rows that a hole it cannot fill would cut off from the rest of the history.
+  const hole = gapsOnly ? await holeBeforeFinalDay(root, id, days, isFinal) : null;
   const written = new Map<string, HistoryRow[]>();
   const soundWritten = new Set<string>();
-  for (const [day, dayRows] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
-    const closed = day < lastExisting && existingDays.includes(day);
-    const outcome = await appendDay(root, id, day, dayRows, closed, gapsOnly, makeFolder);
+  for (const [day, dayRows] of days) {
+    if (hole && day < hole.day) {
+      result.refused.push(...dayRows.map((row) => refusedRow(id, row, 'hole', holeReason(hole))));
+      continue;
+    }
+    const outcome = await appendDay(root, id, day, dayRows, isFinal(day), gapsOnly, makeFolder);
     if (outcome.written) written.set(day, outcome.written);
     if (outcome.written && outcome.sound) soundWritten.add(day);
     result.refused.push(...outcome.refused);
