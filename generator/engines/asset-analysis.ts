@@ -210,10 +210,10 @@ const trendPoints = (t: TrendReading): string[] => {
     t.flat && t.adx >= 20
       ? `ADX reads ${adx}, but the price is flat: its directional movement reads no direction.`
       : t.adx >= 25
-      ? `ADX reads ${adx}: a trending market, with ${leader} directional movement leading.`
-      : t.adx >= 20
-        ? `ADX reads ${adx}: a weak trend, ${leader} movement slightly ahead.`
-        : `ADX reads ${adx}: no established trend.`,
+        ? `ADX reads ${adx}: a trending market, with ${leader} directional movement leading.`
+        : t.adx >= 20
+          ? `ADX reads ${adx}: a weak trend, ${leader} movement slightly ahead.`
+          : `ADX reads ${adx}: no established trend.`,
   );
   return points;
 };
