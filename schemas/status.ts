@@ -21,22 +21,30 @@ export const SiteBuildFailure = z.strictObject({
 });
 export type SiteBuildFailure = z.infer<typeof SiteBuildFailure>;
 
-/** How far back, and how many, runs that published nothing /status.json keeps (`unpublished_runs`). */
+/** How far back, and how many stretches of, runs that published nothing /status.json keeps (`unpublished_runs`). */
 export const UNPUBLISHED_RUNS_DAYS = 7;
 export const UNPUBLISHED_RUNS_MAX = 100;
 
-/** A run that published nothing: it left no history row, so a gap in the history names it here. */
-export const UnpublishedRun = z.strictObject({
-  started_at: IsoTimestamp.describe('when the run started (by the clock of the machine that ran it)'),
-  as_of: IsoTimestamp.describe('the market time the run was to describe'),
+/**
+ * Consecutive runs that published nothing, with the same status: they left no history row, so a gap in the history
+ * names them here. One stretch however long (a day-long venue outage of a run a minute is one entry, not 1 440).
+ */
+export const UnpublishedRuns = z.strictObject({
+  first_started_at: IsoTimestamp.describe(
+    'when the first run of the stretch started (by the clock that ran it)',
+  ),
+  last_started_at: IsoTimestamp.describe('when the last run of the stretch started'),
+  first_as_of: IsoTimestamp.describe('the market time the first run was to describe'),
+  last_as_of: IsoTimestamp.describe('the market time the last run was to describe'),
+  runs: z.number().int().min(1).describe('how many runs the stretch holds'),
   status: z
     .enum(['stale', 'failed'])
     .describe(
-      'as `status` reads for such a run: `stale`, no source delivered a price; `failed`, the run stopped with an error',
+      'as `status` reads for each of them: `stale`, no source delivered a price; `failed`, the run stopped with an error',
     ),
-  error: z.string().nullable().describe('why it published nothing'),
+  error: z.string().nullable().describe('why the last run of the stretch published nothing'),
 });
-export type UnpublishedRun = z.infer<typeof UnpublishedRun>;
+export type UnpublishedRuns = z.infer<typeof UnpublishedRuns>;
 
 export const RunStatus = z.strictObject({
   project: z.literal(PROJECT),
@@ -98,14 +106,14 @@ export const RunStatus = z.strictObject({
     })
     .describe('the market-data sources of the last run and the problems they reported'),
   unpublished_runs: z
-    .array(UnpublishedRun)
+    .array(UnpublishedRuns)
     .max(UNPUBLISHED_RUNS_MAX)
     .optional()
     .describe(
-      `the runs of the last ${UNPUBLISHED_RUNS_DAYS} days that published nothing (\`stale\` or \`failed\`), oldest ` +
-        `first, at most ${UNPUBLISHED_RUNS_MAX} (the newest kept): such a run leaves no row in /api/history/, so a ` +
-        'gap in the history with no run listed here had no run at all (the publisher was stopped). Absent from ' +
-        'statuses written before it was recorded',
+      `the runs of the last ${UNPUBLISHED_RUNS_DAYS} days that published nothing (\`stale\` or \`failed\`), as ` +
+        `stretches of consecutive runs of one status, oldest first, at most ${UNPUBLISHED_RUNS_MAX} (the newest ` +
+        'kept): such a run leaves no row in /api/history/, so a gap in the history that no stretch here covers had ' +
+        'no run at all (the publisher was stopped). Absent from statuses written before it was recorded',
     ),
   build: SiteBuildFailure.optional().describe(
     'present only when the site build after the last run failed: the site was not rebuilt, the build named here ' +

@@ -10,56 +10,70 @@ import { unpublishedRuns } from '../generator/publish/status.ts';
 import type { RunReport } from '../generator/pipeline.ts';
 import { INDEX_FILE, RECORDING_VERSION } from '../generator/sources/recording/recording-files.ts';
 import { RunStatus, UNPUBLISHED_RUNS_MAX } from '../schemas/status.ts';
-import type { UnpublishedRun } from '../schemas/status.ts';
 import { generateArgs, runEmi } from './ops-cli.ts';
 
 let dir: string;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'emi-unpublished-'));
-  await mkdir(join(dir, 'empty-recording'));
-  await writeFile(
-    join(dir, 'empty-recording', INDEX_FILE),
-    JSON.stringify({ version: RECORDING_VERSION, asOf: '2026-11-20T10:01:00.000Z', entries: [] }),
-  );
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
 const readJson = async (file: string): Promise<unknown> => JSON.parse(await readFile(file, 'utf8'));
 
 describe('/status.json unpublished_runs on the real emi', () => {
-  it('names the stale run between two good ones, whose history has no row for it', async () => {
-    const good = (asOf: string) => runEmi(dir, generateArgs(asOf));
-    expect((await good('2026-11-20T10:00:00Z')).code).toBe(0);
-    const stale = await runEmi(dir, [
-      ...generateArgs('2026-11-20T10:01:00Z'),
-      '--source',
-      'replay',
-      '--replay',
-      'empty-recording',
-    ]);
-    expect(stale.code).toBe(1);
-    const afterStale = RunStatus.parse(await readJson(join(dir, 'site', 'status.json')));
-    expect(afterStale.unpublished_runs).toHaveLength(1);
-    expect((await good('2026-11-20T10:02:00Z')).code).toBe(0);
+  it('names the stale runs between good ones, one stretch per run of them, whose history has no row', async () => {
+    const good = async (asOf: string) => expect((await runEmi(dir, generateArgs(asOf))).code).toBe(0);
+    // A replay of a recording (of this as-of) that answers nothing: every venue call fails, nothing is published.
+    const stale = async (asOf: string) => {
+      const recording = `empty-recording-${asOf.slice(11, 16).replace(':', '')}`;
+      await mkdir(join(dir, recording));
+      await writeFile(
+        join(dir, recording, INDEX_FILE),
+        JSON.stringify({ version: RECORDING_VERSION, asOf: new Date(asOf).toISOString(), entries: [] }),
+      );
+      const run = await runEmi(dir, [...generateArgs(asOf), '--source', 'replay', '--replay', recording]);
+      expect(run.code, run.stderr).toBe(1);
+      return RunStatus.parse(await readJson(join(dir, 'site', 'status.json'))).last_run.started_at;
+    };
+    await good('2026-11-20T10:00:00Z');
+    const first = await stale('2026-11-20T10:01:00Z');
+    const second = await stale('2026-11-20T10:02:00Z');
+    await good('2026-11-20T10:03:00Z');
+    const third = await stale('2026-11-20T10:04:00Z');
+    await good('2026-11-20T10:05:00Z');
 
     const status = RunStatus.parse(await readJson(join(dir, 'site', 'status.json')));
     expect(status.status).toBe('ok');
+    const error = expect.stringContaining('no source delivered a price') as unknown as string;
     expect(status.unpublished_runs).toEqual([
       {
-        started_at: afterStale.last_run.started_at,
-        as_of: '2026-11-20T10:01:00.000Z',
+        first_started_at: first,
+        last_started_at: second,
+        first_as_of: '2026-11-20T10:01:00.000Z',
+        last_as_of: '2026-11-20T10:02:00.000Z',
+        runs: 2,
         status: 'stale',
-        error: expect.stringContaining('no source delivered a price') as unknown as string,
+        error,
+      },
+      {
+        first_started_at: third,
+        last_started_at: third,
+        first_as_of: '2026-11-20T10:04:00.000Z',
+        last_as_of: '2026-11-20T10:04:00.000Z',
+        runs: 1,
+        status: 'stale',
+        error,
       },
     ]);
-    // The gap it explains: the history has the two good runs' rows and none at 10:01.
+    // The gaps they explain: the history has the good runs' rows and none of theirs.
     const latest = (await readJson(join(dir, 'site', 'api', 'history', 'main-brain', 'latest.json'))) as {
       rows: { run_at: string }[];
     };
     expect(latest.rows.map((row) => row.run_at)).toEqual([
       '2026-11-20T10:00:00.000Z',
-      '2026-11-20T10:02:00.000Z',
+      '2026-11-20T10:03:00.000Z',
+      '2026-11-20T10:05:00.000Z',
     ]);
     const validate = await runEmi(dir, ['validate', 'site']);
     expect(validate.code, validate.stdout + validate.stderr).toBe(0);
@@ -67,7 +81,7 @@ describe('/status.json unpublished_runs on the real emi', () => {
 });
 
 describe('unpublishedRuns', () => {
-  const report = (startedAt: string, status: RunReport['status']): RunReport => ({
+  const report = (startedAt: string, status: RunReport['status'], error = 'why'): RunReport => ({
     status,
     mode: 'simulated',
     seed: 42,
@@ -77,35 +91,67 @@ describe('unpublishedRuns', () => {
     duration_ms: 0,
     files_written: 0,
     issues: [],
-    error: status === 'ok' ? null : 'why',
+    error: status === 'ok' ? null : error,
   });
-  const previous = (runs: UnpublishedRun[]) => ({ unpublished_runs: runs }) as RunStatus;
-  const entry = (startedAt: string): UnpublishedRun => ({
-    started_at: startedAt,
-    as_of: startedAt,
-    status: 'failed',
+  /** The status a run wrote: its own status and the stretches so far. */
+  const after = (run: RunReport, previous: RunStatus | null = null) =>
+    ({ status: run.status, unpublished_runs: unpublishedRuns(run, previous) }) as RunStatus;
+  const stretch = (first: string, last: string, runs: number, status: 'stale' | 'failed' = 'failed') => ({
+    first_started_at: first,
+    last_started_at: last,
+    first_as_of: first,
+    last_as_of: last,
+    runs,
+    status,
     error: 'why',
   });
 
-  it('adds a stale or failed run, and keeps the list through a good one', () => {
-    const failed = unpublishedRuns(report('2026-11-20T10:00:00.000Z', 'failed'), null);
-    expect(failed).toEqual([entry('2026-11-20T10:00:00.000Z')]);
-    const stale = unpublishedRuns(report('2026-11-20T10:01:00.000Z', 'stale'), previous(failed));
-    expect(stale.map((run) => run.status)).toEqual(['failed', 'stale']);
-    expect(unpublishedRuns(report('2026-11-20T10:02:00.000Z', 'degraded'), previous(stale))).toEqual(stale);
+  it('joins consecutive runs of one status; a good run or another status starts a new stretch', () => {
+    let status = after(report('2026-11-20T10:00:00.000Z', 'failed'));
+    status = after(report('2026-11-20T10:01:00.000Z', 'failed'), status);
+    expect(status.unpublished_runs).toEqual([
+      stretch('2026-11-20T10:00:00.000Z', '2026-11-20T10:01:00.000Z', 2),
+    ]);
+    status = after(report('2026-11-20T10:02:00.000Z', 'stale'), status);
+    status = after(report('2026-11-20T10:03:00.000Z', 'degraded'), status);
+    status = after(report('2026-11-20T10:04:00.000Z', 'stale', 'the last why'), status);
+    status = after(report('2026-11-20T10:05:00.000Z', 'stale'), status);
+    expect(status.unpublished_runs).toEqual([
+      stretch('2026-11-20T10:00:00.000Z', '2026-11-20T10:01:00.000Z', 2),
+      stretch('2026-11-20T10:02:00.000Z', '2026-11-20T10:02:00.000Z', 1, 'stale'),
+      stretch('2026-11-20T10:04:00.000Z', '2026-11-20T10:05:00.000Z', 2, 'stale'),
+    ]);
   });
 
-  it('forgets runs older than seven days and keeps the newest hundred', () => {
-    const old = entry('2026-11-13T09:59:59.000Z');
-    const kept = entry('2026-11-13T10:00:00.000Z');
-    expect(unpublishedRuns(report('2026-11-20T10:00:00.000Z', 'ok'), previous([old, kept]))).toEqual([kept]);
+  it('a day of failed runs a minute apart is one stretch of 1 440', () => {
+    let status: RunStatus | null = null;
+    for (let minute = 0; minute < 1440; minute++) {
+      status = after(
+        report(new Date(Date.parse('2026-11-20T00:00:00Z') + minute * 60_000).toISOString(), 'failed'),
+        status,
+      );
+    }
+    expect(status?.unpublished_runs).toEqual([
+      stretch('2026-11-20T00:00:00.000Z', '2026-11-20T23:59:00.000Z', 1440),
+    ]);
+  });
 
-    const many = Array.from({ length: UNPUBLISHED_RUNS_MAX }, (_, i) =>
-      entry(new Date(Date.parse('2026-11-20T00:00:00Z') + i * 60_000).toISOString()),
-    );
-    const next = unpublishedRuns(report('2026-11-20T10:00:00.000Z', 'failed'), previous(many));
+  it('forgets stretches that ended over seven days ago and keeps the newest hundred', () => {
+    const old = stretch('2026-11-12T00:00:00.000Z', '2026-11-13T09:59:59.000Z', 5);
+    const kept = stretch('2026-11-12T00:00:00.000Z', '2026-11-13T10:00:00.000Z', 5);
+    const previous = { status: 'ok', unpublished_runs: [old, kept] } as RunStatus;
+    expect(unpublishedRuns(report('2026-11-20T10:00:00.000Z', 'ok'), previous)).toEqual([kept]);
+
+    const many = Array.from({ length: UNPUBLISHED_RUNS_MAX }, (_, i) => {
+      const at = new Date(Date.parse('2026-11-20T00:00:00Z') + i * 60_000).toISOString();
+      return stretch(at, at, 1);
+    });
+    const next = unpublishedRuns(report('2026-11-20T10:00:00.000Z', 'failed'), {
+      status: 'ok',
+      unpublished_runs: many,
+    } as RunStatus);
     expect(next).toHaveLength(UNPUBLISHED_RUNS_MAX);
     expect(next[0]).toEqual(many[1]);
-    expect(next.at(-1)?.started_at).toBe('2026-11-20T10:00:00.000Z');
+    expect(next.at(-1)?.first_started_at).toBe('2026-11-20T10:00:00.000Z');
   });
 });

@@ -10,7 +10,7 @@ import {
   UNPUBLISHED_RUNS_DAYS,
   UNPUBLISHED_RUNS_MAX,
 } from '../../schemas/status.ts';
-import type { UnpublishedRun } from '../../schemas/status.ts';
+import type { UnpublishedRuns } from '../../schemas/status.ts';
 import { oneLine } from '../cli-options.ts';
 import type { RunReport } from '../pipeline.ts';
 import { writeFileAtomic } from './atomic-write.ts';
@@ -21,21 +21,38 @@ export const STATUS_FILE = 'status.json';
 const DAY_MS = 86_400_000;
 
 /**
- * The runs that published nothing, the previous status's and this one's if it did not publish: those of the last
- * UNPUBLISHED_RUNS_DAYS days before this run, at most UNPUBLISHED_RUNS_MAX (the newest kept), oldest first.
+ * The stretches of runs that published nothing: the previous status's, with this run added when it did not publish
+ * (to the last stretch when the run before it was one of the same status, else as a new one); those that ended in
+ * the last UNPUBLISHED_RUNS_DAYS days before this run, at most UNPUBLISHED_RUNS_MAX (the newest kept), oldest first.
  */
-export function unpublishedRuns(report: RunReport, previous: RunStatus | null): UnpublishedRun[] {
-  const runs = [...(previous?.unpublished_runs ?? [])];
+export function unpublishedRuns(report: RunReport, previous: RunStatus | null): UnpublishedRuns[] {
+  const stretches = [...(previous?.unpublished_runs ?? [])];
   if (report.status === 'stale' || report.status === 'failed') {
-    runs.push({
-      started_at: report.started_at,
-      as_of: report.as_of,
-      status: report.status,
-      error: report.error,
-    });
+    const last = stretches.at(-1);
+    if (last && previous?.status === report.status && last.status === report.status) {
+      stretches[stretches.length - 1] = {
+        ...last,
+        last_started_at: report.started_at,
+        last_as_of: report.as_of,
+        runs: last.runs + 1,
+        error: report.error,
+      };
+    } else {
+      stretches.push({
+        first_started_at: report.started_at,
+        last_started_at: report.started_at,
+        first_as_of: report.as_of,
+        last_as_of: report.as_of,
+        runs: 1,
+        status: report.status,
+        error: report.error,
+      });
+    }
   }
   const since = Date.parse(report.started_at) - UNPUBLISHED_RUNS_DAYS * DAY_MS;
-  return runs.filter((run) => Date.parse(run.started_at) >= since).slice(-UNPUBLISHED_RUNS_MAX);
+  return stretches
+    .filter((stretch) => Date.parse(stretch.last_started_at) >= since)
+    .slice(-UNPUBLISHED_RUNS_MAX);
 }
 
 export function runStatus(
