@@ -2,6 +2,7 @@
 // and an index. Columns are declared once here; the row schema, the CSV header and the docs all come from them.
 import * as z from 'zod';
 import { DataMode, EDUCATIONAL_NOTICE, IsoTimestamp, TRACKED_ASSETS } from './common.ts';
+import { UNPUBLISHED_RUNS_DAYS } from './status.ts';
 
 export type ColumnKind = 'number' | 'string';
 
@@ -189,7 +190,9 @@ const historyRows = (which: string) =>
     .array(z.record(z.string(), z.union([z.number(), z.string(), z.null()])))
     .describe(
       `${which}; keyed by the names in \`columns\` (null where the run had no value), each row as the ` +
-        'resource’s row schema at /schemas/history-<resource>-row.json describes it',
+        'resource’s row schema at /schemas/history-<resource>-row.json describes it. A run that published nothing ' +
+        `has no row: /status.json \`unpublished_runs\` lists such runs of the last ${UNPUBLISHED_RUNS_DAYS} days, so a ` +
+        'gap it does not cover had no run',
     );
 
 /** `/api/history/<resource>/<YYYY-MM-DD>.json`: one UTC day, append-only until the day is over. */

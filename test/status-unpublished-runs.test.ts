@@ -6,6 +6,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildLlmsTxt } from '../generator/discovery/llms-txt.ts';
+import { buildOpenApiDocument } from '../generator/discovery/openapi.ts';
 import { unpublishedRuns } from '../generator/publish/status.ts';
 import type { RunReport } from '../generator/pipeline.ts';
 import { INDEX_FILE, RECORDING_VERSION } from '../generator/sources/recording/recording-files.ts';
@@ -153,5 +155,24 @@ describe('unpublishedRuns', () => {
     expect(next).toHaveLength(UNPUBLISHED_RUNS_MAX);
     expect(next[0]).toEqual(many[1]);
     expect(next.at(-1)?.first_started_at).toBe('2026-11-20T10:00:00.000Z');
+  });
+});
+
+describe('a reader of the history is told where the runs without a row are', () => {
+  const BASE_URL = 'https://emi.example.org';
+  it('the day and latest files’ rows, as the OpenAPI document describes them, and llms.txt point to unpublished_runs', () => {
+    const schemas = (
+      buildOpenApiDocument({ baseUrl: BASE_URL }) as {
+        components: { schemas: Record<string, { properties: { rows: { description: string } } }> };
+      }
+    ).components.schemas;
+    for (const name of ['HistoryMainBrainDay', 'HistoryStatisticsLatest']) {
+      expect(schemas[name]?.properties.rows.description, name).toContain(
+        'A run that published nothing has no row: /status.json `unpublished_runs` lists such runs of the last 7 days',
+      );
+    }
+    expect(buildLlmsTxt({ baseUrl: BASE_URL, hasBuyer: false })).toContain(
+      'a run that published nothing has no row (/status.json unpublished_runs lists those of the last 7 days)',
+    );
   });
 });

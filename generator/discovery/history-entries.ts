@@ -12,6 +12,7 @@ import {
 } from '../../schemas/history.ts';
 import type { HistoryResourceId } from '../../schemas/history.ts';
 import { CACHE_SECONDS } from '../../schemas/common.ts';
+import { UNPUBLISHED_RUNS_DAYS } from '../../schemas/status.ts';
 import type { JsonSchema, SchemaEntry } from './json-schema.ts';
 import type { SitemapEntry } from './crawl-files.ts';
 import { STATIC_FILE_RESPONSES } from './static-file-responses.ts';
@@ -247,7 +248,7 @@ export function historyPaths(): Json {
 
 export function historyLlmsLines(url: (path: string) => string): string {
   return [
-    `- [History index](${url('/api/history/index.json')}): which past values exist (one row per run, per resource), columns and every day file; one UTC day is /api/history/<resource>/YYYY-MM-DD.json, final once a later day has a file`,
+    `- [History index](${url('/api/history/index.json')}): which past values exist (one row per run, per resource), columns and every day file; one UTC day is /api/history/<resource>/YYYY-MM-DD.json, final once a later day has a file; a run that published nothing has no row (/status.json unpublished_runs lists those of the last ${UNPUBLISHED_RUNS_DAYS} days)`,
     `- [Latest history rows](${url('/api/history/market-regime/latest.json')}): the last 500 rows; replace market-regime with ${HISTORY_RESOURCE_IDS.filter((id) => id !== 'market-regime').join(', ')}; .csv twins beside each file`,
   ].join('\n');
 }
