@@ -305,10 +305,10 @@ export function analyzeRegime(
   if (medianTrend !== null) {
     points.set('trend', (1 - medianTrend) / 2);
     // A missing asset's trend signal lies in [-1, 1]; the median moves most with all of them at one end.
-    const bounds = withTrend.map(({ trend }) =>
+    const bounds = withTrend.map(({ trend }, i) =>
       trend!.unsettled.includes('ema')
-        ? provisionalRange('ema', directedSignal(trend!, 'ema'), trend!.candles)
-        : { min: directedSignal(trend!, 'ema'), max: directedSignal(trend!, 'ema') },
+        ? provisionalRange('ema', signals[i]!, trend!.candles)
+        : { min: signals[i]!, max: signals[i]! },
     );
     const low = median([...bounds.map((b) => b.min), ...Array<number>(m).fill(-1)])!;
     const high = median([...bounds.map((b) => b.max), ...Array<number>(m).fill(1)])!;
