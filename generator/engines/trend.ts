@@ -65,8 +65,9 @@ export const PROVISIONAL_RULE =
   `50-hour average, ${ADX_SETTLED_CANDLES} for ADX, ${MOMENTUM_SETTLED_CANDLES} for the week of volatility that ` +
   'scales momentum) is provisional and named in the limitations: confidence counts it as if its settled value ' +
   `could lie anywhere within a margin that is the whole range at the first trend reading (${MIN_TREND_CANDLES} ` +
-  'candles) and narrows with each further candle to nothing once the part has settled, so a shorter history ' +
-  'never reads more confident than a longer one of the same evidence.';
+  'candles) and narrows with each further candle to nothing once the part has settled. Each part reads only the ' +
+  'last candles it needs to settle, so an older candle never changes a reading and a shorter history never reads ' +
+  'more confident than a longer one of the same market.';
 
 /** Thresholds of the words for a price move and of a flat price (published by MOVE_RULE_TEXT). */
 export const MOVE_RULE = {
@@ -192,9 +193,12 @@ export function readTrend(candles: readonly Candle[]): TrendReading | null {
   if (candles.length < MIN_TREND_CANDLES) return null;
   const closes = candles.map((c) => c.close);
   if (closes.some((c) => !(c > 0))) return null;
-  const ema20 = last(emaSeries(closes, FAST))!;
-  const ema50 = last(emaSeries(closes, SLOW))!;
-  const dmi = directionalMovement(candles);
+  // Each part reads only the last candles it needs to settle (SETTLED_CANDLES, PROVISIONAL_RULE): an older candle never
+  // changes it, so a longer history reads exactly as a settled one, and two venues' limits read alike.
+  const emaCloses = closes.slice(-EMA_SETTLED_CANDLES);
+  const ema20 = last(emaSeries(emaCloses, FAST))!;
+  const ema50 = last(emaSeries(emaCloses, SLOW))!;
+  const dmi = directionalMovement(candles.slice(-ADX_SETTLED_CANDLES));
   if (dmi === null || !(dmi.atr > 0)) return null;
 
   const returns = logReturns(closes);

@@ -1,0 +1,65 @@
+// Each trend part reads only the last candles it needs to settle (PROVISIONAL_RULE): an older candle never changes a
+// reading. So a venue that sends 500 hourly candles and one that sends 169 publish the same trend and confidence, and
+// cutting a settled history can never raise a confidence (before, 500 -> 200 candles raised one by a point in 5 of
+// 280 simulated asset readings, and failed a CI run of the live-candles test on one of them).
+import { describe, expect, it } from 'vitest';
+import { buildFreeSnapshots } from '../generator/engines/index.ts';
+import { MOMENTUM_SETTLED_CANDLES, readTrend } from '../generator/engines/trend.ts';
+import type { MarketSnapshot } from '../generator/market/types.ts';
+import { collectSimulatedMarket } from '../generator/sources/collect.ts';
+import { candlesFrom, FIXTURE_CLOCK, HOUR, pricePath, SEVEN } from './helpers/market-fixtures.ts';
+
+/** The snapshot with every asset's candles cut to their last `bars`. */
+const cutTo = (snapshot: MarketSnapshot, bars: number): MarketSnapshot => ({
+  ...snapshot,
+  assets: snapshot.assets.map((a) =>
+    a.candles ? { ...a, candles: { ...a.candles, value: a.candles.value.slice(-bars) } } : a,
+  ),
+});
+
+describe('the trend reading', () => {
+  it('reads a 500-candle history exactly as its last 169 candles, whatever came before them', () => {
+    // A long fall, then a rise: the old fall must leave no trace in the averages or in ADX.
+    const closes = pricePath(
+      100,
+      [
+        { hours: 330, drift: -0.003, noise: 0.006 },
+        { hours: 170, drift: 0.002, noise: 0.004 },
+      ],
+      3,
+    );
+    const candles = candlesFrom(closes);
+    expect(candles.length).toBeGreaterThanOrEqual(500);
+    const long = readTrend(candles)!;
+    const settled = readTrend(candles.slice(-MOMENTUM_SETTLED_CANDLES))!;
+    expect(long.candles).toBe(candles.length);
+    expect(settled.candles).toBe(MOMENTUM_SETTLED_CANDLES);
+    expect({ ...long, candles: 0 }).toEqual({ ...settled, candles: 0 });
+    expect(long.unsettled).toEqual([]);
+  });
+
+  it('gives every simulated asset the same bias, confidence and summary from 500, 200 or 169 candles', async () => {
+    const changed: string[] = [];
+    for (let k = 0; k < 6; k++) {
+      // Hours and minutes apart, so the market differs from one reading to the next.
+      const asOf = FIXTURE_CLOCK.asOf + k * 7 * HOUR + k * 13 * 60_000;
+      const clock = { ...FIXTURE_CLOCK, asOf, generatedAt: asOf, nextUpdateDue: asOf + 60_000 };
+      const market = await collectSimulatedMarket({ seed: 7 + k, asOf, symbols: SEVEN, candleLimit: 500 });
+      const read = (bars: number) => buildFreeSnapshots(cutTo(market, bars), clock).mainBrain.coins;
+      const full = read(500);
+      expect(Object.keys(full)).toHaveLength(SEVEN.length);
+      for (const bars of [200, MOMENTUM_SETTLED_CANDLES]) {
+        const cut = read(bars);
+        for (const [symbol, coin] of Object.entries(full)) {
+          const other = cut[symbol]!;
+          const pick = (c: typeof coin) => ({ bias: c.bias, confidence: c.confidence, summary: c.summary });
+          if (JSON.stringify(pick(other)) !== JSON.stringify(pick(coin)))
+            changed.push(
+              `${symbol} at ${asOf}: 500 -> ${bars} candles ${coin.confidence} -> ${other.confidence}`,
+            );
+        }
+      }
+    }
+    expect(changed).toEqual([]);
+  });
+});
