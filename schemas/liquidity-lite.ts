@@ -34,6 +34,9 @@ export const LIQUIDITY_CONTEXT_RULE = {
   estimateSlack: 2,
 } as const;
 
+/** `relative_volume` reads the 24-hour blocks of this many days at most (generator/engines/liquidity.ts). */
+export const RELATIVE_VOLUME_DAYS = 20;
+
 const usd = (n: number): string => `${groupThousands(String(n))} USD`;
 const { deepSpreadBps, thinSpreadBps, deepDepthUsd, thinDepthUsd, estimateSlack } = LIQUIDITY_CONTEXT_RULE;
 
@@ -70,7 +73,10 @@ const LiquidityMetrics = z
       .number()
       .min(0)
       .nullable()
-      .describe('last 24 hours of volume against the median of earlier 24-hour blocks (1 = usual)'),
+      .describe(
+        'last 24 hours of volume against the median of the earlier 24-hour blocks of the last ' +
+          `${RELATIVE_VOLUME_DAYS} days (fewer when the run read fewer hourly candles; 1 = usual)`,
+      ),
     amihud_illiquidity: z
       .number()
       .min(0)

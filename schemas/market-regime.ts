@@ -41,6 +41,11 @@ export const REGIME_RULE = {
   opportunityConfidenceFrom: 50,
   /** The drawdown window: the 7-day high, or fewer hours when the candle history is shorter. */
   drawdownLookbackHours: 168,
+  /**
+   * Volatility `percentile` ranks the last 24 hours among the rolling 24-hour readings of this many hours of market
+   * returns (20 days): an older candle never changes it; a shorter history ranks against what it has, named.
+   */
+  volatilityRankHours: 480,
 } as const;
 
 /**
@@ -119,7 +124,10 @@ const Volatility = z
       .min(0)
       .max(100)
       .nullable()
-      .describe('where that volatility ranks against the trailing window of hourly candles (0-100)'),
+      .describe(
+        `where that volatility ranks among the rolling 24-hour readings of the last ${REGIME_RULE.volatilityRankHours} ` +
+          'hours (0-100); fewer hours when the run read fewer hourly candles, named in the limitations',
+      ),
     level: VolatilityLevel.nullable(),
   })
   .describe('realised volatility of the market and its rank against recent history');

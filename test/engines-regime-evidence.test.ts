@@ -218,7 +218,7 @@ describe('every regime label follows its published rule on the value as publishe
       if (c !== null) check('correlation.level', r.correlation.level, correlationRule(c), c);
       check('market_state', body.market_state, stateRule(body.market_mode, p, body.confidence), p);
       // The prose and the other bodies quote the same published figures.
-      const volLine = r.evidence.find((l) => /trailing window/.test(l));
+      const volLine = r.evidence.find((l) => /^Market volatility over the last 24 hours/.test(l));
       if (p !== null) quote('volatility evidence', volLine?.includes(`higher than ${p}% `), p);
       const corrLine = r.evidence.find((l) => /pairwise correlation/.test(l));
       if (c !== null) quote('correlation evidence', corrLine?.includes(` is ${c}`), c);

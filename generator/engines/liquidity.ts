@@ -2,6 +2,7 @@
 // a Corwin-Schultz spread estimate when there is no book, and market structure from swing pivots.
 import {
   LIQUIDITY_CONTEXT_RULE,
+  RELATIVE_VOLUME_DAYS,
   type LiquidityContext,
   type MarketStructure,
   type SpreadMethod,
@@ -80,8 +81,9 @@ export const corwinSchultzBps = (candles: readonly Candle[], pairs = 48): number
 const dollarVolumes = (candles: readonly Candle[]): number[] => candles.map((c) => c.volumeBase * c.close);
 
 /** Last 24 hours of volume against the median of the earlier whole 24-hour blocks (at least three). */
+/** The last 24 hours against the median of the earlier 24-hour blocks of RELATIVE_VOLUME_DAYS: older ones never count. */
 export const relativeVolume = (candles: readonly Candle[]): number | null => {
-  const dv = dollarVolumes(candles);
+  const dv = dollarVolumes(candles.slice(-24 * RELATIVE_VOLUME_DAYS));
   const blocks: number[] = [];
   for (let end = dv.length; end - 24 >= 0; end -= 24)
     blocks.push(dv.slice(end - 24, end).reduce((a, b) => a + b, 0));

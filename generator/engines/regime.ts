@@ -130,17 +130,31 @@ const modeOf = (risk: number | null): MarketMode =>
         ? 'RISK_OFF'
         : 'NEUTRAL';
 
-/** Current rolling volatility and its unrounded percentile rank (null without enough history to rank it). */
+/** The rolling 24-hour readings a full rank window holds. */
+const RANKED_READINGS = R.volatilityRankHours - VOL_WINDOW + 1;
+
+/**
+ * Current rolling volatility and its unrounded percentile rank among the rolling readings of the last
+ * REGIME_RULE.volatilityRankHours returns (null without enough history to rank it); `hours` is how many it ranked.
+ * `fullRank` bounds the rank (0-1) the full window would give: the missing older readings could all lie below the
+ * current one or all above it.
+ */
 const volatilityOf = (
-  returns: readonly number[],
-): { annualised: number | null; percentile: number | null } => {
-  if (returns.length < VOL_WINDOW) return { annualised: null, percentile: null };
+  allReturns: readonly number[],
+): { annualised: number | null; percentile: number | null; hours: number; fullRank: Range } => {
+  const returns = allReturns.slice(-R.volatilityRankHours);
+  const hours = returns.length;
+  if (returns.length < VOL_WINDOW) return { annualised: null, percentile: null, hours, fullRank: UNREAD };
   const rolling: number[] = [];
   for (let end = VOL_WINDOW; end <= returns.length; end++)
     rolling.push(stdev(returns.slice(end - VOL_WINDOW, end))!);
   const current = last(rolling)!;
   const percentile = rolling.length >= 2 * VOL_WINDOW ? percentileRank(rolling, current) : null;
-  return { annualised: current * Math.sqrt(HOURS_PER_YEAR), percentile };
+  const below = percentile === null ? 0 : (percentile / 100) * rolling.length;
+  const older = RANKED_READINGS - rolling.length;
+  const fullRank =
+    percentile === null ? UNREAD : { lo: below / RANKED_READINGS, hi: (below + older) / RANKED_READINGS };
+  return { annualised: current * Math.sqrt(HOURS_PER_YEAR), percentile, hours, fullRank };
 };
 
 /** Distance below the high of the last 168 bars, or of every bar when there are fewer (`window` says how many). */
@@ -179,7 +193,6 @@ interface Range {
   lo: number;
   hi: number;
 }
-const point = (x: number): Range => ({ lo: x, hi: x });
 /** A reading that did not come in could have said anything. */
 const UNREAD: Range = { lo: 0, hi: 1 };
 const pairsOf = (n: number) => (n * (n - 1)) / 2;
@@ -257,6 +270,7 @@ export function analyzeRegime(
     medianTrend === null ? null : medianTrend > 0.1 ? 'up' : medianTrend < -0.1 ? 'down' : 'flat';
 
   const rawVolatility = volatilityOf(marketReturns(series));
+  const shortRank = rawVolatility.percentile !== null && rawVolatility.hours < R.volatilityRankHours;
   const percentile =
     rawVolatility.percentile === null ? null : round(rawVolatility.percentile, R.percentileDecimals);
   const volatility: RegimeReading['volatility'] = {
@@ -316,10 +330,8 @@ export function analyzeRegime(
   } else ranges.set('trend', UNREAD);
   if (rawVolatility.percentile !== null) points.set('volatility', rawVolatility.percentile / 100);
   // The equal-weighted market without an asset is another market: its volatility could rank anywhere.
-  ranges.set(
-    'volatility',
-    rawVolatility.percentile !== null && m === 0 ? point(rawVolatility.percentile / 100) : UNREAD,
-  );
+  // A shorter history bounds the rank the full window would give (volatilityOf).
+  ranges.set('volatility', rawVolatility.percentile !== null && m === 0 ? rawVolatility.fullRank : UNREAD);
   if (drawdown.median !== null) {
     points.set('drawdown', drawdownRisk(drawdown.median));
     // The 7-day high is at least the high of a shorter window, so a short history bounds the drawdown on one side
@@ -400,7 +412,12 @@ export function analyzeRegime(
   if (volatility.annualised !== null)
     evidence.push(
       `Market volatility over the last 24 hours is ${pct(volatility.annualised, 0)} annualised` +
-        (percentile === null ? '.' : `, higher than ${percentile}% of the trailing window.`),
+        (percentile === null
+          ? '.'
+          : `, higher than ${percentile}% of its rolling 24-hour readings over the last ` +
+            (shortRank
+              ? `${rawVolatility.hours} hours (see limitations).`
+              : `${R.volatilityRankHours / 24} days.`)),
     );
   if (drawdown.median !== null && deepest !== null) {
     const longest = Math.max(...drawdowns.map((d) => d.window));
@@ -426,7 +443,17 @@ export function analyzeRegime(
   if (m > 0)
     limitations.push(`Too little candle data for ${symbolList(missing)}: left out of the regime reading.`);
   if (rawVolatility.percentile === null && series.length > 0)
-    limitations.push('Too little history to rank current volatility against the trailing window.');
+    limitations.push(
+      `Too little history to rank current volatility: it needs ${2 * VOL_WINDOW + VOL_WINDOW - 1} hours of ` +
+        `market returns, and the run had ${rawVolatility.hours}.`,
+    );
+  else if (shortRank)
+    limitations.push(
+      `Only ${rawVolatility.hours} hours of market returns, so volatility is ranked against them, not the last ` +
+        `${R.volatilityRankHours / 24} days: the full window could put its percentile anywhere from ` +
+        `${round(100 * rawVolatility.fullRank.lo, R.percentileDecimals)} to ` +
+        `${round(100 * rawVolatility.fullRank.hi, R.percentileDecimals)}.`,
+    );
   if (rawCorrelation.average === null && series.length > 0)
     limitations.push(
       correlationApplies
@@ -459,6 +486,7 @@ export function analyzeRegime(
     riskScore !== null &&
     (m > 0 ||
       shortWindows.length > 0 ||
+      shortRank ||
       provisional.length > 0 ||
       [...ranges.keys()].some((name) => !points.has(name)));
   if (partial) {

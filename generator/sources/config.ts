@@ -50,7 +50,7 @@ export const SourcesConfigInput = z.strictObject({
     .optional(),
   /** Venue calls in flight at once across the whole run. */
   concurrency: PositiveInt.optional(),
-  /** Closed hourly bars per asset. */
+  /** Closed hourly bars per asset; under 481 the regime's volatility rank reads a shorter window (named). */
   candleLimit: z.number().int().min(24).max(1000).optional(),
   /** A cross-venue price gap above this (percent) is reported as a limitation. */
   priceDisagreementPct: z.number().positive().optional(),

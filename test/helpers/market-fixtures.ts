@@ -1,5 +1,6 @@
 // Crafted market snapshots for engine tests: you choose the price path and which sections exist.
 import type { DataMode } from '../../schemas/common.ts';
+import { REGIME_RULE } from '../../schemas/market-regime.ts';
 import type { RunClock } from '../../generator/engines/clock.ts';
 import type {
   AssetMarket,
@@ -56,28 +57,57 @@ export const pricePath = (start: number, legs: readonly Leg[], seed = 1): number
   return closes;
 };
 
+/**
+ * Candles a complete history holds: every reading's window (the volatility percentile ranks 480 hours of returns,
+ * REGIME_RULE.volatilityRankHours), so that a named market below reads as complete.
+ */
+export const COMPLETE_HISTORY = REGIME_RULE.volatilityRankHours + 1;
+
+/**
+ * `path` after a driftless stretch with the same noise, so that it holds COMPLETE_HISTORY closes. The stretch is
+ * built backwards from the path's first close with a random stream of its own, so the path itself is unchanged.
+ */
+export const withHistory = (path: readonly number[], noise: number, seed = 1): number[] => {
+  const rand = seededRandom(seed + 1_000);
+  const before: number[] = [];
+  let close = path[0]!;
+  for (let h = path.length; h < COMPLETE_HISTORY; h++) {
+    close = close / Math.exp((2 * rand() - 1) * noise);
+    before.unshift(close);
+  }
+  return [...before, ...path];
+};
+
 export const uptrend = (start = 100, seed = 1): number[] =>
-  pricePath(start, [{ hours: 240, drift: 0.002, noise: 0.004 }], seed);
+  withHistory(pricePath(start, [{ hours: 240, drift: 0.002, noise: 0.004 }], seed), 0.004, seed);
 export const downtrend = (start = 100, seed = 1): number[] =>
-  pricePath(start, [{ hours: 240, drift: -0.002, noise: 0.004 }], seed);
+  withHistory(pricePath(start, [{ hours: 240, drift: -0.002, noise: 0.004 }], seed), 0.004, seed);
 /** A calm, slightly rising market that breaks down hard over the last 36 hours. */
 export const crash = (start = 100, seed = 1): number[] =>
-  pricePath(
-    start,
-    [
-      { hours: 204, drift: 0.0003, noise: 0.003 },
-      { hours: 36, drift: -0.009, noise: 0.012 },
-    ],
+  withHistory(
+    pricePath(
+      start,
+      [
+        { hours: 204, drift: 0.0003, noise: 0.003 },
+        { hours: 36, drift: -0.009, noise: 0.012 },
+      ],
+      seed,
+    ),
+    0.003,
     seed,
   );
 /** A long uptrend that turns down over the last 12 hours: trend, momentum and direction disagree. */
 export const reversal = (start = 100, seed = 1): number[] =>
-  pricePath(
-    start,
-    [
-      { hours: 216, drift: 0.002, noise: 0.003 },
-      { hours: 12, drift: -0.005, noise: 0.003 },
-    ],
+  withHistory(
+    pricePath(
+      start,
+      [
+        { hours: 216, drift: 0.002, noise: 0.003 },
+        { hours: 12, drift: -0.005, noise: 0.003 },
+      ],
+      seed,
+    ),
+    0.003,
     seed,
   );
 

@@ -1,12 +1,15 @@
-// Each trend part reads only the last candles it needs to settle (PROVISIONAL_RULE): an older candle never changes a
-// reading. So a venue that sends 500 hourly candles and one that sends 169 publish the same trend and confidence, and
+// Every reading has a window of its own and an older candle never changes it: each trend part reads only the last
+// candles it needs to settle (PROVISIONAL_RULE), the volatility percentile ranks 20 days (REGIME_RULE), relative
+// volume reads 20 days of 24-hour blocks. So a venue that sends 500 hourly candles and one that sends 169 publish the same trend and confidence, and
 // cutting a settled history can never raise a confidence (before, 500 -> 200 candles raised one by a point in 5 of
 // 280 simulated asset readings, and failed a CI run of the live-candles test on one of them).
 import { describe, expect, it } from 'vitest';
 import { buildFreeSnapshots } from '../generator/engines/index.ts';
+import { buildPaidBodies } from '../generator/engines/paid/index.ts';
 import { MOMENTUM_SETTLED_CANDLES, readTrend } from '../generator/engines/trend.ts';
 import type { MarketSnapshot } from '../generator/market/types.ts';
 import { collectSimulatedMarket } from '../generator/sources/collect.ts';
+import { REGIME_RULE } from '../schemas/market-regime.ts';
 import { candlesFrom, FIXTURE_CLOCK, HOUR, pricePath, SEVEN } from './helpers/market-fixtures.ts';
 
 /** The snapshot with every asset's candles cut to their last `bars`. */
@@ -61,5 +64,48 @@ describe('the trend reading', () => {
       }
     }
     expect(changed).toEqual([]);
+  });
+});
+
+describe('a history longer than every window', () => {
+  it('publishes every free and paid body exactly as the last 481 candles do (480 hours of returns)', async () => {
+    const asOf = FIXTURE_CLOCK.asOf + 5 * HOUR + 17 * 60_000;
+    const clock = { ...FIXTURE_CLOCK, asOf, generatedAt: asOf, nextUpdateDue: asOf + 60_000 };
+    const market = await collectSimulatedMarket({ seed: 11, asOf, symbols: SEVEN, candleLimit: 900 });
+    expect(Math.max(...market.assets.map((a) => a.candles?.value.length ?? 0))).toBe(900);
+    const bodiesOf = (bars: number) => {
+      const free = buildFreeSnapshots(cutTo(market, bars), clock);
+      return { free, paid: buildPaidBodies(free, clock) };
+    };
+    const rank = REGIME_RULE.volatilityRankHours;
+    // Before: the volatility percentile, relative volume and every trend figure moved with the older candles.
+    expect(bodiesOf(rank + 1)).toEqual(bodiesOf(900));
+
+    // One candle fewer and the percentile ranks 479 hours: said in the evidence and the limitations.
+    const regime = bodiesOf(rank).free.marketRegime.regime;
+    expect(regime.volatility.percentile).not.toBeNull();
+    expect(regime.evidence).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`% of its rolling 24-hour readings over the last ${rank - 1} hours \\(see`),
+      ),
+    );
+    // The one older reading could lie below the current one or above it: 456 of the 457 are known.
+    const bounded = regime.limitations
+      .map((l) =>
+        new RegExp(
+          `^Only ${rank - 1} hours of market returns, so volatility is ranked against them, not the last 20 ` +
+            'days: the full window could put its percentile anywhere from (\\d+) to (\\d+)\\.$',
+        ).exec(l),
+      )
+      .find((m) => m !== null);
+    expect(bounded, regime.limitations.join(' | ')).toBeDefined();
+    const [lo, hi] = [Number(bounded![1]), Number(bounded![2])];
+    expect(hi - lo).toBeLessThanOrEqual(1);
+    expect(lo).toBeLessThanOrEqual(regime.volatility.percentile!);
+    expect(hi).toBeGreaterThanOrEqual(regime.volatility.percentile! - 1);
+    expect(bodiesOf(rank).free.marketRegime.status).toBe('degraded');
+    const full = bodiesOf(900).free.marketRegime.regime;
+    expect(full.evidence.join(' ')).toMatch(/% of its rolling 24-hour readings over the last 20 days\./);
+    expect(full.limitations.join(' ')).not.toMatch(/volatility is ranked against/);
   });
 });
