@@ -109,3 +109,29 @@ describe('a history longer than every window', () => {
     expect(full.limitations.join(' ')).not.toMatch(/volatility is ranked against/);
   });
 });
+
+describe('the market regime with fewer candles', () => {
+  it('never reads more confident from a shorter history of the same market', async () => {
+    const cuts = [500, 481, 300, 200, 169, 150, 100, 72];
+    const risen: string[] = [];
+    for (let k = 0; k < 8; k++) {
+      const asOf = FIXTURE_CLOCK.asOf + k * 11 * HOUR + (k % 17) * 60_000;
+      const clock = { ...FIXTURE_CLOCK, asOf, generatedAt: asOf, nextUpdateDue: asOf + 60_000 };
+      const market = await collectSimulatedMarket({
+        seed: 7 + (k % 3),
+        asOf,
+        symbols: SEVEN,
+        candleLimit: 500,
+      });
+      const confidence = cuts.map(
+        (bars) => buildFreeSnapshots(cutTo(market, bars), clock).marketRegime.confidence,
+      );
+      for (let i = 1; i < cuts.length; i++)
+        if (confidence[i]! > confidence[i - 1]!)
+          risen.push(`${asOf}: ${cuts[i - 1]} candles ${confidence[i - 1]} -> ${cuts[i]} ${confidence[i]}`);
+    }
+    // Before: 36 rises in 30 such markets (e.g. 300 candles 58 -> 200 candles 64): a shorter window ranked
+    // volatility against less history and nothing counted what the longer one could have said.
+    expect(risen).toEqual([]);
+  });
+});
