@@ -112,6 +112,26 @@ describe('line charts keep time', () => {
     expect(((at[12] ?? 0) - (at[11] ?? 0)) / ((at[11] ?? 0) - (at[10] ?? 0))).toBeCloseTo(100 / 70, 1);
   });
 
+  it('mark each UTC midnight inside the runs with a dashed line at its time, titled with its date', () => {
+    const hours = every('2026-11-18T00:00:00.000Z', HOUR, 72);
+    const svg = oneLine(hours);
+    const days = [...(svg ?? '').matchAll(/<line class="day" x1="([\d.]+)"[^>]*><title>([^<]*)<\/title>/g)];
+    // The first run's own midnight is the axis's start, not a line.
+    expect(days.map((m) => m[2])).toEqual(['2026-11-19 00:00 UTC', '2026-11-20 00:00 UTC']);
+    const xs = points(paths(svg)[0] ?? '').map(([x]) => x);
+    const [first, last] = [xs[0] ?? 0, xs.at(-1) ?? 0];
+    days.forEach((m, i) =>
+      expect((Number(m[1]) - first) / (last - first)).toBeCloseTo((24 * (i + 1)) / 71, 2),
+    );
+    expectFiniteInside(svg);
+    // Before: nothing between the first and last time labels said where a day began.
+    expect(oneLine(every('2026-11-20T10:00:00.000Z', MINUTE, 30))).not.toContain('class="day"');
+    // A month of hourly runs would draw a line every few pixels on a phone: none.
+    expect(oneLine(every('2026-10-20T00:00:00.000Z', HOUR, 30 * 24))).not.toContain('class="day"');
+    // Runs without readable times sit by index: no instant to mark.
+    expect(oneLine(['', 'later', 'last'])).not.toContain('class="day"');
+  });
+
   it('place hourly backfill rows then minute-cadence live rows by time, without breaking at each hourly step', () => {
     const times = [
       ...every('2026-11-19T00:00:00.000Z', HOUR, 24),

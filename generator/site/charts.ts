@@ -93,6 +93,8 @@ interface RunTimeline {
   steps: readonly number[];
   /** gapAfter[i]: the runs paused between run i and run i + 1. */
   gapAfter: readonly boolean[];
+  /** Whether `ms` are times (every run had a readable one), not indexes. */
+  timed: boolean;
 }
 
 /**
@@ -120,7 +122,7 @@ function runTimeline(times: readonly string[] | undefined, count: number): RunTi
   const timed = parsed !== undefined && parsed.length === count && parsed.every(Number.isFinite);
   const ms = timed ? parsed : Array.from({ length: count }, (_, i) => i);
   const steps = ms.slice(1).map((t, i) => Math.max(0, t - (ms[i] ?? t)));
-  return { ms, steps, gapAfter: steps.map((_, i) => timed && isGap(steps, i)) };
+  return { ms, steps, gapAfter: steps.map((_, i) => timed && isGap(steps, i)), timed };
 }
 
 const gapIndexes = (timeline: RunTimeline): number[] =>
@@ -163,14 +165,49 @@ function gapBand(
   );
 }
 
+/** x of an instant between `left` and `left + width`, proportional to its time since the earliest run. */
+function instantScale(ms: readonly number[], left: number, width: number): (t: number) => number {
+  const lo = Math.min(...ms);
+  const span = Math.max(...ms) - lo;
+  return (t) => (span > 0 ? left + ((t - lo) / span) * width : left + width / 2);
+}
+
 /**
  * Maps a run's time to x between `left` and `left + width`, proportional to the time since the earliest run;
  * every run in the middle when all share one time.
  */
 function timeScale(ms: readonly number[], left: number, width: number): (i: number) => number {
-  const lo = Math.min(...ms);
-  const span = Math.max(...ms) - lo;
-  return (i) => (span > 0 ? left + (((ms[i] ?? lo) - lo) / span) * width : left + width / 2);
+  const at = instantScale(ms, left, width);
+  return (i) => at(ms[i] ?? Math.min(...ms));
+}
+
+const DAY_MS = 86_400_000;
+/** Past this many UTC midnights a day line per day would crowd a phone-sized chart: none is drawn. */
+const MAX_DAY_LINES = 14;
+const DAY_LINE = 'stroke="#9E9E9E" stroke-dasharray="4 4" stroke-width="1"';
+
+/**
+ * A dashed line at each UTC midnight inside the runs' span, titled with its date, so that a week of runs reads by
+ * day between the first and last time labels; none for runs without times or past MAX_DAY_LINES midnights.
+ */
+function dayLines(timeline: RunTimeline, left: number, width: number, top: number, bottom: number): string {
+  if (!timeline.timed) return '';
+  const first = Math.min(...timeline.ms);
+  const last = Math.max(...timeline.ms);
+  const midnights: number[] = [];
+  for (let t = Math.floor(first / DAY_MS) * DAY_MS + DAY_MS; t < last; t += DAY_MS) midnights.push(t);
+  if (midnights.length > MAX_DAY_LINES) return '';
+  const x = instantScale(timeline.ms, left, width);
+  return midnights
+    .map((t) => {
+      const at = round1(x(t));
+      const date = new Date(t).toISOString().slice(0, 10);
+      return (
+        `<line class="day" x1="${at}" x2="${at}" y1="${round1(top)}" y2="${round1(bottom)}" ${DAY_LINE}>` +
+        `<title>${date} 00:00 UTC</title></line>`
+      );
+    })
+    .join('');
 }
 
 function extent(series: readonly Series[]): [number, number] | null {
@@ -205,7 +242,7 @@ function pathOf(
 
 /**
  * A line chart with a y grid, first/last time on the x axis and one line per series; null under two runs. Runs
- * sit at their time; gaps in the runs are shaded and named in the label. The y axis title sits above the plot (a
+ * sit at their time, UTC midnights are dashed lines; gaps in the runs are shaded and named in the label. The y axis title sits above the plot (a
  * rotated one would cover the tick labels on a phone), the tick labels get the room they need, and the times take
  * two lines under the plot.
  */
@@ -235,6 +272,7 @@ export function lineChartSvg(options: LineChartOptions): string | null {
   const gaps = gapIndexes(timeline)
     .map((i) => gapBand(x(i), x(i + 1), [left, WIDTH - RIGHT], top, bottom - top, 4, gapTitle(times, i)))
     .join('');
+  const days = dayLines(timeline, left, plotW, top, bottom);
   // Axis titles: the unit above the y axis, the time zone under the middle of the x axis.
   const axisTitles =
     (options.yLabel
@@ -254,7 +292,7 @@ export function lineChartSvg(options: LineChartOptions): string | null {
     gapsText(times, timeline);
   return (
     `<svg class="chart" viewBox="0 0 ${WIDTH} ${LINE_CHART_HEIGHT}" role="img" aria-label="${escapeXml(label)}" ` +
-    `xmlns="http://www.w3.org/2000/svg"><title>${escapeXml(label)}</title>${grid}${gaps}` +
+    `xmlns="http://www.w3.org/2000/svg"><title>${escapeXml(label)}</title>${grid}${gaps}${days}` +
     `${timeLabels(times, left, bottom, '1.3em')}${axisTitles}${lines}</svg>`
   );
 }
