@@ -64,13 +64,16 @@ export const pricePath = (start: number, legs: readonly Leg[], seed = 1): number
 export const COMPLETE_HISTORY = REGIME_RULE.volatilityRankHours + 1;
 
 /**
- * `path` after a driftless stretch with the same noise, so that it holds COMPLETE_HISTORY closes. The stretch is
- * built backwards from the path's first close with a random stream of its own, so the path itself is unchanged.
+ * A price path of `legs` after a driftless stretch with the first leg's noise, so that it holds COMPLETE_HISTORY
+ * closes. The stretch is built backwards from the path's first close with a random stream of its own, so the legs
+ * read exactly as `pricePath` draws them.
  */
-export const withHistory = (path: readonly number[], noise: number, seed = 1): number[] => {
+export const completePath = (start: number, legs: readonly Leg[], seed = 1): number[] => {
+  const path = pricePath(start, legs, seed);
+  const noise = legs[0]?.noise ?? 0;
   const rand = seededRandom(seed + 1_000);
   const before: number[] = [];
-  let close = path[0]!;
+  let close = start;
   for (let h = path.length; h < COMPLETE_HISTORY; h++) {
     close = close / Math.exp((2 * rand() - 1) * noise);
     before.unshift(close);
@@ -79,35 +82,27 @@ export const withHistory = (path: readonly number[], noise: number, seed = 1): n
 };
 
 export const uptrend = (start = 100, seed = 1): number[] =>
-  withHistory(pricePath(start, [{ hours: 240, drift: 0.002, noise: 0.004 }], seed), 0.004, seed);
+  completePath(start, [{ hours: 240, drift: 0.002, noise: 0.004 }], seed);
 export const downtrend = (start = 100, seed = 1): number[] =>
-  withHistory(pricePath(start, [{ hours: 240, drift: -0.002, noise: 0.004 }], seed), 0.004, seed);
+  completePath(start, [{ hours: 240, drift: -0.002, noise: 0.004 }], seed);
 /** A calm, slightly rising market that breaks down hard over the last 36 hours. */
 export const crash = (start = 100, seed = 1): number[] =>
-  withHistory(
-    pricePath(
-      start,
-      [
-        { hours: 204, drift: 0.0003, noise: 0.003 },
-        { hours: 36, drift: -0.009, noise: 0.012 },
-      ],
-      seed,
-    ),
-    0.003,
+  completePath(
+    start,
+    [
+      { hours: 204, drift: 0.0003, noise: 0.003 },
+      { hours: 36, drift: -0.009, noise: 0.012 },
+    ],
     seed,
   );
 /** A long uptrend that turns down over the last 12 hours: trend, momentum and direction disagree. */
 export const reversal = (start = 100, seed = 1): number[] =>
-  withHistory(
-    pricePath(
-      start,
-      [
-        { hours: 216, drift: 0.002, noise: 0.003 },
-        { hours: 12, drift: -0.005, noise: 0.003 },
-      ],
-      seed,
-    ),
-    0.003,
+  completePath(
+    start,
+    [
+      { hours: 216, drift: 0.002, noise: 0.003 },
+      { hours: 12, drift: -0.005, noise: 0.003 },
+    ],
     seed,
   );
 
