@@ -329,7 +329,9 @@ describe('a reading on short candle history says so', () => {
       const snapshot = await defaultRun(asOf, 71);
       const body = freeOf(snapshot).marketRegime;
       const r = body.regime;
-      expect(r.limitations.join(' ')).toMatch(/Too little history to rank current volatility/);
+      expect(r.limitations).toContain(
+        'Too little history to rank current volatility: it needs 71 hours of market returns, and the run had 70.',
+      );
       expect(body.status).toBe('degraded');
       expect(body.source.degraded).toBe(true);
       expect(r.drawdown.lookback_hours).toBe(71);

@@ -80,8 +80,10 @@ export const corwinSchultzBps = (candles: readonly Candle[], pairs = 48): number
 
 const dollarVolumes = (candles: readonly Candle[]): number[] => candles.map((c) => c.volumeBase * c.close);
 
-/** Last 24 hours of volume against the median of the earlier whole 24-hour blocks (at least three). */
-/** The last 24 hours against the median of the earlier 24-hour blocks of RELATIVE_VOLUME_DAYS: older ones never count. */
+/**
+ * Last 24 hours of volume against the median of the earlier whole 24-hour blocks (at least three) of the last
+ * RELATIVE_VOLUME_DAYS: an older candle never counts.
+ */
 export const relativeVolume = (candles: readonly Candle[]): number | null => {
   const dv = dollarVolumes(candles.slice(-24 * RELATIVE_VOLUME_DAYS));
   const blocks: number[] = [];

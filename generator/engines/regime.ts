@@ -130,8 +130,9 @@ const modeOf = (risk: number | null): MarketMode =>
         ? 'RISK_OFF'
         : 'NEUTRAL';
 
-/** The rolling 24-hour readings a full rank window holds. */
+/** The rolling 24-hour readings a full rank window holds, and the fewest a percentile is ranked among. */
 const RANKED_READINGS = R.volatilityRankHours - VOL_WINDOW + 1;
+const MIN_RANKED_READINGS = 2 * VOL_WINDOW;
 
 /**
  * Current rolling volatility and its unrounded percentile rank among the rolling readings of the last
@@ -149,7 +150,7 @@ const volatilityOf = (
   for (let end = VOL_WINDOW; end <= returns.length; end++)
     rolling.push(stdev(returns.slice(end - VOL_WINDOW, end))!);
   const current = last(rolling)!;
-  const percentile = rolling.length >= 2 * VOL_WINDOW ? percentileRank(rolling, current) : null;
+  const percentile = rolling.length >= MIN_RANKED_READINGS ? percentileRank(rolling, current) : null;
   const below = percentile === null ? 0 : (percentile / 100) * rolling.length;
   const older = RANKED_READINGS - rolling.length;
   const fullRank =
@@ -444,7 +445,7 @@ export function analyzeRegime(
     limitations.push(`Too little candle data for ${symbolList(missing)}: left out of the regime reading.`);
   if (rawVolatility.percentile === null && series.length > 0)
     limitations.push(
-      `Too little history to rank current volatility: it needs ${2 * VOL_WINDOW + VOL_WINDOW - 1} hours of ` +
+      `Too little history to rank current volatility: it needs ${MIN_RANKED_READINGS + VOL_WINDOW - 1} hours of ` +
         `market returns, and the run had ${rawVolatility.hours}.`,
     );
   else if (shortRank)
