@@ -14,7 +14,7 @@ import type { SourcesConfigInput } from '../generator/sources/config.ts';
 import { startReplayServer, transportHandler } from '../generator/sources/replay-server.ts';
 import type { ReplayServer, ServedRequest } from '../generator/sources/replay-server.ts';
 import { createSimulatedTransport } from '../generator/sources/simulator/transport.ts';
-import { testConfig, writeLiveConfig } from './live-helpers.ts';
+import { marketClockInsideTheHour, testConfig, writeLiveConfig } from './live-helpers.ts';
 import { liveGenerateArgs, runEmi } from './ops-cli.ts';
 
 type FundingVenue = 'binance-usdm' | 'bybit' | 'okx';
@@ -52,7 +52,11 @@ function rewrite(request: ServedRequest, body: string, faults: Faults): { status
 }
 
 /** One market for the CLI runs of this file, so that they differ only by their faults. */
-const MARKET_AS_OF = Date.now();
+let MARKET_AS_OF = 0;
+// Every run of this file reads one market hour (marketClockInsideTheHour): a run past the hour would read a bar more.
+beforeAll(async () => {
+  MARKET_AS_OF = await marketClockInsideTheHour(120_000);
+}, 120_000 + 10_000);
 
 function venueServer(faults: Faults, asOf = MARKET_AS_OF): Promise<ReplayServer> {
   const simulated = transportHandler(createSimulatedTransport({ seed: 7, asOf }));

@@ -12,7 +12,7 @@ import { buildPaidBodies } from '../generator/engines/paid/index.ts';
 import { startReplayServer, transportHandler } from '../generator/sources/replay-server.ts';
 import type { ReplayServer, ServedRequest } from '../generator/sources/replay-server.ts';
 import { createSimulatedTransport } from '../generator/sources/simulator/transport.ts';
-import { writeLiveConfig } from './live-helpers.ts';
+import { marketClockInsideTheHour, writeLiveConfig } from './live-helpers.ts';
 import { liveGenerateArgs, runEmi } from './ops-cli.ts';
 import {
   downtrend,
@@ -24,7 +24,11 @@ import {
 } from './helpers/market-fixtures.ts';
 
 /** One market for every run of this file, so that runs differ only by how many bars the klines keep. */
-const MARKET_AS_OF = Date.now();
+let MARKET_AS_OF = 0;
+// Every run of this file reads one market hour (marketClockInsideTheHour): a run past the hour would read a bar more.
+beforeAll(async () => {
+  MARKET_AS_OF = await marketClockInsideTheHour(240_000);
+}, 240_000 + 10_000);
 
 const isKlines = (request: ServedRequest) =>
   request.venue === 'binance-spot' && request.path.split('?')[0]!.endsWith('/api/v3/klines');

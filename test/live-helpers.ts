@@ -50,3 +50,16 @@ export async function writeLiveConfig(
   await writeFile(config, JSON.stringify({ sources: testConfig(server, extra) }));
   return config;
 }
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The clock of a market that several real CLI runs read one after another: now, after waiting past the top of the
+ * hour if fewer than `marginMs` of it are left. Each run takes its own minute as its as-of and keeps the bars closed
+ * before it, so a run after the hour would read the simulator's forming bar as closed and its window a bar later.
+ */
+export async function marketClockInsideTheHour(marginMs: number): Promise<number> {
+  const left = HOUR_MS - (Date.now() % HOUR_MS);
+  if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 1_000));
+  return Date.now();
+}

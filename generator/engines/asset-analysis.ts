@@ -35,6 +35,18 @@ const MAX_CONFIDENCE = 95;
 const ISSUE_PENALTY = 0.9;
 const MIN_ISSUE_FACTOR = 0.7;
 
+/**
+ * A confidence (0-100, unrounded or not) after the penalty of `issues` data issues on sections that still came in,
+ * rounded: at least a point under the issue-free figure whenever that is above 0, so that rounding never hides the
+ * drop a data issue promises (x0.9 of 4 would round back to 4).
+ */
+export function withIssuePenalty(confidence: number, issues: number): number {
+  const plain = Math.round(confidence);
+  if (issues === 0 || plain === 0) return plain;
+  const cut = Math.round(confidence * Math.max(MIN_ISSUE_FACTOR, ISSUE_PENALTY ** issues));
+  return Math.min(cut, plain - 1);
+}
+
 export interface AssetAnalysis {
   symbol: string;
   price: number | null;
@@ -302,10 +314,9 @@ function withDerivativesIssues(
   );
   if (weakened.length === 0) return reading;
   const lines = weakened.map((i) => `${s}: ${issueText({ ...i, symbol: null })}`);
-  const factor = Math.max(MIN_ISSUE_FACTOR, ISSUE_PENALTY ** weakened.length);
   return {
     ...reading,
-    confidence: reading.confidence === null ? null : Math.round(reading.confidence * factor),
+    confidence: reading.confidence === null ? null : withIssuePenalty(reading.confidence, weakened.length),
     limitations: [...reading.limitations, ...lines],
     gaps: [...reading.gaps, ...lines],
   };
@@ -394,7 +405,6 @@ export function analyzeAsset(
   const deliveredDespiteIssue = assetIssues.filter(
     (i) => i.section !== 'all' && asset[i.section] !== null,
   ).length;
-  const issueFactor = Math.max(MIN_ISSUE_FACTOR, ISSUE_PENALTY ** deliveredDespiteIssue);
 
   const hasEvidence = availability > 0;
   // A flat price (MOVE_RULE) leans neither way: positioning and the order book alone do not make a lean.
@@ -408,7 +418,10 @@ export function analyzeAsset(
           ? 'bearish'
           : 'neutral';
   const confidence = hasEvidence
-    ? Math.round(Math.min(MAX_CONFIDENCE, 100 * strength * agreement * availability * issueFactor))
+    ? withIssuePenalty(
+        Math.min(MAX_CONFIDENCE, 100 * strength * agreement * availability),
+        deliveredDespiteIssue,
+      )
     : null;
 
   if (trend) reasonPoints.push(...trendPoints(trend));
