@@ -193,8 +193,8 @@ export function readTrend(candles: readonly Candle[]): TrendReading | null {
   if (candles.length < MIN_TREND_CANDLES) return null;
   const closes = candles.map((c) => c.close);
   if (closes.some((c) => !(c > 0))) return null;
-  // Each part reads only the last candles it needs to settle (SETTLED_CANDLES, PROVISIONAL_RULE): an older candle never
-  // changes it, so a longer history reads exactly as a settled one, and two venues' limits read alike.
+  // Each part reads only the last candles it needs to settle (SETTLED_CANDLES, PROVISIONAL_RULE): an older candle
+  // never changes it, so a longer history reads exactly as a settled one, and two venues' limits read alike.
   const emaCloses = closes.slice(-EMA_SETTLED_CANDLES);
   const ema20 = last(emaSeries(emaCloses, FAST))!;
   const ema50 = last(emaSeries(emaCloses, SLOW))!;

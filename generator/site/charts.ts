@@ -242,9 +242,9 @@ function pathOf(
 
 /**
  * A line chart with a y grid, first/last time on the x axis and one line per series; null under two runs. Runs
- * sit at their time, UTC midnights are dashed lines; gaps in the runs are shaded and named in the label. The y axis title sits above the plot (a
- * rotated one would cover the tick labels on a phone), the tick labels get the room they need, and the times take
- * two lines under the plot.
+ * sit at their time, UTC midnights are dashed lines; gaps in the runs are shaded and named in the label. The y axis
+ * title sits above the plot (a rotated one would cover the tick labels on a phone), the tick labels get the room
+ * they need, and the times take two lines under the plot.
  */
 export function lineChartSvg(options: LineChartOptions): string | null {
   const { times, series } = options;
