@@ -29,7 +29,7 @@ export const UNPUBLISHED_RUNS_MAX = 100;
  * Consecutive runs that published nothing, with the same status: they left no history row, so a gap in the history
  * names them here. One stretch however long (a day-long venue outage of a run a minute is one entry, not 1 440).
  */
-export const UnpublishedRuns = z.strictObject({
+export const UnpublishedStretch = z.strictObject({
   first_started_at: IsoTimestamp.describe(
     'when the first run of the stretch started (by the clock that ran it)',
   ),
@@ -44,7 +44,7 @@ export const UnpublishedRuns = z.strictObject({
     ),
   error: z.string().nullable().describe('why the last run of the stretch published nothing'),
 });
-export type UnpublishedRuns = z.infer<typeof UnpublishedRuns>;
+export type UnpublishedStretch = z.infer<typeof UnpublishedStretch>;
 
 export const RunStatus = z.strictObject({
   project: z.literal(PROJECT),
@@ -106,7 +106,7 @@ export const RunStatus = z.strictObject({
     })
     .describe('the market-data sources of the last run and the problems they reported'),
   unpublished_runs: z
-    .array(UnpublishedRuns)
+    .array(UnpublishedStretch)
     .max(UNPUBLISHED_RUNS_MAX)
     .optional()
     .describe(

@@ -6,7 +6,6 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { roundAt } from '../generator/engines/arena/rounds.ts';
 import { SIMULATOR_ORDER } from '../generator/sources/adapters/plan.ts';
@@ -21,7 +20,7 @@ import type { ArenaStore } from '../generator/state/store.ts';
 import type { HumanConsensusResponse, SharedIntelligenceResponse } from '../schemas/arena.ts';
 import type { StatisticsResponse } from '../schemas/statistics.ts';
 import { HOUR, MINUTE, step, T0, tempStore } from './arena-fixtures.ts';
-import { writeLiveConfig } from './live-helpers.ts';
+import { marketClockInsideTheHour, writeLiveConfig } from './live-helpers.ts';
 import { generateArgs, liveGenerateArgs, runEmi, type Finished } from './ops-cli.ts';
 
 let server: ReplayServer | undefined;
@@ -39,17 +38,11 @@ const ok = (run: Finished): void => expect(run.code, `${run.stdout}${run.stderr}
 const json = async <T>(file: string): Promise<T> =>
   JSON.parse(await readFile(join(dir!, 'site', file), 'utf8')) as T;
 
-/** Waits, if need be, so that the next few seconds stay inside one UTC hour (the runs must share the open round). */
-async function awayFromTheHour(): Promise<void> {
-  const left = HOUR - (Date.now() % HOUR);
-  if (left < 30_000) await sleep(left + 1_000);
-}
-
 describe('emi backfill and the default run, then a --source live run on the same state folder', () => {
   it('publishes no synthetic vote in the live files and counts the votes of other modes apart, named', async () => {
     dir = await mkdtemp(join(tmpdir(), 'emi-mode-votes-'));
-    await awayFromTheHour();
-    const now = Math.floor(Date.now() / MINUTE) * MINUTE;
+    // The next few seconds stay inside one UTC hour: the runs must share the open round.
+    const now = Math.floor((await marketClockInsideTheHour(30_000)) / MINUTE) * MINUTE;
     const asOf = new Date(now).toISOString();
     // Live-shaped venues on loopback, answering with the simulated market of now.
     server = await startReplayServer(transportHandler(createSimulatedTransport({ seed: 4, asOf: now })));

@@ -10,7 +10,7 @@ import {
   UNPUBLISHED_RUNS_DAYS,
   UNPUBLISHED_RUNS_MAX,
 } from '../../schemas/status.ts';
-import type { UnpublishedRuns } from '../../schemas/status.ts';
+import type { UnpublishedStretch } from '../../schemas/status.ts';
 import { oneLine } from '../cli-options.ts';
 import type { RunReport } from '../pipeline.ts';
 import { writeFileAtomic } from './atomic-write.ts';
@@ -25,7 +25,7 @@ const DAY_MS = 86_400_000;
  * (to the last stretch when the run before it was one of the same status, else as a new one); those that ended in
  * the last UNPUBLISHED_RUNS_DAYS days before this run, at most UNPUBLISHED_RUNS_MAX (the newest kept), oldest first.
  */
-export function unpublishedRuns(report: RunReport, previous: RunStatus | null): UnpublishedRuns[] {
+export function unpublishedRuns(report: RunReport, previous: RunStatus | null): UnpublishedStretch[] {
   const stretches = [...(previous?.unpublished_runs ?? [])];
   if (report.status === 'stale' || report.status === 'failed') {
     const last = stretches.at(-1);
