@@ -116,6 +116,13 @@ export function buyUsageProblem(options: BuyCommandOptions): string | null {
   const facilitatorProblem = apiUrlProblem(facilitator);
   if (facilitatorProblem)
     return `the facilitator URL (--facilitator-url or EMI_FACILITATOR_URL) ${facilitatorProblem}`;
+  // The x402 AVM client asks its algod (here the facilitator) at the URL's origin, whatever path follows it.
+  if (facilitator.pathname !== '/') {
+    return (
+      'the facilitator URL (--facilitator-url or EMI_FACILITATOR_URL) must be an origin such as ' +
+      'http://127.0.0.1:4021, without a path: the payment client reads /v2/transactions/params from the origin'
+    );
+  }
   if (buyUrl(options.path, options.baseUrl) === null) {
     return `"${options.path}" is not a path (/api/x402-atlas.php) or an http(s) URL (https://...)`;
   }

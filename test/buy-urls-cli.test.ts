@@ -53,6 +53,8 @@ describe('emi buy refuses what can never work, in one line', () => {
     ['--base-url', 'http://127.0.0.1:9/#SECRET', /base URL .* must not carry a fragment/],
     ['--facilitator-url', 'http://user:SECRET@127.0.0.1:9', /facilitator URL .* user name or password/],
     ['--facilitator-url', 'http://127.0.0.1:9/x402?key=SECRET', /facilitator URL .* query string/],
+    // The payment client would read the ledger's parameters from http://127.0.0.1:9/ and fail after funding.
+    ['--facilitator-url', 'http://127.0.0.1:9/x402-dev-facilitator', /facilitator URL .* without a path/],
   ])('%s %s', async (option, value, said) => {
     const run = await emi(['buy', path, '--base-url', stack.worker.url, option, value]);
     expect(run.code, run.stderr).toBe(BUY_EXIT_CODES.usage);
