@@ -35,6 +35,8 @@ export const OpenInterestReading = z.enum([
   'short_covering',
   'new_shorts',
   'deleveraging',
+  'new_positions',
+  'closing_positions',
   'flat',
 ]);
 export type OpenInterestReading = z.infer<typeof OpenInterestReading>;
@@ -77,19 +79,30 @@ export const FUNDING_LEVEL_RULE =
   `from -${FUNDING_RULE.highZ}, \`normal\` between; without one (too few settled rates): \`high\` from ` +
   `${pct8h(FUNDING_RULE.high8h)} and \`low\` from ${pct8h(FUNDING_RULE.low8h)} per 8 h, \`normal\` between`;
 
-/** Open interest's `reading`: a 24-hour change smaller than `flatBand` either way (as a fraction) is `flat`. */
-export const OPEN_INTEREST_RULE = { flatBand: 0.02 } as const;
+/**
+ * Open interest's `reading`: a 24-hour change smaller than `flatBand` either way (as a fraction) is `flat`; a price
+ * whose 24-hour change is smaller than `priceFlatBand` either way names no side (`new_positions`,
+ * `closing_positions`).
+ */
+export const OPEN_INTEREST_RULE = { flatBand: 0.02, priceFlatBand: 0.01 } as const;
+
+const bandWords = (band: number): string => `±${Number((band * 100).toFixed(4))} %`;
 
 /** "±2 %": the flat band in the words every description of it uses. */
-export const OI_FLAT_WORDS = `±${Number((OPEN_INTEREST_RULE.flatBand * 100).toFixed(4))} %`;
+export const OI_FLAT_WORDS = bandWords(OPEN_INTEREST_RULE.flatBand);
+
+/** "±1 %": the band of a price too flat to name a side, in the same words. */
+export const OI_PRICE_FLAT_WORDS = bandWords(OPEN_INTEREST_RULE.priceFlatBand);
 
 /** What an open-interest `reading` means, in the words of its rule (positioning.ts `oiReading`). */
 export const OPEN_INTEREST_READING_RULE =
   `open interest's 24-hour change read against the price's: \`flat\` when the change is inside ${OI_FLAT_WORDS} ` +
-  `(less than ${OPEN_INTEREST_RULE.flatBand * 100} % either way); otherwise \`new_longs\` (open interest up, ` +
-  'price up or unchanged), `new_shorts` (open interest up, price down), `short_covering` (open interest down, ' +
-  'price up or unchanged), ' +
-  '`deleveraging` (open interest down, price down); null without a 24-hour comparison or a price change';
+  `(less than ${OPEN_INTEREST_RULE.flatBand * 100} % either way); otherwise, with the price's 24-hour change ` +
+  `inside ${OI_PRICE_FLAT_WORDS} (less than ${OPEN_INTEREST_RULE.priceFlatBand * 100} % either way, too flat to ` +
+  'name a side), `new_positions` (open interest up) or `closing_positions` (open interest down); otherwise ' +
+  '`new_longs` (open interest up, price up), `new_shorts` (open interest up, price down), `short_covering` (open ' +
+  'interest down, price up), `deleveraging` (open interest down, price down); null without a 24-hour comparison ' +
+  'or a price change';
 
 /**
  * Liquidations' `dominant_side`, by the long share of the 24-hour USD total: above `longsAbove` it is `longs`,

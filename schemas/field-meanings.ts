@@ -8,7 +8,12 @@
 // reading says so.
 
 import { MEAN_OVER_ALL_ASSETS_RULE, PRICE_MEANING } from './common.ts';
-import { DOMINANT_SIDE_RULE, OI_FLAT_WORDS, OPEN_INTEREST_READING_RULE } from './derivatives.ts';
+import {
+  DOMINANT_SIDE_RULE,
+  OI_FLAT_WORDS,
+  OI_PRICE_FLAT_WORDS,
+  OPEN_INTEREST_READING_RULE,
+} from './derivatives.ts';
 import { LIQUIDITY_CONTEXT_MEANING } from './liquidity-lite.ts';
 
 const NOT_ADVICE = 'A description of evidence, not an instruction to buy, sell or wait.';
@@ -250,8 +255,9 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
     'positioning read from funding and open interest: `crowded_longs`/`crowded_shorts` (one side pays a lot to ' +
     'hold), `new_longs`/`new_shorts` (open interest rising with price up/down), `short_covering` (falling open ' +
     'interest with price up), `deleveraging` (falling open interest with price down), `balanced` (the readings ' +
-    `that came in show no side: funding not crowded, open interest flat (a 24-hour change inside ${OI_FLAT_WORDS}) ` +
-    'or without a 24-hour comparison), ' +
+    `that came in show no side: funding not crowded, open interest flat (a 24-hour change inside ${OI_FLAT_WORDS}), ` +
+    `moving with a price too flat to name a side (\`new_positions\`, \`closing_positions\`: a 24-hour price change ` +
+    `inside ${OI_PRICE_FLAT_WORDS}) or without a 24-hour comparison), ` +
     '`unavailable` (no positioning reading: no funding and no 24-hour open-interest change; any figure that came ' +
     'in is still shown, and `vote` and `confidence` are null); null when the asset had no data at all ' +
     '(`data_status` `unavailable`). A description, not a signal',
@@ -466,6 +472,8 @@ export const VALUE_MEANINGS: Readonly<Record<string, string>> = {
   new_shorts: 'open interest up with price down',
   short_covering: 'open interest down with price up',
   deleveraging: 'open interest down with price down',
+  new_positions: 'open interest up with price flat',
+  closing_positions: 'open interest down with price flat',
   bar: 'bar chart',
   'stacked-bar': 'stacked bar chart',
   line: 'line chart',

@@ -7,10 +7,17 @@ import {
   readBook,
   relativeVolume,
 } from '../generator/engines/liquidity.ts';
-import { oiReading, readFunding } from '../generator/engines/positioning.ts';
+import { oiReading, readDerivatives, readFunding } from '../generator/engines/positioning.ts';
 import { marketReturns } from '../generator/engines/regime.ts';
 import { venueLabel } from '../generator/engines/labels.ts';
-import { candlesFrom, downtrend, pricePath, seededRandom, uptrend } from './helpers/market-fixtures.ts';
+import {
+  candlesFrom,
+  downtrend,
+  fixtureAsset,
+  pricePath,
+  seededRandom,
+  uptrend,
+} from './helpers/market-fixtures.ts';
 
 describe('math', () => {
   it('seeds the EMA with the simple average and then follows the recursion', () => {
@@ -105,6 +112,21 @@ describe('positioning', () => {
     expect(oiReading(0.05, -0.02)).toBe('new_shorts');
     expect(oiReading(-0.05, -0.02)).toBe('deleveraging');
     expect(oiReading(0.01, 0.05)).toBe('flat');
+  });
+
+  it('reads the same positioning, vote and confidence for a price a hair up or a hair down', () => {
+    const asset = fixtureAsset('BTC', uptrend(100, 1), { openInterestChange: 0.06 });
+    const [up, down] = [0.001, -0.001].map((change) => readDerivatives(asset, change, 1e9));
+    expect(up!.openInterest?.reading).toBe('new_positions');
+    expect(up!.state).toBe('balanced');
+    expect({ ...down, evidence: [] }).toEqual({ ...up, evidence: [], openInterest: down!.openInterest });
+    expect(up!.evidence.join(' ')).toMatch(
+      /price changed \+0\.10%: positions opened with the price too flat/,
+    );
+    // Outside the band the side is named again, and the lean moves with it.
+    const rising = readDerivatives(asset, 0.03, 1e9);
+    expect(rising.state).toBe('new_longs');
+    expect(rising.lean).toBeGreaterThan(up!.lean);
   });
 
   it('annualises 8-hour funding and scores it against its history', () => {

@@ -325,6 +325,29 @@ describe('3. the thresholds behind each label are published from the constants t
       expect(describedAt(file, path), `${file}: ${path}`).toContain(words);
   });
 
+  it('open interest against a flat price: inside the published price band no side is named, at its edge one is', () => {
+    const rule = (derivativesSchema as Record<string, unknown>).OPEN_INTEREST_RULE as
+      { flatBand: number; priceFlatBand: number } | undefined;
+    const band = rule!.priceFlatBand;
+    expect(band).toBeGreaterThan(0);
+    // Before, +0.1 % and -0.1 % read as opposite sides and moved the lean by a whole unit.
+    for (const price of [0, band * 0.999, -band * 0.999]) {
+      expect(oiReading(0.05, price), `price ${price}`).toBe('new_positions');
+      expect(oiReading(-0.05, price), `price ${price}`).toBe('closing_positions');
+    }
+    expect(oiReading(0.05, band)).toBe('new_longs');
+    expect(oiReading(0.05, -band)).toBe('new_shorts');
+    expect(oiReading(-0.05, band)).toBe('short_covering');
+    expect(oiReading(-0.05, -band)).toBe('deleveraging');
+    const words = `±${Number((band * 100).toFixed(4))} %`;
+    for (const [file, path] of [
+      ['derivatives.json', 'assets.*.open_interest.reading'],
+      ['paid-main-brain.json', 'coins.*.derivatives.open_interest_reading'],
+      ['derivatives.json', 'assets.*.state'],
+    ] as const)
+      expect(describedAt(file, path), `${file}: ${path}`).toContain(words);
+  });
+
   it('`dominant_side`: longs above the published share, shorts below the other, balanced between', () => {
     const rule = (derivativesSchema as Record<string, unknown>).LIQUIDATION_SIDE_RULE as
       { longsAbove: number; shortsBelow: number } | undefined;

@@ -180,8 +180,11 @@ const valueDayAgo = (oi: OpenInterest, referenceMs: number): number | null => {
  */
 export const oiReading = (oiChange: number, priceChange: number): OpenInterestReading => {
   if (Math.abs(oiChange) < OPEN_INTEREST_RULE.flatBand) return 'flat';
-  if (oiChange > 0) return priceChange >= 0 ? 'new_longs' : 'new_shorts';
-  return priceChange >= 0 ? 'short_covering' : 'deleveraging';
+  // A price that barely moved names no side: a sign alone would flip the reading, and the lean, on noise.
+  if (Math.abs(priceChange) < OPEN_INTEREST_RULE.priceFlatBand)
+    return oiChange > 0 ? 'new_positions' : 'closing_positions';
+  if (oiChange > 0) return priceChange > 0 ? 'new_longs' : 'new_shorts';
+  return priceChange > 0 ? 'short_covering' : 'deleveraging';
 };
 
 const readOpenInterest = (
@@ -212,6 +215,8 @@ const OI_LEAN: Record<OpenInterestReading, number> = {
   short_covering: 0.25,
   new_shorts: -0.5,
   deleveraging: -0.25,
+  new_positions: 0,
+  closing_positions: 0,
   flat: 0,
 };
 const OI_WORDS: Record<OpenInterestReading, string> = {
@@ -219,6 +224,8 @@ const OI_WORDS: Record<OpenInterestReading, string> = {
   short_covering: 'a pattern usually read as short positions being closed',
   new_shorts: 'a pattern usually read as new short positions',
   deleveraging: 'a pattern usually read as positions being closed on the long side (deleveraging)',
+  new_positions: 'positions opened with the price too flat to say which side opened them',
+  closing_positions: 'positions closed with the price too flat to say which side closed them',
   flat: 'little change in positioning',
 };
 
@@ -279,6 +286,17 @@ const dominantSide = (longUsd: number, shortUsd: number): NonNullable<Liquidatio
   return longShare > r.longsAbove ? 'longs' : longShare < r.shortsBelow ? 'shorts' : 'balanced';
 };
 
+/** The state an open-interest reading gives without crowded funding: a reading that names no side is `balanced`. */
+const STATE_OF_READING: Record<OpenInterestReading, DerivativesState> = {
+  new_longs: 'new_longs',
+  short_covering: 'short_covering',
+  new_shorts: 'new_shorts',
+  deleveraging: 'deleveraging',
+  new_positions: 'balanced',
+  closing_positions: 'balanced',
+  flat: 'balanced',
+};
+
 /**
  * `balanced` is a reading (what came in shows no side), so it needs funding or a readable open-interest change: an
  * open-interest value alone, with no 24-hour comparison, reads nothing and is `unavailable`.
@@ -286,8 +304,7 @@ const dominantSide = (longUsd: number, shortUsd: number): NonNullable<Liquidatio
 const stateOf = (f: FundingReading | null, o: OpenInterestReadingDetail | null): DerivativesState => {
   if (f === null && !o?.reading) return 'unavailable';
   if (f !== null && f.crowding !== 'none') return f.crowding;
-  if (o?.reading && o.reading !== 'flat') return o.reading;
-  return 'balanced';
+  return o?.reading ? STATE_OF_READING[o.reading] : 'balanced';
 };
 
 /** Crowding is read against the crowd: a crowded side is the one at risk of a squeeze. */
