@@ -256,8 +256,8 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
     'hold), `new_longs`/`new_shorts` (open interest rising with price up/down), `short_covering` (falling open ' +
     'interest with price up), `deleveraging` (falling open interest with price down), `balanced` (the readings ' +
     `that came in show no side: funding not crowded, open interest flat (a 24-hour change inside ${OI_FLAT_WORDS}), ` +
-    `moving with a price too flat to name a side (\`new_positions\`, \`closing_positions\`: a 24-hour price change ` +
-    `inside ${OI_PRICE_FLAT_WORDS}) or without a 24-hour comparison), ` +
+    `moving while the price's 24-hour change stayed inside ${OI_PRICE_FLAT_WORDS} (too flat to name a side), or ` +
+    'without a 24-hour comparison), ' +
     '`unavailable` (no positioning reading: no funding and no 24-hour open-interest change; any figure that came ' +
     'in is still shown, and `vote` and `confidence` are null); null when the asset had no data at all ' +
     '(`data_status` `unavailable`). A description, not a signal',
