@@ -57,3 +57,21 @@ describe('llms.txt lists what an agent needs', () => {
     expect(llms).toMatch(/MCP/);
   });
 });
+
+describe('llms.txt weighs the OpenAPI document for an agent', () => {
+  const openApiLine = (openapiBytes?: number) =>
+    buildLlmsTxt({ baseUrl: BASE_URL, hasBuyer: true, openapiBytes })
+      .split('\n')
+      .find((line) => line.includes('/openapi.json)')) ?? '';
+
+  it('says its size in kilobytes, rounded to tens from 10 KB, rounded up below', () => {
+    expect(openApiLine(793_073)).toContain('(about 790 KB;');
+    expect(openApiLine(796_000)).toContain('(about 800 KB;');
+    expect(openApiLine(4_032)).toContain('(about 5 KB;');
+  });
+
+  it('says no size it was not given (the MCP server’s fallback copy)', () => {
+    expect(openApiLine()).not.toMatch(/KB/);
+    expect(openApiLine()).toMatch(/every path, schema, example and payment term$/);
+  });
+});

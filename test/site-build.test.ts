@@ -97,6 +97,13 @@ describe('built site', () => {
       expect(line).toMatch(/^- \[[^\]]+\]\(https?:\/\/[^)]+\): \S/);
   });
 
+  it('tells an agent the size of the openapi.json it ships, to within 10 KB', async () => {
+    const bytes = Buffer.byteLength(await text('openapi.json'));
+    const said = (await text('llms.txt')).match(/\(\S+\/openapi\.json\): [^\n]*\(about (\d+) KB;/)?.[1];
+    expect(said).toBeDefined();
+    expect(Math.abs(Number(said) * 1000 - bytes)).toBeLessThanOrEqual(5_000);
+  });
+
   it('links from llms.txt only to files that exist in dist/ (or to the paywall’s paid paths)', async () => {
     const urls = [...(await text('llms.txt')).matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1] ?? '');
     expect(urls.length).toBeGreaterThan(20);

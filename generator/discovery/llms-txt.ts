@@ -14,11 +14,17 @@ export interface LlmsTxtOptions {
   baseUrl: string;
   /** Whether the browser buyer (/x402-buyer/) is part of this build. */
   hasBuyer: boolean;
+  /** The size of /openapi.json in bytes, when known: said beside its link, for agents that count their context. */
+  openapiBytes?: number;
 }
+
+/** "about 790 KB": a size an agent can weigh before fetching, steady across runs that change a few bytes. */
+const aboutKilobytes = (bytes: number): string =>
+  `about ${bytes < 10_000 ? Math.ceil(bytes / 1000) : Math.round(bytes / 10_000) * 10} KB`;
 
 const link = (title: string, url: string, note: string) => `- [${title}](${url}): ${note}`;
 
-export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
+export function buildLlmsTxt({ baseUrl, hasBuyer, openapiBytes }: LlmsTxtOptions): string {
   const url = (path: string) => absoluteUrl(baseUrl, path);
   const free = freeResourcesInIntegrationOrder();
   const snapshots = free.filter((r) => noteFor(r).group === 'snapshot');
@@ -75,7 +81,14 @@ export function buildLlmsTxt({ baseUrl, hasBuyer }: LlmsTxtOptions): string {
     historyLlmsLines(url),
     '## Docs',
     [
-      link('OpenAPI 3.1 (JSON)', url('/openapi.json'), 'every path, schema, example and payment term'),
+      link(
+        'OpenAPI 3.1 (JSON)',
+        url('/openapi.json'),
+        'every path, schema, example and payment term' +
+          (openapiBytes === undefined
+            ? ''
+            : ` (${aboutKilobytes(openapiBytes)}; each endpoint's docs page is a small part of it)`),
+      ),
       link(
         'How to read freshness',
         url(DOCS_PATHS.freshness),

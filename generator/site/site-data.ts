@@ -243,6 +243,7 @@ export async function loadSiteData(options: SiteDataOptions) {
   const body = (path: string) => files.find((f) => f.requestPath === path)?.body;
 
   const openapi = buildOpenApiDocument({ baseUrl, examples: examplesOf(files) });
+  const openapiJson = `${pretty(openapi)}\n`;
   const endpoints = [...freeResourcesInIntegrationOrder(), ...paidResources()].map((r) =>
     endpointPage(r, baseUrl, files),
   );
@@ -288,10 +289,10 @@ export async function loadSiteData(options: SiteDataOptions) {
       decimals: USDC_DECIMALS,
     },
     discovery: {
-      openapiJson: `${pretty(openapi)}\n`,
+      openapiJson,
       openapiYaml: openApiYaml(openapi),
       schemaFiles: codeParts(baseUrl).schemaFiles,
-      llmsTxt: buildLlmsTxt({ baseUrl, hasBuyer }),
+      llmsTxt: buildLlmsTxt({ baseUrl, hasBuyer, openapiBytes: Buffer.byteLength(openapiJson) }),
       robotsTxt: buildRobotsTxt(baseUrl),
       errorFiles: [
         { fileName: 'invalid-asset.json', json: `${pretty(invalidAssetError())}\n` },
