@@ -109,24 +109,27 @@ describe('a run ahead of the clock (the real emi)', () => {
       const args = ['generate', '--out', 'site', '--paid', 'paid', '--state', 'var'];
       const before = await runEmi(dir, args);
       expect(before.code, before.stderr).toBe(0);
+      const lastRun = async () =>
+        (await readJson(join(dir, 'var', 'last-run.json'))) as { as_of: string; status: string };
       const jumped = await startEmi(dir, args, {}, { wrapper: ['faketime', '-f', '+2d'] }).done;
       expect(jumped.code, jumped.stderr).toBe(0);
-      const wrongDay = dayOf(Date.now() + 2 * DAY);
+      // The days are the runs' own (their as-of minutes), not the test's clock read later: a midnight passing
+      // between a run and this line would otherwise name the day after.
+      const wrongDay = dayOf(Date.parse((await lastRun()).as_of));
+      expect(Date.parse(`${wrongDay}T00:00:00Z`)).toBeGreaterThan(Date.now());
 
       const after = await runEmi(dir, args);
       expect(after.code, after.stderr).toBe(0);
+      const report = await lastRun();
+      const today = dayOf(Date.parse(report.as_of));
       const lines = errorLines(after);
       expect(lines.filter((line) => / not kept: /.test(line))).toEqual([]);
       // Said once, with what to do; the files of the wrong day are kept, never deleted by emi.
       expect(lines.filter((line) => line.includes(wrongDay))).toEqual([
         expect.stringMatching(
-          new RegExp(
-            `^history: day files of ${wrongDay} are ahead of this machine's clock \\(${dayOf(Date.now())}\\)`,
-          ),
+          new RegExp(`^history: day files of ${wrongDay} are ahead of this machine's clock \\(${today}\\)`),
         ) as unknown as string,
       ]);
-      const today = dayOf(Date.now());
-      const report = (await readJson(join(dir, 'var', 'last-run.json'))) as { as_of: string; status: string };
       expect(report.status).toBe('ok');
       for (const id of HISTORY_RESOURCE_IDS) {
         expect(await dayRows(dir, id, today)).toContain(report.as_of);
