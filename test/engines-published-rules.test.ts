@@ -307,15 +307,11 @@ describe('2. liquidity_context rests on an order book, and the sentences that co
 });
 
 describe('3. the thresholds behind each label are published from the constants the engines read', () => {
-  it('open interest `flat`: within the published band, and not at its edge', () => {
-    const rule = (derivativesSchema as Record<string, unknown>).OPEN_INTEREST_RULE as
-      { flatBand: number } | undefined;
-    expect(rule).toBeDefined();
-    const band = rule!.flatBand;
-    expect(oiReading(band * 0.999, 0.01)).toBe('flat');
-    expect(oiReading(-band * 0.999, -0.01)).toBe('flat');
-    expect(oiReading(band, 0.01)).toBe('new_longs');
-    expect(oiReading(-band, -0.01)).toBe('deleveraging');
+  const oiRule = () =>
+    (derivativesSchema as Record<string, unknown>).OPEN_INTEREST_RULE as
+      { flatBand: number; priceFlatBand: number } | undefined;
+  /** The band in the words of every description of an open-interest reading and of the state it gives. */
+  const expectBandPublished = (band: number) => {
     const words = `±${Number((band * 100).toFixed(4))} %`;
     for (const [file, path] of [
       ['derivatives.json', 'assets.*.open_interest.reading'],
@@ -323,12 +319,20 @@ describe('3. the thresholds behind each label are published from the constants t
       ['derivatives.json', 'assets.*.state'],
     ] as const)
       expect(describedAt(file, path), `${file}: ${path}`).toContain(words);
+  };
+
+  it('open interest `flat`: within the published band, and not at its edge', () => {
+    expect(oiRule()).toBeDefined();
+    const band = oiRule()!.flatBand;
+    expect(oiReading(band * 0.999, 0.01)).toBe('flat');
+    expect(oiReading(-band * 0.999, -0.01)).toBe('flat');
+    expect(oiReading(band, 0.01)).toBe('new_longs');
+    expect(oiReading(-band, -0.01)).toBe('deleveraging');
+    expectBandPublished(band);
   });
 
   it('open interest against a flat price: inside the published price band no side is named, at its edge one is', () => {
-    const rule = (derivativesSchema as Record<string, unknown>).OPEN_INTEREST_RULE as
-      { flatBand: number; priceFlatBand: number } | undefined;
-    const band = rule!.priceFlatBand;
+    const band = oiRule()!.priceFlatBand;
     expect(band).toBeGreaterThan(0);
     // Before, +0.1 % and -0.1 % read as opposite sides and moved the lean by a whole unit.
     for (const price of [0, band * 0.999, -band * 0.999]) {
@@ -339,13 +343,7 @@ describe('3. the thresholds behind each label are published from the constants t
     expect(oiReading(0.05, -band)).toBe('new_shorts');
     expect(oiReading(-0.05, band)).toBe('short_covering');
     expect(oiReading(-0.05, -band)).toBe('deleveraging');
-    const words = `±${Number((band * 100).toFixed(4))} %`;
-    for (const [file, path] of [
-      ['derivatives.json', 'assets.*.open_interest.reading'],
-      ['paid-main-brain.json', 'coins.*.derivatives.open_interest_reading'],
-      ['derivatives.json', 'assets.*.state'],
-    ] as const)
-      expect(describedAt(file, path), `${file}: ${path}`).toContain(words);
+    expectBandPublished(band);
   });
 
   it('`dominant_side`: longs above the published share, shorts below the other, balanced between', () => {
