@@ -130,18 +130,18 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
+/** The assets whose confidence went from `before` to `after` as `moved` says, e.g. "BTC: 4 -> 4". */
+const confidenceMoves = (before: Published, after: Published, moved: (was: number, is: number) => boolean) =>
+  Object.entries(before.brain.coins).flatMap(([symbol, coin]) => {
+    const is = after.brain.coins[symbol]!.confidence;
+    return moved(coin.confidence, is) ? [`${symbol}: ${coin.confidence} -> ${is}`] : [];
+  });
 /** Assets whose confidence is higher in `after` than in `before`. */
 const confidenceRises = (before: Published, after: Published): string[] =>
-  Object.entries(before.brain.coins)
-    .filter(([symbol, coin]) => after.brain.coins[symbol]!.confidence > coin.confidence)
-    .map(([symbol, coin]) => `${symbol}: ${coin.confidence} -> ${after.brain.coins[symbol]!.confidence}`);
+  confidenceMoves(before, after, (was, is) => is > was);
 /** Assets with a confidence above 0 in `before` that a data issue in `after` did not lower. */
 const confidenceKept = (before: Published, after: Published): string[] =>
-  Object.entries(before.brain.coins)
-    .filter(
-      ([symbol, coin]) => coin.confidence > 0 && after.brain.coins[symbol]!.confidence >= coin.confidence,
-    )
-    .map(([symbol, coin]) => `${symbol}: ${coin.confidence} -> ${after.brain.coins[symbol]!.confidence}`);
+  confidenceMoves(before, after, (was, is) => was > 0 && is >= was);
 
 const btcAsk = (server: ReplayServer, venue: string) =>
   server.requests.filter((r) => r.venue === venue && isTicker(r) && /BTC/.test(r.path)).length;

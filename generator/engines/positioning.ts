@@ -210,23 +210,34 @@ const readOpenInterest = (
   };
 };
 
-const OI_LEAN: Record<OpenInterestReading, number> = {
-  new_longs: 0.5,
-  short_covering: 0.25,
-  new_shorts: -0.5,
-  deleveraging: -0.25,
-  new_positions: 0,
-  closing_positions: 0,
-  flat: 0,
-};
-const OI_WORDS: Record<OpenInterestReading, string> = {
-  new_longs: 'a pattern usually read as new long positions',
-  short_covering: 'a pattern usually read as short positions being closed',
-  new_shorts: 'a pattern usually read as new short positions',
-  deleveraging: 'a pattern usually read as positions being closed on the long side (deleveraging)',
-  new_positions: 'positions opened with the price too flat to say which side opened them',
-  closing_positions: 'positions closed with the price too flat to say which side closed them',
-  flat: 'little change in positioning',
+/**
+ * What each open-interest reading gives: its internal lean, its words in the evidence, and the asset's state when
+ * funding is not crowded (a reading that names no side leaves it `balanced`).
+ */
+const OI_READINGS: Record<OpenInterestReading, { lean: number; words: string; state: DerivativesState }> = {
+  new_longs: { lean: 0.5, words: 'a pattern usually read as new long positions', state: 'new_longs' },
+  short_covering: {
+    lean: 0.25,
+    words: 'a pattern usually read as short positions being closed',
+    state: 'short_covering',
+  },
+  new_shorts: { lean: -0.5, words: 'a pattern usually read as new short positions', state: 'new_shorts' },
+  deleveraging: {
+    lean: -0.25,
+    words: 'a pattern usually read as positions being closed on the long side (deleveraging)',
+    state: 'deleveraging',
+  },
+  new_positions: {
+    lean: 0,
+    words: 'positions opened with the price too flat to say which side opened them',
+    state: 'balanced',
+  },
+  closing_positions: {
+    lean: 0,
+    words: 'positions closed with the price too flat to say which side closed them',
+    state: 'balanced',
+  },
+  flat: { lean: 0, words: 'little change in positioning', state: 'balanced' },
 };
 
 /** How the level was decided, in words: the fixed mark, or the z-score against the last 30 days. */
@@ -286,17 +297,6 @@ const dominantSide = (longUsd: number, shortUsd: number): NonNullable<Liquidatio
   return longShare > r.longsAbove ? 'longs' : longShare < r.shortsBelow ? 'shorts' : 'balanced';
 };
 
-/** The state an open-interest reading gives without crowded funding: a reading that names no side is `balanced`. */
-const STATE_OF_READING: Record<OpenInterestReading, DerivativesState> = {
-  new_longs: 'new_longs',
-  short_covering: 'short_covering',
-  new_shorts: 'new_shorts',
-  deleveraging: 'deleveraging',
-  new_positions: 'balanced',
-  closing_positions: 'balanced',
-  flat: 'balanced',
-};
-
 /**
  * `balanced` is a reading (what came in shows no side), so it needs funding or a readable open-interest change: an
  * open-interest value alone, with no 24-hour comparison, reads nothing and is `unavailable`.
@@ -304,7 +304,7 @@ const STATE_OF_READING: Record<OpenInterestReading, DerivativesState> = {
 const stateOf = (f: FundingReading | null, o: OpenInterestReadingDetail | null): DerivativesState => {
   if (f === null && !o?.reading) return 'unavailable';
   if (f !== null && f.crowding !== 'none') return f.crowding;
-  return o?.reading ? STATE_OF_READING[o.reading] : 'balanced';
+  return o?.reading ? OI_READINGS[o.reading].state : 'balanced';
 };
 
 /** Crowding is read against the crowd: a crowded side is the one at risk of a squeeze. */
@@ -319,7 +319,7 @@ const CROWDING_LEAN: Record<FundingReading['crowding'], number> = {
  * its possible values. A single value when nothing is missing.
  */
 const possibleLeans = (f: FundingReading | null, o: OpenInterestReadingDetail | null): number[] => {
-  const oiLeans = o?.reading ? [OI_LEAN[o.reading]] : Object.values(OI_LEAN);
+  const oiLeans = o?.reading ? [OI_READINGS[o.reading].lean] : Object.values(OI_READINGS).map((r) => r.lean);
   const crowdingLeans = f ? [CROWDING_LEAN[f.crowding]] : Object.values(CROWDING_LEAN);
   return oiLeans.flatMap((oi) => crowdingLeans.map((c) => clamp(oi + c, -1, 1)));
 };
@@ -356,7 +356,7 @@ export function readDerivatives(
   if (openInterest?.reading && openInterest.change24h !== null && openInterest.priceChange24h !== null) {
     evidence.push(
       `Open interest changed ${shownChange(openInterest.change24h)} over 24 hours while price changed ` +
-        `${shownChange(openInterest.priceChange24h)}: ${OI_WORDS[openInterest.reading]}.`,
+        `${shownChange(openInterest.priceChange24h)}: ${OI_READINGS[openInterest.reading].words}.`,
     );
   } else if (openInterest)
     gap(
@@ -390,7 +390,7 @@ export function readDerivatives(
   } else limitations.push(`${s}: no liquidation data this run.`);
 
   const lean = clamp(
-    (openInterest?.reading ? OI_LEAN[openInterest.reading] : 0) +
+    (openInterest?.reading ? OI_READINGS[openInterest.reading].lean : 0) +
       (funding ? CROWDING_LEAN[funding.crowding] : 0),
     -1,
     1,
