@@ -5,7 +5,11 @@
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import algosdk from 'algosdk';
+import { toClientAvmSigner } from '@x402/avm';
+import { ExactAvmScheme } from '@x402/avm/exact/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALGORAND_MAINNET, USDC_ASA_ID } from '../schemas/paid/terms.ts';
 import { BUY_EXIT_CODES } from '../paywall-worker/buy-command.ts';
 import { resourceById, startStack } from './paywall-harness.ts';
 import type { Stack } from './paywall-harness.ts';
@@ -79,5 +83,38 @@ describe('emi buy refuses what can never work, in one line', () => {
     expect(run.code).toBe(BUY_EXIT_CODES.refused);
     expect(run.stderr.trim()).toMatch(/answered 404 before any payment: \(an HTML page\)$/);
     expect(run.stderr).not.toContain('<');
+  });
+});
+
+// Why a facilitator URL with a path is refused: the official AVM client, given it as its algod, reads the ledger's
+// parameters at the URL's origin. Should a release keep the path, this fails and the refusal can go.
+describe('the official AVM client and an algod URL with a path', () => {
+  it('asks /v2/transactions/params at the origin, not under the path', async () => {
+    const asked: string[] = [];
+    const algod = await listening((req, res) => {
+      asked.push(req.url ?? '');
+      res.writeHead(404, { 'Content-Type': 'application/json' });
+      res.end('{"message":"not here"}');
+    });
+    try {
+      const account = algosdk.generateAccount();
+      const signer = toClientAvmSigner(Buffer.from(account.sk).toString('base64'));
+      const scheme = new ExactAvmScheme(signer, { algodUrl: `${algod.url}/x402-dev-facilitator` });
+      await expect(
+        scheme.createPaymentPayload(2, {
+          scheme: 'exact',
+          network: ALGORAND_MAINNET,
+          amount: '10000',
+          asset: String(USDC_ASA_ID),
+          payTo: account.addr.toString(),
+          maxTimeoutSeconds: 60,
+          extra: {},
+        }),
+      ).rejects.toThrow();
+      expect(asked.length).toBeGreaterThan(0);
+      expect(asked.every((url) => url.startsWith('/v2/transactions/params'))).toBe(true);
+    } finally {
+      algod.server.close();
+    }
   });
 });
