@@ -120,17 +120,44 @@ export function parseCount(value: string): number {
 }
 
 /**
- * What is wrong with a folder an option names for reading: `missing` (nothing there, or a file in its path),
+ * What is wrong with a folder a command is given to read: `missing` (nothing there, or a file in its path),
  * `not a folder` (something else there), or null: a folder, or a path that cannot be looked at (the command then
  * says why when it reads it).
  */
-export function folderProblem(path: string): 'missing' | 'not a folder' | null {
+function folderProblem(path: string): 'missing' | 'not a folder' | null {
   try {
     return statSync(path).isDirectory() ? null : 'not a folder';
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : null;
   }
+}
+
+/** A folder one command reads and another writes, as the line refusing it names them. */
+export interface FolderUse {
+  /** What the command would do, e.g. "nothing to serve". */
+  refusal: string;
+  /** The option naming the folder; null when it is the command's argument. */
+  option: string | null;
+  /** The command and option that write such a folder, e.g. ["emi build", "--out"]. */
+  writtenBy: readonly [command: string, option: string];
+}
+
+/**
+ * Throws a usage error (exit code 2) unless `dir` is a folder: a typo or a step not run yet would otherwise read as
+ * an empty site (every check failing, every page 404), so the line says which command makes the folder.
+ */
+export function requireFolder(dir: string, use: FolderUse): void {
+  const problem = folderProblem(dir);
+  if (!problem) return;
+  const [writer, writerOption] = use.writtenBy;
+  const named = use.option ? ` (${use.option})` : '';
+  const instead = `${use.option ? `give ${use.option}` : 'name'} the folder ${writer} wrote to`;
+  throw usageError(
+    problem === 'missing'
+      ? `${use.refusal}: folder ${dir} does not exist${named}; run ${writer} ${writerOption} ${dir} first, or ${instead}`
+      : `${use.refusal}: ${dir} is not a folder${named}; ${instead}`,
+  );
 }
 
 /** The value as it may be shown: a password (or user name) in it is never echoed to a terminal or a log. */

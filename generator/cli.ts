@@ -7,7 +7,6 @@ import { resolve } from 'node:path';
 import {
   USAGE_EXIT_CODE,
   checkBaseUrl,
-  folderProblem,
   httpUrlOrNull,
   isUsageError,
   MAX_CADENCE_SECONDS,
@@ -18,6 +17,7 @@ import {
   parsePort,
   parsePositiveInt,
   parseSeed,
+  requireFolder,
   usageError,
 } from './cli-options.ts';
 import {
@@ -95,19 +95,11 @@ function checkBuildFolders(site: string, published: string): void {
   } catch (error) {
     throw usageError((error as Error).message);
   }
-  const problem = folderProblem(published);
-  if (problem === 'missing') {
-    throw usageError(
-      `refusing to build: published folder ${published} does not exist (--published); ` +
-        `run emi generate --out ${published} first, or give --published the folder emi generate wrote to`,
-    );
-  }
-  if (problem) {
-    throw usageError(
-      `refusing to build: published folder ${published} is not a folder (--published); ` +
-        'give --published the folder emi generate wrote to',
-    );
-  }
+  requireFolder(published, {
+    refusal: 'nothing to build from',
+    option: '--published',
+    writtenBy: ['emi generate', '--out'],
+  });
 }
 
 /** Every time emi publishes is UTC, so the schedule's fields are too (a DST night neither skips nor doubles runs). */
@@ -334,7 +326,10 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
         // The preview publishes nothing, but its paywall and MCP answers carry the base URL: the same rule.
         if (process.env.EMI_BASE_URL) checkBaseUrl(process.env.EMI_BASE_URL);
         // A folder that is not there is a usage mistake; one not built yet is served, with a word on stderr.
-        const unbuilt = (await import('./serve/served-folder.ts')).checkServedFolder(o.dir);
+        const unbuilt = (await import('./serve/served-folder.ts')).checkServedFolder(
+          o.dir,
+          'its pages answer 404',
+        );
         if (unbuilt) console.error(`emi: ${unbuilt}`);
         const { claimInstance } = await import('./state/instance-lock.ts');
         const instance = await claimInstance({ folder: o.dir, port: o.port, host: o.host, command: 'serve' });
@@ -427,6 +422,18 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     .argument('[dir]', 'public site folder', 'site')
     .option('--paid <dir>', 'also check the paid bodies in this folder')
     .action(async (dir: string, o: { paid?: string }) => {
+      requireFolder(dir, {
+        refusal: 'nothing to validate',
+        option: null,
+        writtenBy: ['emi generate', '--out'],
+      });
+      if (o.paid) {
+        requireFolder(o.paid, {
+          refusal: 'nothing to validate',
+          option: '--paid',
+          writtenBy: ['emi generate', '--paid'],
+        });
+      }
       const { checkLines, validateHistoryOutput, validatePaidOutput, validatePublicOutput } =
         await import('./publish/validate-output.ts');
       const checks = [
@@ -470,12 +477,17 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
       }) => {
         const { paywallTimeout, ...options } = o;
         checkBaseUrl(options.baseUrl);
+        const unbuilt = (await import('./serve/served-folder.ts')).checkServedFolder(
+          options.dir,
+          'its tools find no file',
+        );
         if (paywallTimeout !== undefined && options.paywallUrl === undefined) {
           throw usageError(
             '--paywall-timeout bounds the wait for --paywall-url: give --paywall-url too, or leave it out ' +
               '(the in-process paywall needs no bound)',
           );
         }
+        if (unbuilt) console.error(`emi mcp: ${unbuilt}`);
         await (
           await import('../mcp/stdio.ts')
         ).runMcpStdio({

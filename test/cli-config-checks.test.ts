@@ -1,8 +1,9 @@
 // Settings and option values the commands must check before they write or start anything (README, "The `emi`
 // command": a bad configuration or option value is one line on stderr and exit code 2): the history retention of
-// the environment, mistyped EMI_VENUE_URL_* and EMI_SOURCE_ORDER_* names, the folder `emi serve` is asked to serve,
-// `emi build`'s --site and --published, `emi sources check --source replay` without --replay. Also: --state says
-// that EMI_STATE_DIR is its default, and a skipped `emi schedule` tick is one plain line of emi's own.
+// the environment, mistyped EMI_VENUE_URL_* and EMI_SOURCE_ORDER_* names, the folders `emi serve`, `emi mcp` and
+// `emi validate` are asked to read, `emi build`'s --site and --published, `emi sources check --source replay`
+// without --replay. Also: --state says that EMI_STATE_DIR is its default, and a skipped `emi schedule` tick is one
+// plain line of emi's own.
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -206,6 +207,69 @@ describe('emi serve --dir', () => {
   });
 });
 
+describe('emi validate: a folder that is not there is exit 2, not a list of missing files', () => {
+  it.each<[string, string[], (dir: string) => Promise<void>, RegExp]>([
+    [
+      'the default folder, never generated',
+      [],
+      async () => {},
+      /^emi: nothing to validate: folder site does not exist; run emi generate --out site first, or name the folder emi generate wrote to$/,
+    ],
+    [
+      'a file',
+      ['nope'],
+      (dir) => writeFile(join(dir, 'nope'), 'not a folder'),
+      /^emi: nothing to validate: nope is not a folder; name the folder emi generate wrote to$/,
+    ],
+    [
+      '--paid, a folder that does not exist',
+      ['site', '--paid', 'nope'],
+      (dir) => mkdir(join(dir, 'site')),
+      /^emi: nothing to validate: folder nope does not exist \(--paid\); run emi generate --paid nope first, or give --paid the folder emi generate wrote to$/,
+    ],
+  ])('%s', async (_name, args, prepare, line) => {
+    const dir = await scratch();
+    await prepare(dir);
+    const run = await emi(dir, ['validate', ...args]);
+    expectUsageMistake(run, line);
+    expect(run.stdout).toBe(''); // no check ran
+  });
+
+  it('an empty folder that exists is still checked (exit 1, every missing file named)', async () => {
+    const dir = await scratch();
+    await mkdir(join(dir, 'site'));
+    const run = await emi(dir, ['validate']);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/^FAIL api\/main-brain\.php: file is missing or unreadable$/m);
+  });
+});
+
+describe('emi mcp --dir', () => {
+  it('refuses a folder that does not exist: exit 2 before any paywall or facilitator starts', async () => {
+    const dir = await scratch();
+    expectUsageMistake(
+      await emi(dir, ['mcp', '--dir', 'nope']),
+      /^emi: nothing to serve: folder nope does not exist \(--dir\); run emi build --out nope first, or give --dir the folder emi build wrote to$/,
+    );
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('starts on a folder not built yet, and says so in one line on stderr', async () => {
+    const dir = await scratch();
+    await mkdir(join(dir, 'dist'));
+    const mcp = start(dir, ['mcp']);
+    await mcp.waitFor(/emi mcp: serving /);
+    mcp.child.stdin.end(); // the client is gone: the server ends
+    const run = await mcp.done;
+    expect(run.code, run.stderr).toBe(0);
+    expect(errorLines(run)).toContainEqual(
+      expect.stringMatching(
+        /^emi mcp: dist has no index\.html \(not built yet\?\): its tools find no file until emi build --out dist builds it$/,
+      ),
+    );
+  });
+});
+
 describe('emi sources check --source replay without --replay', () => {
   it('is a usage mistake, as for emi generate (exit 2)', async () => {
     const dir = await scratch();
@@ -243,13 +307,13 @@ describe('emi build: a --site or --published folder that cannot be the one meant
       '--published, a folder that does not exist',
       ['--published', 'nope'],
       async () => {},
-      /^emi: refusing to build: published folder nope does not exist \(--published\); run emi generate --out nope first, or give --published the folder emi generate wrote to$/,
+      /^emi: nothing to build from: folder nope does not exist \(--published\); run emi generate --out nope first, or give --published the folder emi generate wrote to$/,
     ],
     [
       '--published, a file',
       ['--published', 'nope'],
       (dir) => writeFile(join(dir, 'nope'), 'not a folder'),
-      /^emi: refusing to build: published folder nope is not a folder \(--published\)/,
+      /^emi: nothing to build from: nope is not a folder \(--published\); give --published the folder emi generate wrote to$/,
     ],
   ])('%s', async (_name, args, prepare, line) => {
     const dir = await scratch();

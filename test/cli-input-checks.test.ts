@@ -124,6 +124,7 @@ describe('emi mcp', () => {
 
   it('answers without EMI_BASE_URL, and ends when the client closes stdin', async () => {
     const dir = await scratch();
+    await mkdir(join(dir, 'dist')); // the folder it serves (--dir): not built, which it says on stderr
     const mcp = start(dir, ['mcp']);
     mcp.write(initialize);
     await mcp.waitFor(/"id":1/);
@@ -141,6 +142,7 @@ describe('emi mcp', () => {
     const dir = await scratch();
     // Paid files of the current minute, so that the paywall offers them (402) rather than refusing stale ones.
     expect((await run(dir, ['generate'])).code).toBe(0);
+    await mkdir(join(dir, 'dist'));
     const mcp = start(dir, ['mcp', '--base-url', 'http://explicit.example'], {
       EMI_BASE_URL: 'http://environment.example',
     });
