@@ -55,3 +55,15 @@ describe('a payment for path A at path B of the same price', () => {
     expect(response.status).toBe(200);
   });
 });
+
+describe('a query string on a paid path (the paid paths take no parameters)', () => {
+  it('is not part of what is sold: the 402 names the bare path, and the payment buys its body', async () => {
+    const withQuery = `${stack.url(pathA)}?asset=BTC`;
+    const { paymentRequired } = await fetchChallenge(withQuery);
+    expect(paymentRequired.resource.url).toBe(`http://127.0.0.1:8080${pathA.path}`);
+    const paid = await fetch(withQuery, { headers: paymentHeader(await buyer.pay(paymentRequired)) });
+    expect(paid.status).toBe(200);
+    const bare = await fetch(stack.url(pathA), { headers: paymentHeader(await payFor(pathA)) });
+    expect(await paid.json()).toEqual(await bare.json());
+  });
+});
