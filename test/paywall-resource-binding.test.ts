@@ -1,5 +1,6 @@
 // A payment pays for one resource: a payment signed for path A is refused at path B, even when both cost the same
-// (the market regime and the main brain are both 0.01 USDC), with or without the echoed extensions.
+// (the market regime and the main brain are both 0.01 USDC), with or without the echoed extensions. A query string
+// is not part of the resource: the paid paths take no parameters.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentPayload } from '@x402/core/types';
 import { PaymentRequiredBody } from '../schemas/paid/payment-required.ts';
