@@ -149,8 +149,10 @@ function withMeanings(node: unknown, parent: string): unknown {
   return out;
 }
 
-/** JSON Schema formats every validator knows; zod also emits its own (e.g. "starts_with"), which ajv rejects. */
-/** The `format` values of JSON Schema itself (draft-07 and 2020-12 vocabularies); zod adds its own. */
+/**
+ * The `format` values of JSON Schema itself (draft-07 and 2020-12 vocabularies), which every validator knows; zod
+ * also emits its own (e.g. "starts_with"), which ajv rejects.
+ */
 export const STANDARD_FORMATS: ReadonlySet<string> = new Set([
   'date-time',
   'date',
