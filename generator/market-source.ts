@@ -4,6 +4,7 @@ import type { MarketSnapshot } from './market/types.ts';
 import { collectSimulatedMarket } from './sources/collect.ts';
 import { collectLiveMarket, collectReplayMarket } from './sources/live.ts';
 import type { SourceRunOptions } from './sources/live.ts';
+import { recordingProblem } from './sources/recording/replay-transport.ts';
 import { asOfProblem } from './sources/run-as-of.ts';
 
 import { SOURCE_NAMES } from './defaults.ts';
@@ -24,10 +25,10 @@ export function parseSourceName(value: string): SourceName {
 
 /**
  * What is wrong with a run's choice of source, recording and replay folders and as-of time, or null: --record only
- * records a live run, and --replay and --source replay go together; an `asOf` given (--as-of) must be the current
- * minute for a live run (`now`, default the clock) and the recording's own time for a replay (its index is read).
- * `emi generate`, `schedule` and `up` check it as a usage error before anything is written (config-file.ts); a run
- * is checked again here.
+ * records a live run, --replay and --source replay go together, and the --replay folder must hold a recording (its
+ * index is read); an `asOf` given (--as-of) must be the current minute for a live run (`now`, default the clock)
+ * and the recording's own time for a replay. `emi generate`, `schedule` and `up` check it as a usage error before
+ * anything is written (config-file.ts); a run is checked again here.
  */
 export function sourceFlagsProblem(
   source: string,
@@ -47,6 +48,8 @@ export function sourceFlagsProblem(
   if (replayDir && source !== 'replay') return '--replay needs --source replay';
   if (source === 'replay' && !replayDir)
     return '--source replay needs --replay DIR (a folder made with --record)';
+  const unreadable = source === 'replay' && replayDir ? recordingProblem(replayDir) : null;
+  if (unreadable) return unreadable;
   return asOf === undefined ? null : asOfProblem(source, asOf, { replayDir, now });
 }
 

@@ -259,7 +259,7 @@ describe('emi mcp --dir', () => {
     await mkdir(join(dir, 'dist'));
     const mcp = start(dir, ['mcp']);
     await mcp.waitFor(/emi mcp: serving /);
-    mcp.child.stdin.end(); // the client is gone: the server ends
+    mcp.child.stdin?.end(); // the client is gone: the server ends
     const run = await mcp.done;
     expect(run.code, run.stderr).toBe(0);
     expect(errorLines(run)).toContainEqual(

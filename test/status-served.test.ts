@@ -1,7 +1,8 @@
 // Hosts serve the built folder (dist/), not the published one: /status.json reaches readers only through a build.
 // A run that fails or publishes nothing must still reach them, or the served status goes on saying `ok` while
 // every run fails. `emi generate --dist` (the systemd unit, the CI workflow) and the cycle of `emi schedule` and
-// `emi up` rebuild after such a run too; a first run that failed has no site to rebuild.
+// `emi up` rebuild after such a run too; a first run that failed has no site to rebuild. A --replay folder holding no
+// recording is a usage mistake at start; one whose recording went since fails the run, which records why.
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { publishCycle } from '../generator/cycle.ts';
 import { INDEX_FILE, RECORDING_VERSION } from '../generator/sources/recording/recording-files.ts';
 import { RunStatus } from '../schemas/status.ts';
-import { generateArgs, runEmi } from './ops-cli.ts';
+import { expectUsageMistake, generateArgs, runEmi } from './ops-cli.ts';
 import { simulatedCycle } from './helpers/simulated-run.ts';
 
 const BASE_URL = 'https://emi.example.org';
@@ -87,4 +88,43 @@ describe('the cycle of emi schedule and emi up', () => {
     expect(stale.status).toBe('stale');
     expect((await servedStatus(flags.dist)).status).toBe('stale');
   }, 180_000);
+
+  it('records a failed run and rebuilds when the recording it replays is gone since the schedule started', async () => {
+    const flags = simulatedCycle(dir, Date.parse(AS_OF), BASE_URL);
+    expect((await publishCycle(flags)).status).toBe('ok');
+    const gone = join(dir, 'gone-recording'); // an empty folder: its index.json was removed
+    await mkdir(gone);
+    const failed = await publishCycle({ ...flags, source: 'replay', replay: gone, asOf: undefined });
+    expect(failed.status).toBe('failed');
+    const lastRun = JSON.parse(await readFile(join(flags.state, 'last-run.json'), 'utf8')) as RunReportLine;
+    expect(lastRun).toMatchObject({ status: 'failed', error: expect.stringMatching(/^no recording in /) });
+    const served = await servedStatus(flags.dist);
+    expect(served.status).toBe('failed');
+    expect(served.last_run.error).toMatch(/index\.json is missing/);
+  }, 180_000);
 });
+
+describe('a --replay folder without a recording', () => {
+  it.each([
+    ['generate', generateArgs(AS_OF)],
+    ['sources check', ['sources', 'check']],
+  ])(
+    'is a usage mistake for emi %s (exit 2), said before anything is written',
+    async (_name, args) => {
+      await mkdir(join(dir, 'no-recording'));
+      const run = await runEmi(dir, [...args, '--source', 'replay', '--replay', 'no-recording']);
+      expectUsageMistake(
+        run,
+        /^emi: no recording in no-recording: index\.json is missing \(record one with --source live --record\)$/,
+      );
+      expect(existsSync(join(dir, 'site'))).toBe(false);
+      expect(existsSync(join(dir, 'var'))).toBe(false);
+    },
+    60_000,
+  );
+});
+
+interface RunReportLine {
+  status: string;
+  error: string | null;
+}

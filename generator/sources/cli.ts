@@ -36,8 +36,13 @@ export async function resolveSourceFlags(
     const problem = asOfProblem(flags.source, flags.asOf, { replayDir: flags.replay, now });
     if (problem) throw new Error(problem);
   }
+  // A recording that cannot be read (gone since a schedule started) leaves the time open: the run then fails on it
+  // and records why, rather than failing here, before any record is written.
   const asOf =
-    flags.asOf ?? (flags.source === 'replay' && flags.replay ? await recordedAsOf(flags.replay) : undefined);
+    flags.asOf ??
+    (flags.source === 'replay' && flags.replay
+      ? await recordedAsOf(flags.replay).catch(() => undefined)
+      : undefined);
   return {
     asOf,
     sourceOptions: { recordDir: flags.record, replayDir: flags.replay, configFile: flags.config },

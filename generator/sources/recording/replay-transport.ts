@@ -32,6 +32,16 @@ export function readRecordingIndexSync(dir: string): RecordingIndex {
   return parseRecordingIndex(text, dir);
 }
 
+/** Why `dir` holds no recording a replay can read (its index missing or invalid), or null. */
+export function recordingProblem(dir: string): string | null {
+  try {
+    readRecordingIndexSync(dir);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
 const missingIndex = (dir: string): Error =>
   new Error(`no recording in ${dir}: ${INDEX_FILE} is missing (record one with --source live --record)`);
 
