@@ -355,7 +355,7 @@ export function createPaywallCore(deps: CoreDeps): {
     const point = deps.points.get(request.path);
     if (!point) return fail(404, 'not_found', 'No such paid resource.', null);
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      return fail(405, 'method_not_allowed', 'Paid resources answer GET only.', point);
+      return fail(405, 'method_not_allowed', 'Paid resources answer GET, HEAD and OPTIONS only.', point);
     }
 
     // Before any payment is asked for: never charge for a body that cannot be served.
