@@ -30,17 +30,23 @@ async function warnIfBehindSources() {
   const args = process.argv.slice(2);
   if (args.length === 0 || args.some((arg) => /^(-h|--help|-v|--version|help)$/.test(arg))) return;
   const { STAMP_FILE, changedSources } = await import('./build-stamp.js');
+  const what = 'run `npm run build` (after a `git pull`: `npm ci`); running the compiled code as it is';
+  let text;
+  try {
+    text = readFileSync(new URL(`../build/${STAMP_FILE}`, import.meta.url), 'utf8');
+  } catch (error) {
+    // Every build writes its stamp: a build without one was made by an emi from before stamps, older than these
+    // sources. Any other reading problem is left alone: a check never stops a command.
+    if (error?.code === 'ENOENT') console.error(`emi: build/ is out of date (made by an older emi): ${what}`);
+    return;
+  }
   let changed;
   try {
-    const stamp = JSON.parse(readFileSync(new URL(`../build/${STAMP_FILE}`, import.meta.url), 'utf8'));
-    changed = changedSources(fileURLToPath(new URL('..', import.meta.url)), stamp);
+    changed = changedSources(fileURLToPath(new URL('..', import.meta.url)), JSON.parse(text));
   } catch {
-    return; // a build from before stamps, or a stamp that cannot be read: a check never stops a command
+    return; // a stamp that cannot be read
   }
   if (changed.length === 0) return;
   const more = changed.length > 1 ? ` and ${changed.length - 1} more` : '';
-  console.error(
-    `emi: build/ is out of date (${changed[0]}${more} changed since it was compiled): ` +
-      'run `npm run build` (after a `git pull`: `npm ci`); running the compiled code as it is',
-  );
+  console.error(`emi: build/ is out of date (${changed[0]}${more} changed since it was compiled): ${what}`);
 }

@@ -108,14 +108,24 @@ describe('bin/emi.js with a build older than its sources', () => {
     expect(await emi('generate', '--version')).toEqual({ stdout: 'ran generate --version\n', stderr: '' });
   });
 
-  it('runs without a word when the build has no stamp (built before stamps) or one it cannot read', async () => {
+  it('runs without a word when the stamp cannot be read', async () => {
     const { root, emi } = await project();
     await writeFile(join(root, 'generator/a.ts'), 'export const a = 10;\n');
     for (const broken of ['{"files":', '{"files":null}']) {
       await writeFile(join(root, 'build', STAMP_FILE), broken);
       expect(await emi('generate')).toEqual({ stdout: 'ran generate\n', stderr: '' });
     }
+  });
+
+  it('says so when the build has no stamp: an emi from before stamps made it (a `git pull` from such a release)', async () => {
+    const { root, emi } = await project();
     await rm(join(root, 'build', STAMP_FILE));
-    expect(await emi('generate')).toEqual({ stdout: 'ran generate\n', stderr: '' });
+    expect(await emi('generate')).toEqual({
+      stdout: 'ran generate\n',
+      stderr:
+        'emi: build/ is out of date (made by an older emi): ' +
+        'run `npm run build` (after a `git pull`: `npm ci`); running the compiled code as it is\n',
+    });
+    expect(await emi('--help')).toEqual({ stdout: 'ran --help\n', stderr: '' });
   });
 });
