@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createHmac, randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, RUN_OUTCOMES_FROM_KEY, RUN_OUTCOMES_VERSION } from './migrations.ts';
+import { backupFolder } from './repair.ts';
 
 export const DEFAULT_STORE_PATH = 'var/arena.sqlite';
 
@@ -65,7 +66,14 @@ export const openArenaStore = (file: string = DEFAULT_STORE_PATH): ArenaStore =>
     db.pragma('synchronous = NORMAL'); // durable enough in WAL mode: a power loss may drop the last commit only
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000'); // concurrent writers wait their turn instead of failing at once
+    const kept = version > 0 && version < LATEST_SCHEMA_VERSION ? copyBeforeMigrating(db, file, version) : null;
     migrate(db);
+    if (kept !== null) {
+      console.error(
+        `emi: the arena store ${file} was migrated from schema version ${version} to ${versionOf(db)}; an emi ` +
+          `older than this one cannot run its cycles on it any more (${kept})`,
+      );
+    }
   } catch (error) {
     db.close();
     throw error;
@@ -74,6 +82,26 @@ export const openArenaStore = (file: string = DEFAULT_STORE_PATH): ArenaStore =>
 };
 
 export const schemaVersion = (store: ArenaStore): number => versionOf(store.db);
+
+/**
+ * Before a migration: a copy of the store at its old schema (backups/arena-schema-N.sqlite, kept once), so that the
+ * release it came from can be run again on it. Says where it is, or why none was kept: the migration goes on either
+ * way (it is one transaction per step, and the daily backups stay).
+ */
+function copyBeforeMigrating(db: Database.Database, file: string, version: number): string {
+  const target = path.join(backupFolder(file), `arena-schema-${version}.sqlite`);
+  if (fs.existsSync(target)) return `its copy from before is ${target}`;
+  const partial = `${target}.${process.pid}.partial`; // two processes migrating at once each write their own
+  try {
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    db.prepare('VACUUM INTO ?').run(partial);
+    fs.renameSync(partial, target);
+    return `a copy from before is ${target}`;
+  } catch (error) {
+    fs.rmSync(partial, { force: true });
+    return `no copy from before could be kept: ${(error as Error).message}`;
+  }
+}
 
 /**
  * The salt for voter hashes: EMI_VOTER_SALT when set, else a random one generated once and kept in the store.
