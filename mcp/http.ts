@@ -4,6 +4,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
+import type { Context } from 'hono';
 
 import { API_SECURITY_HEADERS } from '../paywall-worker/security-headers.ts';
 import { MCP_PATH } from '../schemas/delivery.ts';
@@ -29,22 +30,34 @@ function withCors(response: Response): Response {
 export function createMcpRoute(makeServer: () => McpServer): Hono {
   const app = new Hono();
   app.options(MCP_PATH, () => new Response(null, { status: 204, headers: CORS }));
+  app.post(MCP_PATH, answerJsonRpc(makeServer));
+  // Every other method (PUT, PATCH... as well as GET and DELETE) gets the same JSON 405, with CORS and the API
+  // headers: left to Hono, it would be a bare text 404 a browser on another origin cannot even read.
+  app.all(MCP_PATH, (c) => methodNotAllowed(c.req.method));
+  return app;
+}
+
+/** Why a method other than POST and OPTIONS is refused, as the JSON-RPC error message of the 405. */
+function refusalMessage(method: string): string {
   // Stateless: no server-initiated stream to open (GET) and no session to end (DELETE); the spec allows 405.
-  for (const method of ['GET', 'DELETE'] as const) {
-    app.on(method, MCP_PATH, () =>
-      withCors(
-        Response.json(
-          {
-            jsonrpc: '2.0',
-            error: { code: -32000, message: `${method} is not supported: this endpoint is stateless` },
-            id: null,
-          },
-          { status: 405, headers: { Allow: 'POST, OPTIONS' } },
-        ),
-      ),
-    );
-  }
-  app.post(MCP_PATH, async (c) => {
+  return method === 'GET' || method === 'DELETE'
+    ? `${method} is not supported: this endpoint is stateless`
+    : `${method} is not supported: send JSON-RPC messages with POST`;
+}
+
+/** The 405 for any method but POST and OPTIONS: a JSON-RPC error naming the methods allowed. */
+function methodNotAllowed(method: string): Response {
+  return withCors(
+    Response.json(
+      { jsonrpc: '2.0', error: { code: -32000, message: refusalMessage(method) }, id: null },
+      { status: 405, headers: { Allow: 'POST, OPTIONS' } },
+    ),
+  );
+}
+
+/** POST: one stateless server and transport per request, answering in JSON. */
+function answerJsonRpc(makeServer: () => McpServer) {
+  return async (c: Context): Promise<Response> => {
     const server = makeServer();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -59,6 +72,5 @@ export function createMcpRoute(makeServer: () => McpServer): Hono {
     } finally {
       await server.close();
     }
-  });
-  return app;
+  };
 }

@@ -9,7 +9,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { decodePaymentSignatureHeader } from '@x402/core/http';
-import { FundingRefused, PAID_REQUEST_TIMEOUT_MS, sendSignedPayment, signDevPayment } from './buy.ts';
+import {
+  FundingRefused,
+  PAID_REQUEST_TIMEOUT_MS,
+  UNPAID_REQUEST_TIMEOUT_MS,
+  sendSignedPayment,
+  signDevPayment,
+} from './buy.ts';
 import { apiUrlProblem } from './config.ts';
 import type { PaidAttempt, SignedPayment } from './buy.ts';
 import { formatUsdc } from '../generator/buyer/challenge.ts';
@@ -68,6 +74,8 @@ export interface BuyIo {
   stdout(text: string): void;
   stderr(line: string): void;
   fetch?: typeof fetch;
+  /** How long each request before the payment waits for an answer: UNPAID_REQUEST_TIMEOUT_MS without it. */
+  unpaidTimeoutMs?: number;
 }
 
 /** `value` as an absolute http(s) URL, or null. */
@@ -142,6 +150,9 @@ export function retryForSeconds(value: string | undefined): number | null {
 
 const NO_ANSWER_IN_TIME = 'no answer in time';
 
+/** A timeout as said on stderr: "30 s" (a shortened one in tests: "0.05 s"). */
+const seconds = (ms: number): string => `${ms / 1000} s`;
+
 /** "connection refused" / "host not found" from undici's `fetch failed`, whose reason sits in `cause`. */
 export function networkReason(error: unknown): string | null {
   if (!(error instanceof Error)) return null;
@@ -187,20 +198,26 @@ export async function runBuy(options: BuyCommandOptions, io: BuyIo): Promise<num
     io.stderr('emi buy: sending the kept PAYMENT-SIGNATURE again: nothing new is signed or paid');
     return deliver({ url, header: kept.header, keptFile: kept.file, retryFor, options, io });
   }
-  const doFetch = io.fetch ?? fetch;
+  const unpaid = { fetch: io.fetch ?? fetch, timeoutMs: io.unpaidTimeoutMs ?? UNPAID_REQUEST_TIMEOUT_MS };
   // Asked once without payment first: a free path or a missing file is said plainly, and no wallet is funded.
+  // The timeout covers the body too: a site that sends headers and then stalls is as unreachable.
   let probe: Response;
+  let probeText: string;
   try {
-    probe = await doFetch(url);
+    probe = await unpaid.fetch(url, { signal: AbortSignal.timeout(unpaid.timeoutMs) });
+    probeText = await probe.text();
   } catch (error) {
     const reason = networkReason(error);
     if (reason === null) throw error;
+    const origin = new URL(url).origin;
     io.stderr(
-      `emi buy: cannot reach ${new URL(url).origin} (${reason}); is \`emi up\` running, or is --base-url wrong?`,
+      reason === NO_ANSWER_IN_TIME
+        ? `emi buy: no answer from ${origin} within ${seconds(unpaid.timeoutMs)} (it took the connection but did ` +
+            'not answer); nothing was paid'
+        : `emi buy: cannot reach ${origin} (${reason}); is \`emi up\` running, or is --base-url wrong?`,
     );
     return BUY_EXIT_CODES.unreachable;
   }
-  const probeText = await probe.text();
   if (probe.status === 200) {
     io.stderr(`emi buy: ${url} is free (200 without a payment request): nothing was paid`);
     io.stdout(probeText.endsWith('\n') ? probeText : `${probeText}\n`);
@@ -225,7 +242,7 @@ export async function runBuy(options: BuyCommandOptions, io: BuyIo): Promise<num
   let payment: SignedPayment;
   try {
     const challenge = { header: (name: string) => probe.headers.get(name), bodyText: probeText };
-    payment = await signDevPayment(challenge, options.facilitatorUrl);
+    payment = await signDevPayment(challenge, options.facilitatorUrl, unpaid);
   } catch (error) {
     if (error instanceof FundingRefused) {
       io.stderr(`emi buy: ${error.message} Nothing was signed or paid.`);
@@ -234,8 +251,11 @@ export async function runBuy(options: BuyCommandOptions, io: BuyIo): Promise<num
     const reason = networkReason(error);
     if (reason === null) throw error;
     io.stderr(
-      `emi buy: cannot reach the development facilitator at ${options.facilitatorUrl} (${reason}); start ` +
-        '`emi up`, or set --facilitator-url',
+      reason === NO_ANSWER_IN_TIME
+        ? `emi buy: no answer from the development facilitator at ${options.facilitatorUrl} within ` +
+            `${seconds(unpaid.timeoutMs)} (it took the connection but did not answer); nothing was signed or paid`
+        : `emi buy: cannot reach the development facilitator at ${options.facilitatorUrl} (${reason}); start ` +
+            '`emi up`, or set --facilitator-url',
     );
     return BUY_EXIT_CODES.unreachable;
   }

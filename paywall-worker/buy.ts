@@ -27,15 +27,32 @@ export interface BuyResult {
   settlement: SettleResponse | null;
 }
 
+/**
+ * How long a request made before any payment may wait for its answer (`emi buy`'s unpaid first request, the
+ * development wallet's funding): a host that accepts the connection and never answers is reported after this,
+ * not after undici's 300 s headers timeout. Both answer at once when they work.
+ */
+export const UNPAID_REQUEST_TIMEOUT_MS = 30_000;
+
+/** How a buyer's requests go out: tests inject a fetch and a shorter timeout. */
+export interface RequestSeam {
+  fetch?: typeof fetch;
+  /** UNPAID_REQUEST_TIMEOUT_MS without it. */
+  timeoutMs?: number;
+}
+
 export async function fundDevWallet(
   facilitatorUrl: string,
   address: string,
   amountAtomic: string,
+  seam: RequestSeam = {},
 ): Promise<void> {
-  const response = await fetch(`${facilitatorUrl.replace(/\/+$/, '')}/dev/fund`, {
+  const doFetch = seam.fetch ?? fetch;
+  const response = await doFetch(`${facilitatorUrl.replace(/\/+$/, '')}/dev/fund`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ address, amount: amountAtomic }),
+    signal: AbortSignal.timeout(seam.timeoutMs ?? UNPAID_REQUEST_TIMEOUT_MS),
   });
   if (!response.ok) throw new FundingRefused(facilitatorUrl, response.status);
 }
@@ -128,6 +145,7 @@ export function payableOffer(paymentRequired: PaymentRequired): PaymentRequireme
 export async function signDevPayment(
   challenge: PaymentChallenge,
   facilitatorUrl: string,
+  seam: RequestSeam = {},
 ): Promise<SignedPayment> {
   const { address, client } = unfundedDevBuyer(facilitatorUrl);
   const paymentRequired = new x402HTTPClient(client).getPaymentRequiredResponse(
@@ -141,7 +159,7 @@ export async function signDevPayment(
     });
     const fund =
       BigInt(offer.amount) > BigInt(DEV_WALLET_FUND_ATOMIC) ? offer.amount : DEV_WALLET_FUND_ATOMIC;
-    await fundDevWallet(facilitatorUrl, address, fund);
+    await fundDevWallet(facilitatorUrl, address, fund, seam);
   }
   // Without a payable offer the client refuses, naming why (no scheme for the network...): nothing is funded.
   const payload = await client.createPaymentPayload(paymentRequired);

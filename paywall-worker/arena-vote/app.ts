@@ -2,9 +2,10 @@
 // shape, signature, rate per address, content, round rules) and stored once. Every refusal is a 4xx JSON error
 // and never touches the store. GET /arena/votes/export hands accepted votes to the generator (bearer token, checked
 // as operator-token.ts says).
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { roundFromId, voteWindowProblem } from '../../generator/engines/arena/rules.ts';
 import { operatorTokenCheck } from '../operator-token.ts';
+import { CORS_HEADERS, VOTE_PATH } from '../../schemas/delivery.ts';
 import { apiSecurityHeaders } from '../security-headers.ts';
 import { parseVoteMessage } from './message.ts';
 import { createRateLimiter, type RateLimit } from './rate-limit.ts';
@@ -47,6 +48,15 @@ type ErrorCode =
 
 const refuse = (c: Context, status: 400 | 401 | 409 | 413 | 415 | 429, error: ErrorCode, message: string) =>
   c.json({ success: false, error, message }, status);
+
+/**
+ * The paid paths' CORS headers (CORS_HEADERS) on every answer of the vote route, refusals included: the host's
+ * preflight lets a page on another origin post a vote, and that page must then be able to read the answer.
+ */
+const withCors: MiddlewareHandler = async (c, next) => {
+  await next();
+  for (const [name, value] of Object.entries(CORS_HEADERS)) c.res.headers.set(name, value);
+};
 
 const base64ToBytes = (text: unknown): Uint8Array | null => {
   if (typeof text !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return null;
@@ -109,8 +119,9 @@ export const createArenaVoteApp = (options: ArenaVoteOptions): Hono => {
   // nosniff, the API policy and no referrer on every answer, on Node (mounted on the paywall app) and in workerd
   // (on its own); only under /arena/, so that the paywall's paths on the app this is mounted on stay untouched.
   app.use('/arena/*', apiSecurityHeaders);
+  app.use(VOTE_PATH, withCors);
 
-  app.post('/arena/vote', async (c) => {
+  app.post(VOTE_PATH, async (c) => {
     const declared = Number(c.req.header('content-length') ?? 0);
     if (declared > MAX_VOTE_BODY_BYTES) {
       return refuse(c, 413, 'payload_too_large', `a vote is at most ${MAX_VOTE_BODY_BYTES} bytes`);
