@@ -305,7 +305,9 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   confidence_from: 'lower edge of the confidence band (0-100)',
   confidence_to: 'upper edge of the confidence band (0-100)',
   observed_hit_rate: 'share of calls in the band that were right, 0-1; null when none resolved',
-  outcome_base_rate: 'how often each outcome (up, down, flat) happened: the rate a guess would get',
+  outcome_base_rate:
+    'how often each outcome (up, down, flat) happened, smoothed as (count + 1) / (n + 3) so that no outcome reads ' +
+    'as impossible: the rate a guess would get',
   outcome_rule: 'how a round’s outcome is decided from its start and end price',
   score_definitions: 'how the hit rates are computed',
   round_id: 'identifier of the arena round (its start time)',

@@ -66,7 +66,8 @@ export const openArenaStore = (file: string = DEFAULT_STORE_PATH): ArenaStore =>
     db.pragma('synchronous = NORMAL'); // durable enough in WAL mode: a power loss may drop the last commit only
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000'); // concurrent writers wait their turn instead of failing at once
-    const kept = version > 0 && version < LATEST_SCHEMA_VERSION ? copyBeforeMigrating(db, file, version) : null;
+    const kept =
+      version > 0 && version < LATEST_SCHEMA_VERSION ? copyBeforeMigrating(db, file, version) : null;
     migrate(db);
     if (kept !== null) {
       console.error(
