@@ -11,7 +11,7 @@ import { PERFORMANCE_STORE_UNAVAILABLE } from '../schemas/performance.ts';
 import { FREE_RESOURCES, PAID_RESOURCES, reasoningFileFor } from '../schemas/resources.ts';
 import { ReasoningResponse } from '../schemas/reasoning.ts';
 import type { RunClock } from './engines/clock.ts';
-import { buildFreeSnapshots } from './engines/index.ts';
+import { analyzeSnapshot, buildFreeSnapshots, freeSnapshotsFrom } from './engines/index.ts';
 import type { FreeSnapshots } from './engines/index.ts';
 import { buildPaidBodies } from './engines/paid/index.ts';
 import type { MarketSnapshot, SourceIssue } from './market/types.ts';
@@ -27,14 +27,7 @@ import { isTemporaryFile } from './site/link-tree.ts';
 import { roundAt } from './engines/arena/rounds.ts';
 import { priceTimesOf, referencePricesAt } from './engines/arena/reference-price.ts';
 import { importRunVotes } from './state/endpoint-votes.ts';
-import {
-  ArenaStoreBusyError,
-  openArenaStore,
-  publicPerformance,
-  runArenaStep,
-  runOwner,
-  withRunLock,
-} from './state/index.ts';
+import { ArenaStoreBusyError, openArenaStore, runArenaStep, runOwner, withRunLock } from './state/index.ts';
 import type { ArenaBodies, BrainCall } from './state/index.ts';
 import { withFileRunLock } from './state/lock.ts';
 import { dailyBackup, storeFailure, unusableStoreMessage } from './state/repair.ts';
@@ -294,16 +287,20 @@ async function publishWithStore(
       // could not be read degrades the run, and the arena step holds the rounds whose votes may be in it.
       const { unread } = await importRunVotes(store, options.stateDir, clock.asOf);
       if (unread) console.error(`emi: ${unread.problem}`);
-      const free = buildFreeSnapshots(snapshot, clock, publicPerformance(store, clock.asOf, snapshot.mode));
+      // The brain's calls do not depend on its track record, and the step that records them also resolves the
+      // rounds that ended: the bodies are built after it, so the main brain publishes the track record this run's
+      // statistics and teacher lessons publish, not the one of the run before.
+      const analysis = analyzeSnapshot(snapshot);
+      const beforeStep = freeSnapshotsFrom(analysis, clock); // read for the calls and prices alone
       const prices = Object.fromEntries(
-        Object.values(free.mainBrain.coins).map((coin) => [coin.asset, coin.price]),
+        Object.values(beforeStep.mainBrain.coins).map((coin) => [coin.asset, coin.price]),
       );
       const arena = runArenaStep({
         store,
         asOf: clock.asOf,
         mode: snapshot.mode,
         seed: snapshot.seed,
-        brainCalls: brainCallsOf(free).filter((call) =>
+        brainCalls: brainCallsOf(beforeStep).filter((call) =>
           (TRACKED_ASSETS as readonly string[]).includes(call.asset),
         ),
         prices,
@@ -312,6 +309,7 @@ async function publishWithStore(
         clock,
         ...(unread && { unreadVotes: { readThrough: unread.readThrough } }),
       });
+      const free = freeSnapshotsFrom(analysis, clock, arena.statistics.main_brain.public_performance);
       await publish({
         free,
         arena,
