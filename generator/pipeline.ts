@@ -7,11 +7,12 @@ import pLimit from 'p-limit';
 import { DEFAULT_REASONING_ASSET, TRACKED_ASSETS } from '../schemas/common.ts';
 import type { DataMode } from '../schemas/common.ts';
 import type { SiteBuildFailure } from '../schemas/status.ts';
-import { PERFORMANCE_STORE_UNAVAILABLE } from '../schemas/performance.ts';
+import { NO_PERFORMANCE_HISTORY, PERFORMANCE_STORE_UNAVAILABLE } from '../schemas/performance.ts';
 import { FREE_RESOURCES, PAID_RESOURCES, reasoningFileFor } from '../schemas/resources.ts';
 import { ReasoningResponse } from '../schemas/reasoning.ts';
 import type { RunClock } from './engines/clock.ts';
 import { analyzeSnapshot, buildFreeSnapshots, freeSnapshotsFrom } from './engines/index.ts';
+import { mainBrainBody } from './engines/main-brain-body.ts';
 import type { FreeSnapshots } from './engines/index.ts';
 import { buildPaidBodies } from './engines/paid/index.ts';
 import type { MarketSnapshot, SourceIssue } from './market/types.ts';
@@ -120,8 +121,8 @@ export function runClock(asOf: number, mode: DataMode, now: number, cadenceSecon
 }
 
 /** What the arena needs of the brain: its call and the price it saw, per tracked asset. */
-export function brainCallsOf(free: FreeSnapshots): BrainCall[] {
-  return Object.values(free.mainBrain.coins).map((coin) => ({
+export function brainCallsOf(mainBrain: FreeSnapshots['mainBrain']): BrainCall[] {
+  return Object.values(mainBrain.coins).map((coin) => ({
     asset: coin.asset,
     bias: coin.bias,
     confidence: coin.confidence,
@@ -291,18 +292,14 @@ async function publishWithStore(
       // rounds that ended: the bodies are built after it, so the main brain publishes the track record this run's
       // statistics and teacher lessons publish, not the one of the run before.
       const analysis = analyzeSnapshot(snapshot);
-      const beforeStep = freeSnapshotsFrom(analysis, clock); // read for the calls and prices alone
-      const prices = Object.fromEntries(
-        Object.values(beforeStep.mainBrain.coins).map((coin) => [coin.asset, coin.price]),
-      );
+      const calls = brainCallsOf(mainBrainBody(analysis, clock, NO_PERFORMANCE_HISTORY)); // calls and prices alone
+      const prices = Object.fromEntries(calls.map((call) => [call.asset, call.price]));
       const arena = runArenaStep({
         store,
         asOf: clock.asOf,
         mode: snapshot.mode,
         seed: snapshot.seed,
-        brainCalls: brainCallsOf(beforeStep).filter((call) =>
-          (TRACKED_ASSETS as readonly string[]).includes(call.asset),
-        ),
+        brainCalls: calls.filter((call) => (TRACKED_ASSETS as readonly string[]).includes(call.asset)),
         prices,
         priceTimes: priceTimesOf(snapshot),
         referencePrices: referencePricesAt(snapshot, roundAt(clock.asOf).start),
