@@ -121,7 +121,8 @@ export function challenge(offer: Offer, error: string, detail?: string): { heade
     extensions: paymentRequired.extensions,
     data: {
       mode: offer.data.mode,
-      simulated: offer.data.mode !== 'live',
+      // As the bodies' source.simulated: replayed data is recorded real answers, not simulated (`mode` says replay).
+      simulated: offer.data.mode === 'simulated',
       generated_at: offer.data.generatedAt,
     },
     message: detail ? `${detail} ${instructions(offer)}` : instructions(offer),

@@ -60,8 +60,10 @@ export const RunStatus = z.strictObject({
   simulated: z
     .boolean()
     .describe(
-      'true when the data now served is not a live market reading (after a run that published nothing, the data ' +
-        'of the last run that did: see data.mode)',
+      'true when no number in the data now served is a real market observation: data of the seeded market ' +
+        'simulator (data.mode `simulated`). Replayed data (`replay`, recorded venue answers played back) is not ' +
+        'simulated, though not current either: data.mode says which. After a run that published nothing, the data ' +
+        'of the last run that did; false when nothing was ever published',
     ),
   last_run: z
     .strictObject({
@@ -97,7 +99,15 @@ export const RunStatus = z.strictObject({
         .array(
           z.strictObject({
             venue: z.string().describe('the venue or source that reported the problem'),
-            section: z.string().describe('the section of the snapshot it concerns'),
+            symbol: z
+              .string()
+              .nullable()
+              .optional()
+              .describe(
+                'the asset it concerns, e.g. `BTC`; null for a problem of the whole run (a venue refused or ' +
+                  'skipped for every asset); absent from statuses written before it was recorded',
+              ),
+            section: z.string().describe('the section of the snapshot it concerns (`all` for the whole run)'),
             message: z.string(),
           }),
         )

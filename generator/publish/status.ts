@@ -12,6 +12,7 @@ import {
 } from '../../schemas/status.ts';
 import type { UnpublishedStretch } from '../../schemas/status.ts';
 import { oneLine } from '../cli-options.ts';
+import type { SourceIssue } from '../market/types.ts';
 import type { RunReport } from '../pipeline.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import { CURRENT, storeBeside } from './generations.ts';
@@ -55,6 +56,14 @@ export function unpublishedRuns(report: RunReport, previous: RunStatus | null): 
     .slice(-UNPUBLISHED_RUNS_MAX);
 }
 
+/** An issue as /status.json lists it, with its asset: one problem of seven assets is not seven identical lines. */
+const statusIssue = ({ venue, symbol, section, message }: SourceIssue) => ({
+  venue,
+  symbol,
+  section,
+  message,
+});
+
 export function runStatus(
   report: RunReport,
   provider: string | null,
@@ -70,10 +79,13 @@ export function runStatus(
           mode: report.mode,
         }
       : (previous?.data ?? { generated_at: null, next_update_due: null, mode: null });
-  // What is served decides `simulated`: a live run that published nothing leaves the simulated files served. A
-  // status from before data.mode was recorded says it in its own `simulated`.
+  // What is served decides `simulated`: a live run that published nothing leaves the simulated files served. As in
+  // the bodies' source.simulated, only simulator data is simulated: a replay is recorded real answers (data.mode says
+  // `replay`). A status from before data.mode was recorded says it in its own `simulated`.
   const servedSimulated =
-    data.mode !== undefined ? data.mode !== 'live' : (previous?.simulated ?? report.mode !== 'live');
+    data.mode !== undefined
+      ? data.mode === 'simulated'
+      : (previous?.simulated ?? report.mode === 'simulated');
   return RunStatus.parse({
     project: PROJECT,
     status: report.status,
@@ -89,7 +101,7 @@ export function runStatus(
     sources: {
       provider,
       issues_total: report.issues.length,
-      issues: report.issues.slice(0, 20).map(({ venue, section, message }) => ({ venue, section, message })),
+      issues: report.issues.slice(0, 20).map(statusIssue),
     },
     unpublished_runs: unpublishedRuns(report, previous),
     disclaimer: DISCLAIMER,

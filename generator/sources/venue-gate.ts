@@ -32,9 +32,14 @@ export class VenueGate {
     return true;
   }
 
-  /** One run-wide issue per refusing venue and per skipped host. */
+  /**
+   * One run-wide issue per refusing venue and per skipped host. It never says that a later venue answered: the gate
+   * does not see the sections' outcomes (a venue may be the only one of its kind, or the later ones may fail too).
+   */
   issues(): SourceIssue[] {
-    const fallback = 'its data came from the next venue in the fallback order, where one answered';
+    const fallback =
+      'its sections were left to the later venues of their fallback order, if any (a section none delivered has ' +
+      'its own issues per asset)';
     return [
       ...[...this.refused].map(([venue, status]) => ({
         venue,
@@ -42,13 +47,13 @@ export class VenueGate {
         section: 'all' as const,
         message:
           `venue unavailable for this run (HTTP ${status}${status === 451 ? ', restricted location' : ''}); ` +
-          `it was not called again and ${fallback}`,
+          `it was not called again, and ${fallback}`,
       })),
       ...[...this.skipped].map(([venue, reason]) => ({
         venue,
         symbol: null,
         section: 'all' as const,
-        message: `${reason}; its later calls were not made and ${fallback}`,
+        message: `${reason}; its later calls were not made, and ${fallback}`,
       })),
     ];
   }

@@ -44,7 +44,13 @@ export const PaymentRequiredBody = z.strictObject({
   data: z
     .strictObject({
       mode: DataMode,
-      simulated: z.boolean().describe('true for simulated or replayed data: not a live market reading'),
+      simulated: z
+        .boolean()
+        .describe(
+          'true when no number in the report is a real market observation: data of the seeded market simulator ' +
+            '(mode `simulated`). Replayed data (`replay`, recorded venue answers played back) is not simulated, ' +
+            'though not current either: mode says which',
+        ),
       generated_at: IsoTimestamp.describe('when the report on sale was generated; its age is now minus this'),
     })
     .describe(
