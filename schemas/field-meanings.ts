@@ -19,11 +19,12 @@ import { LIQUIDITY_CONTEXT_MEANING } from './liquidity-lite.ts';
 const NOT_ADVICE = 'A description of evidence, not an instruction to buy, sell or wait.';
 
 const LIQUIDITY_STATUS =
-  'whether the asset’s data was observed whole: `verified` (live data only: candles, a quote or order book and a ' +
-  'spread all came in, and nothing of the asset was missing, `data_status` `available`), `partial` (a liquidity ' +
-  'input or another section of the asset was missing, weaker or had a collection issue; see the limitations), ' +
-  '`unavailable` (no candles, quote or order book: no reading); null when the data came in whole but is simulated ' +
-  'or replayed, so nothing was observed live to verify';
+  'whether the liquidity reading came in whole, judged on what it reads (order book, hourly candles, 24-hour ' +
+  'ticker): `verified` (live data only: all three came in, the order book readable, relative volume and Amihud ' +
+  'readable, and no data issue of the asset on them), `partial` (one of them missing, weaker or with a data issue ' +
+  'of the asset; see the limitations), `unavailable` (no candles, ticker or order book: no reading); null when the ' +
+  'data came in whole but is simulated or replayed, so nothing was observed live to verify. Gaps in other sections ' +
+  '(derivatives) show in `data_status`, not here';
 const OUTCOME_SHARE = (side: string) => `probability or share of the ${side} outcome, 0-1`;
 
 /** Meanings by "parent.field" (checked first) or "field:type" (next), where a bare name would be ambiguous. */

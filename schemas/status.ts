@@ -61,7 +61,7 @@ export const RunStatus = z.strictObject({
     .boolean()
     .describe(
       'true when no number in the data now served is a real market observation: data of the seeded market ' +
-        'simulator (data.mode `simulated`). Replayed data (`replay`, recorded venue answers played back) is not ' +
+        'simulator (data.mode simulated). Replayed data (data.mode replay: recorded venue answers played back) is not ' +
         'simulated, though not current either: data.mode says which. After a run that published nothing, the data ' +
         'of the last run that did; false when nothing was ever published',
     ),

@@ -183,7 +183,12 @@ const ASSET: Reads = {
   weak: BRAIN.weak,
 };
 const REGIME: Reads = { sections: ['candles'], weak: ['few-candles'] };
-const LIQUIDITY: Reads = { sections: ['candles', 'ticker', 'book'], weak: ['empty-book'] };
+// Liquidity reads its own sections only; a weaker one of them (a relative volume too few candles cannot give, a data
+// issue on the ticker) marks its entry partial.
+const LIQUIDITY: Reads = {
+  sections: ['candles', 'ticker', 'book'],
+  weak: ['few-candles', 'empty-book', 'price-issue'],
+};
 const DERIVATIVES: Reads = { sections: ['funding', 'openInterest', 'liquidations'], weak: [] };
 
 function failuresOf(c: Case): string[] {
@@ -224,9 +229,13 @@ function failuresOf(c: Case): string[] {
   failures.push(...check(c, 'market regime', mrDegraded, mr.regime.limitations, REGIME));
 
   const ll = free.liquidityLite;
+  // A null status is whole simulated data (not verified, not partial).
   const llDegraded =
-    ll.source_details.degraded || Object.values(ll.assets).some((a) => a.status !== 'verified');
+    ll.source_details.degraded ||
+    Object.values(ll.assets).some((a) => a.status === 'partial' || a.status === 'unavailable');
   failures.push(...check(c, 'liquidity lite', llDegraded, ll.limitations, LIQUIDITY));
+  if (piecesOf(c, LIQUIDITY).length > 0 && !ll.source_details.degraded)
+    failures.push(`${c.name}: liquidity lite lacks a piece it reads but is not degraded`);
 
   const d = free.derivatives;
   const dDegraded =

@@ -159,11 +159,20 @@ describe('the paid data-quality reading says what is true', () => {
   });
 
   it('gives every partial entry a limitation naming it, in the paid regime and in liquidity lite', () => {
-    const assets = universe(uptrend).map((a) => (a.symbol === 'XLM' ? onePointOpenInterest(a) : a));
+    // XLM lacks a derivatives reading, HBAR its order book: only HBAR's liquidity entry is partial.
+    const assets = universe(uptrend).map((a) =>
+      a.symbol === 'XLM' ? onePointOpenInterest(a) : a.symbol === 'HBAR' ? { ...a, book: null } : a,
+    );
     const { free, paid } = bodiesOf(fixtureSnapshot(assets));
     const liquidity = LiquidityLiteResponse.parse(free.liquidityLite);
     expect(liquidity.assets.XLM!.data_status).toBe('partial');
-    expect(liquidity.limitations.some((l) => /\bXLM\b/.test(l))).toBe(true);
+    expect(liquidity.assets.XLM!.status).toBeNull();
+    expect(liquidity.assets.HBAR!.status).toBe('partial');
+    for (const entry of Object.values(liquidity.assets).filter((e) => e.status === 'partial'))
+      expect(
+        liquidity.limitations.some((l) => new RegExp(`\\b${entry.asset}\\b`).test(l)),
+        entry.asset,
+      ).toBe(true);
     const regime = PaidMarketRegime.parse(paid.paidMarketRegime);
     for (const entry of Object.values(regime.assets).filter((e) => e.data_status === 'partial'))
       expect(
@@ -257,12 +266,14 @@ describe('liquidity lite says verified only of live data that came in whole', ()
   });
 
   it('calls complete live data verified, and a partial asset partial', () => {
+    // XLM's gap is in its derivatives (liquidity came in whole); HBAR's is in its order book.
     const assets = universe(uptrend, { mode: 'live' }).map((a) =>
-      a.symbol === 'XLM' ? onePointOpenInterest(a) : a,
+      a.symbol === 'XLM' ? onePointOpenInterest(a) : a.symbol === 'HBAR' ? { ...a, book: null } : a,
     );
     const body = liquidity('live', assets);
     expect(body.assets.BTC!.status).toBe('verified');
-    expect(body.assets.XLM!).toMatchObject({ status: 'partial', data_status: 'partial' });
+    expect(body.assets.XLM!).toMatchObject({ status: 'verified', data_status: 'partial' });
+    expect(body.assets.HBAR!).toMatchObject({ status: 'partial', data_status: 'partial' });
     expect(body.assets_verified).toBe(6);
   });
 

@@ -294,8 +294,37 @@ export const assetPrice = (asset: AssetMarket): { price: number | null; at: numb
   return bar ? { price: bar.close, at: bar.openTime + BAR_MS } : { price: null, at: null };
 };
 
+/**
+ * The one wording of a data issue in an asset's lists, whichever reading lists it: "SYMBOL: Data issue at venue
+ * (section): ..." for an issue on this asset, so that body-wide lists group it by symbol like every other per-asset
+ * line; a run-wide issue keeps its own wording. Two wordings of one issue once sat side by side in a limitation list.
+ */
+export const assetIssueLine = (symbol: string, issue: SourceIssue): string =>
+  issue.symbol === symbol ? `${symbol}: ${issueText({ ...issue, symbol: null })}` : issueText(issue);
+
+/** What makes two issue records one issue: the same venue, asset, section and message. */
+const issueKey = (i: SourceIssue): string => JSON.stringify([i.venue, i.symbol, i.section, i.message]);
+
+/** Each issue once, however often its record was repeated: one issue is one line and one penalty. */
+export const distinctIssues = (issues: readonly SourceIssue[]): SourceIssue[] => [
+  ...new Map(issues.map((i) => [issueKey(i), i])).values(),
+];
+
+/**
+ * Whether the asset's `section` came in despite the issue ('all' counts as came in: the asset's data is there or
+ * is named missing by its own note).
+ */
+export const deliveredDespite = (asset: AssetMarket, issue: SourceIssue): boolean =>
+  issue.section === 'all' || asset[issue.section] !== null;
+
 /** The sections a derivatives reading is built from. */
 const DERIVATIVES_SECTIONS: ReadonlySet<string> = new Set(['funding', 'openInterest', 'liquidations']);
+
+/** This asset's own issues on a derivatives section that still came in. */
+const derivativesIssues = (asset: AssetMarket, issues: readonly SourceIssue[]): SourceIssue[] =>
+  issues.filter(
+    (i) => i.symbol === asset.symbol && DERIVATIVES_SECTIONS.has(i.section) && deliveredDespite(asset, i),
+  );
 
 /**
  * A data issue on a derivatives section that still came in (venues disagreeing on the funding rate, a rate no other
@@ -305,15 +334,10 @@ const DERIVATIVES_SECTIONS: ReadonlySet<string> = new Set(['funding', 'openInter
 function withDerivativesIssues(
   reading: DerivativesReading,
   asset: AssetMarket,
-  issues: readonly SourceIssue[],
+  weakened: readonly SourceIssue[],
 ): DerivativesReading {
-  const s = asset.symbol;
-  const weakened = issuesFor(s, issues).filter(
-    (i) =>
-      i.symbol === s && DERIVATIVES_SECTIONS.has(i.section) && asset[i.section as keyof AssetMarket] !== null,
-  );
   if (weakened.length === 0) return reading;
-  const lines = weakened.map((i) => `${s}: ${issueText({ ...i, symbol: null })}`);
+  const lines = weakened.map((i) => assetIssueLine(asset.symbol, i));
   return {
     ...reading,
     confidence: reading.confidence === null ? null : withIssuePenalty(reading.confidence, weakened.length),
@@ -369,7 +393,13 @@ export function analyzeAsset(
   const liquidity = readLiquidity(asset);
   if (!asset.book) limitations.push(`${s}: no order book; depth and book imbalance are unavailable.`);
   liquidity.gaps.forEach(gap);
-  const derivatives = withDerivativesIssues(readDerivatives(asset, change24h, quoteVolume24h), asset, issues);
+  const assetIssues = distinctIssues(issuesFor(s, issues));
+  const positioningIssues = derivativesIssues(asset, assetIssues);
+  const derivatives = withDerivativesIssues(
+    readDerivatives(asset, change24h, quoteVolume24h),
+    asset,
+    positioningIssues,
+  );
   if (!asset.funding && !asset.openInterest)
     limitations.push(
       `${s}: no derivatives data (funding, open interest); positioning is not part of this reading.`,
@@ -390,16 +420,15 @@ export function analyzeAsset(
   const { score, availability } = combine(signals);
   const { strength, agreement } = strengthAndAgreement(signals, score);
 
-  const assetIssues = issuesFor(s, issues);
-  // Each line once: an issue on a derivatives section that came in is already among the positioning gaps.
-  const once = (lines: string[], line: string) => {
-    if (!lines.includes(line)) lines.push(line);
-  };
-  for (const i of assetIssues) once(limitations, issueText(i));
-  // An issue on this asset's data that still came in (or on all of it) is named by no missing-section note.
-  for (const i of assetIssues)
-    if (i.symbol === s && (i.section === 'all' || asset[i.section] !== null))
-      once(gaps, `${s}: ${issueText({ ...i, symbol: null })}`);
+  // One issue, one line, told apart by what it is, not by how it is worded: an issue on a derivatives section that
+  // came in is already among the positioning gaps.
+  const listed = new Set(positioningIssues);
+  for (const i of assetIssues) {
+    if (listed.has(i)) continue;
+    // An issue on this asset's data that still came in (or on all of it) is named by no missing-section note.
+    if (i.symbol === s && deliveredDespite(asset, i)) gap(assetIssueLine(s, i));
+    else limitations.push(assetIssueLine(s, i));
+  }
   // A venue that refused the whole run is reported, but costs nothing when a fallback venue delivered the data;
   // an issue on a section that still delivered (e.g. venues disagreeing on the price) weakens the evidence.
   const deliveredDespiteIssue = assetIssues.filter(

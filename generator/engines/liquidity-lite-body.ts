@@ -2,8 +2,15 @@
 import { DISCLAIMER, FREE_ACCESS, LITE_VERSION, PROJECT, type DataMode } from '../../schemas/common.ts';
 import type { LiquidityLiteAsset, LiquidityLiteResponse } from '../../schemas/liquidity-lite.ts';
 import type { MarketAnalysis } from './analysis.ts';
-import { noDataLimitation, type AssetAnalysis } from './asset-analysis.ts';
-import { assetDataNotes } from './aggregate.ts';
+import type { SourceIssue } from '../market/types.ts';
+import {
+  assetIssueLine,
+  deliveredDespite,
+  distinctIssues,
+  noDataLimitation,
+  type AssetAnalysis,
+} from './asset-analysis.ts';
+import { groupedBySymbol, missingDataNotes } from './aggregate.ts';
 import { BOOK_IMBALANCE_DECIMALS, bookLeanOf } from './agreement.ts';
 import { iso, type RunClock } from './clock.ts';
 import { PAID_ATLAS, PAID_MAIN_BRAIN } from './links.ts';
@@ -13,20 +20,56 @@ import { coinSnapshot } from './main-brain-body.ts';
 import { PUBLISHED_DECIMALS as LIQUIDITY_DECIMALS } from './liquidity.ts';
 
 type Status = LiquidityLiteAsset['status'];
+type AssetMarket = MarketAnalysis['snapshot']['assets'][number];
 
 /**
- * `verified` only for what was observed live and came in whole: candles, a quote or book, a spread, and an asset
- * with nothing missing (`data_status` available). Simulated or replayed data that came in whole is not verified
- * (null); anything missing is `partial`; nothing to read is `unavailable`.
+ * The sections a liquidity entry reads: the order book (spread, depth, imbalance), hourly candles (relative volume,
+ * Amihud, structure, the spread estimate without a book) and the ticker (quoted spread, the entry's price and
+ * change). Funding, open interest and liquidations are derivatives.php's, and the asset's overall `data_status`.
  */
-const statusOf = (
-  a: AssetAnalysis,
-  market: MarketAnalysis['snapshot']['assets'][number],
-  mode: DataMode,
-): Status => {
-  if (!market.candles && !market.ticker && !market.book) return 'unavailable';
-  const complete = market.candles && (market.book || market.ticker) && a.liquidity.spreadBps !== null;
-  if (!complete || a.dataStatus !== 'available') return 'partial';
+const LIQUIDITY_SECTIONS = ['candles', 'ticker', 'book'] as const;
+const isLiquiditySection = (section: string): boolean =>
+  (LIQUIDITY_SECTIONS as readonly string[]).includes(section);
+
+/** A candle metric the candles that came in could not give, with what it needs. */
+const candleMetricGaps = (a: AssetAnalysis, market: AssetMarket): string[] => {
+  const candles = market.candles?.value.length;
+  if (candles === undefined) return []; // the body's "No hourly candles for ..." line names it
+  const from = `from the ${candles} hourly candles`;
+  return [
+    a.liquidity.relativeVolume === null
+      ? `${a.symbol}: relative volume could not be read ${from} (it sets the last 24 hours of volume against ` +
+        'earlier whole days with volume).'
+      : null,
+    a.liquidity.amihud === null
+      ? `${a.symbol}: Amihud illiquidity could not be read ${from} (it needs hourly returns with volume).`
+      : null,
+  ].filter((line): line is string => line !== null);
+};
+
+/**
+ * Why an entry's liquidity reading came in weaker than whole, each line starting "SYMBOL: ": a book that came in
+ * unreadable, a data issue of this asset on a section liquidity reads that still came in, a candle metric the history
+ * could not give. A missing section is named by the body's "No ... for ..." lines. The asset's other gaps (its
+ * positioning, its trend) belong to the bodies that read them.
+ */
+const liquidityGaps = (a: AssetAnalysis, market: AssetMarket, issues: readonly SourceIssue[]): string[] => [
+  ...a.liquidity.gaps,
+  ...distinctIssues(issues)
+    .filter((i) => i.symbol === a.symbol && isLiquiditySection(i.section) && deliveredDespite(market, i))
+    .map((i) => assetIssueLine(a.symbol, i)),
+  ...candleMetricGaps(a, market),
+];
+
+/**
+ * `verified` only for what was observed live and came in whole: every section liquidity reads, nothing weaker (no
+ * `gaps`). Simulated or replayed data that came in whole is not verified (null); anything missing or weaker is
+ * `partial`; nothing to read is `unavailable`. Judged on liquidity's own inputs: a derivatives gap leaves it whole.
+ */
+const statusOf = (market: AssetMarket, gaps: readonly string[], mode: DataMode): Status => {
+  if (LIQUIDITY_SECTIONS.every((section) => market[section] === null)) return 'unavailable';
+  const whole = LIQUIDITY_SECTIONS.every((section) => market[section] !== null) && gaps.length === 0;
+  if (!whole) return 'partial';
   return mode === 'live' ? 'verified' : null;
 };
 
@@ -60,7 +103,8 @@ const notesOf = (a: AssetAnalysis): string[] => {
 
 const liquidityAsset = (
   a: AssetAnalysis,
-  market: MarketAnalysis['snapshot']['assets'][number],
+  market: AssetMarket,
+  gaps: readonly string[],
   mode: DataMode,
 ): LiquidityLiteAsset => {
   const coin = coinSnapshot(a);
@@ -68,7 +112,7 @@ const liquidityAsset = (
   const hasMetrics = l.spreadBps !== null || l.relativeVolume !== null || l.amihud !== null;
   return {
     asset: a.symbol,
-    status: statusOf(a, market, mode),
+    status: statusOf(market, gaps, mode),
     liquidity_context: l.context,
     market_structure: l.structure,
     price: coin.price,
@@ -94,7 +138,11 @@ const liquidityAsset = (
 
 export function liquidityLiteBody(analysis: MarketAnalysis, clock: RunClock): LiquidityLiteResponse {
   const { snapshot, assets } = analysis;
-  const rows = assets.map((a, i) => liquidityAsset(a, snapshot.assets[i]!, snapshot.mode));
+  const gaps = assets.map((a, i) => ({
+    symbol: a.symbol,
+    lines: liquidityGaps(a, snapshot.assets[i]!, snapshot.issues),
+  }));
+  const rows = assets.map((a, i) => liquidityAsset(a, snapshot.assets[i]!, gaps[i]!.lines, snapshot.mode));
   const verified = rows.filter((r) => r.status === 'verified').length;
   const failed = rows.filter((r) => r.status === 'unavailable').length;
   const degraded = rows.some((r) => r.status === 'partial' || r.status === 'unavailable');
@@ -133,8 +181,8 @@ export function liquidityLiteBody(analysis: MarketAnalysis, clock: RunClock): Li
       endpoints: [PAID_ATLAS, PAID_MAIN_BRAIN],
     },
     disclaimer: DISCLAIMER,
-    // Every reason an entry is `partial`: missing sections, books that came in but could not be read (their
-    // depth is null too), and the asset's other gaps, which its `data_status` reflects.
-    limitations: assetDataNotes(snapshot, assets),
+    // Every reason an entry is `partial`, by kind: the sections liquidity reads that are missing (and run-wide
+    // issues), and what came in weaker. An asset's other gaps are in its `data_status` and the bodies that read them.
+    limitations: [...missingDataNotes(snapshot, LIQUIDITY_SECTIONS), ...groupedBySymbol(gaps)],
   };
 }

@@ -48,7 +48,7 @@ export const PaymentRequiredBody = z.strictObject({
         .boolean()
         .describe(
           'true when no number in the report is a real market observation: data of the seeded market simulator ' +
-            '(mode `simulated`). Replayed data (`replay`, recorded venue answers played back) is not simulated, ' +
+            '(mode simulated). Replayed data (mode replay: recorded venue answers played back) is not simulated, ' +
             'though not current either: mode says which',
         ),
       generated_at: IsoTimestamp.describe('when the report on sale was generated; its age is now minus this'),

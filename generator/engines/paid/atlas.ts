@@ -3,7 +3,7 @@ import { DISCLAIMER, PROJECT } from '../../../schemas/common.ts';
 import type { Atlas, AtlasAsset } from '../../../schemas/paid/atlas.ts';
 import { ATLAS_SCHEMA_VERSION } from '../../../schemas/paid/terms.ts';
 import { iso, type RunClock } from '../clock.ts';
-import { meanOverAllAssets, withSymbol } from '../aggregate.ts';
+import { groupedBySymbol, meanOverAllAssets } from '../aggregate.ts';
 import type { FreeSnapshots } from '../index.ts';
 import { conflictWords, dataLabelOf, dataNoticeLines, type AssetView } from './join.ts';
 
@@ -97,7 +97,7 @@ export function atlasBody(free: FreeSnapshots, views: readonly AssetView[], cloc
       ...new Set([
         ...dataNoticeLines(regime.source.mode, regime.truth_statement),
         ...regime.regime.limitations,
-        ...views.flatMap((v) => v.limitations.map((l) => withSymbol(v.asset, l))),
+        ...groupedBySymbol(views.map((v) => ({ symbol: v.asset, lines: v.limitations }))),
       ]),
     ],
     updated: iso(clock.generatedAt),
