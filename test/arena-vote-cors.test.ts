@@ -14,8 +14,6 @@ import { votingRoundFor } from '../generator/engines/arena/rules.ts';
 import { startLocalStack } from '../generator/local-stack.ts';
 import type { LocalStack } from '../generator/local-stack.ts';
 import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
-import { ArenaVoteStore } from '../paywall-worker/arena-vote/store-durable-object.ts';
-import type { DoNamespace } from '../paywall-worker/arena-vote/store-durable-object.ts';
 import { createSiteWorker } from '../paywall-worker/cloudflare/site-worker.ts';
 import type { SiteWorkerEnv } from '../paywall-worker/cloudflare/site-worker.ts';
 import { createLocalPaywall } from '../paywall-worker/local.ts';
@@ -25,6 +23,7 @@ import { MemoryPaymentBook } from '../paywall-worker/payment-book.ts';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { CORS_HEADERS, VOTE_PATH } from '../schemas/delivery.ts';
 import { hasChromium, launchChromium } from './buyer-stack.ts';
+import { voteNamespace } from './helpers/vote-namespace.ts';
 
 const PREVIEW_PORT = 19210;
 const PAYWALL_PORT = 19211;
@@ -51,31 +50,6 @@ function signedVote(site: string): string {
     message,
     signature: Buffer.from(signature).toString('base64'),
   });
-}
-
-/** An in-memory stand-in for the Durable Object storage behind the ARENA_VOTES namespace. */
-function voteNamespace(): DoNamespace {
-  const data = new Map<string, unknown>();
-  const object = new ArenaVoteStore({
-    storage: {
-      get: async <T>(key: string) => data.get(key) as T | undefined,
-      put: async (entries: Record<string, unknown>) => {
-        for (const [key, value] of Object.entries(entries)) data.set(key, structuredClone(value));
-      },
-      list: async <T>(o: { prefix: string; start?: string; limit?: number }) =>
-        new Map(
-          [...data.entries()]
-            .filter(([key]) => key.startsWith(o.prefix) && (o.start === undefined || key >= o.start))
-            .sort(([a], [b]) => (a < b ? -1 : 1))
-            .slice(0, o.limit ?? Infinity) as Array<[string, T]>,
-        ),
-    },
-    blockConcurrencyWhile: (fn) => fn(),
-  });
-  return {
-    idFromName: (name) => name,
-    get: () => ({ fetch: (input, init) => object.fetch(new Request(input, init)) }),
-  };
 }
 
 /** Posts `body` to the vote route as a page on another origin would (with an Origin header). */

@@ -18,13 +18,13 @@ import {
   workerClientIp,
 } from '../paywall-worker/arena-vote/client-ip.ts';
 import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
-import { ArenaVoteStore, type DoNamespace } from '../paywall-worker/arena-vote/store-durable-object.ts';
 import { createSiteWorker, type SiteWorkerEnv } from '../paywall-worker/cloudflare/site-worker.ts';
 import { startLocalStack } from '../generator/local-stack.ts';
 import { createLocalPaywall } from '../paywall-worker/local.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
 import { MemoryPaymentBook } from '../paywall-worker/payment-book.ts';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
+import { voteNamespace } from './helpers/vote-namespace.ts';
 
 const SITE = 'https://arena.example';
 const PER_IP = DEFAULT_LIMITS.perIp.max;
@@ -54,31 +54,6 @@ const signedVote = (account: algosdk.Account): string => {
       'base64',
     ),
   });
-};
-
-/** An in-memory stand-in for the Durable Object storage API, behind the namespace the worker reaches. */
-const voteNamespace = (): DoNamespace => {
-  const data = new Map<string, unknown>();
-  const object = new ArenaVoteStore({
-    storage: {
-      get: async <T>(key: string) => data.get(key) as T | undefined,
-      put: async (entries: Record<string, unknown>) => {
-        for (const [k, v] of Object.entries(entries)) data.set(k, structuredClone(v));
-      },
-      list: async <T>(o: { prefix: string; start?: string; limit?: number }) =>
-        new Map(
-          [...data.entries()]
-            .filter(([k]) => k.startsWith(o.prefix) && (o.start === undefined || k >= o.start))
-            .sort(([a], [b]) => (a < b ? -1 : 1))
-            .slice(0, o.limit ?? Infinity) as Array<[string, T]>,
-        ),
-    },
-    blockConcurrencyWhile: (fn) => fn(),
-  });
-  return {
-    idFromName: (name) => name,
-    get: () => ({ fetch: (input, init) => object.fetch(new Request(input, init)) }),
-  };
 };
 
 const workerEnv = (): SiteWorkerEnv => ({
