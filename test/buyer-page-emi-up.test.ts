@@ -92,8 +92,13 @@ describe.skipIf(!hasChromium)('the buyer page on emi up, as a person meets it', 
     await page.click('#connect-pera', { force: true }); // a click now does nothing, and is not lost as an error
     release();
     await page.waitForSelector('body[data-ready="true"]');
-    for (const id of ['connect-pera', 'connect-defly', 'check-price'])
-      expect(await page.isDisabled(`#${id}`), id).toBe(false);
+    const controls = ['connect-pera', 'connect-defly', 'check-price'];
+    for (const id of controls)
+      expect(await page.$eval(`#${id}`, (button) => (button as HTMLButtonElement).disabled), id).toBe(false);
+    // The first price check starts at once and marks its button busy (aria-disabled) while it runs: once it is
+    // over, every control is usable.
+    await page.waitForSelector('#check-price[aria-disabled="false"]');
+    for (const id of controls) expect(await page.isDisabled(`#${id}`), id).toBe(false);
     expect(await page.textContent('#config-status')).not.toMatch(/Loading/);
     expect(pageErrors).toEqual([]);
   });
