@@ -2,10 +2,9 @@
 // modes: a replay or live file never presents simulated rounds as its record (the audit: 13 simulated runs, then a
 // replay run into the same state folder, published "Scored over 13 resolved arena rounds" with mode "replay").
 import { mkdtemp, readFile } from 'node:fs/promises';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { roundAt, roundByIndex } from '../generator/engines/arena/rounds.ts';
 import type { RecordedCall } from '../generator/engines/arena/types.ts';
@@ -14,7 +13,6 @@ import type { MarketSnapshot } from '../generator/market/types.ts';
 import { runPipeline } from '../generator/pipeline.ts';
 import { collectSimulatedMarket } from '../generator/sources/collect.ts';
 import { backfill } from '../generator/state/backfill.ts';
-import { MIGRATIONS } from '../generator/state/migrations.ts';
 import { ensureRound } from '../generator/state/repo.ts';
 import { settleRound } from '../generator/state/settle.ts';
 import { publicPerformance } from '../generator/state/step.ts';
@@ -24,7 +22,7 @@ import { TRACKED_ASSETS } from '../schemas/common.ts';
 import type { MainBrainResponse } from '../schemas/main-brain.ts';
 import type { StatisticsResponse } from '../schemas/statistics.ts';
 import type { TeacherLessonsResponse } from '../schemas/teacher-lessons.ts';
-import { HOUR, MINUTE, step, T0, tempStore, tempStorePath } from './arena-fixtures.ts';
+import { HOUR, MINUTE, schemaOneStore, step, T0, tempStore } from './arena-fixtures.ts';
 import { simulatedRun } from './helpers/simulated-run.ts';
 
 const open: ArenaStore[] = [];
@@ -176,14 +174,7 @@ describe('a round is scored only with prices of the mode its call was recorded i
 describe('a store from before data modes were recorded', () => {
   /** A store at schema version 1, as the generator left it before this change. */
   const oldStore = (): string => {
-    const file = tempStorePath();
-    mkdirSync(dirname(file), { recursive: true });
-    const db = new Database(file);
-    db.exec(
-      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
-    );
-    db.exec(MIGRATIONS[0]!.sql);
-    db.prepare("INSERT INTO schema_migrations VALUES (1, 'v1', '2025-01-01T00:00:00Z')").run();
+    const { file, db } = schemaOneStore('2025-01-01T00:00:00Z');
     // Rounds 0..4 before T0: called and resolved the old way, with the run log the old generator kept.
     const runs: Array<Array<[DataMode, 'ok' | 'failed']>> = [
       [

@@ -2,17 +2,34 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import type { DataMode } from '../schemas/common.ts';
 import { openArenaStore, type ArenaStore } from '../generator/state/store.ts';
 import { runArenaStep, type ArenaStepInput } from '../generator/state/step.ts';
 import type { BrainCall } from '../generator/engines/arena/types.ts';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
+import { MIGRATIONS } from '../generator/state/migrations.ts';
 
 export const tempStorePath = (): string =>
   path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'emi-arena-')), 'nested', 'arena.sqlite');
 
 export const tempStore = (): ArenaStore => openArenaStore(tempStorePath());
+
+/**
+ * A new store file at schema version 1, as an emi from before the later migrations left it (its migration row dated
+ * `appliedAt`), open for the caller to fill with old rows and close.
+ */
+export const schemaOneStore = (appliedAt: string): { file: string; db: Database.Database } => {
+  const file = tempStorePath();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.exec(
+    'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+  );
+  db.exec(MIGRATIONS[0]!.sql);
+  db.prepare("INSERT INTO schema_migrations VALUES (1, 'v1', ?)").run(appliedAt);
+  return { file, db };
+};
 
 /**
  * Turns a store this code made into what an emi of schema 2 left: its run log (no arena_step; ok meant the arena

@@ -1,24 +1,16 @@
 // Upgrading migrates the arena store on its first open, after which the release it came from cannot run its cycles
 // on it. Before migrating, the store is copied at its old schema (backups/arena-schema-N.sqlite, once) and one line
 // on stderr says what happened and where the copy is; a fresh store or a current one says nothing.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MIGRATIONS } from '../generator/state/migrations.ts';
 import { LATEST_SCHEMA_VERSION, openArenaStore, versionOf } from '../generator/state/store.ts';
-import { tempStorePath } from './arena-fixtures.ts';
+import { schemaOneStore, tempStorePath } from './arena-fixtures.ts';
 
-/** A store at schema version 1, as an emi from before the later migrations left it, with one round in it. */
-function schemaOneStore(): string {
-  const file = tempStorePath();
-  mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
-  db.exec(
-    'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
-  );
-  db.exec(MIGRATIONS[0]!.sql);
-  db.prepare("INSERT INTO schema_migrations VALUES (1, 'v1', '2026-11-01T00:00:00Z')").run();
+/** A store at schema version 1, as an emi from before the later migrations left it, with one meta row in it. */
+function schemaOneStoreWithMeta(): string {
+  const { file, db } = schemaOneStore('2026-11-01T00:00:00Z');
   db.prepare("INSERT INTO meta (key, value) VALUES ('kept', 'from schema 1')").run();
   db.close();
   return file;
@@ -33,7 +25,7 @@ afterEach(() => vi.restoreAllMocks());
 describe('opening an arena store an older emi wrote', () => {
   it('keeps a copy at its old schema, migrates it, and says so in one line', () => {
     expect(LATEST_SCHEMA_VERSION).toBeGreaterThan(1);
-    const file = schemaOneStore();
+    const file = schemaOneStoreWithMeta();
     const lines = stderrLines();
     openArenaStore(file).close();
     const copy = join(dirname(file), 'backups', 'arena-schema-1.sqlite');

@@ -2,7 +2,7 @@
 import { DISCLAIMER, FREE_ACCESS, LITE_VERSION, PROJECT, type DataMode } from '../../schemas/common.ts';
 import type { LiquidityLiteAsset, LiquidityLiteResponse } from '../../schemas/liquidity-lite.ts';
 import type { MarketAnalysis } from './analysis.ts';
-import type { SourceIssue } from '../market/types.ts';
+import type { AssetMarket, SourceIssue } from '../market/types.ts';
 import {
   assetIssueLine,
   deliveredDespite,
@@ -20,7 +20,6 @@ import { coinSnapshot } from './main-brain-body.ts';
 import { PUBLISHED_DECIMALS as LIQUIDITY_DECIMALS } from './liquidity.ts';
 
 type Status = LiquidityLiteAsset['status'];
-type AssetMarket = MarketAnalysis['snapshot']['assets'][number];
 
 /**
  * The sections a liquidity entry reads: the order book (spread, depth, imbalance), hourly candles (relative volume,

@@ -12,7 +12,6 @@ import {
 } from '../../schemas/status.ts';
 import type { UnpublishedStretch } from '../../schemas/status.ts';
 import { oneLine } from '../cli-options.ts';
-import type { SourceIssue } from '../market/types.ts';
 import type { RunReport } from '../pipeline.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import { CURRENT, storeBeside } from './generations.ts';
@@ -56,14 +55,6 @@ export function unpublishedRuns(report: RunReport, previous: RunStatus | null): 
     .slice(-UNPUBLISHED_RUNS_MAX);
 }
 
-/** An issue as /status.json lists it, with its asset: one problem of seven assets is not seven identical lines. */
-const statusIssue = ({ venue, symbol, section, message }: SourceIssue) => ({
-  venue,
-  symbol,
-  section,
-  message,
-});
-
 export function runStatus(
   report: RunReport,
   provider: string | null,
@@ -101,7 +92,10 @@ export function runStatus(
     sources: {
       provider,
       issues_total: report.issues.length,
-      issues: report.issues.slice(0, 20).map(statusIssue),
+      // With its asset: one venue's problem with seven assets is not seven identical lines.
+      issues: report.issues
+        .slice(0, 20)
+        .map(({ venue, symbol, section, message }) => ({ venue, symbol, section, message })),
     },
     unpublished_runs: unpublishedRuns(report, previous),
     disclaimer: DISCLAIMER,
