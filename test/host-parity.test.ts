@@ -315,6 +315,29 @@ describe('every host answers alike (emi serve, nginx, the Cloudflare Worker)', {
       },
     );
 
+    it.skipIf(skip)(
+      'lets a page on another origin read the answer to its vote, as the preflight promised',
+      async () => {
+        const { base } = host();
+        const origin = { Origin: 'https://voter.example' };
+        const preflight = await raw(base, '/arena/vote', 'OPTIONS', {
+          ...origin,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'content-type',
+        });
+        expect(header(preflight, 'access-control-allow-origin')).toBe('*');
+        const refused = await raw(
+          base,
+          '/arena/vote',
+          'POST',
+          { ...origin, 'Content-Type': 'application/json' },
+          '{}',
+        );
+        expect(refused.status).toBeGreaterThanOrEqual(400);
+        expect(header(refused, 'access-control-allow-origin')).toBe('*');
+      },
+    );
+
     it.skipIf(skip)('still refuses every way out of the site, plain or percent-encoded', async () => {
       const { base } = host();
       for (const path of [
