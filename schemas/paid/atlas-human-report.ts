@@ -12,6 +12,7 @@ import {
   IsoTimestamp,
   Limitation,
   PROJECT,
+  SourceInfo,
 } from '../common.ts';
 import { ATLAS_SCHEMA_VERSION, PaymentStatus, PublisherBlock } from './terms.ts';
 
@@ -68,6 +69,7 @@ export const AtlasHumanReport = z.strictObject({
   charts: z.array(ReportChart),
   limitations: z.array(Limitation),
   disclaimers: z.array(z.string()).min(1),
+  source_details: SourceInfo,
   updated: IsoTimestamp,
   educational_only: z.literal(true),
   disclaimer: z.literal(DISCLAIMER),

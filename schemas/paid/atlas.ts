@@ -12,6 +12,7 @@ import {
   IsoTimestamp,
   Limitation,
   PROJECT,
+  SourceInfo,
 } from '../common.ts';
 import { DerivativesState } from '../derivatives.ts';
 import { LiquidityContext } from '../liquidity-lite.ts';
@@ -89,6 +90,7 @@ export const Atlas = z.strictObject({
   confidence: AtlasConfidence,
   evidence: AtlasEvidence,
   limitations: z.array(Limitation),
+  source_details: SourceInfo,
   updated: IsoTimestamp,
   educational_only: z.literal(true),
   disclaimer: z.literal(DISCLAIMER),

@@ -3,12 +3,26 @@
 // small because clients echo it back in PAYMENT-SIGNATURE) and can feed the OpenAPI document, so both show the
 // same examples. test/paywall-schemas.test.ts checks that each one passes its schema. BTC's price is set to a level
 // BTC has traded at (the fixture's own simulated 14.03 read as a broken value to a developer).
-import { DISCLAIMER, EDUCATIONAL_NOTICE, PROJECT } from '../common.ts';
+import { DISCLAIMER, EDUCATIONAL_NOTICE, PROJECT, type SourceInfo } from '../common.ts';
 import { NO_PERFORMANCE_HISTORY } from '../performance.ts';
 import type { PaidMarketRegime } from './paid-market-regime.ts';
 import type { PaidMainBrain } from './paid-main-brain.ts';
 import type { Atlas } from './atlas.ts';
 import type { AtlasHumanReport } from './atlas-human-report.ts';
+
+/** The run's provenance and freshness as every paid body states it (a paid copy is never cached). */
+const exampleSource: SourceInfo = {
+  mode: 'simulated',
+  provider: 'seeded market simulator',
+  simulated: true,
+  venues: ['binance-spot', 'binance-usdm', 'okx'],
+  seed: 42,
+  as_of: '2025-01-15T12:00:00.000Z',
+  generated_at: '2025-01-15T12:00:00.000Z',
+  next_update_due: '2025-01-15T12:01:00.000Z',
+  cache_seconds: 0,
+  degraded: false,
+};
 
 export const paidMarketRegimeExample: PaidMarketRegime = {
   success: true,
@@ -106,6 +120,7 @@ export const paidMarketRegimeExample: PaidMarketRegime = {
     'SIMULATED DATA: every number here comes from a seeded market simulator (seed 42) imitating ...',
   ],
   source: 'seeded market simulator: simulated data from binance-spot, binance-usdm and okx',
+  source_details: exampleSource,
   source_mode: 'simulated',
   simulated: true,
   updated: '2025-01-15T12:00:00.000Z',
@@ -203,18 +218,7 @@ export const paidMainBrainExample: PaidMainBrain = {
   limitations: [
     'SIMULATED DATA: every number here comes from a seeded market simulator (seed 42) imitating ...',
   ],
-  source: {
-    mode: 'simulated',
-    provider: 'seeded market simulator',
-    simulated: true,
-    venues: ['binance-spot', 'binance-usdm', 'okx'],
-    seed: 42,
-    as_of: '2025-01-15T12:00:00.000Z',
-    generated_at: '2025-01-15T12:00:00.000Z',
-    next_update_due: '2025-01-15T12:01:00.000Z',
-    cache_seconds: 60,
-    degraded: false,
-  },
+  source: exampleSource,
   source_mode: 'simulated',
   updated: '2025-01-15T12:00:00.000Z',
   educational_only: true,
@@ -285,6 +289,7 @@ export const atlasExample: Atlas = {
   limitations: [
     'SIMULATED DATA: every number here comes from a seeded market simulator (seed 42) imitating ...',
   ],
+  source_details: exampleSource,
   updated: '2025-01-15T12:00:00.000Z',
   educational_only: true,
   disclaimer: DISCLAIMER,
@@ -462,6 +467,7 @@ export const atlasHumanReportExample: AtlasHumanReport = {
     EDUCATIONAL_NOTICE,
     'Simulated data: every number comes from a seeded market simulator (seed 42), not ...',
   ],
+  source_details: exampleSource,
   updated: '2025-01-15T12:00:00.000Z',
   educational_only: true,
   disclaimer: DISCLAIMER,

@@ -13,6 +13,7 @@ import {
   Limitation,
   PROJECT,
   SCHEMA_VERSION,
+  SourceInfo,
 } from '../common.ts';
 import { DerivativesState } from '../derivatives.ts';
 import { LiquidityContext } from '../liquidity-lite.ts';
@@ -89,6 +90,7 @@ export const PaidMarketRegime = z.strictObject({
   source: z
     .string()
     .describe('provider and venues in words; says "simulated" or "replayed" when the data was'),
+  source_details: SourceInfo,
   source_mode: DataMode,
   simulated: z.boolean(),
   updated: IsoTimestamp,

@@ -5,7 +5,7 @@ import { ATLAS_SCHEMA_VERSION } from '../../../schemas/paid/terms.ts';
 import { iso, type RunClock } from '../clock.ts';
 import { groupedBySymbol, meanOverAllAssets } from '../aggregate.ts';
 import type { FreeSnapshots } from '../index.ts';
-import { conflictWords, dataLabelOf, dataNoticeLines, type AssetView } from './join.ts';
+import { conflictWords, dataLabelOf, dataNoticeLines, paidSourceOf, type AssetView } from './join.ts';
 
 const CONFIDENCE_MEANING =
   'Confidence (0-100) is the strength and agreement of the available evidence, not the probability of being right.';
@@ -100,6 +100,7 @@ export function atlasBody(free: FreeSnapshots, views: readonly AssetView[], cloc
         ...groupedBySymbol(views.map((v) => ({ symbol: v.asset, lines: v.limitations }))),
       ]),
     ],
+    source_details: paidSourceOf(free),
     updated: iso(clock.generatedAt),
     educational_only: true,
     disclaimer: DISCLAIMER,

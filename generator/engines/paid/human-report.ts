@@ -143,6 +143,7 @@ export function atlasHumanReportBody(
     ],
     limitations: atlas.limitations,
     disclaimers: [DISCLAIMER, EDUCATIONAL_NOTICE, ...(simulated ? [dataNotice(free)] : [])],
+    source_details: atlas.source_details,
     updated: atlas.updated,
     educational_only: true,
     disclaimer: DISCLAIMER,

@@ -1,6 +1,6 @@
 // The per-asset join every paid body reads: for each coin of the free main brain, its liquidity, derivatives and
 // reasoning sections side by side, whether they lean the same way, and how stressed the asset looks. Pure.
-import type { DataMode } from '../../../schemas/common.ts';
+import type { DataMode, SourceInfo } from '../../../schemas/common.ts';
 import type { DerivativesAsset } from '../../../schemas/derivatives.ts';
 import type { LiquidityLiteAsset } from '../../../schemas/liquidity-lite.ts';
 import type { CoinSnapshot } from '../../../schemas/main-brain.ts';
@@ -194,3 +194,19 @@ export const dataLabelOf = (mode: DataMode): string =>
 /** The run's truth statement, first among a paid body's limitations when its numbers are not live. */
 export const dataNoticeLines = (mode: DataMode, truthStatement: string | undefined): string[] =>
   mode !== 'live' && truthStatement ? [truthStatement] : [];
+
+/**
+ * Provenance and freshness of a paid body: the run's, as the free regime states it, except that a paid copy is never
+ * to be cached (the paywall sends it with `no-store`) and it is degraded when any free body the join reads was.
+ */
+export const paidSourceOf = (free: FreeSnapshots): SourceInfo => ({
+  ...free.marketRegime.source,
+  cache_seconds: 0,
+  degraded: [
+    free.marketRegime.source,
+    free.mainBrain.source,
+    free.liquidityLite.source_details,
+    free.derivatives.source_details,
+    ...Object.values(free.reasoning).map((body) => body.source),
+  ].some((source) => source.degraded),
+});

@@ -3,7 +3,7 @@ import { DISCLAIMER, PROJECT, SCHEMA_VERSION } from '../../../schemas/common.ts'
 import type { CoinPicture, PaidMainBrain } from '../../../schemas/paid/paid-main-brain.ts';
 import { iso, type RunClock } from '../clock.ts';
 import type { FreeSnapshots } from '../index.ts';
-import { dataLabelOf, dataNoticeLines, type AssetView } from './join.ts';
+import { dataLabelOf, dataNoticeLines, paidSourceOf, type AssetView } from './join.ts';
 
 const sum = (a: number | null | undefined, b: number | null | undefined): number | null =>
   a === null || a === undefined || b === null || b === undefined ? null : a + b;
@@ -81,7 +81,7 @@ export function paidMainBrainBody(
     // The free brain names every reason it is degraded; a generic line would add nothing, and would be wrong
     // when the only reason is the track record.
     limitations: [...dataNoticeLines(brain.source.mode, brain.truth_statement), ...brain.brain.limitations],
-    source: brain.source,
+    source: paidSourceOf(free),
     source_mode: brain.source.mode,
     updated: iso(clock.generatedAt),
     educational_only: true,

@@ -15,6 +15,7 @@ import {
   levelFromCount,
   liquidityCounts,
   liquiditySentence,
+  paidSourceOf,
   words,
   type AssetView,
 } from './join.ts';
@@ -270,6 +271,7 @@ export function paidMarketRegimeBody(
       ]),
     ],
     source: sourceLine(source),
+    source_details: paidSourceOf(free),
     source_mode: source.mode,
     simulated: source.simulated,
     updated: iso(clock.generatedAt),
