@@ -31,6 +31,7 @@ import { normalizeNetwork } from './network.ts';
 import { ownSalePoints } from './offers.ts';
 import type { SalePoint } from './offers.ts';
 import { MemoryPaymentBook } from './payment-book.ts';
+import { unsoldStorefrontMessage } from './publishers/sale-points.ts';
 import type { PaymentBook } from './payment-book.ts';
 import { API_SECURITY_HEADERS } from './security-headers.ts';
 
@@ -250,7 +251,13 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
       return decision instanceof Promise ? decision.then(renderDecision) : renderDecision(decision);
     });
   }
-  app.notFound(() => errorResponse(404, 'not_found', 'The paywall serves only the paid paths.'));
+  app.notFound((c) =>
+    errorResponse(
+      404,
+      'not_found',
+      unsoldStorefrontMessage(c.req.path, points) ?? 'The paywall serves only the paid paths.',
+    ),
+  );
   app.onError((error) => {
     console.error(JSON.stringify({ level: 'error', event: 'unhandled', detail: String(error) }));
     return errorResponse(500, 'internal_error', 'The paywall could not handle this request.');

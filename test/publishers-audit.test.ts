@@ -1,6 +1,7 @@
 // Defects found by auditing the publisher programme as a publisher and a buyer meet it, each pinned here: the
 // storefront's redirect for ids that are not publishers, `--since` dates that do not exist, and `emi publisher add`
-// accepting the operator's own payee (which `emi serve` then refuses at start).
+// accepting the operator's own payee (which `emi serve` then refuses at start), and a storefront path of a product
+// the publisher does not resell answered with the paywall's generic 404.
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { parsePublishers } from '../paywall-worker/publishers/config.ts';
 import { sinceTime } from '../paywall-worker/publishers/credit-ledger.ts';
 import { createStorefront } from '../paywall-worker/publishers/storefront.ts';
 import { emiInProcess } from './helpers/emi-in-process.ts';
-import { account, publisherEntry } from './publishers-harness.ts';
+import { account, publisherEntry, startPublisherStack } from './publishers-harness.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -48,6 +49,35 @@ describe('the storefront redirect', () => {
       }
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('a storefront path that is not for sale', () => {
+  it('names what the publisher does resell, or that no publisher has the id, and asks for no payment', async () => {
+    const stack = await startPublisherStack(
+      () => [publisherEntry('bare', account(), { products: { atlas: { priceUsd: '0.05' } } })],
+      { bare: 5 },
+    );
+    try {
+      const answer = async (path: string) => {
+        const response = await fetch(stack.url(path));
+        expect(response.headers.get('payment-required'), path).toBeNull();
+        return { status: response.status, body: (await response.json()) as Record<string, string> };
+      };
+      const unsold = await answer('/p/bare/api/x402-main-brain.php');
+      expect(unsold.status).toBe(404);
+      expect(unsold.body.error).toBe('not_found');
+      expect(unsold.body.message).toBe(
+        'This publisher does not resell this product; it sells /p/bare/api/x402-atlas.php.',
+      );
+      const nobody = await answer('/p/nobody/api/x402-atlas.php');
+      expect(nobody.status).toBe(404);
+      expect(nobody.body.message).toMatch(/no publisher with this id/);
+      // The product it does resell is for sale at its path.
+      expect((await fetch(stack.url('/p/bare/api/x402-atlas.php'))).status).toBe(402);
+    } finally {
+      await stack.close();
     }
   });
 });

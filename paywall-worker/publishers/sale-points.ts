@@ -27,6 +27,21 @@ export function publisherBlock(publisher: Publisher, product: PublisherProduct):
   };
 }
 
+const STOREFRONT_PAID_PATH = /^\/p\/([^/]+)\/api\/x402-[^/]*\.php$/;
+
+/**
+ * Why a storefront's paid-looking path is not for sale, in words a buyer can act on: the publisher does not resell
+ * that product (its paid paths are named), or no publisher has that id. Null for any other path.
+ */
+export function unsoldStorefrontMessage(path: string, points: readonly SalePoint[]): string | null {
+  const id = STOREFRONT_PAID_PATH.exec(path)?.[1];
+  if (id === undefined) return null;
+  const sold = points.filter((point) => point.seller?.id === id).map((point) => point.path);
+  if (sold.length === 0)
+    return 'No publisher storefront sells at this path: there is no publisher with this id.';
+  return `This publisher does not resell this product; it sells ${sold.join(', ')}.`;
+}
+
 export function publisherSalePoints(publishers: readonly Publisher[]): SalePoint[] {
   return publishers.flatMap((publisher) =>
     publisher.products.map((product) => ({
