@@ -125,7 +125,8 @@ export async function backfillSimulated(options: {
   asOf: number;
 }): Promise<BackfillResult & { history: AppendResult | null }> {
   const { hourAt, rowsAt } = simulatedHours(options.seed);
-  const brainCallAt = async (ms: number) => brainCallsOf((await hourAt(ms)).free.mainBrain);
+  const brainCallAt = async (ms: number) =>
+    brainCallsOf(Object.values((await hourAt(ms)).free.mainBrain.coins));
   const priceAt = async (asset: string, ms: number) => {
     const market = (await hourAt(ms)).snapshot.assets.find((a) => a.symbol === asset);
     return market?.ticker?.value.last ?? market?.candles?.value.at(-1)?.close ?? null;

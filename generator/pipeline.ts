@@ -7,12 +7,13 @@ import pLimit from 'p-limit';
 import { DEFAULT_REASONING_ASSET, TRACKED_ASSETS } from '../schemas/common.ts';
 import type { DataMode } from '../schemas/common.ts';
 import type { SiteBuildFailure } from '../schemas/status.ts';
-import { NO_PERFORMANCE_HISTORY, PERFORMANCE_STORE_UNAVAILABLE } from '../schemas/performance.ts';
+import { PERFORMANCE_STORE_UNAVAILABLE } from '../schemas/performance.ts';
+import type { CoinSnapshot } from '../schemas/main-brain.ts';
 import { FREE_RESOURCES, PAID_RESOURCES, reasoningFileFor } from '../schemas/resources.ts';
 import { ReasoningResponse } from '../schemas/reasoning.ts';
 import type { RunClock } from './engines/clock.ts';
 import { analyzeSnapshot, buildFreeSnapshots, freeSnapshotsFrom } from './engines/index.ts';
-import { mainBrainBody } from './engines/main-brain-body.ts';
+import { coinSnapshot } from './engines/main-brain-body.ts';
 import type { FreeSnapshots } from './engines/index.ts';
 import { buildPaidBodies } from './engines/paid/index.ts';
 import type { MarketSnapshot, SourceIssue } from './market/types.ts';
@@ -120,9 +121,9 @@ export function runClock(asOf: number, mode: DataMode, now: number, cadenceSecon
   return { asOf, generatedAt, nextUpdateDue: generatedAt + cadenceSeconds * 1000 };
 }
 
-/** What the arena needs of the brain: its call and the price it saw, per tracked asset. */
-export function brainCallsOf(mainBrain: FreeSnapshots['mainBrain']): BrainCall[] {
-  return Object.values(mainBrain.coins).map((coin) => ({
+/** What the arena needs of the brain: its call and the price it saw (as the main brain publishes them), per asset. */
+export function brainCallsOf(coins: Iterable<CoinSnapshot>): BrainCall[] {
+  return [...coins].map((coin) => ({
     asset: coin.asset,
     bias: coin.bias,
     confidence: coin.confidence,
@@ -292,7 +293,7 @@ async function publishWithStore(
       // rounds that ended: the bodies are built after it, so the main brain publishes the track record this run's
       // statistics and teacher lessons publish, not the one of the run before.
       const analysis = analyzeSnapshot(snapshot);
-      const calls = brainCallsOf(mainBrainBody(analysis, clock, NO_PERFORMANCE_HISTORY)); // calls and prices alone
+      const calls = brainCallsOf(analysis.assets.map(coinSnapshot));
       const prices = Object.fromEntries(calls.map((call) => [call.asset, call.price]));
       const arena = runArenaStep({
         store,
