@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { backfill } from '../generator/state/backfill.ts';
-import { publicPerformance } from '../generator/state/step.ts';
+import { publishedTrackRecord } from './helpers/track-record.ts';
 import type { ArenaStore } from '../generator/state/store.ts';
 import type { BrainCall } from '../generator/engines/arena/types.ts';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
@@ -30,7 +30,7 @@ describe('backfill', () => {
     expect(votes).toEqual([{ source: 'synthetic', replayed: 1, n: expect.any(Number) }]);
     expect(s.db.prepare('SELECT COUNT(*) AS n FROM lessons WHERE replayed = 0').get()).toEqual({ n: 0 });
 
-    const perf = publicPerformance(s, T0);
+    const perf = publishedTrackRecord(s, T0);
     expect(perf).toMatchObject({ status: 'available', resolved_rounds: 48, replayed_rounds: 48 });
     expect(perf.note).toContain('backfill replay');
 

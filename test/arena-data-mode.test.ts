@@ -15,7 +15,7 @@ import { collectSimulatedMarket } from '../generator/sources/collect.ts';
 import { backfill } from '../generator/state/backfill.ts';
 import { ensureRound } from '../generator/state/repo.ts';
 import { settleRound } from '../generator/state/settle.ts';
-import { publicPerformance } from '../generator/state/step.ts';
+import { publishedTrackRecord } from './helpers/track-record.ts';
 import { openArenaStore, type ArenaStore } from '../generator/state/store.ts';
 import type { SharedIntelligenceResponse } from '../schemas/arena.ts';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
@@ -157,8 +157,11 @@ describe('a round is scored only with prices of the mode its call was recorded i
       TRACKED_ASSETS.map((asset) => ({ asset, bias: 'bullish' as const, confidence: 60, price: null }));
     await backfill(s, { days: 1, asOf: T0, seed: 3, brainCallAt, priceAt });
     // Before: the 24 replayed simulated rounds were the live brain's track record.
-    expect(publicPerformance(s, T0, 'live')).toMatchObject({ resolved_rounds: 0, other_mode_rounds: 24 });
-    expect(publicPerformance(s, T0, 'simulated')).toMatchObject({ resolved_rounds: 24, replayed_rounds: 24 });
+    expect(publishedTrackRecord(s, T0, 'live')).toMatchObject({ resolved_rounds: 0, other_mode_rounds: 24 });
+    expect(publishedTrackRecord(s, T0, 'simulated')).toMatchObject({
+      resolved_rounds: 24,
+      replayed_rounds: 24,
+    });
     const live = step(s, T0 + MINUTE, { mode: 'live', seed: null });
     expect(live.teacherLessons.latest_lessons).toEqual([]);
     expect(live.statistics.main_brain).toMatchObject({ recorded_calls: 1, replayed_calls: 0 });
@@ -218,9 +221,9 @@ describe('a store from before data modes were recorded', () => {
       .all()
       .map((r) => (r as { data_mode: string | null }).data_mode);
     expect(modes).toEqual(['simulated', 'live', 'simulated', null, null]);
-    expect(publicPerformance(s, T0, 'live')).toMatchObject({ resolved_rounds: 1, other_mode_rounds: 4 });
-    expect(publicPerformance(s, T0, 'replay')).toMatchObject({ resolved_rounds: 0, other_mode_rounds: 5 });
-    const simulated = publicPerformance(s, T0, 'simulated');
+    expect(publishedTrackRecord(s, T0, 'live')).toMatchObject({ resolved_rounds: 1, other_mode_rounds: 4 });
+    expect(publishedTrackRecord(s, T0, 'replay')).toMatchObject({ resolved_rounds: 0, other_mode_rounds: 5 });
+    const simulated = publishedTrackRecord(s, T0, 'simulated');
     expect(simulated).toMatchObject({ resolved_rounds: 4, other_mode_rounds: 1 });
     const live = step(s, T0 + MINUTE, { mode: 'live', seed: null });
     expect(live.teacherLessons.latest_lessons.map((l) => l.provenance.data_mode)).toEqual(['live']);

@@ -13,7 +13,7 @@ import {
 } from '../generator/state/lock.ts';
 import { MIGRATIONS } from '../generator/state/migrations.ts';
 import { openArenaStore, type ArenaStore } from '../generator/state/store.ts';
-import { publicPerformance } from '../generator/state/step.ts';
+import { publishedTrackRecord } from './helpers/track-record.ts';
 import { roundAt } from '../generator/engines/arena/rounds.ts';
 import { brainCallFor } from '../generator/state/repo.ts';
 import { settleRound } from '../generator/state/settle.ts';
@@ -66,7 +66,7 @@ describe('arena store', () => {
     expect(shared.my_prediction).toBeNull();
     expect(shared.round.brain_call_recorded).toBe(false);
     expect(shared.brain_snapshot.source).toBe('latest_run');
-    expect(publicPerformance(s, at).status).toBe('no_history');
+    expect(publishedTrackRecord(s, at).status).toBe('no_history');
   });
 
   it('records the brain call once, at the first run inside the round', () => {

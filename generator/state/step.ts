@@ -5,12 +5,10 @@
 import type { Database } from 'better-sqlite3';
 import { HumanConsensusResponse, SharedIntelligenceResponse } from '../../schemas/arena.ts';
 import type { DataMode } from '../../schemas/common.ts';
-import type { PublicPerformance } from '../../schemas/performance.ts';
 import { StatisticsResponse } from '../../schemas/statistics.ts';
 import { TeacherLessonsResponse } from '../../schemas/teacher-lessons.ts';
 import { buildArenaBodies, type ArenaBodies } from '../engines/arena/bodies.ts';
 import { ownsRound } from '../engines/arena/data-mode.ts';
-import { publicPerformanceFrom, WINDOW_DAYS } from '../engines/arena/metrics.ts';
 import {
   ENTRY_WINDOW_MINUTES,
   RESOLVE_WINDOW_MINUTES,
@@ -21,15 +19,7 @@ import {
 import { votesCloseAt } from '../engines/arena/rules.ts';
 import type { BrainCall, RecordedCall } from '../engines/arena/types.ts';
 import type { RunClock } from '../engines/clock.ts';
-import {
-  brainCallFor,
-  fillStartPrice,
-  leftOutRounds,
-  logRun,
-  resolvedRounds,
-  steppedRunBetween,
-  unresolvedEndedRounds,
-} from './repo.ts';
+import { brainCallFor, fillStartPrice, logRun, steppedRunBetween, unresolvedEndedRounds } from './repo.ts';
 import { activeRun, runDetail } from './run-log.ts';
 import { addSyntheticCrowd, recordRoundCall, settleRound } from './settle.ts';
 import { voterSalt, type ArenaStore } from './store.ts';
@@ -72,7 +62,6 @@ export interface ArenaStepInput {
 }
 
 const MINUTE_MS = 60_000;
-const DAY_MS = 86_400_000;
 
 export const NO_START_PRICE = `no price from at or after the round start came within ${ENTRY_WINDOW_MINUTES} minutes of it`;
 export const NO_END_PRICE = `no price from at or after the round end came within ${RESOLVE_WINDOW_MINUTES} minutes of it`;
@@ -236,20 +225,4 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
     }
     throw error;
   }
-};
-
-/**
- * The main brain's track record over the last WINDOW_DAYS days before asOf, for the main-brain endpoint: rounds
- * recorded in `mode` only (the pipeline passes the run's; simulated, the generator's default, when omitted).
- */
-export const publicPerformance = (
-  store: ArenaStore,
-  asOfMs: number,
-  mode: DataMode = 'simulated',
-): PublicPerformance => {
-  const since = asOfMs - WINDOW_DAYS * DAY_MS;
-  return publicPerformanceFrom(resolvedRounds(store.db, since, asOfMs, mode), {
-    mode,
-    leftOut: leftOutRounds(store.db, since, asOfMs, mode),
-  });
 };
