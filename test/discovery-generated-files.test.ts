@@ -105,4 +105,16 @@ describe('generated files against the published OpenAPI document', () => {
       expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
     }
   });
+
+  it('serves openapi.json compact, for machines and agents that count their context (openapi.yaml reads easier)', async () => {
+    const text = await readFile(join(site.distDir, 'openapi.json'), 'utf8');
+    expect(text).toBe(`${JSON.stringify(JSON.parse(text))}\n`);
+    const bytes = Buffer.byteLength(text);
+    const llms = await readFile(join(site.distDir, 'llms.txt'), 'utf8');
+    const stated = Number(/openapi\.json\)[^\n]*\(about (\d+) KB/.exec(llms)?.[1]);
+    expect(
+      Math.abs(stated * 1000 - bytes),
+      `llms.txt says about ${stated} KB of ${bytes} bytes`,
+    ).toBeLessThan(10_000);
+  });
 });
