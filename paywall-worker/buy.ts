@@ -162,12 +162,26 @@ export async function signDevPayment(
     await fundDevWallet(facilitatorUrl, address, fund, seam);
   }
   // Without a payable offer the client refuses, naming why (no scheme for the network...): nothing is funded.
-  const payload = await client.createPaymentPayload(paymentRequired);
+  // Signing asks the facilitator (as algod) for the ledger's parameters, a request the official client makes
+  // without a deadline: it gets ours, and nothing has been sent to the site yet.
+  const payload = await withinDeadline(
+    client.createPaymentPayload(paymentRequired),
+    seam.timeoutMs ?? UNPAID_REQUEST_TIMEOUT_MS,
+  );
   return {
     payer: address,
     header: encodePaymentSignatureHeader(payload),
     amountAtomic: payload.accepted.amount,
   };
+}
+
+/** `work`, or a TimeoutError (as `AbortSignal.timeout` rejects with) once `ms` have passed without it. */
+function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  const deadline = AbortSignal.timeout(ms);
+  const late = new Promise<never>((_resolve, reject) =>
+    deadline.addEventListener('abort', () => reject(deadline.reason as Error), { once: true }),
+  );
+  return Promise.race([work, late]);
 }
 
 /** What one send of a signed payment got: an answer, or none (the connection failed or dropped). */

@@ -9,7 +9,7 @@ import type { LocalPaywallOptions } from './local.ts';
 import { MCP_PATH } from '../mcp/http.ts';
 import { normalisedRequest } from '../schemas/delivery.ts';
 import { listen } from './node-listen.ts';
-import { BUY_EXIT_HELP, DEFAULT_RETRY_FOR_SECONDS, runBuy } from './buy-command.ts';
+import { BUY_EXIT_CODES, BUY_EXIT_HELP, DEFAULT_RETRY_FOR_SECONDS, runBuy } from './buy-command.ts';
 import type { BuyCommandOptions } from './buy-command.ts';
 import { DEV_FACILITATOR_PORT } from './dev-facilitator/server.ts';
 import { parsePort, usageError } from '../generator/cli-options.ts';
@@ -194,9 +194,14 @@ export function registerPaywallCommands(program: Command): void {
     )
     .addHelpText('after', `\nStatus lines go to stderr, only the body to stdout.\n${BUY_EXIT_HELP}`)
     .action(async (path: string, o: BuyCliOptions) => {
-      process.exitCode = await runBuy(
+      const code = await runBuy(
         { path, ...o },
         { stdout: (text) => process.stdout.write(text), stderr: (line) => console.error(line) },
       );
+      process.exitCode = code;
+      // The official client asks the facilitator for the ledger's parameters without a deadline of its own: past
+      // ours that socket may stay open for minutes, and nothing more can come of it. The timer is unref'd, so it
+      // fires only while something else still holds the process (nothing was written to stdout on this path).
+      if (code === BUY_EXIT_CODES.unreachable) setTimeout(() => process.exit(), 1000).unref();
     });
 }

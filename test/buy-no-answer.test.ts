@@ -20,6 +20,7 @@ const SILENT_PORT = 19200; // accepts the connection, never answers
 const STALLED_BODY_PORT = 19201; // sends the headers of a 402, then never the rest of the body
 const SITE = 'http://127.0.0.1:19202'; // only ever reached through the injected fetch
 const FACILITATOR = 'http://127.0.0.1:19203'; // likewise
+const FUNDS_THEN_STALLS_PORT = 19204; // answers /dev/fund, never the ledger's parameters the client signs with
 const SHORT_TIMEOUT_MS = 50;
 // Without a timeout of its own the old code waits for undici's 300 s: each case fails at this limit instead.
 const CASE_LIMIT_MS = 10_000;
@@ -66,6 +67,7 @@ async function buy(
   fetch: (url: string, init: RequestInit | undefined) => Response | Promise<Response>,
   extra: Partial<BuyIo> = {},
   baseUrl = SITE,
+  facilitatorUrl = FACILITATOR,
 ) {
   const sent: Sent[] = [];
   const stderr: string[] = [];
@@ -81,10 +83,7 @@ async function buy(
     unpaidTimeoutMs: SHORT_TIMEOUT_MS,
     ...extra,
   };
-  const code = await runBuy(
-    { path: '/api/x402-market-regime.php', baseUrl, facilitatorUrl: FACILITATOR },
-    io,
-  );
+  const code = await runBuy({ path: '/api/x402-market-regime.php', baseUrl, facilitatorUrl }, io);
   return { code, stderr, stdout, sent };
 }
 
@@ -140,8 +139,18 @@ describe('emi buy gives up on a host that never answers before the payment', () 
 describe('over real loopback connections (undici)', () => {
   let silent: TcpServer;
   let stalledBody: HttpServer;
+  let fundsThenStalls: HttpServer;
   const sockets = new Set<Socket>();
   beforeAll(async () => {
+    // A development facilitator that funds the wallet, then never gives the ledger's parameters (the official
+    // client asks its algod URL for them before it signs).
+    fundsThenStalls = createHttpServer((req, res) => {
+      if (req.method === 'POST' && req.url === '/dev/fund') res.end('{"funded":true}');
+    });
+    fundsThenStalls.on('connection', (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) =>
+      fundsThenStalls.listen(FUNDS_THEN_STALLS_PORT, '127.0.0.1', resolve),
+    );
     silent = createTcpServer((socket) => sockets.add(socket)); // reads nothing, writes nothing
     stalledBody = createHttpServer((_req, res) => {
       res.writeHead(402, { 'Content-Type': 'application/json' });
@@ -155,7 +164,32 @@ describe('over real loopback connections (undici)', () => {
     for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => silent?.close(resolve));
     await new Promise((resolve) => stalledBody?.close(resolve));
+    await new Promise((resolve) => fundsThenStalls?.close(resolve));
   });
+
+  it(
+    'a facilitator that funds the wallet and never gives the ledger parameters: exit 4, nothing signed or paid',
+    async () => {
+      const facilitator = `http://127.0.0.1:${FUNDS_THEN_STALLS_PORT}`;
+      const run = await buy(
+        (url, init) => (url.startsWith(facilitator) ? globalThis.fetch(url, init) : challenge(url)),
+        {},
+        SITE,
+        facilitator,
+      );
+      expect(run.code, run.stderr.join('\n')).toBe(BUY_EXIT_CODES.unreachable);
+      expect(run.stderr.at(-1)).toBe(
+        `emi buy: no answer from the development facilitator at ${facilitator} within 0.05 s (it took the ` +
+          'connection but did not answer); nothing was signed or paid',
+      );
+      expect(run.sent.map(({ url }) => url)).toEqual([
+        `${SITE}/api/x402-market-regime.php`,
+        `${facilitator}/dev/fund`,
+      ]);
+      expect(paidRequests(run.sent)).toEqual([]);
+    },
+    CASE_LIMIT_MS,
+  );
 
   it(
     'emi buy against a site that accepts and never answers: exit 4 with the no-answer line',
