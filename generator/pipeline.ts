@@ -316,8 +316,9 @@ async function publishWithStore(
       });
       // The files are served: the run log says ok now, not after the backup (a run killed during it published).
       settleRun(store, { status: 'ok' });
-      // A backup failure never fails a published run; it is said, and the next run tries again.
-      await dailyBackup(store, clock.generatedAt).catch((error: Error) =>
+      // A backup failure never fails a published run; it is said, and the next run tries again. Named by the
+      // machine's day, not the market time: a run dated tomorrow must not take tomorrow's copy today.
+      await dailyBackup(store, (options.now ?? Date.now)()).catch((error: Error) =>
         console.error(`emi: the daily arena store backup failed: ${error.message}`),
       );
     });
