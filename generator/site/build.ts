@@ -8,8 +8,8 @@ import { folderMaker } from '../publish/folders.ts';
 import { PUBLISHED_FOLDERS, configureSite, passthroughCopies } from './configure.ts';
 import type { SiteOptions } from './configure.ts';
 import { copiedThrough, linkTree } from './link-tree.ts';
-import { createEleventy, keepCompiledTemplates } from './load-eleventy.ts';
-import type { WithEngines } from './load-eleventy.ts';
+import { causeFirst, createEleventy, keepCompiledTemplates, silenceBenchmarks } from './load-eleventy.ts';
+import type { WithBenchmarks, WithEngines } from './load-eleventy.ts';
 import { refuseDamagedHistory } from './history-check.ts';
 import { buildInto } from './move-into.ts';
 
@@ -53,6 +53,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<void> {
     // report with a stack trace before emi's one line (the cause first, below). `DEBUG=Eleventy*` shows them.
     if (options.quiet ?? true) (eleventy as unknown as { disableLogger(): void }).disableLogger();
     await eleventy.init();
+    if (options.quiet ?? true) silenceBenchmarks(eleventy as unknown as WithBenchmarks);
     // Each template compiled once, not once per page (see load-eleventy.ts).
     await keepCompiledTemplates(eleventy as unknown as WithEngines);
     await eleventy.write().catch((error: unknown) => {
@@ -79,13 +80,4 @@ export async function resolvePublished(published: string): Promise<Map<string, s
       }),
     ),
   );
-}
-
-/** Eleventy wraps a failure in errors of its own (`originalError`): the one line an operator reads starts with the cause. */
-function causeFirst(error: unknown): unknown {
-  let cause = error;
-  while ((cause as { originalError?: unknown }).originalError instanceof Error)
-    cause = (cause as { originalError: Error }).originalError;
-  if (cause === error || !(error instanceof Error)) return error;
-  return new Error(`${(cause as Error).message} (${error.message})`, { cause: error });
 }

@@ -76,3 +76,27 @@ export async function keepCompiledTemplates(eleventy: WithEngines): Promise<void
     Object.defineProperty(engine, 'cacheable', { value: true });
   }
 }
+
+/** The benchmark groups an Eleventy instance keeps; not in its published types. */
+export interface WithBenchmarks {
+  bench: { getAll(): Record<string, { setIsVerbose(verbose: boolean): void }> };
+}
+
+/**
+ * Quiet mode reaches only the benchmark groups Eleventy makes after its configuration has loaded: the one made
+ * while it loads ("Configuration", which times every filter) stays verbose, so a filter slowed by a busy machine
+ * printed "[11ty] Benchmark ... (Configuration) ..." from a build. Call after `init()`; `DEBUG=Eleventy:Benchmark`
+ * still shows them.
+ */
+export function silenceBenchmarks(eleventy: WithBenchmarks): void {
+  for (const group of Object.values(eleventy.bench.getAll())) group.setIsVerbose(false);
+}
+
+/** Eleventy wraps a failure in errors of its own (`originalError`): the one line an operator reads starts with the cause. */
+export function causeFirst(error: unknown): unknown {
+  let cause = error;
+  while ((cause as { originalError?: unknown }).originalError instanceof Error)
+    cause = (cause as { originalError: Error }).originalError;
+  if (cause === error || !(error instanceof Error)) return error;
+  return new Error(`${(cause as Error).message} (${error.message})`, { cause: error });
+}

@@ -13,8 +13,8 @@ import { fileIdentity } from '../publish/file-identity.ts';
 import { folderMaker } from '../publish/folders.ts';
 import type { MakeFolder } from '../publish/folders.ts';
 import { copiedThrough, linkTree } from './link-tree.ts';
-import { createEleventy, keepCompiledTemplates } from './load-eleventy.ts';
-import type { WithEngines } from './load-eleventy.ts';
+import { causeFirst, createEleventy, keepCompiledTemplates, silenceBenchmarks } from './load-eleventy.ts';
+import type { WithBenchmarks, WithEngines } from './load-eleventy.ts';
 import { refuseDamagedHistory } from './history-check.ts';
 import { buildInto } from './move-into.ts';
 import { resolvePublished } from './build.ts';
@@ -36,8 +36,9 @@ interface RenderedPage {
 }
 
 /** The parts of Eleventy's instance its watch mode uses between builds; not in its published types. */
-interface Restartable extends WithEngines {
+interface Restartable extends WithEngines, WithBenchmarks {
   restart(): Promise<void>;
+  disableLogger(): void;
   toJSON(): Promise<RenderedPage[]>;
 }
 
@@ -119,14 +120,19 @@ export class WarmSiteBuilder {
         config: (eleventyConfig) =>
           configureSite(eleventyConfig, this.#options, () => this.#data as SiteData),
       })) as unknown as Restartable;
+      // Silent, as `emi build`: a failure reaches the operator once, cause first, in the cycle's own line.
+      eleventy.disableLogger();
       await eleventy.init();
       this.#eleventy = eleventy; // kept once it has set up
     } else {
       await this.#eleventy.restart();
       await this.#eleventy.init();
     }
+    silenceBenchmarks(this.#eleventy);
     await keepCompiledTemplates(this.#eleventy);
-    return this.#eleventy.toJSON();
+    return this.#eleventy.toJSON().catch((error: unknown) => {
+      throw causeFirst(error);
+    });
   }
 }
 
