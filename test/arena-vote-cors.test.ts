@@ -6,23 +6,20 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import algosdk from 'algosdk';
 import { Hono } from 'hono';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { votingRoundFor } from '../generator/engines/arena/rules.ts';
 import { startLocalStack } from '../generator/local-stack.ts';
 import type { LocalStack } from '../generator/local-stack.ts';
-import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
 import { createSiteWorker } from '../paywall-worker/cloudflare/site-worker.ts';
 import type { SiteWorkerEnv } from '../paywall-worker/cloudflare/site-worker.ts';
 import { createLocalPaywall } from '../paywall-worker/local.ts';
 import type { LocalPaywall } from '../paywall-worker/local.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
 import { MemoryPaymentBook } from '../paywall-worker/payment-book.ts';
-import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { CORS_HEADERS, VOTE_PATH } from '../schemas/delivery.ts';
 import { hasChromium, launchChromium } from './buyer-stack.ts';
+import { signedVoteBody } from './helpers/signed-vote.ts';
 import { voteNamespace } from './helpers/vote-namespace.ts';
 
 const PREVIEW_PORT = 19210;
@@ -30,27 +27,6 @@ const PAYWALL_PORT = 19211;
 const PAGE_PORT = 19212;
 const WORKER_SITE = 'https://arena.example';
 const OTHER_ORIGIN = 'https://voter.example';
-
-/** A vote signed by a fresh wallet for the round open now, for `site`. */
-function signedVote(site: string): string {
-  const now = Date.now();
-  const round = TRACKED_ASSETS.map((asset) => votingRoundFor(asset, now)).find((r) => r !== null)!;
-  const message = formatVoteMessage({
-    site,
-    asset: round.asset,
-    prediction: 'BULLISH',
-    roundId: round.id,
-    nonce: crypto.randomUUID(),
-  });
-  const account = algosdk.generateAccount();
-  const signature = algosdk.signBytes(new TextEncoder().encode(message), account.sk);
-  return JSON.stringify({
-    form: 'data',
-    address: account.addr.toString(),
-    message,
-    signature: Buffer.from(signature).toString('base64'),
-  });
-}
 
 /** Posts `body` to the vote route as a page on another origin would (with an Origin header). */
 type Post = (body: string, contentType?: string) => Promise<Response>;
@@ -133,7 +109,7 @@ describe.each(runtimes)('POST /arena/vote answers carry CORS: %s', (_runtime, si
     ['not JSON: 415 unsupported_media_type', () => 'vote', 'text/plain', 415, 'unsupported_media_type'],
     [
       'a vote signed for another site: 400 wrong_site',
-      () => signedVote(OTHER_ORIGIN),
+      () => JSON.stringify(signedVoteBody({ site: OTHER_ORIGIN })),
       'application/json',
       400,
       'wrong_site',
@@ -146,7 +122,7 @@ describe.each(runtimes)('POST /arena/vote answers carry CORS: %s', (_runtime, si
   });
 
   it('a vote accepted: 201', async () => {
-    const answer = await post(signedVote(site()));
+    const answer = await post(JSON.stringify(signedVoteBody({ site: site() })));
     expect(answer.status).toBe(201);
     expect(((await answer.json()) as { success?: boolean }).success).toBe(true);
     expect(corsOf(answer)).toEqual(CORS_HEADERS);
@@ -204,7 +180,7 @@ describe.skipIf(!hasChromium)('a page on another origin posts a vote in chromium
       status: 400,
       body: expect.objectContaining({ error: 'malformed_body' }),
     });
-    expect(await postFromPage(signedVote(previewStack.url))).toEqual({
+    expect(await postFromPage(JSON.stringify(signedVoteBody({ site: previewStack.url })))).toEqual({
       status: 201,
       body: expect.objectContaining({ success: true }),
     });

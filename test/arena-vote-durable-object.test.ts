@@ -5,13 +5,13 @@ import algosdk from 'algosdk';
 import { describe, expect, it } from 'vitest';
 import { roundAt } from '../generator/engines/arena/rounds.ts';
 import { createArenaVoteApp } from '../paywall-worker/arena-vote/app.ts';
-import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
 import {
   ArenaVoteStore,
   durableObjectVoteStore,
   type DoNamespace,
 } from '../paywall-worker/arena-vote/store-durable-object.ts';
 import { MINUTE, T0 } from './arena-fixtures.ts';
+import { signedVoteBody } from './helpers/signed-vote.ts';
 
 const memoryStorage = () => {
   const data = new Map<string, unknown>();
@@ -49,21 +49,9 @@ describe('ArenaVoteStore (Durable Object)', () => {
       clientIp: () => '192.0.2.1',
     });
     const account = algosdk.generateAccount();
-    const message = formatVoteMessage({
-      site: 'https://s.example',
-      asset: round.asset,
-      prediction: 'NEUTRAL',
-      roundId: round.id,
-      nonce: crypto.randomUUID(),
-    });
-    const body = JSON.stringify({
-      form: 'data',
-      address: account.addr.toString(),
-      message,
-      signature: Buffer.from(algosdk.signBytes(new TextEncoder().encode(message), account.sk)).toString(
-        'base64',
-      ),
-    });
+    const body = JSON.stringify(
+      signedVoteBody({ site: 'https://s.example', round, prediction: 'NEUTRAL', account }),
+    );
     const post = () =>
       app.request('/arena/vote', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect((await post()).status).toBe(201);

@@ -12,9 +12,9 @@ import { VOTE_GRACE_SECONDS } from '../generator/engines/arena/rules.ts';
 import { importEndpointVotes } from '../generator/state/endpoint-votes.ts';
 import { openArenaStore } from '../generator/state/store.ts';
 import { createArenaVoteApp, MAX_VOTE_BODY_BYTES } from '../paywall-worker/arena-vote/app.ts';
-import { formatVoteMessage, type VoteMessage } from '../paywall-worker/arena-vote/message.ts';
 import { openSqliteVoteStore, type SqliteVoteStore } from '../paywall-worker/arena-vote/store-sqlite.ts';
 import { MINUTE, step, T0 } from './arena-fixtures.ts';
+import { signedDataVote, voteMessage, type VoteText } from './helpers/signed-vote.ts';
 
 const SITE = 'https://arena.example';
 const ROUND = roundAt(T0);
@@ -25,23 +25,12 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const messageFor = (over: Partial<VoteMessage> = {}): string =>
-  formatVoteMessage({
-    site: SITE,
-    asset: ROUND.asset,
-    prediction: 'BULLISH',
-    roundId: ROUND.id,
-    nonce: crypto.randomUUID(),
-    ...over,
-  });
+const messageFor = (over: Partial<VoteText> = {}): string =>
+  voteMessage({ site: SITE, round: ROUND, ...over });
 
-const dataVote = (account: algosdk.Account, message = messageFor()) => ({
-  form: 'data',
-  address: account.addr.toString(),
-  message,
-  signature: b64(algosdk.signBytes(new TextEncoder().encode(message), account.sk)),
-});
+const dataVote = (account: algosdk.Account, message = messageFor()) => signedDataVote(account, message);
 
+/** The transaction form, built here only: its validity window varies (the page's voteTransaction fixes it). */
 const txnVote = (account: algosdk.Account, message = messageFor(), lastValid = 2) => {
   const txn = algosdk.makePaymentTxnWithSuggestedParamsFromObject({
     sender: account.addr,
@@ -154,7 +143,9 @@ describe('POST /arena/vote', () => {
       json: { error: 'wrong_site' },
     });
     const other = roundByIndex(ROUND.index + 1);
-    expect(await h.post(dataVote(alice, messageFor({ roundId: other.id })))).toMatchObject({
+    expect(
+      await h.post(dataVote(alice, messageFor({ round: { id: other.id, asset: ROUND.asset } }))),
+    ).toMatchObject({
       status: 400,
       json: { error: 'unknown_round' },
     });

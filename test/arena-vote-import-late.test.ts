@@ -24,13 +24,13 @@ import { importFromVoteFile } from '../generator/state/endpoint-votes.ts';
 import { runArenaStep } from '../generator/state/step.ts';
 import { openArenaStore } from '../generator/state/store.ts';
 import type { RunReport } from '../generator/pipeline.ts';
-import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
 import type { SharedIntelligenceResponse } from '../schemas/arena.ts';
 import type { RunStatus } from '../schemas/status.ts';
 import type { TeacherLessonsResponse } from '../schemas/teacher-lessons.ts';
 import { openSqliteVoteStore } from '../paywall-worker/arena-vote/store-sqlite.ts';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { freePort } from './free-port.ts';
+import { signedVoteBody } from './helpers/signed-vote.ts';
 import { startTestWorker } from './helpers/test-worker.ts';
 import { callsFor, HOUR, pricesAll, T0 } from './arena-fixtures.ts';
 import { generateArgs, runEmi, startPaywallCli, type Finished } from './ops-cli.ts';
@@ -68,24 +68,10 @@ async function startPaywall(
 /** Casts one wallet-signed vote per new account for `round`, as the arena page does; each must be taken (201). */
 async function castVotes(url: string, round: Round, n: number, site = SITE): Promise<void> {
   for (let i = 0; i < n; i++) {
-    const account = algosdk.generateAccount();
-    const message = formatVoteMessage({
-      site,
-      asset: round.asset,
-      prediction: 'BULLISH',
-      roundId: round.id,
-      nonce: crypto.randomUUID(),
-    });
-    const signature = algosdk.signBytes(new TextEncoder().encode(message), account.sk);
     const res = await fetch(`${url}/arena/vote`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        form: 'data',
-        address: account.addr.toString(),
-        message,
-        signature: Buffer.from(signature).toString('base64'),
-      }),
+      body: JSON.stringify(signedVoteBody({ site, round })),
     });
     expect(res.status, await res.text()).toBe(201);
   }

@@ -11,13 +11,11 @@ import algosdk from 'algosdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderNginxSite } from '../deploy/nginx/render.ts';
 import { hasNginx, startNginx } from '../deploy/nginx/run.ts';
-import { votingRoundFor } from '../generator/engines/arena/rules.ts';
 import { importEndpointVotes } from '../generator/state/endpoint-votes.ts';
 import { openArenaStore } from '../generator/state/store.ts';
 import { DEFAULT_LIMITS } from '../paywall-worker/arena-vote/app.ts';
-import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
-import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { MCP_INITIALIZE } from './helpers/mcp-initialize.ts';
+import { openVotingRound, signedVoteBody } from './helpers/signed-vote.ts';
 import { freePort } from './free-port.ts';
 import { startPaywallCli } from './ops-cli.ts';
 
@@ -48,26 +46,12 @@ const tempRoot = async () => {
   return root;
 };
 
+/** A BEARISH vote by `account` for the round open now, and that round. */
 const signedVote = (account: algosdk.Account) => {
-  const now = Date.now();
-  const round = TRACKED_ASSETS.map((asset) => votingRoundFor(asset, now)).find((r) => r !== null)!;
-  const message = formatVoteMessage({
-    site: SITE,
-    asset: round.asset,
-    prediction: 'BEARISH',
-    roundId: round.id,
-    nonce: crypto.randomUUID(),
-  });
+  const round = openVotingRound();
   return {
     round,
-    body: JSON.stringify({
-      form: 'data',
-      address: account.addr.toString(),
-      message,
-      signature: Buffer.from(algosdk.signBytes(new TextEncoder().encode(message), account.sk)).toString(
-        'base64',
-      ),
-    }),
+    body: JSON.stringify(signedVoteBody({ site: SITE, round, prediction: 'BEARISH', account })),
   };
 };
 

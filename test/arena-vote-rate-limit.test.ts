@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import algosdk from 'algosdk';
 import type { Context } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import { votingRoundFor } from '../generator/engines/arena/rules.ts';
 import { DEFAULT_LIMITS } from '../paywall-worker/arena-vote/app.ts';
 import {
   UNKNOWN_CLIENT,
@@ -17,13 +16,12 @@ import {
   nodeClientIp,
   workerClientIp,
 } from '../paywall-worker/arena-vote/client-ip.ts';
-import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
 import { createSiteWorker, type SiteWorkerEnv } from '../paywall-worker/cloudflare/site-worker.ts';
 import { startLocalStack } from '../generator/local-stack.ts';
 import { createLocalPaywall } from '../paywall-worker/local.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
 import { MemoryPaymentBook } from '../paywall-worker/payment-book.ts';
-import { TRACKED_ASSETS } from '../schemas/common.ts';
+import { signedVoteBody } from './helpers/signed-vote.ts';
 import { voteNamespace } from './helpers/vote-namespace.ts';
 
 const SITE = 'https://arena.example';
@@ -36,25 +34,8 @@ afterEach(async () => {
 });
 
 /** A vote for the round open to votes now (the apps here run on the real clock). */
-const signedVote = (account: algosdk.Account): string => {
-  const now = Date.now();
-  const round = TRACKED_ASSETS.map((asset) => votingRoundFor(asset, now)).find((r) => r !== null)!;
-  const message = formatVoteMessage({
-    site: SITE,
-    asset: round.asset,
-    prediction: 'BULLISH',
-    roundId: round.id,
-    nonce: crypto.randomUUID(),
-  });
-  return JSON.stringify({
-    form: 'data',
-    address: account.addr.toString(),
-    message,
-    signature: Buffer.from(algosdk.signBytes(new TextEncoder().encode(message), account.sk)).toString(
-      'base64',
-    ),
-  });
-};
+const signedVote = (account: algosdk.Account): string =>
+  JSON.stringify(signedVoteBody({ site: SITE, account }));
 
 const workerEnv = (): SiteWorkerEnv => ({
   ASSETS: { fetch: async () => new Response('not found', { status: 404 }) },

@@ -7,7 +7,6 @@ import algosdk from 'algosdk';
 import { describe, expect, it } from 'vitest';
 import { roundAt } from '../generator/engines/arena/rounds.ts';
 import { createArenaVoteApp } from '../paywall-worker/arena-vote/app.ts';
-import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
 import { openSqliteVoteStore } from '../paywall-worker/arena-vote/store-sqlite.ts';
 import {
   deflyVoteWallet,
@@ -18,17 +17,12 @@ import {
 import type { ConnectSdk, SignerTransaction } from '../site/x402-buyer/src/wallets/connect-sdk.ts';
 import { WalletError } from '../site/x402-buyer/src/wallets/types.ts';
 import { MINUTE, T0 } from './arena-fixtures.ts';
+import { voteMessage } from './helpers/signed-vote.ts';
 
 const SITE = 'https://arena.example';
 const ROUND = roundAt(T0);
 const message = (prediction: 'BULLISH' | 'BEARISH' = 'BULLISH') =>
-  formatVoteMessage({
-    site: SITE,
-    asset: ROUND.asset,
-    prediction,
-    roundId: ROUND.id,
-    nonce: crypto.randomUUID(),
-  });
+  voteMessage({ site: SITE, round: ROUND, prediction });
 
 /** A connect SDK whose "app" holds `account` and signs what it is asked, or declines. */
 function walletApp(account: algosdk.Account, options: { decline?: boolean; dataSigning?: boolean } = {}) {

@@ -12,8 +12,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
-import { roundAt, roundByIndex } from '../generator/engines/arena/rounds.ts';
-import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
 import { importWorkerVotes } from '../generator/state/endpoint-votes.ts';
 import { openArenaStore } from '../generator/state/store.ts';
 import { FREE_CACHE, SITE_HEADERS } from '../schemas/delivery.ts';
@@ -31,6 +29,7 @@ import {
   resourceById,
   writePaidFixtures,
 } from './paywall-harness.ts';
+import { nextRound, signedVoteBody } from './helpers/signed-vote.ts';
 import { startTestWorker } from './helpers/test-worker.ts';
 
 const VOTE_EXPORT_TOKEN = 'test-export-token-of-32-characters';
@@ -201,23 +200,7 @@ describe('Cloudflare recipe in workerd (wrangler dev)', { timeout: 120_000 }, ()
   });
 
   it('takes a wallet-signed vote for the next round once in workerd (Durable Object store), refuses a replay and a forgery, and the generator imports it once', async () => {
-    const next = roundByIndex(roundAt(Date.now()).index + 1);
-    const account = algosdk.generateAccount();
-    const message = formatVoteMessage({
-      site: worker.url,
-      asset: next.asset,
-      prediction: 'BULLISH',
-      roundId: next.id,
-      nonce: crypto.randomUUID(),
-    });
-    const vote = {
-      form: 'data',
-      address: account.addr.toString(),
-      message,
-      signature: Buffer.from(algosdk.signBytes(new TextEncoder().encode(message), account.sk)).toString(
-        'base64',
-      ),
-    };
+    const vote = signedVoteBody({ site: worker.url, round: nextRound() });
     const post = (body: unknown) =>
       fetch(`${worker.url}/arena/vote`, {
         method: 'POST',

@@ -5,11 +5,8 @@
 // they used to differ.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import algosdk from 'algosdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import { roundAt, roundByIndex } from '../generator/engines/arena/rounds.ts';
-import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
 import { SITE_HEADERS } from '../schemas/delivery.ts';
 import { NGINX, hasNginx } from '../deploy/nginx/run.ts';
 import { buyWithDevWallet, createDevBuyer } from '../paywall-worker/buy.ts';
@@ -25,6 +22,7 @@ import {
   writeHostsSite,
 } from './helpers/hosts.ts';
 import type { Host, RunningHosts } from './helpers/hosts.ts';
+import { nextRound, signedVoteBody } from './helpers/signed-vote.ts';
 import { resourceById } from './paywall-harness.ts';
 
 if (!hasNginx()) console.warn(`host-parity: nginx SKIPPED, ${NGINX} is absent (apt-get install -y nginx)`);
@@ -34,26 +32,6 @@ const FREE = '/api/market-regime.php';
 /** Compressible by the Worker's runtime (workerd compresses text answers by the client's Accept-Encoding). */
 const DISCOVERY = '/openapi.json';
 const SECRET = 'outside the site';
-
-/** A vote for the next round, signed by a fresh wallet, for the site at `base`. */
-function signedVote(base: string) {
-  const next = roundByIndex(roundAt(Date.now()).index + 1);
-  const account = algosdk.generateAccount();
-  const message = formatVoteMessage({
-    site: base,
-    asset: next.asset,
-    prediction: 'BULLISH',
-    roundId: next.id,
-    nonce: crypto.randomUUID(),
-  });
-  const signature = algosdk.signBytes(new TextEncoder().encode(message), account.sk);
-  return {
-    form: 'data',
-    address: account.addr.toString(),
-    message,
-    signature: Buffer.from(signature).toString('base64'),
-  };
-}
 
 describe('every host answers alike (emi serve, nginx, the Cloudflare Worker)', { timeout: 120_000 }, () => {
   let root = '';
@@ -307,7 +285,7 @@ describe('every host answers alike (emi serve, nginx, the Cloudflare Worker)', {
           expect(doubled.body).toBe(plain.body);
           return;
         }
-        const vote = signedVote(base);
+        const vote = signedVoteBody({ site: base, round: nextRound() });
         expect((await post('//arena/vote', vote)).status).toBe(201);
         const replay = await post('/arena/vote', vote); // the same store: already counted
         expect(replay.status).toBeGreaterThanOrEqual(400);
