@@ -2,7 +2,7 @@
 // wrangler.toml in workerd on loopback (publishers from EMI_PUBLISHERS, credits in the PublisherCreditsObject
 // Durable Objects), in front of the development facilitator behind a proxy whose settle can be refused. Real
 // signatures, the official @x402/fetch client, and the operator's `emi publisher ... --worker` commands.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -95,6 +95,18 @@ describe('publishers on the Cloudflare Worker in workerd (wrangler dev)', { time
       vi.unstubAllEnvs();
     }
   }
+
+  it("keeps the operator token off every process's command line (wrangler and workerd), in a private file", async () => {
+    const commandLines = await Promise.all(
+      (await readdir('/proc'))
+        .filter((name) => /^\d+$/.test(name))
+        .map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')),
+    );
+    expect(commandLines.some((line) => line.includes('wrangler') && line.includes('dev'))).toBe(true);
+    expect(commandLines.filter((line) => line.includes(TOKEN))).toEqual([]);
+    const secrets = join(root, 'state', 'secrets.env');
+    expect((await stat(secrets)).mode & 0o777).toBe(0o600);
+  });
 
   it('credits through the admin route only with the operator token, and from emi publisher credit --worker', async () => {
     for (const authorization of [undefined, 'Bearer wrong-token', `Basic ${TOKEN}`]) {

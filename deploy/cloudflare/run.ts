@@ -2,6 +2,7 @@
 // workerd on loopback with no network, exactly as `wrangler deploy` would bundle it. wrangler is started with node
 // directly (an npx wrapper's pid would leave wrangler and workerd running when stopped).
 import { spawn } from 'node:child_process';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,7 +88,28 @@ export interface WranglerDevOptions {
   vars: Readonly<Record<string, string>>;
 }
 
+/** Settings that are secrets (the operator's tokens): never on a command line any local user can read. */
+const isSecret = (name: string): boolean => name.endsWith('_TOKEN');
+
+/**
+ * Writes the secret settings to a file only this user may read, in dotenv form for `wrangler dev --env-file`;
+ * returns its path, or null without secrets. A value is written single-quoted (taken literally), so one holding a
+ * quote or a line break is refused rather than passed on changed.
+ */
+async function secretsFile(dir: string, vars: Readonly<Record<string, string>>): Promise<string | null> {
+  const secrets = Object.entries(vars).filter(([name]) => isSecret(name));
+  if (secrets.length === 0) return null;
+  for (const [name, value] of secrets)
+    if (/['\r\n]/.test(value)) throw new Error(`${name} may not hold a quote or a line break`);
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, 'secrets.env');
+  await writeFile(file, secrets.map(([name, value]) => `${name}='${value}'\n`).join(''), { mode: 0o600 });
+  await chmod(file, 0o600); // a file left by an earlier run keeps its mode otherwise
+  return file;
+}
+
 export async function startWranglerDev(options: WranglerDevOptions): Promise<WranglerDev> {
+  const secrets = await secretsFile(options.persistTo, options.vars);
   const args = [
     'dev',
     '--config',
@@ -104,7 +126,10 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
     '--assets',
     options.assetsDir,
     '--show-interactive-dev-session=false',
-    ...Object.entries(options.vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
+    ...Object.entries(options.vars)
+      .filter(([name]) => !isSecret(name))
+      .flatMap(([name, value]) => ['--var', `${name}:${value}`]),
+    ...(secrets ? ['--env-file', secrets] : []),
   ];
   const { child, output } = spawnWrangler(args);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
