@@ -40,7 +40,7 @@ describe('freshness of the paid bodies', () => {
     },
   );
 
-  it('says a paid copy is never cached, and is degraded when a free body it joins was', () => {
+  it("states the product's declared cache hint, and is degraded when a free body it joins was", () => {
     const thin = buildFreeSnapshots(
       fixtureSnapshot(universe(uptrend, { fundingRate: null, openInterestChange: null, book: false })),
       FIXTURE_CLOCK,
@@ -49,15 +49,19 @@ describe('freshness of the paid bodies', () => {
     expect(thin.marketRegime.source.degraded).toBe(false);
     expect(thin.derivatives.source_details.degraded).toBe(true);
     const thinPaid = buildPaidBodies(thin, FIXTURE_CLOCK);
-    for (const source of [
-      thinPaid.paidMarketRegime.source_details,
-      thinPaid.paidMainBrain.source,
-      thinPaid.atlas.source_details,
-      thinPaid.atlasHumanReport.source_details,
-    ]) {
-      expect(source.cache_seconds).toBe(0);
-      expect(source.degraded).toBe(true);
+    const sources = {
+      paidMarketRegime: thinPaid.paidMarketRegime.source_details,
+      paidMainBrain: thinPaid.paidMainBrain.source,
+      atlas: thinPaid.atlas.source_details,
+      atlasHumanReport: thinPaid.atlasHumanReport.source_details,
+    };
+    for (const resource of PAID_RESOURCES) {
+      const source = sources[resource.id as keyof typeof sources];
+      expect(source.cache_seconds, resource.id).toBe(resource.cacheSeconds);
+      expect(source.degraded, resource.id).toBe(true);
     }
+    expect(sources.atlas.cache_seconds).toBe(0);
+    expect(sources.paidMarketRegime.cache_seconds).toBe(60);
     expect(buildPaidBodies(free, FIXTURE_CLOCK).atlas.source_details.degraded).toBe(false);
   });
 

@@ -10,8 +10,8 @@ import type { PaidMainBrain } from './paid-main-brain.ts';
 import type { Atlas } from './atlas.ts';
 import type { AtlasHumanReport } from './atlas-human-report.ts';
 
-/** The run's provenance and freshness as every paid body states it (a paid copy is never cached). */
-const exampleSource: SourceInfo = {
+/** The run's provenance and freshness as every paid body states it, with the product's cache hint. */
+const exampleSource = (cacheSeconds: number): SourceInfo => ({
   mode: 'simulated',
   provider: 'seeded market simulator',
   simulated: true,
@@ -20,9 +20,9 @@ const exampleSource: SourceInfo = {
   as_of: '2025-01-15T12:00:00.000Z',
   generated_at: '2025-01-15T12:00:00.000Z',
   next_update_due: '2025-01-15T12:01:00.000Z',
-  cache_seconds: 0,
+  cache_seconds: cacheSeconds,
   degraded: false,
-};
+});
 
 export const paidMarketRegimeExample: PaidMarketRegime = {
   success: true,
@@ -120,7 +120,7 @@ export const paidMarketRegimeExample: PaidMarketRegime = {
     'SIMULATED DATA: every number here comes from a seeded market simulator (seed 42) imitating ...',
   ],
   source: 'seeded market simulator: simulated data from binance-spot, binance-usdm and okx',
-  source_details: exampleSource,
+  source_details: exampleSource(60),
   source_mode: 'simulated',
   simulated: true,
   updated: '2025-01-15T12:00:00.000Z',
@@ -218,7 +218,7 @@ export const paidMainBrainExample: PaidMainBrain = {
   limitations: [
     'SIMULATED DATA: every number here comes from a seeded market simulator (seed 42) imitating ...',
   ],
-  source: exampleSource,
+  source: exampleSource(60),
   source_mode: 'simulated',
   updated: '2025-01-15T12:00:00.000Z',
   educational_only: true,
@@ -289,7 +289,7 @@ export const atlasExample: Atlas = {
   limitations: [
     'SIMULATED DATA: every number here comes from a seeded market simulator (seed 42) imitating ...',
   ],
-  source_details: exampleSource,
+  source_details: exampleSource(0),
   updated: '2025-01-15T12:00:00.000Z',
   educational_only: true,
   disclaimer: DISCLAIMER,
@@ -467,7 +467,7 @@ export const atlasHumanReportExample: AtlasHumanReport = {
     EDUCATIONAL_NOTICE,
     'Simulated data: every number comes from a seeded market simulator (seed 42), not ...',
   ],
-  source_details: exampleSource,
+  source_details: exampleSource(0),
   updated: '2025-01-15T12:00:00.000Z',
   educational_only: true,
   disclaimer: DISCLAIMER,

@@ -100,7 +100,7 @@ export function atlasBody(free: FreeSnapshots, views: readonly AssetView[], cloc
         ...groupedBySymbol(views.map((v) => ({ symbol: v.asset, lines: v.limitations }))),
       ]),
     ],
-    source_details: paidSourceOf(free),
+    source_details: paidSourceOf(free, 'atlas'),
     updated: iso(clock.generatedAt),
     educational_only: true,
     disclaimer: DISCLAIMER,

@@ -4,7 +4,7 @@ import type { Atlas } from '../../../schemas/paid/atlas.ts';
 import type { AtlasHumanReport } from '../../../schemas/paid/atlas-human-report.ts';
 import { ATLAS_SCHEMA_VERSION } from '../../../schemas/paid/terms.ts';
 import type { FreeSnapshots } from '../index.ts';
-import { conflictWords, liquiditySentence, words, type AssetView } from './join.ts';
+import { conflictWords, liquiditySentence, paidSourceOf, words, type AssetView } from './join.ts';
 
 const MODE_WORDS: Readonly<Record<string, string>> = {
   RISK_ON: 'a risk-on market',
@@ -143,7 +143,7 @@ export function atlasHumanReportBody(
     ],
     limitations: atlas.limitations,
     disclaimers: [DISCLAIMER, EDUCATIONAL_NOTICE, ...(simulated ? [dataNotice(free)] : [])],
-    source_details: atlas.source_details,
+    source_details: paidSourceOf(free, 'atlasHumanReport'),
     updated: atlas.updated,
     educational_only: true,
     disclaimer: DISCLAIMER,

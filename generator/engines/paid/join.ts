@@ -1,5 +1,6 @@
 // The per-asset join every paid body reads: for each coin of the free main brain, its liquidity, derivatives and
 // reasoning sections side by side, whether they lean the same way, and how stressed the asset looks. Pure.
+import { PAID_CATALOG } from '../../../schemas/catalog.ts';
 import type { DataMode, SourceInfo } from '../../../schemas/common.ts';
 import type { DerivativesAsset } from '../../../schemas/derivatives.ts';
 import type { LiquidityLiteAsset } from '../../../schemas/liquidity-lite.ts';
@@ -196,12 +197,13 @@ export const dataNoticeLines = (mode: DataMode, truthStatement: string | undefin
   mode !== 'live' && truthStatement ? [truthStatement] : [];
 
 /**
- * Provenance and freshness of a paid body: the run's, as the free regime states it, except that a paid copy is never
- * to be cached (the paywall sends it with `no-store`) and it is degraded when any free body the join reads was.
+ * Provenance and freshness of a paid body: the run's, as the free regime states it, with the product's own declared
+ * cache hint (PAID_CATALOG: 60 s for the paid regime and main brain, 0 for the atlas and the report), degraded when
+ * any free body the join reads was.
  */
-export const paidSourceOf = (free: FreeSnapshots): SourceInfo => ({
+export const paidSourceOf = (free: FreeSnapshots, product: keyof typeof PAID_CATALOG): SourceInfo => ({
   ...free.marketRegime.source,
-  cache_seconds: 0,
+  cache_seconds: PAID_CATALOG[product].cacheSeconds,
   degraded: [
     free.marketRegime.source,
     free.mainBrain.source,

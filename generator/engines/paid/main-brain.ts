@@ -81,7 +81,7 @@ export function paidMainBrainBody(
     // The free brain names every reason it is degraded; a generic line would add nothing, and would be wrong
     // when the only reason is the track record.
     limitations: [...dataNoticeLines(brain.source.mode, brain.truth_statement), ...brain.brain.limitations],
-    source: paidSourceOf(free),
+    source: paidSourceOf(free, 'paidMainBrain'),
     source_mode: brain.source.mode,
     updated: iso(clock.generatedAt),
     educational_only: true,

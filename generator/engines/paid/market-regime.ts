@@ -271,7 +271,7 @@ export function paidMarketRegimeBody(
       ]),
     ],
     source: sourceLine(source),
-    source_details: paidSourceOf(free),
+    source_details: paidSourceOf(free, 'paidMarketRegime'),
     source_mode: source.mode,
     simulated: source.simulated,
     updated: iso(clock.generatedAt),
