@@ -30,6 +30,7 @@ import type { PayeeGate } from './core/payee-gate.ts';
 import { normalizeNetwork } from './network.ts';
 import { ownSalePoints } from './offers.ts';
 import type { SalePoint } from './offers.ts';
+import { isClientAbort } from './client-abort.ts';
 import { MemoryPaymentBook } from './payment-book.ts';
 import { unsoldStorefrontMessage } from './publishers/sale-points.ts';
 import type { PaymentBook } from './payment-book.ts';
@@ -259,6 +260,8 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
     ),
   );
   app.onError((error) => {
+    if (isClientAbort(error))
+      return errorResponse(400, 'bad_request', 'The request ended before its body did.');
     console.error(JSON.stringify({ level: 'error', event: 'unhandled', detail: String(error) }));
     return errorResponse(500, 'internal_error', 'The paywall could not handle this request.');
   });

@@ -1,9 +1,11 @@
 // The project's one way to put a web-standard app on a Node HTTP server: resolves once it listens (rejects on
-// EADDRINUSE and the like), closes without waiting for idle keep-alive sockets, and answers a request whose headers
-// Node refuses to parse with a JSON error a browser on another origin can read.
+// EADDRINUSE and the like), closes without waiting for idle keep-alive sockets, gives a client 30 s to send its
+// request, and answers a request that never reaches the app (headers Node refuses to parse, a URL or Host that
+// @hono/node-server cannot read, a request sent too slowly) with a JSON error a browser on another origin can read.
 import type { AddressInfo, Socket } from 'node:net';
-import type { Server } from 'node:http';
-import { serve } from '@hono/node-server';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getRequestListener, RequestError } from '@hono/node-server';
 import { CORS_HEADERS, JSON_TYPE, NO_STORE } from '../schemas/delivery.ts';
 import { errorBody } from './core/decide.ts';
 import { API_SECURITY_HEADERS } from './security-headers.ts';
@@ -12,71 +14,165 @@ import { API_SECURITY_HEADERS } from './security-headers.ts';
 const HEADER_LIMIT_KIB = 16;
 
 /**
- * The raw answer to headers over Node's limit. Node's own is a bare 431 without CORS headers, which a browser
- * reports as a network error; this one names the limit in the paywall's error shape, with the API security headers
- * of the worker's other answers.
+ * Time a client has to send its whole request, headers and body (Node's default is 300 s, which lets a slow body
+ * hold a socket for minutes). A vote or a faucet call is a few KB; the answer's time does not count, so a paid
+ * request waiting for its settlement and a streamed MCP answer are unaffected.
  */
-function headersTooLarge(): string {
-  const body = JSON.stringify(
-    errorBody(
-      431,
-      'request_headers_too_large',
-      `The request's headers exceed this server's ${HEADER_LIMIT_KIB} KiB limit (an x402 PAYMENT-SIGNATURE is ` +
-        'about 4 KB); nothing was verified or settled.',
-      null,
-    ),
-  );
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** An error answered before (or instead of) the app: the paywall's error shape, CORS, the API security headers. */
+interface EarlyAnswer {
+  status: 400 | 408 | 431 | 500;
+  statusText: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+function earlyAnswer(
+  status: EarlyAnswer['status'],
+  statusText: string,
+  error: string,
+  message: string,
+): EarlyAnswer {
+  const body = JSON.stringify(errorBody(status, error, message, null));
   const headers = {
     ...CORS_HEADERS,
     ...API_SECURITY_HEADERS,
     'Content-Type': JSON_TYPE,
     'Cache-Control': NO_STORE,
+    // What could not be read leaves the connection in no state to read the next request on it.
     Connection: 'close',
   };
+  return { status, statusText, headers, body };
+}
+
+/**
+ * Headers over Node's limit. Node's own is a bare 431 without CORS headers, which a browser reports as a network
+ * error; this one names the limit.
+ */
+const headersTooLarge = (): EarlyAnswer =>
+  earlyAnswer(
+    431,
+    'Request Header Fields Too Large',
+    'request_headers_too_large',
+    `The request's headers exceed this server's ${HEADER_LIMIT_KIB} KiB limit (an x402 PAYMENT-SIGNATURE is ` +
+      'about 4 KB); nothing was verified or settled.',
+  );
+
+const badRequest = (why: string): EarlyAnswer =>
+  earlyAnswer(400, 'Bad Request', 'bad_request', `${why}; the request was not processed.`);
+
+const tooSlow = (timeoutMs: number): EarlyAnswer =>
+  earlyAnswer(
+    408,
+    'Request Timeout',
+    'request_timeout',
+    `The request was not received within ${timeoutMs / 1000} s; it was not processed.`,
+  );
+
+const internalError = (): EarlyAnswer =>
+  earlyAnswer(500, 'Internal Server Error', 'internal_error', 'The server could not handle this request.');
+
+/** The answer as raw bytes, for a socket Node's parser gave up on (no ServerResponse exists). */
+function rawAnswer(answer: EarlyAnswer): string {
   return [
-    'HTTP/1.1 431 Request Header Fields Too Large',
-    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
-    `Content-Length: ${Buffer.byteLength(body)}`,
+    `HTTP/1.1 ${answer.status} ${answer.statusText}`,
+    ...Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`),
+    `Content-Length: ${Buffer.byteLength(answer.body)}`,
     '',
-    body,
+    answer.body,
   ].join('\r\n');
 }
 
-/** Node's default for every other parse error: a bare 400 (408 on a header timeout), then the socket is closed. */
-function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable) return void socket.destroy();
-  if (error.code === 'HPE_HEADER_OVERFLOW') return void socket.end(headersTooLarge());
-  const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
-  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
+const asResponse = (answer: EarlyAnswer): Response =>
+  new Response(answer.body, { status: answer.status, headers: answer.headers });
+
+/**
+ * What Node's parser refuses, and a request not received in time. As Node's default: nothing is written once an
+ * answer to the request has started (it would corrupt it), only the socket closed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket, timeoutMs: number): void {
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent) return void socket.destroy();
+  if (error.code === 'HPE_HEADER_OVERFLOW') return void socket.end(rawAnswer(headersTooLarge()));
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return void socket.end(rawAnswer(tooSlow(timeoutMs)));
+  socket.end(rawAnswer(badRequest(`The request is not valid HTTP (${error.code ?? 'unreadable'})`)));
 }
+
+/**
+ * @hono/node-server's error path: a request it cannot turn into a URL (a backslash in the path, a Host that is no
+ * host) is a RequestError, answered 400 (its own answer is a bare 400); anything else is the app's own failure
+ * (its onError threw), logged on one line.
+ */
+function answerRequestError(error: unknown): Response {
+  if (error instanceof RequestError) {
+    return asResponse(badRequest(`The request's URL or Host header cannot be read (${error.message})`));
+  }
+  console.error(JSON.stringify({ level: 'error', event: 'unhandled', detail: String(error) }));
+  return asResponse(internalError());
+}
+
+/** HTTP/1.1 requires Host (RFC 9112 3.2); Node's own refusal is a bare 400, so it is checked here instead. */
+const lacksRequiredHost = (incoming: IncomingMessage): boolean =>
+  incoming.httpVersion === '1.1' && incoming.headers.host === undefined;
 
 export interface Listening {
   port: number;
   /** `http://host:port`, with IPv6 hosts bracketed. */
   url: string;
+  /** The time a client has to send a whole request (Node's `server.requestTimeout`). */
+  requestTimeoutMs: number;
   close(): Promise<void>;
+}
+
+export interface ListenOptions {
+  /** Time a client has to send a whole request; default REQUEST_TIMEOUT_MS. */
+  requestTimeoutMs?: number;
 }
 
 export function listen(
   app: { fetch(request: Request, env?: unknown): Response | Promise<Response> },
   port = 0,
   hostname = '127.0.0.1',
+  options: ListenOptions = {},
 ): Promise<Listening> {
+  const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  // @hono/node-server's serve() takes no error handler: its request listener does. `hostname` stands in for a
+  // missing Host (HTTP/1.0), as serve() has it.
+  const handle = getRequestListener(app.fetch, { hostname, errorHandler: answerRequestError });
+  const server = createServer(
+    {
+      requestTimeout: requestTimeoutMs,
+      // Node looks for late requests every 30 s by default, which would let one run up to twice the limit.
+      connectionsCheckingInterval: Math.max(100, Math.ceil(requestTimeoutMs / 6)),
+      requireHostHeader: false, // checked below, answered in JSON
+    },
+    (incoming, outgoing) => {
+      if (!lacksRequiredHost(incoming)) return void handle(incoming, outgoing);
+      const answer = badRequest('An HTTP/1.1 request needs a Host header');
+      const length = { 'Content-Length': String(Buffer.byteLength(answer.body)) };
+      outgoing.writeHead(answer.status, { ...answer.headers, ...length }).end(answer.body);
+    },
+  );
   return new Promise((resolve, reject) => {
     let closed: Promise<void> | null = null;
-    const server = serve({ fetch: app.fetch, port, hostname }, (info: AddressInfo) =>
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
+      answerClientError(error, socket, requestTimeoutMs),
+    );
+    server.once('error', reject);
+    server.listen(port, hostname, () => {
+      const info = server.address() as AddressInfo;
       resolve({
         port: info.port,
         url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${info.port}`,
+        requestTimeoutMs: server.requestTimeout,
         // Idempotent: a test or a shutdown path may close what another already closed.
         close: () =>
           (closed ??= new Promise<void>((done, fail) => {
             server.close((error) => (error ? fail(error) : done()));
             server.closeIdleConnections(); // keep-alive sockets would hold close() open
           })),
-      }),
-    ) as Server;
-    server.on('clientError', answerClientError);
-    server.once('error', reject);
+      });
+    });
   });
 }

@@ -121,6 +121,11 @@ const MAY_HAVE_LANDED =
  * described here.
  */
 const PAYWALL_ERRORS: Readonly<Record<string, PaywallError>> = {
+  '400': {
+    description:
+      '`bad_request`: the Node paywall could not read the request (its URL, its Host header, or its HTTP). Nothing ' +
+      'was verified or settled.',
+  },
   '404': {
     description:
       '`not_found`: the paywall sells nothing at the requested path (it has no sale point for it). The four paid ' +
@@ -132,6 +137,11 @@ const PAYWALL_ERRORS: Readonly<Record<string, PaywallError>> = {
       '`method_not_allowed`: paid resources answer GET (and HEAD, OPTIONS) only; Allow lists them. Nothing was ' +
       'charged.',
     allow: true,
+  },
+  '408': {
+    description:
+      '`request_timeout`: the Node paywall did not receive the whole request within 30 s (the time to answer does ' +
+      'not count). Nothing was verified or settled.',
   },
   '431': {
     description:

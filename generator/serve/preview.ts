@@ -6,7 +6,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { notFoundError } from '../../schemas/error.ts';
+import { errorResponse, notFoundError } from '../../schemas/error.ts';
 import {
   errorAnswer,
   contentTypeFor,
@@ -21,6 +21,7 @@ import {
   routeRequest,
   SITE_HEADERS,
 } from '../../schemas/delivery.ts';
+import { isClientAbort } from '../../paywall-worker/client-abort.ts';
 import { resolveStaticFile, resolveStaticRequest } from './static-files.ts';
 import { validatorsOf } from './validators.ts';
 
@@ -101,6 +102,19 @@ export function createPreviewApp(options: PreviewOptions): Hono {
       case 'file':
         return serveFile(options.root, route.path, c.req.raw);
     }
+  });
+
+  // Hono's default answers text and prints a stack trace: a client that hung up mid-body is no error at all, and
+  // anything else is one JSON line on stderr and a JSON 500 in the errors module's shape.
+  app.onError((error) => {
+    if (isClientAbort(error)) {
+      return errorAnswer(400, errorResponse('bad_request', 'The request ended before its body did.'));
+    }
+    console.error(JSON.stringify({ level: 'error', event: 'unhandled', detail: String(error) }));
+    return errorAnswer(
+      500,
+      errorResponse('internal_error', 'The preview server could not handle this request.'),
+    );
   });
 
   return app;

@@ -89,6 +89,13 @@ const signedVoteOf = (body: unknown): SignedVote | string => {
 };
 
 /**
+ * A Content-Type's media type as HTTP compares it (RFC 9110 8.3.1): case-insensitive, without its parameters; so
+ * `APPLICATION/JSON; charset=utf-8` is JSON and `application/jsonx` is not.
+ */
+const mediaTypeOf = (contentType: string | undefined): string =>
+  (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
+
+/**
  * The body, read only up to `max` bytes: null as soon as it is longer, the rest never read (the stream is cancelled;
  * Node's adapter then discards what the client still sends, unbuffered, and closes the connection).
  */
@@ -126,7 +133,7 @@ export const createArenaVoteApp = (options: ArenaVoteOptions): Hono => {
     if (declared > MAX_VOTE_BODY_BYTES) {
       return refuse(c, 413, 'payload_too_large', `a vote is at most ${MAX_VOTE_BODY_BYTES} bytes`);
     }
-    if (!(c.req.header('content-type') ?? '').startsWith('application/json')) {
+    if (mediaTypeOf(c.req.header('content-type')) !== 'application/json') {
       return refuse(c, 415, 'unsupported_media_type', 'send the vote as application/json');
     }
     const wait = perIp(clientIp(c), now());

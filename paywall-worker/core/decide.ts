@@ -40,7 +40,7 @@ export interface PaidRequest {
   legacyPayment?: boolean;
 }
 
-export type ErrorStatus = 404 | 405 | 410 | 431 | 500 | 502 | 503 | 504;
+export type ErrorStatus = 400 | 404 | 405 | 408 | 410 | 431 | 500 | 502 | 503 | 504;
 
 export type Decision =
   | {
@@ -139,13 +139,15 @@ function refuse(offer: Offer, error: string, detail?: string, settlement?: Settl
 
 /**
  * A transaction the book knows from other signed bytes: a copy of a confirmed payment rebuilt from the chain (whose
- * fields are public) without the buyer's signature, or with another one. Only the bytes that were sent are served.
+ * fields are public) without the buyer's signature, or with another one. What is compared is the presentation
+ * (presentationOf): the signed transaction and the payment identifier, not the rest of the group, whose members the
+ * signed transaction's group id already fixes, nor the header's spelling.
  */
 const notThisPayment = (offer: Offer): Decision =>
   refuse(
     offer,
     'payment_already_used',
-    'This transaction was presented before with other signed bytes or another payment identifier; only the payment as it was sent is served again.',
+    'This transaction was presented before with other signed bytes or another payment identifier; it is served again only to the same signed transaction with the same payment identifier.',
   );
 
 /** A settled payment sent without a payment identifier: its bytes are on chain for anyone, so it is not served again. */

@@ -33,9 +33,13 @@ const FundRequest = z.strictObject({
   address: z.string().refine((a) => algosdk.isValidAddress(a), 'an Algorand address'),
   amount: z
     .string()
-    .regex(/^[0-9]{1,12}$/, 'atomic units as a decimal string')
+    // `abort`: zod runs the checks after a failed one too, and BigInt throws on `1e400`.
+    .regex(/^[0-9]{1,12}$/, { error: 'atomic units as a decimal string', abort: true })
     .refine((a) => BigInt(a) <= MAX_FUND_ATOMIC, `at most ${MAX_FUND_ATOMIC} atomic units`),
 });
+
+/** Stands in for the body of a request whose body is not JSON (or not all there). */
+const NOT_JSON = Symbol('not JSON');
 
 export interface DevFacilitatorOptions {
   port?: number;
@@ -152,7 +156,16 @@ export function createDevFacilitatorApp(
       if (!/^application\/json\b/i.test(c.req.header('Content-Type') ?? '')) {
         return c.json({ error: 'Content-Type must be application/json' }, 415);
       }
-      const parsed = FundRequest.safeParse(await c.req.json().catch(() => undefined));
+      const body: unknown = await c.req.json().catch(() => NOT_JSON);
+      if (body === NOT_JSON) {
+        return c.json(
+          {
+            error: 'the body is not JSON: send {"address": "<Algorand address>", "amount": "<atomic units>"}',
+          },
+          400,
+        );
+      }
+      const parsed = FundRequest.safeParse(body);
       if (!parsed.success) return c.json({ error: z.prettifyError(parsed.error) }, 400);
       ledger.fund(parsed.data.address, BigInt(parsed.data.amount));
       return c.json({
