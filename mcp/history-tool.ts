@@ -19,8 +19,11 @@ import { schemaProblems } from './free-tools.ts';
 import { publishedObject } from './json-schema.ts';
 import { jsonOrNull } from './published.ts';
 import type { ReadPublished } from './published.ts';
-import { clipped, structuredResult, toolError } from './results.ts';
+import { clipped, firstOf, structuredResult, toolError } from './results.ts';
 import { strictInput } from './strict-input.ts';
+
+/** At most this many unknown field names are listed in the error (an agent may send 100 000). */
+const MAX_UNKNOWN_LISTED = 10;
 
 /** The longest range one call reads (a month of one-minute runs is about 45 000 rows). */
 export const MAX_HISTORY_DAYS = 31;
@@ -138,7 +141,7 @@ export function registerHistoryTool(server: McpServer, read: ReadPublished, now:
       const unknown = (fields ?? []).filter((f) => !columns.includes(f));
       if (unknown.length > 0) {
         return toolError(
-          `unknown field(s) for ${resource}: ${unknown.map((f) => clipped(f)).join(', ')}. Known: ${columns.join(', ')}.`,
+          `unknown field(s) for ${resource}: ${firstOf(unknown, MAX_UNKNOWN_LISTED)}. Known: ${columns.join(', ')}.`,
         );
       }
       const first = from ?? to ?? null;

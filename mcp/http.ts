@@ -2,6 +2,11 @@
 // on Node (emi serve, emi paywall) and in workerd. Stateless: every request gets a fresh server and transport
 // (no session to lose between isolates), JSON responses instead of an SSE stream.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import {
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
+  readRequestBody,
+  requestBodyTooLargeMessage,
+} from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
@@ -45,19 +50,65 @@ function refusalMessage(method: string): string {
     : `${method} is not supported: send JSON-RPC messages with POST`;
 }
 
-/** The 405 for any method but POST and OPTIONS: a JSON-RPC error naming the methods allowed. */
-function methodNotAllowed(method: string): Response {
-  return withCors(
-    Response.json(
-      { jsonrpc: '2.0', error: { code: -32000, message: refusalMessage(method) }, id: null },
-      { status: 405, headers: { Allow: 'POST, OPTIONS' } },
-    ),
-  );
+/** A JSON-RPC error answer without an id (the request it answers could not be read as one message). */
+function jsonRpcError(status: number, code: number, message: string, headers?: HeadersInit): Response {
+  return withCors(Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers }));
 }
 
-/** POST: one stateless server and transport per request, answering in JSON. */
+/** The 405 for any method but POST and OPTIONS: a JSON-RPC error naming the methods allowed. */
+function methodNotAllowed(method: string): Response {
+  return jsonRpcError(405, -32000, refusalMessage(method), { Allow: 'POST, OPTIONS' });
+}
+
+/** The first protocol version without JSON-RPC batches: MCP 2025-06-18 removed them. */
+const FIRST_VERSION_WITHOUT_BATCHES = '2025-06-18';
+
+/**
+ * The most messages one batch may hold. 2025-03-26, which the SDK still negotiates (and assumes when a request names
+ * no version), requires a server to take batches; but the whole batch is answered in one piece on one turn of the
+ * event loop, and one `tools/list` answer is about 190 KB: 100 of them (the SDK's own cap) were 19 MB and blocked
+ * `emi serve` for over a second.
+ */
+export const MAX_BATCH_MESSAGES = 10;
+
+/**
+ * Why a POST body is refused before any of its messages is handled, or null. Only a JSON array (a batch) is: from a
+ * client on 2025-06-18 or later (its `Mcp-Protocol-Version` header), always; otherwise when it is empty or holds more
+ * than MAX_BATCH_MESSAGES.
+ */
+export function batchRefusal(body: unknown, protocolVersion: string | null): string | null {
+  if (!Array.isArray(body)) return null;
+  const instead = 'send one message per request';
+  if (protocolVersion !== null && protocolVersion >= FIRST_VERSION_WITHOUT_BATCHES) {
+    return `batches are not supported (protocol version ${FIRST_VERSION_WITHOUT_BATCHES} and later have none); ${instead}`;
+  }
+  if (body.length === 0) return `an empty batch holds no message; ${instead}`;
+  if (body.length > MAX_BATCH_MESSAGES) {
+    return `batches of more than ${MAX_BATCH_MESSAGES} messages are not supported (this one holds ${body.length}); ${instead}`;
+  }
+  return null;
+}
+
+/** The body as JSON, or undefined when it is not JSON (the transport then answers its own parse error). */
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** POST: the body read once (with the SDK's own size bound) and checked, then one stateless server and transport. */
 function answerJsonRpc(makeServer: () => McpServer) {
   return async (c: Context): Promise<Response> => {
+    const request = c.req.raw;
+    const body = await readRequestBody(request, DEFAULT_MAX_REQUEST_BODY_SIZE);
+    if (body.tooLarge) {
+      return jsonRpcError(413, -32000, requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
+    }
+    const parsed = parsedOrUndefined(body.text);
+    const refusal = batchRefusal(parsed, request.headers.get('mcp-protocol-version'));
+    if (refusal) return jsonRpcError(400, -32600, `Invalid Request: ${refusal}`);
     const server = makeServer();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -65,10 +116,16 @@ function answerJsonRpc(makeServer: () => McpServer) {
     });
     await server.connect(transport);
     try {
-      const response = await transport.handleRequest(c.req.raw);
+      // The body is read: the transport gets it parsed, or (not JSON) as text again to answer its parse error.
+      const response =
+        parsed === undefined
+          ? await transport.handleRequest(
+              new Request(request.url, { method: 'POST', headers: request.headers, body: body.text }),
+            )
+          : await transport.handleRequest(request, { parsedBody: parsed });
       // Read the whole JSON answer before the server closes: closing first would cut a large body mid-stream.
-      const body = response.status === 202 ? null : await response.arrayBuffer();
-      return withCors(new Response(body, { status: response.status, headers: response.headers }));
+      const answer = response.status === 202 ? null : await response.arrayBuffer();
+      return withCors(new Response(answer, { status: response.status, headers: response.headers }));
     } finally {
       await server.close();
     }

@@ -25,3 +25,16 @@ export function toolError(message: string, details?: Record<string, unknown>): C
 export function clipped(value: string, max = 40): string {
   return value.length > max ? `${value.slice(0, max)}...` : value;
 }
+
+/**
+ * The first `max` of `values` (each through `show`, clipped by default) joined by commas, then "and N more": an
+ * agent's 100 000 names are not all echoed back.
+ */
+export function firstOf(
+  values: readonly string[],
+  max: number,
+  show = (value: string) => clipped(value),
+): string {
+  const more = values.length - max;
+  return `${values.slice(0, max).map(show).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+}

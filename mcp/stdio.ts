@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createLocalPaywall, paywallEnv } from '../paywall-worker/local.ts';
 import { readTextFrom } from './published-fs.ts';
+import { MAX_LINE_BYTES, inputErrorReply, inputProblem, limitLines } from './stdio-input.ts';
 import { createMcpServer, fetchPaidAt, fetchPaidThrough, paywallUrlProblem } from './server.ts';
 import type { FetchPaid } from './paid-tools.ts';
 
@@ -52,13 +53,32 @@ export async function runMcpStdio(options: McpStdioOptions): Promise<{ close(): 
     fetchPaid,
     baseUrl: options.baseUrl,
   });
-  const transport = new StdioServerTransport();
-  // Set before connect, which chains its own handler after this one.
-  transport.onclose = () => void closePaywall();
+  let closingOnPurpose = false;
+  // Ending: a line too long, or the transport closing on its own. Either way the exit status says so (non-zero).
+  const failed = (why: string) => {
+    console.error(`emi mcp: ${why}`);
+    process.exitCode = 1;
+  };
+  const input = limitLines(process.stdin, MAX_LINE_BYTES);
+  // Never reached (limitLines stops a longer line first); the SDK's own limit would close the transport.
+  const transport = new StdioServerTransport(input.lines, process.stdout, {
+    maxBufferSize: 2 * MAX_LINE_BYTES,
+  });
+  // Set before connect, which chains its own handlers after these.
+  transport.onclose = () => {
+    if (!closingOnPurpose) failed('the stdio transport closed on its own: exiting');
+    void closePaywall();
+  };
+  transport.onerror = (error) => {
+    console.error(`emi mcp: ${inputProblem(error)}`);
+    const reply = inputErrorReply(error);
+    if (reply) void transport.send(reply);
+  };
   await server.connect(transport);
   const answered = trackRequests(transport); // after connect, which installs the server's message handler
   console.error(`emi mcp: serving ${resolve(options.dir)} over stdio (educational only, not advice)`);
   const close = async () => {
+    closingOnPurpose = true;
     await server.close();
     await closePaywall();
   };
@@ -66,10 +86,21 @@ export async function runMcpStdio(options: McpStdioOptions): Promise<{ close(): 
   // Requests already read are answered first: a client may write its last request and close stdin at once, and a
   // paid call cut off mid-way could settle a payment whose answer is never written.
   process.stdin.once('end', () => void answered().then(close));
+  void input.tooLong.then(async () => {
+    failed(
+      `a line is over ${MAX_LINE_BYTES} bytes, the most one message may take: stopped reading, answering ` +
+        'the requests already read, then exiting',
+    );
+    await answered();
+    await close();
+  });
   return { close };
 }
 
-/** The longest a request read before stdin closed may take to be answered (a settle waits on the facilitator). */
+/**
+ * The longest a request read before the input stopped (stdin closed, a line too long) may take to be answered (a
+ * settle waits on the facilitator).
+ */
 const ANSWER_GRACE_MS = 60_000;
 
 /** Counts the requests read and not yet answered; the returned function resolves when none is left. */

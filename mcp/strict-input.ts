@@ -2,7 +2,7 @@
 // (an agent sending {symbol: 'ETH'} to `reasoning` must not get BTC). The published inputSchema says the same
 // (additionalProperties: false).
 import * as z from 'zod';
-import { clipped } from './results.ts';
+import { clipped, firstOf } from './results.ts';
 
 /** At most this many unknown argument names are listed in the error. */
 const MAX_LISTED = 5;
@@ -14,12 +14,8 @@ export function strictInput<Shape extends z.ZodRawShape>(tool: string, shape: Sh
   return z.strictObject(shape, {
     error: (issue) => {
       if (issue.code !== 'unrecognized_keys') return undefined;
-      const keys = issue.keys.slice(0, MAX_LISTED).map((key) => JSON.stringify(clipped(key)));
-      const more = issue.keys.length - keys.length;
-      return (
-        `unknown argument${issue.keys.length === 1 ? '' : 's'} ${keys.join(', ')}${more > 0 ? ` and ${more} more` : ''}: ` +
-        `${tool} ${takes}`
-      );
+      const keys = firstOf(issue.keys, MAX_LISTED, (key) => JSON.stringify(clipped(key)));
+      return `unknown argument${issue.keys.length === 1 ? '' : 's'} ${keys}: ${tool} ${takes}`;
     },
   });
 }
