@@ -1,9 +1,8 @@
 // The arena store records the data mode of every round's call, and no published figure built from rounds mixes
 // modes: a replay or live file never presents simulated rounds as its record (the audit: 13 simulated runs, then a
 // replay run into the same state folder, published "Scored over 13 resolved arena rounds" with mode "replay").
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { roundAt, roundByIndex } from '../generator/engines/arena/rounds.ts';
@@ -24,6 +23,7 @@ import type { StatisticsResponse } from '../schemas/statistics.ts';
 import type { TeacherLessonsResponse } from '../schemas/teacher-lessons.ts';
 import { HOUR, MINUTE, schemaOneStore, step, T0, tempStore } from './arena-fixtures.ts';
 import { simulatedRun } from './helpers/simulated-run.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const open: ArenaStore[] = [];
 const track = (s: ArenaStore) => (open.push(s), s);
@@ -58,7 +58,7 @@ const readJson = async <T>(dir: string, file: string): Promise<T> =>
 
 describe('a state folder that ran simulated, then replay and live', () => {
   it('publishes no simulated round in the replay and live files, and says how many were left out', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-data-mode-'));
+    const dir = await tempDir('emi-data-mode-');
     const first = Date.parse('2026-03-09T22:05:00Z');
     // Four hourly simulated runs: three rounds resolve with simulated prices.
     for (let i = 0; i < 4; i++) {

@@ -1,6 +1,5 @@
 // Shared helpers of the arena tests: a store in a temporary folder and a run at a given time.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { DataMode } from '../schemas/common.ts';
@@ -9,9 +8,10 @@ import { runArenaStep, type ArenaStepInput } from '../generator/state/step.ts';
 import type { BrainCall } from '../generator/engines/arena/types.ts';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { MIGRATIONS } from '../generator/state/migrations.ts';
+import { tempDirSync } from './helpers/temp-dir.ts';
 
-export const tempStorePath = (): string =>
-  path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'emi-arena-')), 'nested', 'arena.sqlite');
+/** A store file's path in a new folder, removed when the test ends (test/helpers/temp-dir.ts). */
+export const tempStorePath = (): string => path.join(tempDirSync('emi-arena-'), 'nested', 'arena.sqlite');
 
 export const tempStore = (): ArenaStore => openArenaStore(tempStorePath());
 

@@ -3,8 +3,6 @@
 // it. The audit: a live collector without ALGO's ticker and with candles one bar late gave ALGO-20260310T03Z the
 // close of the 01:00-02:00 bar as its start price, and its "outcome" was the 02:00->03:00 move, which voters could
 // watch while the round was open to votes.
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { roundAt } from '../generator/engines/arena/rounds.ts';
@@ -16,6 +14,7 @@ import { openArenaStore, type ArenaStore } from '../generator/state/store.ts';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { callsFor, HOUR, MINUTE, pricesAll, T0, tempStore } from './arena-fixtures.ts';
 import { simulatedRun } from './helpers/simulated-run.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const open: ArenaStore[] = [];
 const track = (s: ArenaStore) => (open.push(s), s);
@@ -166,7 +165,7 @@ describe('the audit: a live collector without the ticker of ALGO, and its candle
   };
 
   const roundOf = async (lateBars: number) => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-price-time-'));
+    const dir = await tempDir('emi-price-time-');
     for (const at of [asOf, asOf + HOUR]) {
       const report = await runPipeline({
         ...simulatedRun(dir, at),

@@ -15,6 +15,7 @@ import { createArenaVoteApp, MAX_VOTE_BODY_BYTES } from '../paywall-worker/arena
 import { openSqliteVoteStore, type SqliteVoteStore } from '../paywall-worker/arena-vote/store-sqlite.ts';
 import { MINUTE, step, T0 } from './arena-fixtures.ts';
 import { signedDataVote, voteMessage, type VoteText } from './helpers/signed-vote.ts';
+import { tempDirSync } from './helpers/temp-dir.ts';
 
 const SITE = 'https://arena.example';
 const ROUND = roundAt(T0);
@@ -119,7 +120,7 @@ describe('POST /arena/vote', () => {
     expect(await stored(h)).toBe(2);
 
     // The next generator run imports both, once.
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-store-'));
+    const dir = tempDirSync('emi-arena-store-');
     const arena = openArenaStore(path.join(dir, 'arena.sqlite'));
     cleanups.push(() => arena.close());
     expect(await importEndpointVotes(arena, h.file, T0 + MINUTE)).toBe(2);

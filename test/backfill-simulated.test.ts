@@ -1,16 +1,16 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { backfillSimulated } from '../generator/backfill-command.ts';
 import { runPipeline } from '../generator/pipeline.ts';
 import { simulatedRun } from './helpers/simulated-run.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const AS_OF = Date.parse('2026-11-21T12:00:00Z');
 
 describe('backfill over the simulated market', () => {
   it('replays a day of rounds once, and the next run publishes them as replayed history', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-backfill-'));
+    const dir = await tempDir('emi-backfill-');
     const stateDir = join(dir, 'var');
     const first = await backfillSimulated({ stateDir, days: 1, seed: 42, asOf: AS_OF });
     expect(first.rounds).toBe(24);

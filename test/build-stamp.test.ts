@@ -1,20 +1,20 @@
 // build/ runs compiled code, so after an edit or a `git pull` without `npm ci` it would run older code in silence:
 // bin/emi.js compares the sources with the stamp the build left (bin/build-stamp.js) and says so on stderr.
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { STAMP_FILE, changedSources, stampSources } from '../bin/build-stamp.js';
 import type { SourceStamp } from '../bin/build-stamp.js';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..') + '/';
 
 /** A project folder with two source files last written a minute ago, and the stamp of a build made from them. */
 async function stampedProject(): Promise<{ root: string; stamp: SourceStamp }> {
-  const root = (await mkdtemp(join(tmpdir(), 'emi-stamp-'))) + '/';
+  const root = (await tempDir('emi-stamp-')) + '/';
   await mkdir(join(root, 'generator'));
   const minuteAgo = new Date(Date.now() - 60_000);
   for (const [file, text] of [

@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
 import module from 'node:module';
-import { copyFile, mkdir, mkdtemp, readFile, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createProgram } from '../generator/cli.ts';
 import { COMMAND_GROUPS, commandGroupFor } from '../generator/cli-groups.ts';
 import { chunksOf } from './helpers/bundled-chunks.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const run = promisify(execFile);
 const EMI = join(import.meta.dirname, '..', 'bin', 'emi.js');
@@ -15,7 +15,7 @@ const RECORDER = join(import.meta.dirname, 'helpers', 'record-imports.mjs');
 
 /** Runs `emi args` as a whole process and returns its output and every module URL it loaded. */
 async function emiLoading(args: string[]): Promise<{ stdout: string; modules: string[] }> {
-  const record = join(await mkdtemp(join(tmpdir(), 'emi-imports-')), 'imports.txt');
+  const record = join(await tempDir('emi-imports-'), 'imports.txt');
   const { stdout } = await run(process.execPath, ['--import', RECORDER, EMI, ...args], {
     env: { ...process.env, EMI_RECORD_IMPORTS: record },
   });
@@ -85,7 +85,7 @@ describe('commands defined in other modules', () => {
 
 describe('bin/emi.js without a build', () => {
   it('stops with one line saying how to build', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'emi-unbuilt-'));
+    const root = await tempDir('emi-unbuilt-');
     await mkdir(join(root, 'bin'));
     await copyFile(EMI, join(root, 'bin', 'emi.js'));
     await copyFile(join(EMI, '..', 'node-version.js'), join(root, 'bin', 'node-version.js'));
@@ -104,7 +104,7 @@ describe("bin/emi.js and V8's compile cache", () => {
   // Node 22.1+ keeps compiled code (module.enableCompileCache); Node 20 has no such API and must run as before.
   const hasCompileCache = 'enableCompileCache' in module;
   it(`${hasCompileCache ? 'keeps the compiled code of a run in' : 'runs without'} the compile cache folder`, async () => {
-    const cache = await mkdtemp(join(tmpdir(), 'emi-compile-cache-'));
+    const cache = await tempDir('emi-compile-cache-');
     const { stdout } = await run(process.execPath, [EMI, '--version'], {
       env: { ...process.env, NODE_COMPILE_CACHE: cache },
     });

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const run = promisify(execFile);
 const EMI = join(import.meta.dirname, '..', 'bin', 'emi.js');
@@ -40,7 +40,7 @@ describe('emi command line', () => {
   });
 
   it('rejects an unparsable --as-of with one line, a non-zero exit and nothing written', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-cli-'));
+    const dir = await tempDir('emi-cli-');
     const result = await emi([
       'generate',
       '--as-of',
@@ -55,7 +55,7 @@ describe('emi command line', () => {
   });
 
   it('rejects an unknown --source', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-cli-'));
+    const dir = await tempDir('emi-cli-');
     const result = await emi([
       'generate',
       '--source',
@@ -70,7 +70,7 @@ describe('emi command line', () => {
   });
 
   it('reports an unwritable output folder in one line and writes nothing there', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-cli-'));
+    const dir = await tempDir('emi-cli-');
     await writeFile(join(dir, 'blocker'), 'a file, not a folder');
     const result = await emi([
       'generate',
@@ -88,7 +88,7 @@ describe('emi command line', () => {
   });
 
   it('refuses to build a site from a folder without valid published files, and writes no output', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-cli-'));
+    const dir = await tempDir('emi-cli-');
     // A folder that exists (one that does not is a bad --published value, exit 2: cli-config-checks.test.ts).
     await mkdir(join(dir, 'empty'));
     const result = await emi([
@@ -105,7 +105,7 @@ describe('emi command line', () => {
   });
 
   it('validate exits non-zero on a folder without output', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-cli-'));
+    const dir = await tempDir('emi-cli-');
     const result = await emi(['validate', dir]);
     expect(result.code).not.toBe(0);
     expect(result.stdout).toMatch(/0 passed, 16 failed/);

@@ -2,12 +2,12 @@
 // permission problem, not damage. The run says so and publishes the market snapshots; `emi arena repair` never moves
 // a store it cannot read aside as damaged (it would restore an older backup over a sound store).
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdtemp, readFile, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../generator/state/repair.ts';
 import { canRunAsNobody, runEmi, runEmiAsNobody } from './ops-cli.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const switching = canRunAsNobody();
 if (!switching) console.warn('ops-access: skipped, running a process as another user needs root and setpriv');
@@ -17,7 +17,7 @@ const generate = (asOf: string) =>
 
 /** A published folder whose arena store is root's own and private, everything else open to the service's user. */
 async function publishedAsRoot(): Promise<{ dir: string; store: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'emi-access-'));
+  const dir = await tempDir('emi-access-');
   const first = await runEmi(dir, generate('2026-11-21T12:00:00Z'));
   expect(first.code, first.stderr).toBe(0);
   execFileSync('chmod', ['-R', 'a+rwX', dir]);

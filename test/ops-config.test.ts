@@ -1,9 +1,9 @@
 // Bad configuration is an error: one clear line on stderr, exit code 2, and nothing written.
-import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runEmi } from './ops-cli.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const CASES: Array<{ name: string; files?: Record<string, string>; args: string[]; line: RegExp }> = [
   {
@@ -46,7 +46,7 @@ describe('bad configuration', () => {
   it.each(CASES)(
     '$name: one line, exit 2, nothing written',
     async ({ files = {}, args, line }) => {
-      const dir = await mkdtemp(join(tmpdir(), 'emi-config-'));
+      const dir = await tempDir('emi-config-');
       for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
       const result = await runEmi(dir, [...args, '--state', 'var']);
       expect(result.code, result.stderr).toBe(2);

@@ -1,8 +1,7 @@
 // A full disk and a read-only output folder: the run reports `failed` with the cause, the last good generation
 // stays served, and `last-run.json` never says `ok` for a run whose files or history did not all land.
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generationsTidied } from '../generator/publish/generations.ts';
@@ -12,6 +11,7 @@ import type { PipelineOptions } from '../generator/pipeline.ts';
 import { simulatedRun } from './helpers/simulated-run.ts';
 import { runEmi } from './ops-cli.ts';
 import { fillDisk, tmpfsMounter } from './helpers/tmpfs.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const AS_OF = Date.parse('2026-11-21T12:00:00Z');
 
@@ -37,7 +37,7 @@ const lastHistoryRow = async (options: PipelineOptions) =>
 
 describe.skipIf(!canMount)('a full file system', () => {
   it('gives failed with the cause, or ok only when everything landed; the last good stays served', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-full-'));
+    const dir = await tempDir('emi-full-', 'file');
     expect(mountTmpfs(dir, '12m')).toBe(true);
     const options = simulatedRun(dir, AS_OF);
     expect((await runPipeline(options)).status).toBe('ok');
@@ -82,7 +82,7 @@ describe.skipIf(!canMount)('a full file system', () => {
 
 describe.skipIf(!canMount)('a read-only output folder', () => {
   it('gives failed with the cause before anything is written, and the last good stays served', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-ro-'));
+    const dir = await tempDir('emi-ro-', 'file');
     const site = join(dir, 'site');
     await mkdir(site);
     expect(mountTmpfs(site, '1m')).toBe(true);
@@ -99,7 +99,7 @@ describe.skipIf(!canMount)('a read-only output folder', () => {
 
 describe.skipIf(!canMount)('a full state folder (its own file system)', () => {
   it('fails naming the arena store and saying to free space; the next run publishes once there is room', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-full-state-'));
+    const dir = await tempDir('emi-full-state-', 'file');
     const state = join(dir, 'var');
     await mkdir(state);
     expect(mountTmpfs(state, '4m')).toBe(true);
@@ -121,7 +121,7 @@ describe.skipIf(!canMount)('a full state folder (its own file system)', () => {
 
 describe.skipIf(!canMount)('emi build on a full file system', () => {
   it('fails in one line with the cause, the last good site stays served, and the next build cleans up', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-full-build-'));
+    const dir = await tempDir('emi-full-build-', 'file');
     expect((await runPipeline(simulatedRun(dir, AS_OF))).status).toBe('ok');
     const disk = join(dir, 'disk');
     await mkdir(disk);

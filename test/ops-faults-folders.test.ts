@@ -4,12 +4,12 @@
 // Root ignores permissions, so as root the commands run as the user nobody (setpriv), as in ops-access.test.ts; any
 // other user runs them itself on folders it made read-only.
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canRunAsNobody, runEmi, runEmiAsNobody } from './ops-cli.ts';
 import type { Finished } from './ops-cli.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const isRoot = process.getuid?.() === 0;
 const runnable = process.platform !== 'win32' && (!isRoot || canRunAsNobody());
@@ -33,7 +33,7 @@ const generate = (asOf: string) =>
 
 /** A published folder (12:00) whose parent the service's user may enter. */
 async function published(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'emi-faults-'));
+  const dir = await tempDir('emi-faults-');
   const first = await runEmi(dir, generate('2026-11-21T12:00:00Z'));
   expect(first.code, first.stderr).toBe(0);
   await chmod(dir, 0o755);

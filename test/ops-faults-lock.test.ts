@@ -6,13 +6,13 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import os, { tmpdir } from 'node:os';
+import os from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { linuxProcessState, processIsAlive } from '../generator/state/lock.ts';
 import { openArenaStore } from '../generator/state/store.ts';
 import { generateArgs, runEmi } from './ops-cli.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const onLinux = process.platform === 'linux';
 
@@ -81,7 +81,7 @@ describe.skipIf(!onLinux)('a run lock held by a zombie process', () => {
   });
 
   it('emi generate takes the lock over at once and publishes', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-zombie-'));
+    const dir = await tempDir('emi-zombie-');
     const first = await runEmi(dir, generateArgs('2026-11-21T12:00:00Z'));
     expect(first.code, first.stderr).toBe(0);
 

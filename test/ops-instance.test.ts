@@ -1,9 +1,9 @@
 // One instance per folder: a second `emi up` on the same folders says what is running and touches nothing.
-import { mkdtemp, readFile, readdir, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runEmi, startEmi } from './ops-cli.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 /** Every entry below dir with its modification time, without following links (what "touched" means here). */
 async function snapshot(dir: string): Promise<Record<string, number>> {
@@ -30,7 +30,7 @@ const upArgs = [
 
 describe('a second emi up on the same folders', () => {
   it('says what is running (pid, address) and exits non-zero, touching nothing', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-instance-'));
+    const dir = await tempDir('emi-instance-');
     const first = startEmi(dir, upArgs);
     try {
       await first.waitFor(/site: http:\/\/127\.0\.0\.1:\d+\//);

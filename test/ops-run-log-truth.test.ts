@@ -4,8 +4,7 @@
 // next run. A status that meets a damaged store, a full disk, a dead run's lock, no store at all or a folder it may
 // not write says so, naming the file and what to do, and never creates a store.
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, open, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, open, readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
@@ -30,6 +29,7 @@ import {
 } from './arena-fixtures.ts';
 import { canRunAsNobody, generateArgs, runEmi, runEmiAsNobody, startEmi } from './ops-cli.ts';
 import { fillDisk, tmpfsMounter } from './helpers/tmpfs.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const { allowed: canMount, mount: mountTmpfs } = tmpfsMounter();
 if (!canMount)
@@ -71,7 +71,7 @@ async function arenaStatus(dir: string): Promise<{ code: number | null; text: st
 }
 
 async function firstRun(prefix: string, asOf = '2026-11-26T11:00:00Z'): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const dir = await tempDir(prefix);
   const first = await runEmi(dir, generateArgs(asOf));
   expect(first.code, first.stderr).toBe(0);
   return dir;
@@ -79,7 +79,7 @@ async function firstRun(prefix: string, asOf = '2026-11-26T11:00:00Z'): Promise<
 
 describe.skipIf(!canMount)('runs that fail on a full disk', () => {
   it('are logged failed with the cause; arena status and statistics.php count them failed', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-runlog-full-'));
+    const dir = await tempDir('emi-runlog-full-', 'file');
     expect(mountTmpfs(dir, '2m')).toBe(true);
     for (const minute of ['27', '28']) {
       const good = await runEmi(dir, generateArgs(`2026-11-26T11:${minute}:00Z`));
@@ -192,7 +192,7 @@ describe('emi arena status', () => {
   it.skipIf(!canMount)(
     'on a full disk names the store and says to check the free space',
     async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'emi-status-full-'));
+      const dir = await tempDir('emi-status-full-', 'file');
       expect(mountTmpfs(dir, '2m')).toBe(true);
       const first = await runEmi(dir, generateArgs('2026-11-26T11:00:00Z'));
       expect(first.code, first.stderr).toBe(0);
@@ -208,7 +208,7 @@ describe('emi arena status', () => {
   );
 
   it('in a folder without a store says so, and creates nothing', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-status-none-'));
+    const dir = await tempDir('emi-status-none-');
     const status = await arenaStatus(dir);
     expect(status.code).toBe(1);
     expect(status.stderr).toMatch(/^emi arena: no arena store at .*var\/arena\.sqlite: /m);

@@ -26,6 +26,7 @@ import { generateArgs, runEmi, startEmi } from './ops-cli.ts';
 import type { Finished } from './ops-cli.ts';
 import { fillDisk, tmpfsMounter } from './helpers/tmpfs.ts';
 import { simulatedCycle } from './helpers/simulated-run.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 // --- Builds that fail as on a full disk, for the in-process cycle (no tmpfs needed) -------------------------------
 
@@ -162,7 +163,7 @@ async function within(run: ReturnType<typeof startEmi>, ms: number): Promise<Fin
 
 /** A folder with one good simulated run, built into dist/ (the last good site, served). */
 async function publishedAndBuilt(prefix: string): Promise<{ dir: string; servedAt: string }> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const dir = await tempDir(prefix);
   const asOf = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 20 * 60_000).toISOString();
   const good = await runEmi(dir, [...generateArgs(asOf), '--dist', 'dist', '--base-url', BASE_URL]);
   if (good.code !== 0) throw new Error(`the first run failed: ${good.stderr}`);
@@ -213,7 +214,7 @@ describe('venues that accept connections and never answer', () => {
   }, 120_000);
 
   it('a run cut short by its deadline publishes what came in, degraded, saying so', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-deadline-partial-'));
+    const dir = await tempDir('emi-deadline-partial-');
     const asOf = Date.parse('2026-11-21T12:00:00Z');
     const report = await pipeline.runPipeline({
       ...simulatedRun(dir, asOf),
@@ -244,7 +245,7 @@ describe('venues that accept connections and never answer', () => {
   });
 
   it('a collector that does not stop at the deadline is not waited for: the run fails, saying so', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-deadline-deaf-'));
+    const dir = await tempDir('emi-deadline-deaf-');
     const started = Date.now();
     const report = await pipeline.runPipeline({
       ...simulatedRun(dir, Date.parse('2026-11-21T12:00:00Z')),
@@ -261,7 +262,7 @@ describe('venues that accept connections and never answer', () => {
   });
 
   it('a deadline that is not a positive number of seconds is a usage error, before anything is written', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-deadline-bad-'));
+    const dir = await tempDir('emi-deadline-bad-');
     for (const value of ['soon', '0', '-5']) {
       const run = await runEmi(dir, generateArgs('2026-11-21T12:00:00Z'), {
         EMI_COLLECT_DEADLINE_SECONDS: value,
@@ -439,7 +440,7 @@ describe('a site build that fails after a good run (the cycle of emi schedule, e
     180_000,
   );
   it('a first build that fails records it, and makes no dist/ where its link belongs', async () => {
-    const first = await mkdtemp(join(tmpdir(), 'emi-first-build-fails-'));
+    const first = await tempDir('emi-first-build-fails-');
     failing.builds = true;
     const at = {
       ...flags(9),
@@ -465,7 +466,7 @@ if (!canMount) console.warn('ops-run-status-truth: full-disk cases skipped, moun
 
 describe.skipIf(!canMount)('dist/ on a full file system', () => {
   it('emi generate --dist records the failed build; emi build says it in one line; room again clears it', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-full-dist-'));
+    const dir = await tempDir('emi-full-dist-', 'file');
     const disk = join(dir, 'disk');
     await mkdir(disk);
     expect(mountTmpfs(disk, '64m')).toBe(true);

@@ -1,12 +1,12 @@
 // An operator stops a run with Ctrl-C, SIGTERM or kill -9 while it is writing: the next run starts at once,
 // and readers kept the last good generation, whole, all along.
-import { mkdtemp, readFile, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { validatePaidOutput, validatePublicOutput } from '../generator/publish/validate-output.ts';
 import { generateArgs, runEmi, startEmi } from './ops-cli.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const servedAsOf = async (dir: string): Promise<string> =>
   (JSON.parse(await readFile(join(dir, 'site/api/market-regime.php'), 'utf8')) as { updated: string })
@@ -32,7 +32,7 @@ const lockRows = (dir: string): unknown[] => {
 // One folder for the three cases, run in turn: each case starts from the generation the previous one published.
 // Every `emi` here is a real process (slow to start on a loaded machine), hence the long timeouts.
 const dirReady = (async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'emi-signal-'));
+  const dir = await tempDir('emi-signal-');
   const first = await runEmi(dir, generateArgs('2026-11-21T12:00:00Z'));
   if (first.code !== 0) throw new Error(`the first run failed: ${first.stderr}`);
   return dir;

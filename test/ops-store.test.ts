@@ -1,14 +1,14 @@
 // A really corrupted arena store: `emi generate` still publishes the market snapshots (the track record marked
 // unavailable, the arena files kept as they were), says the remedy and exits non-zero; `emi arena repair` saves
 // the damaged file aside and restores the daily backup, after which runs publish everything again.
-import { mkdtemp, open, readFile, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../generator/state/repair.ts';
 import { validatePaidOutput, validatePublicOutput } from '../generator/publish/validate-output.ts';
 import { runEmi } from './ops-cli.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const generate = (asOf: string) =>
   ['generate', '--out', 'site', '--paid', 'paid', '--state', 'var', '--as-of', asOf] as string[];
@@ -34,7 +34,7 @@ interface MainBrain {
 
 describe('a corrupted arena store', () => {
   it('publishes the market snapshots, exits non-zero with the remedy, and emi arena repair restores', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-store-'));
+    const dir = await tempDir('emi-store-');
     const first = await runEmi(dir, generate('2026-11-21T12:00:00Z'));
     expect(first.code, first.stderr).toBe(0);
     expect(await readdir(join(dir, 'var/backups'))).toEqual([

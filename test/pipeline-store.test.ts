@@ -1,13 +1,14 @@
 // A run that meets the arena store busy: another run's lock (refused, leaving that run's records alone), or another
 // process's transaction (failed, naming the store and what to do).
-import { mkdtemp, readFile } from 'node:fs/promises';
-import os, { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { runPipeline } from '../generator/pipeline.ts';
 import type { PipelineOptions } from '../generator/pipeline.ts';
 import { simulatedRun } from './helpers/simulated-run.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const AS_OF = Date.parse('2026-11-21T12:00:00Z');
 
@@ -24,7 +25,7 @@ const records = async (options: PipelineOptions) => ({
 });
 
 async function published(): Promise<PipelineOptions> {
-  const dir = await mkdtemp(join(tmpdir(), 'emi-store-busy-'));
+  const dir = await tempDir('emi-store-busy-');
   const options = simulatedRun(dir, AS_OF);
   expect((await runPipeline(options)).status).toBe('ok');
   return options;

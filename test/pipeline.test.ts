@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runPipeline } from '../generator/pipeline.ts';
@@ -7,11 +6,12 @@ import type { PipelineOptions } from '../generator/pipeline.ts';
 import { validatePaidOutput, validatePublicOutput } from '../generator/publish/validate-output.ts';
 import { emptyAsset } from './helpers/market-fixtures.ts';
 import { simulatedRun } from './helpers/simulated-run.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const AS_OF = Date.parse('2026-11-21T12:00:00Z');
 
 async function freshRun(overrides: Partial<PipelineOptions> = {}) {
-  const dir = await mkdtemp(join(tmpdir(), 'emi-pipeline-'));
+  const dir = await tempDir('emi-pipeline-');
   const options = simulatedRun(dir, AS_OF, overrides);
   const report = await runPipeline(options);
   return { dir, options, report };

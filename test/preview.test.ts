@@ -1,16 +1,16 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { createPreviewApp } from '../generator/serve/preview.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
 import type { Listening } from '../paywall-worker/node-listen.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 let server: Listening;
 
 beforeAll(async () => {
-  const root = await mkdtemp(join(tmpdir(), 'emi-preview-'));
+  const root = await tempDir('emi-preview-');
   await mkdir(join(root, 'api/reasoning'), { recursive: true });
   await writeFile(join(root, 'api/main-brain.php'), '{"endpoint":"main-brain"}\n');
   await writeFile(join(root, 'api/reasoning.php'), '{"asset":"BTC"}\n');

@@ -1,7 +1,6 @@
 // All-or-nothing publishing: a failing file operation at any step leaves the previous generation served, whole.
 import * as fs from 'node:fs/promises';
-import { mkdir, mkdtemp, readFile, readdir, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import {
@@ -11,11 +10,12 @@ import {
   realFs,
 } from '../generator/publish/generations.ts';
 import type { PublishFs, ServedLink } from '../generator/publish/generations.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const FILES = ['api/a.php', 'api/reasoning/b.php', 'arena/c.php', 'paid/d.json'];
 
 async function setup() {
-  const dir = await mkdtemp(join(tmpdir(), 'emi-generations-'));
+  const dir = await tempDir('emi-generations-');
   const store = join(dir, 'var/published');
   const links: ServedLink[] = [
     { path: join(dir, 'site/api'), entry: 'api' },

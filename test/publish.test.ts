@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDir as selfRemovingDir } from './helpers/temp-dir.ts';
 import * as z from 'zod';
 import { PublishValidationError, publishAll } from '../generator/publish/publish.ts';
 
 const Body = z.strictObject({ n: z.number() });
-const tempDir = () => mkdtemp(join(tmpdir(), 'emi-publish-'));
+const tempDir = () => selfRemovingDir('emi-publish-');
 
 describe('publishAll', () => {
   it('writes every valid body as two-space JSON', async () => {

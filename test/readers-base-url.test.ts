@@ -2,10 +2,9 @@
 // `emi schedule` stop with one line instead of publishing the development address in sitemap, OpenAPI and schemas.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const emi = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
@@ -19,7 +18,7 @@ describe('base URL of a build', () => {
   it.each([['build'], ['schedule']])(
     'emi %s refuses to run without one, in one line',
     async (command) => {
-      const dir = await mkdtemp(join(tmpdir(), 'emi-base-'));
+      const dir = await tempDir('emi-base-');
       const args =
         command === 'build'
           ? ['build', '--published', join(dir, 'site'), '--out', join(dir, 'dist')]

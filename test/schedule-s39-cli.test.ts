@@ -1,16 +1,17 @@
 // The real `emi schedule` and its clock: under libfaketime (Debian's `faketime`, required: these tests fail without
 // it) on a host in a daylight-saving zone, or ahead of UTC; and the --cadence bounds and warning it starts with.
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { errorLines, expectUsageMistake, generateArgs, runEmi, startEmi } from './ops-cli.ts';
 import type { Running } from './ops-cli.ts';
 import { clockAt, requireLibfaketime } from './helpers/fake-clock.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 /** `emi schedule` into site/, paid/, var/ and dist/ of a fresh folder, with `args` on top. */
 async function startSchedule(args: string[], env: Record<string, string> = {}): Promise<Running> {
-  const dir = await mkdtemp(join(tmpdir(), 'emi-s39-'));
+  const dir = await tempDir('emi-s39-');
   const folders = ['--out', 'site', '--paid', 'paid', '--state', 'var', '--dist', 'dist'];
   const base = ['--base-url', 'http://127.0.0.1:20050'];
   return startEmi(dir, ['schedule', ...folders, ...base, ...args], env, { timeoutMs: 150_000 });
@@ -76,7 +77,7 @@ describe('--cadence', () => {
   it.each(['315360000000', '8640000000000', '86401'])(
     '--cadence %s is refused (exit 2): at most a day',
     async (value) => {
-      const dir = await mkdtemp(join(tmpdir(), 'emi-s39-'));
+      const dir = await tempDir('emi-s39-');
       const run = await runEmi(dir, [...generateArgs('2026-06-10T12:00:00Z'), '--cadence', value]);
       expectUsageMistake(
         run,
@@ -86,7 +87,7 @@ describe('--cadence', () => {
   );
 
   it('--cadence 86400 is accepted: next_update_due a day after the run', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-s39-'));
+    const dir = await tempDir('emi-s39-');
     const run = await runEmi(dir, [...generateArgs('2026-06-10T12:00:00Z'), '--cadence', '86400']);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const regime = JSON.parse(await readFile(join(dir, 'site', 'api', 'market-regime.php'), 'utf8'));

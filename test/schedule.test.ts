@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSchedule } from '../generator/schedule.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
@@ -47,7 +46,7 @@ describe('startSchedule', () => {
 
 describe('emi schedule', () => {
   it('regenerates on its schedule and stops cleanly on SIGTERM', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-schedule-'));
+    const dir = await tempDir('emi-schedule-');
     const child = spawn(
       process.execPath,
       [

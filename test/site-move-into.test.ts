@@ -1,9 +1,9 @@
-import { lstat, mkdir, mkdtemp, readFile, readdir, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { lstat, mkdir, readFile, readdir, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generationsTidied } from '../generator/publish/generations.ts';
 import { buildInto } from '../generator/site/move-into.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 async function tree(root: string, files: Record<string, string>): Promise<void> {
   for (const [file, text] of Object.entries(files)) {
@@ -22,7 +22,7 @@ async function listing(root: string): Promise<string[]> {
 
 describe('buildInto (the atomic switch of dist/)', () => {
   it('serves exactly the new build, and keeps a real folder found in its place as a legacy generation', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-move-'));
+    const dir = await tempDir('emi-move-');
     await tree(join(dir, 'dist'), { 'index.html': 'old', 'api/a.php': 'old', 'gone/x.txt': 'stale' });
     await buildInto(join(dir, 'dist'), (out) =>
       tree(out, { 'index.html': 'new', 'api/a.php': 'new', 'docs/b.html': 'added' }),
@@ -42,7 +42,7 @@ describe('buildInto (the atomic switch of dist/)', () => {
   });
 
   it('leaves the old build served, whole, when a build fails', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-move-'));
+    const dir = await tempDir('emi-move-');
     const dist = join(dir, 'dist');
     await buildInto(dist, (out) => tree(out, { 'index.html': 'one', 'api/a.php': 'one' }));
     const failing = buildInto(dist, async (out) => {
@@ -56,7 +56,7 @@ describe('buildInto (the atomic switch of dist/)', () => {
   });
 
   it('never lets a reader miss a file or mix two builds while builds keep landing, and keeps only a few', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-move-'));
+    const dir = await tempDir('emi-move-');
     const dist = join(dir, 'dist');
     await buildInto(dist, (out) => tree(out, { 'api/market-regime.php': '{"run":0}', 'index.html': '0' }));
     let building = true;

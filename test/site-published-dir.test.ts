@@ -1,18 +1,18 @@
 // `emi generate --out elsewhere` then `emi build --published elsewhere`: the templates come from the project's
 // site/ folder, the published files from the other folder, and nothing of site/api leaks into the build.
-import { mkdtemp, readFile, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildSite } from '../generator/site/build.ts';
 import { runPipeline } from '../generator/pipeline.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const TEMPLATES = fileURLToPath(new URL('../site/', import.meta.url));
 
 describe('building from a published folder outside the templates', () => {
   it('copies that folder’s files and renders the docs from the project templates', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-published-'));
+    const dir = await tempDir('emi-published-');
     const published = join(dir, 'published');
     await runPipeline({
       outDir: published,

@@ -1,7 +1,6 @@
 // One run publishes one track record: the main brain (free and paid) carries the one the run's statistics and
 // teacher lessons carry, counted after the run resolved the round that had just ended, not one round behind.
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { backfillSimulated } from '../generator/backfill-command.ts';
@@ -11,6 +10,7 @@ import type { PaidMainBrain } from '../schemas/paid/paid-main-brain.ts';
 import type { StatisticsResponse } from '../schemas/statistics.ts';
 import type { TeacherLessonsResponse } from '../schemas/teacher-lessons.ts';
 import { simulatedRun } from './helpers/simulated-run.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const HOUR = 3_600_000;
 const T = Date.parse('2026-11-20T10:00:00Z');
@@ -38,7 +38,7 @@ async function trackRecordsAfterRun(dir: string, asOf: number) {
 
 describe('the track record of one run', () => {
   it('is the same in the main brain, the paid main brain, the statistics and the teacher lessons', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'emi-track-record-'));
+    const dir = await tempDir('emi-track-record-');
     await backfillSimulated({ stateDir: join(dir, 'var'), days: 1, seed: 42, asOf: T });
 
     const first = await trackRecordsAfterRun(dir, T);

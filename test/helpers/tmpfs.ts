@@ -1,7 +1,9 @@
 // A real full disk for the tests that need one: a tmpfs mounted at a folder (as root only) and filled to a given
 // number of free bytes. Each test file mounts its own and unmounts them all after its tests.
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmdirSync } from 'node:fs';
 import { open, statfs } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 
@@ -20,10 +22,12 @@ export function tmpfsMounter(): { allowed: boolean; mount: (dir: string, size: s
       return false;
     }
   };
+  const probe = mkdtempSync(join(tmpdir(), 'emi-tmpfs-probe-'));
   afterAll(() => {
     for (const dir of mounted.reverse()) execFileSync('umount', ['-l', dir]);
+    rmdirSync(probe); // the probe's own mount point, empty once unmounted
   });
-  const allowed = mount(execFileSync('mktemp', ['-d']).toString().trim(), '1m');
+  const allowed = mount(probe, '1m');
   return { allowed, mount };
 }
 
