@@ -13,6 +13,9 @@ import { DEFAULT_CADENCE_SECONDS, DEFAULT_SEED } from '../generator/defaults.ts'
 import { publishCycle } from '../generator/cycle.ts';
 import { appendHistory } from '../generator/history/index.ts';
 import { openArenaStore } from '../generator/state/store.ts';
+import { brainCallFor } from '../generator/state/repo.ts';
+import { addSyntheticCrowd, recordRoundCall, settleRound } from '../generator/state/settle.ts';
+import { roundAt, roundByIndex } from '../generator/engines/arena/rounds.ts';
 import { HISTORY_RESOURCE_IDS, historyDir } from '../schemas/history.ts';
 import { inTurns } from './turns.ts';
 import type { HistoryResourceId, HistoryRow } from '../schemas/history.ts';
@@ -24,6 +27,8 @@ export const WARM_UP_CYCLES = 5;
 export interface Age {
   historyRows?: number;
   runLogRows?: number;
+  /** Earlier arena rounds, one an hour, each with its call, synthetic crowd, outcome and lesson (8 640: a year). */
+  arenaRounds?: number;
 }
 
 /** One site the cycles publish: its folders below `dir`, and the age it is given after its first cycle. */
@@ -113,6 +118,48 @@ export function measureCyclePairs(
 async function giveAge({ flags, age }: BenchSite): Promise<void> {
   if (age.historyRows) await fillHistory(join(flags.state, 'published', 'current'), age.historyRows);
   if (age.runLogRows) fillRunLog(join(flags.state, 'arena.sqlite'), age.runLogRows);
+  if (age.arenaRounds)
+    fillArena(join(flags.state, 'arena.sqlite'), age.arenaRounds, flags.seed ?? DEFAULT_SEED);
+}
+
+/**
+ * Gives the arena store `rounds` earlier rounds before the current one, as a year of backfills leaves them: each
+ * with a replayed simulated call, its synthetic crowd, an outcome and a lesson, in one transaction.
+ */
+function fillArena(file: string, rounds: number, seed: number): void {
+  const store = openArenaStore(file);
+  try {
+    const { db } = store;
+    const current = roundAt(Date.now()).index;
+    db.transaction(() => {
+      for (let index = current - rounds; index < current; index++) {
+        const round = roundByIndex(index);
+        const price = 100 + (index % 17);
+        const bias = (['bullish', 'bearish', 'neutral'] as const)[index % 3] ?? null;
+        recordRoundCall(
+          db,
+          round,
+          { asset: round.asset, bias, confidence: 60, price },
+          price,
+          round.start,
+          true,
+          'simulated',
+        );
+        addSyntheticCrowd(db, 'bench-salt', seed, round, round.end - 1, true);
+        const call = brainCallFor(db, round.id);
+        if (!call) throw new Error(`no call recorded for ${round.id}`);
+        settleRound(db, {
+          round,
+          call,
+          endPrice: price * (1 + ((index % 7) - 3) / 500),
+          resolvedAt: round.end,
+          replayed: true,
+        });
+      }
+    })();
+  } finally {
+    store.close();
+  }
 }
 
 /**

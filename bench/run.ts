@@ -252,11 +252,11 @@ try {
     '(history adds at most half)',
     1.5,
   );
-  // After a year of runs in the arena store: the statistics it publishes count every run.
+  // After a year of runs in the arena store: the statistics it publishes count every run, call, vote and lesson.
   await agedCycleRow(
     'cycle_year_run_log',
-    'the same cycle after a year of runs (525 600 run-log rows in the arena store)',
-    { runLogRows: 525_600 },
+    'the same cycle after a year of runs (525 600 run-log rows; 8 640 rounds with calls, votes, outcomes, lessons)',
+    { runLogRows: 525_600, arenaRounds: 8_640 },
     '(a year of runs adds at most a fifth)',
     1.2,
   );

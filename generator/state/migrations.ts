@@ -190,4 +190,161 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX run_log_stepped ON run_log (as_of_ms) WHERE arena_step = 1;
     `,
   },
+  {
+    version: 5,
+    name: 'arena totals kept by triggers, and the per-run reads indexed, so a year of rounds and votes costs no scan',
+    // A year of rounds is 8 640 calls, outcomes and lessons and some 137 000 synthetic votes: counting them all
+    // every run cost some 280 ms of each run by then. Rows of these tables are only ever inserted (INSERT OR IGNORE,
+    // repo.ts), and a call's data mode is written with it, so the totals move on insert only. Mode keys: the call's
+    // data mode, 'unknown' for a call recorded before the store kept modes, 'uncalled' for a vote in a round no run
+    // has called yet (it moves to the call's mode when one is recorded).
+    sql: `
+      CREATE TABLE call_totals (
+        data_mode TEXT NOT NULL, prediction TEXT NOT NULL, replayed INTEGER NOT NULL, calls INTEGER NOT NULL,
+        PRIMARY KEY (data_mode, prediction, replayed)
+      );
+      INSERT INTO call_totals SELECT COALESCE(data_mode, 'unknown'), prediction, replayed, COUNT(*)
+        FROM brain_predictions GROUP BY 1, 2, 3;
+      CREATE TRIGGER call_totals_insert AFTER INSERT ON brain_predictions BEGIN
+        INSERT INTO call_totals VALUES (COALESCE(NEW.data_mode, 'unknown'), NEW.prediction, NEW.replayed, 1)
+          ON CONFLICT DO UPDATE SET calls = calls + 1;
+      END;
+
+      -- The mode of each outcome's and lesson's call beside its time, so that the newest of one mode are an index
+      -- range (the mode lives on the call).
+      CREATE TABLE outcome_times (
+        round_id TEXT PRIMARY KEY, call_mode TEXT NOT NULL, resolved_at_ms INTEGER NOT NULL
+      );
+      INSERT INTO outcome_times
+        SELECT o.round_id, COALESCE(p.data_mode, 'unknown'), o.resolved_at_ms
+        FROM outcomes o JOIN brain_predictions p USING (round_id);
+      CREATE TRIGGER outcome_times_insert AFTER INSERT ON outcomes BEGIN
+        INSERT OR IGNORE INTO outcome_times
+          SELECT NEW.round_id, COALESCE(p.data_mode, 'unknown'), NEW.resolved_at_ms
+          FROM brain_predictions p WHERE p.round_id = NEW.round_id;
+      END;
+      CREATE INDEX outcome_times_by_mode ON outcome_times (call_mode, resolved_at_ms);
+      CREATE TABLE lesson_times (
+        lesson_id TEXT PRIMARY KEY, call_mode TEXT NOT NULL, created_at_ms INTEGER NOT NULL
+      );
+      INSERT INTO lesson_times
+        SELECT l.lesson_id, COALESCE(p.data_mode, 'unknown'), l.created_at_ms
+        FROM lessons l JOIN brain_predictions p USING (round_id);
+      CREATE TRIGGER lesson_times_insert AFTER INSERT ON lessons BEGIN
+        INSERT OR IGNORE INTO lesson_times
+          SELECT NEW.lesson_id, COALESCE(p.data_mode, 'unknown'), NEW.created_at_ms
+          FROM brain_predictions p WHERE p.round_id = NEW.round_id;
+      END;
+      CREATE INDEX lesson_times_by_mode ON lesson_times (call_mode, created_at_ms, lesson_id);
+      CREATE INDEX brain_predictions_by_mode_time ON brain_predictions (COALESCE(data_mode, 'unknown'), recorded_at_ms);
+      CREATE INDEX rounds_by_end ON rounds (end_ms);
+
+      CREATE TABLE outcome_totals (
+        data_mode TEXT NOT NULL, status TEXT NOT NULL, outcome TEXT NOT NULL, rounds INTEGER NOT NULL,
+        PRIMARY KEY (data_mode, status, outcome)
+      );
+      INSERT INTO outcome_totals SELECT COALESCE(p.data_mode, 'unknown'), o.status, COALESCE(o.outcome, ''), COUNT(*)
+        FROM outcomes o JOIN brain_predictions p USING (round_id) GROUP BY 1, 2, 3;
+      CREATE TRIGGER outcome_totals_insert AFTER INSERT ON outcomes BEGIN
+        INSERT INTO outcome_totals VALUES (
+          (SELECT COALESCE(p.data_mode, 'unknown') FROM brain_predictions p WHERE p.round_id = NEW.round_id),
+          NEW.status, COALESCE(NEW.outcome, ''), 1)
+          ON CONFLICT DO UPDATE SET rounds = rounds + 1;
+      END;
+
+      CREATE TABLE lesson_totals (
+        data_mode TEXT NOT NULL, replayed INTEGER NOT NULL, lessons INTEGER NOT NULL, last_created_at_ms INTEGER,
+        PRIMARY KEY (data_mode, replayed)
+      );
+      INSERT INTO lesson_totals SELECT COALESCE(p.data_mode, 'unknown'), l.replayed, COUNT(*), MAX(l.created_at_ms)
+        FROM lessons l JOIN brain_predictions p USING (round_id) GROUP BY 1, 2;
+      CREATE TRIGGER lesson_totals_insert AFTER INSERT ON lessons BEGIN
+        INSERT INTO lesson_totals VALUES (
+          (SELECT COALESCE(p.data_mode, 'unknown') FROM brain_predictions p WHERE p.round_id = NEW.round_id),
+          NEW.replayed, 1, NEW.created_at_ms)
+          ON CONFLICT DO UPDATE SET lessons = lessons + 1,
+            last_created_at_ms = MAX(COALESCE(last_created_at_ms, excluded.last_created_at_ms),
+                                     excluded.last_created_at_ms);
+      END;
+
+      -- Calls without an outcome yet: the rounds a run may have to resolve or void.
+      CREATE TABLE open_calls (round_id TEXT PRIMARY KEY);
+      INSERT INTO open_calls SELECT p.round_id FROM brain_predictions p
+        WHERE NOT EXISTS (SELECT 1 FROM outcomes o WHERE o.round_id = p.round_id);
+      CREATE TRIGGER open_calls_insert AFTER INSERT ON brain_predictions BEGIN
+        INSERT OR IGNORE INTO open_calls VALUES (NEW.round_id);
+      END;
+      CREATE TRIGGER open_calls_settled AFTER INSERT ON outcomes BEGIN
+        DELETE FROM open_calls WHERE round_id = NEW.round_id;
+      END;
+
+      -- Votes by the mode of their round's call, source, reading and replay flag; rounds with votes (any source,
+      -- and from people) by the same mode.
+      CREATE TABLE vote_totals (
+        call_mode TEXT NOT NULL, source TEXT NOT NULL, prediction TEXT NOT NULL, replayed INTEGER NOT NULL,
+        votes INTEGER NOT NULL,
+        PRIMARY KEY (call_mode, source, prediction, replayed)
+      );
+      INSERT INTO vote_totals
+        SELECT COALESCE((SELECT COALESCE(p.data_mode, 'unknown') FROM brain_predictions p WHERE p.round_id = v.round_id),
+                        'uncalled'),
+               source, prediction, replayed, COUNT(*)
+        FROM votes v GROUP BY 1, 2, 3, 4;
+      CREATE TABLE vote_round_totals (
+        call_mode TEXT NOT NULL, voters TEXT NOT NULL CHECK (voters IN ('any', 'human')), rounds INTEGER NOT NULL,
+        PRIMARY KEY (call_mode, voters)
+      );
+      INSERT INTO vote_round_totals
+        SELECT COALESCE(p.data_mode, CASE WHEN p.round_id IS NULL THEN 'uncalled' ELSE 'unknown' END), 'any',
+               COUNT(DISTINCT v.round_id)
+        FROM votes v LEFT JOIN brain_predictions p ON p.round_id = v.round_id GROUP BY 1;
+      INSERT INTO vote_round_totals
+        SELECT COALESCE(p.data_mode, CASE WHEN p.round_id IS NULL THEN 'uncalled' ELSE 'unknown' END), 'human',
+               COUNT(DISTINCT v.round_id)
+        FROM votes v LEFT JOIN brain_predictions p ON p.round_id = v.round_id WHERE v.source = 'human' GROUP BY 1;
+      CREATE TRIGGER vote_totals_insert AFTER INSERT ON votes BEGIN
+        INSERT INTO vote_totals VALUES (
+          COALESCE((SELECT COALESCE(p.data_mode, 'unknown') FROM brain_predictions p WHERE p.round_id = NEW.round_id),
+                   'uncalled'),
+          NEW.source, NEW.prediction, NEW.replayed, 1)
+          ON CONFLICT DO UPDATE SET votes = votes + 1;
+        INSERT INTO vote_round_totals
+          SELECT COALESCE((SELECT COALESCE(p.data_mode, 'unknown') FROM brain_predictions p
+                           WHERE p.round_id = NEW.round_id), 'uncalled'), 'any', 1
+          WHERE NOT EXISTS (SELECT 1 FROM votes v WHERE v.round_id = NEW.round_id AND v.id != NEW.id)
+          ON CONFLICT DO UPDATE SET rounds = rounds + 1;
+        INSERT INTO vote_round_totals
+          SELECT COALESCE((SELECT COALESCE(p.data_mode, 'unknown') FROM brain_predictions p
+                           WHERE p.round_id = NEW.round_id), 'uncalled'), 'human', 1
+          WHERE NEW.source = 'human' AND NOT EXISTS (
+            SELECT 1 FROM votes v WHERE v.round_id = NEW.round_id AND v.source = 'human' AND v.id != NEW.id)
+          ON CONFLICT DO UPDATE SET rounds = rounds + 1;
+      END;
+      -- A call recorded for a round that already has votes moves them (and the round) from 'uncalled' to its mode.
+      CREATE TRIGGER vote_totals_called AFTER INSERT ON brain_predictions BEGIN
+        INSERT INTO vote_totals
+          SELECT 'uncalled', source, prediction, replayed, -COUNT(*) FROM votes WHERE round_id = NEW.round_id
+          GROUP BY source, prediction, replayed
+          ON CONFLICT DO UPDATE SET votes = votes + excluded.votes;
+        INSERT INTO vote_totals
+          SELECT COALESCE(NEW.data_mode, 'unknown'), source, prediction, replayed, COUNT(*) FROM votes
+          WHERE round_id = NEW.round_id GROUP BY source, prediction, replayed
+          ON CONFLICT DO UPDATE SET votes = votes + excluded.votes;
+        UPDATE vote_round_totals SET rounds = rounds - 1
+          WHERE call_mode = 'uncalled' AND (
+            (voters = 'any' AND EXISTS (SELECT 1 FROM votes WHERE round_id = NEW.round_id)) OR
+            (voters = 'human' AND EXISTS (SELECT 1 FROM votes WHERE round_id = NEW.round_id AND source = 'human')));
+        INSERT INTO vote_round_totals
+          SELECT COALESCE(NEW.data_mode, 'unknown'), 'any', 1
+          WHERE EXISTS (SELECT 1 FROM votes WHERE round_id = NEW.round_id)
+          ON CONFLICT DO UPDATE SET rounds = rounds + 1;
+        INSERT INTO vote_round_totals
+          SELECT COALESCE(NEW.data_mode, 'unknown'), 'human', 1
+          WHERE EXISTS (SELECT 1 FROM votes WHERE round_id = NEW.round_id AND source = 'human')
+          ON CONFLICT DO UPDATE SET rounds = rounds + 1;
+      END;
+      -- Distinct people are counted from their votes alone (synthetic votes are most of the table).
+      CREATE INDEX votes_human ON votes (voter_hash, round_id) WHERE source = 'human';
+    `,
+  },
 ];

@@ -76,14 +76,26 @@ const toTally = (r: Record<string, number>): VoteTally => ({
   replayed: r.replayed!,
 });
 
-export const roundTally = (db: Db, roundId: string): VoteTally =>
-  toTally(db.prepare(`${TALLY_SQL} WHERE v.round_id = ?`).get(roundId) as Record<string, number>);
+/** Tallies rounds one by one with a statement prepared once (a 30-day window holds 720 rounds). */
+export const roundTallies = (db: Db): ((roundId: string) => VoteTally) => {
+  const tally = db.prepare(`${TALLY_SQL} WHERE v.round_id = ?`);
+  return (roundId) => toTally(tally.get(roundId) as Record<string, number>);
+};
+
+export const roundTally = (db: Db, roundId: string): VoteTally => roundTallies(db)(roundId);
 
 export const allVotesTally = (db: Db): VoteTally =>
   toTally(db.prepare(TALLY_SQL).get() as Record<string, number>);
 
-/** Votes (`v`) with the brain call of their round (`p`, all NULL while the round has none). */
-const VOTES_WITH_CALLS = 'FROM votes v LEFT JOIN brain_predictions p ON p.round_id = v.round_id';
+/**
+ * The mode keys of the totals tables (migration 5) a run of `mode` counts as its own: a call's data mode, 'unknown'
+ * for one recorded before the store kept modes (simulated only, as ownModeSql).
+ */
+export const ownModeKeys = (mode: DataMode): string[] =>
+  DataMode.parse(mode) === 'simulated' ? ['simulated', 'unknown'] : [mode];
+
+/** The recorded mode a totals key stands for. */
+const recordedMode = (key: string): RecordedMode => (key === 'unknown' ? null : (key as RecordedMode));
 
 /**
  * SQL condition: the vote counts in a run of `mode`. A vote counts with its round, in the mode of the round's brain
@@ -92,12 +104,6 @@ const VOTES_WITH_CALLS = 'FROM votes v LEFT JOIN brain_predictions p ON p.round_
  */
 export const ownVoteSql = (mode: DataMode): string =>
   `((${ownModeSql(mode)} OR p.round_id IS NULL) AND (v.source = 'human' OR ${mode === 'simulated' ? 1 : 0}))`;
-
-/** The data mode a vote left out of `mode` belongs to: a synthetic one to simulated, any other to its round's call. */
-const voteModeSql = (mode: DataMode): string =>
-  mode === 'simulated'
-    ? 'p.data_mode'
-    : "CASE WHEN v.source = 'synthetic' THEN 'simulated' ELSE p.data_mode END";
 
 /** The votes a run of `mode` counts (see ownVoteSql), and those it leaves out, by the mode they belong to. */
 export interface ModeVotes {
@@ -108,28 +114,76 @@ export interface ModeVotes {
   leftOut: VotesLeftOut;
 }
 
+interface VoteTotalRow {
+  call_mode: string;
+  source: 'human' | 'synthetic';
+  prediction: ArenaPrediction;
+  replayed: number;
+  votes: number;
+}
+
+/** Null (an unknown mode) sorts last, as `ORDER BY mode IS NULL, mode` does. */
+const byModeNullLast = (a: RecordedMode, b: RecordedMode): number =>
+  a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1;
+
+/**
+ * Read from the totals the store's triggers keep (migration 5), and the human votes alone for the distinct people:
+ * never a scan of every vote, synthetic ones being most of a year's.
+ */
 export const modeVotes = (db: Db, mode: DataMode): ModeVotes => {
-  const own = ownVoteSql(mode);
-  const row = db
+  const simulated = mode === 'simulated';
+  const counted = new Set([...ownModeKeys(mode), 'uncalled']);
+  const counts = (r: { call_mode: string; source?: string }) =>
+    counted.has(r.call_mode) && (r.source !== 'synthetic' || simulated);
+  const rows = db.prepare('SELECT * FROM vote_totals WHERE votes != 0').all() as VoteTotalRow[];
+  const sum = (keep: (r: VoteTotalRow) => boolean) =>
+    rows.filter((r) => counts(r) && keep(r)).reduce((a, r) => a + r.votes, 0);
+  const of = (source: string, prediction: string) =>
+    sum((r) => r.source === source && r.prediction === prediction);
+  const left = new Map<RecordedMode, number>();
+  for (const r of rows.filter((row) => !counts(row))) {
+    // The mode a vote left out belongs to: a synthetic one to simulated (in another mode's run), any other to its call.
+    const key = !simulated && r.source === 'synthetic' ? 'simulated' : recordedMode(r.call_mode);
+    left.set(key, (left.get(key) ?? 0) + r.votes);
+  }
+  const roundRows = db
+    .prepare('SELECT call_mode, voters, rounds FROM vote_round_totals WHERE rounds != 0')
+    .all() as Array<{ call_mode: string; voters: 'any' | 'human'; rounds: number }>;
+  const rounds = (voters: 'any' | 'human') =>
+    roundRows
+      .filter((r) => r.voters === voters && counted.has(r.call_mode))
+      .reduce((a, r) => a + r.rounds, 0);
+  const humanVoters = db
     .prepare(
-      `SELECT ${TALLY_COLUMNS}, COUNT(DISTINCT v.round_id) AS rounds,
-         COUNT(DISTINCT CASE WHEN v.source = 'human' THEN v.round_id END) AS human_rounds,
-         COUNT(DISTINCT CASE WHEN v.source = 'human' THEN v.voter_hash END) AS human_voters
-       ${VOTES_WITH_CALLS} WHERE ${own}`,
+      `SELECT COUNT(DISTINCT v.voter_hash) AS n FROM votes v INDEXED BY votes_human
+       LEFT JOIN brain_predictions p ON p.round_id = v.round_id WHERE v.source = 'human' AND ${ownVoteSql(mode)}`,
     )
-    .get() as Record<string, number>;
-  const left = db
-    .prepare(
-      `SELECT ${voteModeSql(mode)} AS vote_mode, COUNT(*) AS votes ${VOTES_WITH_CALLS} WHERE NOT ${own}
-       GROUP BY vote_mode ORDER BY vote_mode IS NULL, vote_mode`,
-    )
-    .all() as Array<{ vote_mode: RecordedMode; votes: number }>;
+    .get() as { n: number };
+  const modes = [...left.entries()].filter(([, n]) => n > 0).map(([m]) => m);
   return {
-    tally: toTally(row),
-    rounds: row.rounds!,
-    humanRounds: row.human_rounds!,
-    humanVoters: row.human_voters!,
-    leftOut: { votes: left.reduce((a, r) => a + r.votes, 0), modes: left.map((r) => r.vote_mode) },
+    tally: {
+      counts: {
+        bullish: of('human', 'BULLISH'),
+        bearish: of('human', 'BEARISH'),
+        neutral: of('human', 'NEUTRAL'),
+      },
+      simulated: {
+        bullish: of('synthetic', 'BULLISH'),
+        bearish: of('synthetic', 'BEARISH'),
+        neutral: of('synthetic', 'NEUTRAL'),
+      },
+      human: sum((r) => r.source === 'human'),
+      synthetic: sum((r) => r.source === 'synthetic'),
+      replayed: sum((r) => r.replayed === 1),
+    },
+    // Only people's votes count outside simulated mode: there a round with votes is one with a person's.
+    rounds: rounds(simulated ? 'any' : 'human'),
+    humanRounds: rounds('human'),
+    humanVoters: humanVoters.n,
+    leftOut: {
+      votes: modes.reduce((a, m) => a + (left.get(m) ?? 0), 0),
+      modes: modes.sort(byModeNullLast),
+    },
   };
 };
 
@@ -191,13 +245,18 @@ export const brainCallFor = (db: Db, roundId: string): RecordedCall | null => {
   return row ? toCall(row) : null;
 };
 
-/** The newest call recorded in `mode` (see ownModeSql). */
+/** The newest call recorded in `mode` (see ownModeSql): the newest of each mode key, by index. */
 export const latestBrainCall = (db: Db, mode: DataMode): RecordedCall | null => {
-  const row = db
-    .prepare(
-      `SELECT * FROM brain_predictions p WHERE ${ownModeSql(mode)} ORDER BY recorded_at_ms DESC LIMIT 1`,
-    )
-    .get() as CallDbRow | undefined;
+  const newest = db.prepare(
+    `SELECT * FROM brain_predictions WHERE COALESCE(data_mode, 'unknown') = ? ORDER BY recorded_at_ms DESC LIMIT 1`,
+  );
+  const rows = ownModeKeys(mode)
+    .map((key) => newest.get(key) as CallDbRow | undefined)
+    .filter((r): r is CallDbRow => r !== undefined);
+  const row = rows.reduce<CallDbRow | undefined>(
+    (best, r) => (best === undefined || r.recorded_at_ms > best.recorded_at_ms ? r : best),
+    undefined,
+  );
   return row ? toCall(row) : null;
 };
 
@@ -209,8 +268,10 @@ export const unresolvedEndedRounds = (
   (
     db
       .prepare(
-        `SELECT p.*, r.round_index FROM brain_predictions p JOIN rounds r USING (round_id)
-         LEFT JOIN outcomes o USING (round_id) WHERE o.round_id IS NULL AND r.end_ms <= ? ORDER BY r.start_ms`,
+        // open_calls (migration 5) holds the calls without an outcome, a handful: CROSS JOIN starts from it, not from
+        // every ended round (which the end_ms index would offer).
+        `SELECT p.*, r.round_index FROM open_calls c CROSS JOIN brain_predictions p USING (round_id)
+         CROSS JOIN rounds r USING (round_id) WHERE r.end_ms <= ? ORDER BY r.start_ms`,
       )
       .all(asOf) as Array<CallDbRow & { round_index: number }>
   ).map((r) => ({ roundIndex: r.round_index, call: toCall(r) }));
@@ -260,19 +321,30 @@ export const insertLesson = (db: Db, l: TeacherLesson, createdAt: number): void 
 };
 
 /** The newest lessons of rounds recorded in `mode`, each with the data mode of its round's call. */
-export const latestLessons = (db: Db, limit: number, mode: DataMode): TeacherLesson[] =>
-  (
-    db
-      .prepare(
-        `SELECT l.body, p.data_mode FROM lessons l JOIN brain_predictions p USING (round_id)
-         WHERE ${ownModeSql(mode)} ORDER BY l.created_at_ms DESC, l.lesson_id DESC LIMIT ?`,
-      )
-      .all(limit) as Array<{ body: string; data_mode: RecordedMode }>
-  ).map((r) => {
+export const latestLessons = (db: Db, limit: number, mode: DataMode): TeacherLesson[] => {
+  // The newest of each mode key by index (lesson_times, migration 5), merged: lesson ids break ties.
+  const newest = db.prepare(
+    `SELECT l.body, t.created_at_ms, t.lesson_id, t.call_mode FROM lesson_times t JOIN lessons l USING (lesson_id)
+     WHERE t.call_mode = ? ORDER BY t.created_at_ms DESC, t.lesson_id DESC LIMIT ?`,
+  );
+  const rows = ownModeKeys(mode)
+    .flatMap(
+      (key) =>
+        newest.all(key, limit) as Array<{
+          body: string;
+          created_at_ms: number;
+          lesson_id: string;
+          call_mode: string;
+        }>,
+    )
+    .sort((a, b) => b.created_at_ms - a.created_at_ms || (a.lesson_id < b.lesson_id ? 1 : -1))
+    .slice(0, limit);
+  return rows.map((r) => {
     // Read from the call, not the stored body: lessons written before the store kept data modes have none.
     const lesson = JSON.parse(r.body) as TeacherLesson;
-    return { ...lesson, provenance: { ...lesson.provenance, data_mode: r.data_mode } };
+    return { ...lesson, provenance: { ...lesson.provenance, data_mode: recordedMode(r.call_mode) } };
   });
+};
 
 interface ResolvedDbRow {
   round_id: string;
@@ -294,8 +366,9 @@ interface ResolvedDbRow {
  * Resolved rounds recorded in `mode` whose end falls in [sinceMs, untilMs], with the crowd counts frozen at
  * resolution. Rounds of other modes are never part of a run's record (see leftOutRounds).
  */
-export const resolvedRounds = (db: Db, sinceMs: number, untilMs: number, mode: DataMode): ResolvedRound[] =>
-  (
+export const resolvedRounds = (db: Db, sinceMs: number, untilMs: number, mode: DataMode): ResolvedRound[] => {
+  const tallyOf = roundTallies(db);
+  return (
     db
       .prepare(
         `SELECT o.*, p.asset, p.prediction, p.confidence FROM outcomes o
@@ -311,7 +384,7 @@ export const resolvedRounds = (db: Db, sinceMs: number, untilMs: number, mode: D
     brainConfidence: r.confidence,
     // Recounted from the votes (never changed after resolution): the crowd columns of older stores mixed human
     // and synthetic votes, and human consensus must hold people only.
-    counts: roundTally(db, r.round_id).counts,
+    counts: tallyOf(r.round_id).counts,
     humanVotes: r.human_votes,
     syntheticVotes: r.synthetic_votes,
     outcome: r.outcome,
@@ -319,6 +392,7 @@ export const resolvedRounds = (db: Db, sinceMs: number, untilMs: number, mode: D
     resolvedAt: r.resolved_at_ms,
     replayed: r.replayed === 1,
   }));
+};
 
 /** The resolved rounds of [sinceMs, untilMs] that resolvedRounds leaves out: their calls were recorded in another mode. */
 export const leftOutRounds = (db: Db, sinceMs: number, untilMs: number, mode: DataMode): LeftOut => {

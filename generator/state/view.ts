@@ -1,4 +1,5 @@
 // Reads the arena read model (ArenaView) from the store; run inside the step's transaction for a consistent view.
+import type Database from 'better-sqlite3';
 import type { ArenaEvent } from '../../schemas/arena.ts';
 import type { DataMode, TrackedAsset } from '../../schemas/common.ts';
 import type { RunClock } from '../engines/clock.ts';
@@ -14,6 +15,7 @@ import {
   latestLessons,
   leftOutRounds,
   modeVotes,
+  ownModeKeys,
   ownModeSql,
   resolvedRounds,
   roundTally,
@@ -36,17 +38,25 @@ interface EventRow {
   replayed: number;
 }
 
-/** The newest records of rounds recorded in `mode`. */
-const eventsSql = (mode: DataMode): string => `
+/**
+ * The newest records of one mode key (see ownModeKeys): its calls and its outcomes, each the newest by index.
+ * Parameters: key, limit, key, limit.
+ */
+const EVENTS_SQL = `
   SELECT * FROM (
     SELECT p.recorded_at_ms AS at, 'brain_call_recorded' AS kind, p.round_id, p.asset, p.prediction,
            NULL AS outcome, NULL AS return_fraction, NULL AS void_reason, p.replayed
-    FROM brain_predictions p WHERE ${ownModeSql(mode)}
-    UNION ALL
+    FROM brain_predictions p WHERE COALESCE(p.data_mode, 'unknown') = ? ORDER BY p.recorded_at_ms DESC LIMIT ?)
+  UNION ALL
+  SELECT * FROM (
     SELECT o.resolved_at_ms, CASE o.status WHEN 'resolved' THEN 'round_resolved' ELSE 'round_voided' END,
            o.round_id, p.asset, p.prediction, o.outcome, o.return_fraction, o.void_reason, o.replayed
-    FROM outcomes o JOIN brain_predictions p USING (round_id) WHERE ${ownModeSql(mode)}
-  ) ORDER BY at DESC, kind DESC LIMIT ?`;
+    FROM outcome_times t JOIN outcomes o USING (round_id) JOIN brain_predictions p USING (round_id)
+    WHERE t.call_mode = ? ORDER BY t.resolved_at_ms DESC, 2 DESC LIMIT ?)`;
+
+/** Newest first; at one time an outcome before the call it follows (as kind DESC orders them). */
+const newestFirst = (a: EventRow, b: EventRow): number =>
+  b.at - a.at || (a.kind === b.kind ? 0 : a.kind < b.kind ? 1 : -1);
 
 const eventDetail = (e: EventRow): string => {
   if (e.kind === 'brain_call_recorded') return `brain call ${e.prediction} recorded for the round`;
@@ -55,15 +65,86 @@ const eventDetail = (e: EventRow): string => {
   return `resolved ${e.outcome} (${Number(pct) >= 0 ? '+' : ''}${pct}%); brain called ${e.prediction}`;
 };
 
-const recentEvents = (store: ArenaStore, mode: DataMode): ArenaEvent[] =>
-  (store.db.prepare(eventsSql(mode)).all(EVENTS_SHOWN) as EventRow[]).map((e) => ({
-    at: iso(e.at),
-    kind: e.kind,
-    round_id: e.round_id,
-    asset: e.asset,
-    detail: eventDetail(e),
-    replayed: e.replayed === 1,
-  }));
+const recentEvents = (store: ArenaStore, mode: DataMode): ArenaEvent[] => {
+  const newest = store.db.prepare(EVENTS_SQL);
+  return ownModeKeys(mode)
+    .flatMap((key) => newest.all(key, EVENTS_SHOWN, key, EVENTS_SHOWN) as EventRow[])
+    .sort(newestFirst)
+    .slice(0, EVENTS_SHOWN)
+    .map((e) => ({
+      at: iso(e.at),
+      kind: e.kind,
+      round_id: e.round_id,
+      asset: e.asset,
+      detail: eventDetail(e),
+      replayed: e.replayed === 1,
+    }));
+};
+
+/** All-time counts of this run's mode, from the totals the store's triggers keep (migration 5). */
+const modeTotals = (db: Database.Database, mode: DataMode) => {
+  const keys = ownModeKeys(mode);
+  const own = <T extends { data_mode: string }>(rows: T[]): T[] =>
+    rows.filter((r) => keys.includes(r.data_mode));
+  const calls = own(db.prepare('SELECT * FROM call_totals').all() as CallTotal[]);
+  const outcomes = own(db.prepare('SELECT * FROM outcome_totals').all() as OutcomeTotal[]);
+  const lessons = own(db.prepare('SELECT * FROM lesson_totals').all() as LessonTotal[]);
+  const total = <T>(rows: T[], n: (r: T) => number) => rows.reduce((a, r) => a + n(r), 0);
+  const byPrediction = (p: string) =>
+    total(
+      calls.filter((c) => c.prediction === p),
+      (c) => c.calls,
+    );
+  const byOutcome = (o: string) =>
+    total(
+      outcomes.filter((r) => r.status === 'resolved' && r.outcome === o),
+      (r) => r.rounds,
+    );
+  const times = lessons.map((l) => l.last_created_at_ms).filter((t): t is number => t !== null);
+  return {
+    recordedCalls: total(calls, (c) => c.calls),
+    replayedCalls: total(
+      calls.filter((c) => c.replayed === 1),
+      (c) => c.calls,
+    ),
+    callsByPrediction: {
+      bullish: byPrediction('BULLISH'),
+      bearish: byPrediction('BEARISH'),
+      neutral: byPrediction('NEUTRAL'),
+      none: byPrediction('NONE'),
+    },
+    lessons: total(lessons, (l) => l.lessons),
+    lessonsReplayed: total(
+      lessons.filter((l) => l.replayed === 1),
+      (l) => l.lessons,
+    ),
+    lastLessonAt: times.length > 0 ? Math.max(...times) : null,
+    outcomes: { bullish: byOutcome('BULLISH'), bearish: byOutcome('BEARISH'), neutral: byOutcome('NEUTRAL') },
+    voided: total(
+      outcomes.filter((r) => r.status === 'voided'),
+      (r) => r.rounds,
+    ),
+  };
+};
+
+interface CallTotal {
+  data_mode: string;
+  prediction: string;
+  replayed: number;
+  calls: number;
+}
+interface OutcomeTotal {
+  data_mode: string;
+  status: string;
+  outcome: string;
+  rounds: number;
+}
+interface LessonTotal {
+  data_mode: string;
+  replayed: number;
+  lessons: number;
+  last_created_at_ms: number | null;
+}
 
 export interface ViewInput {
   mode: DataMode;
@@ -81,12 +162,6 @@ export const readArenaView = (store: ArenaStore, input: ViewInput): ArenaView =>
   const round = roundAt(asOf);
   // Calls, outcomes and lessons of rounds recorded in this run's mode only (votes: see modeVotes).
   const own = ownModeSql(mode);
-  const calls = `FROM brain_predictions p WHERE ${own}`;
-  const outcomes = `FROM outcomes o JOIN brain_predictions p USING (round_id) WHERE ${own}`;
-  const lessons = `FROM lessons l JOIN brain_predictions p USING (round_id) WHERE ${own}`;
-  const byPrediction = (p: string) => count(db, `SELECT COUNT(*) AS n ${calls} AND p.prediction = ?`, p);
-  const byOutcome = (o: string) =>
-    count(db, `SELECT COUNT(*) AS n ${outcomes} AND o.status = 'resolved' AND o.outcome = ?`, o);
   const since = asOf - WINDOW_DAYS * DAY_MS;
   const recordedCall = brainCallFor(db, round.id);
   const runs = runCounts(db, input.thisRun ?? null);
@@ -95,6 +170,7 @@ export const readArenaView = (store: ArenaStore, input: ViewInput): ArenaView =>
   const unfinished = runs.unfinished + runs.pending;
   // Votes count with their round's mode, synthetic ones in simulated mode only (ownVoteSql).
   const votes = modeVotes(db, mode);
+  const all = modeTotals(db, mode);
   return {
     mode,
     clock: input.clock,
@@ -116,25 +192,15 @@ export const readArenaView = (store: ArenaStore, input: ViewInput): ArenaView =>
     lessons: latestLessons(db, 20, mode),
     events: recentEvents(store, mode),
     totals: {
-      recordedCalls: count(db, `SELECT COUNT(*) AS n ${calls}`),
-      replayedCalls: count(db, `SELECT COUNT(*) AS n ${calls} AND p.replayed = 1`),
-      callsByPrediction: {
-        bullish: byPrediction('BULLISH'),
-        bearish: byPrediction('BEARISH'),
-        neutral: byPrediction('NEUTRAL'),
-        none: byPrediction('NONE'),
-      },
+      recordedCalls: all.recordedCalls,
+      replayedCalls: all.replayedCalls,
+      callsByPrediction: all.callsByPrediction,
       latestCall: latestBrainCall(db, mode),
-      lessons: count(db, `SELECT COUNT(*) AS n ${lessons}`),
-      lessonsReplayed: count(db, `SELECT COUNT(*) AS n ${lessons} AND l.replayed = 1`),
-      lastLessonAt: (db.prepare(`SELECT MAX(l.created_at_ms) AS n ${lessons}`).get() as { n: number | null })
-        .n,
-      outcomes: {
-        bullish: byOutcome('BULLISH'),
-        bearish: byOutcome('BEARISH'),
-        neutral: byOutcome('NEUTRAL'),
-      },
-      voided: count(db, `SELECT COUNT(*) AS n ${outcomes} AND o.status = 'voided'`),
+      lessons: all.lessons,
+      lessonsReplayed: all.lessonsReplayed,
+      lastLessonAt: all.lastLessonAt,
+      outcomes: all.outcomes,
+      voided: all.voided,
       roundsWithVotes: votes.rounds,
       roundsWithHumanVotes: votes.humanRounds,
       votes: votes.tally,
