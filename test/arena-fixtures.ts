@@ -36,6 +36,19 @@ export const schemaOneStore = (appliedAt: string): { file: string; db: Database.
  * step ran), none of the later migrations' tables, and their migration rows gone. `keepRows`: the rows logged so far
  * are kept in the old log.
  */
+/**
+ * What store schema 5 added (totals, their triggers, indexes), for a store rewound by hand to an earlier schema as
+ * its emi left it; the tables take their own triggers and indexes along, the rest are named.
+ */
+export const DROP_SCHEMA_5 = `
+  DROP TABLE call_totals; DROP TABLE outcome_totals; DROP TABLE lesson_totals; DROP TABLE outcome_times;
+  DROP TABLE lesson_times; DROP TABLE open_calls; DROP TABLE vote_totals; DROP TABLE vote_round_totals;
+  DROP TRIGGER call_totals_insert; DROP TRIGGER outcome_times_insert; DROP TRIGGER lesson_times_insert;
+  DROP TRIGGER outcome_totals_insert; DROP TRIGGER lesson_totals_insert; DROP TRIGGER open_calls_insert;
+  DROP TRIGGER open_calls_settled; DROP TRIGGER vote_totals_insert; DROP TRIGGER vote_totals_called;
+  DROP INDEX brain_predictions_by_mode_time; DROP INDEX rounds_by_end; DROP INDEX votes_human;
+`;
+
 export const rewindToSchema2 = (db: Database.Database, keepRows = false): void => {
   db.exec(`
     CREATE TABLE run_log_v2 (id INTEGER PRIMARY KEY, owner TEXT NOT NULL, mode TEXT NOT NULL,
@@ -45,13 +58,7 @@ export const rewindToSchema2 = (db: Database.Database, keepRows = false): void =
     DROP TABLE run_log;
     ALTER TABLE run_log_v2 RENAME TO run_log;
     DROP TABLE run_totals;
-    -- Schema 5's totals, their triggers and indexes (tables dropped take their own triggers and indexes along).
-    DROP TABLE call_totals; DROP TABLE outcome_totals; DROP TABLE lesson_totals; DROP TABLE outcome_times;
-    DROP TABLE lesson_times; DROP TABLE open_calls; DROP TABLE vote_totals; DROP TABLE vote_round_totals;
-    DROP TRIGGER call_totals_insert; DROP TRIGGER outcome_times_insert; DROP TRIGGER lesson_times_insert;
-    DROP TRIGGER outcome_totals_insert; DROP TRIGGER lesson_totals_insert; DROP TRIGGER open_calls_insert;
-    DROP TRIGGER open_calls_settled; DROP TRIGGER vote_totals_insert; DROP TRIGGER vote_totals_called;
-    DROP INDEX brain_predictions_by_mode_time; DROP INDEX rounds_by_end; DROP INDEX votes_human;
+    ${DROP_SCHEMA_5}
     DELETE FROM schema_migrations WHERE version > 2;
     DELETE FROM meta WHERE key = 'run_log_rows_before_outcomes';
   `);

@@ -14,7 +14,7 @@ import { brainCallFor, insertVote, recordBrainCall, ensureRound } from '../gener
 import { addSyntheticCrowd, recordRoundCall, settleRound } from '../generator/state/settle.ts';
 import { readArenaView } from '../generator/state/view.ts';
 import { openArenaStore, type ArenaStore } from '../generator/state/store.ts';
-import { callsFor, MINUTE, pricesAll, step, tempStorePath } from './arena-fixtures.ts';
+import { callsFor, DROP_SCHEMA_5, MINUTE, pricesAll, step, tempStorePath } from './arena-fixtures.ts';
 
 const open: ArenaStore[] = [];
 const track = (s: ArenaStore) => (open.push(s), s);
@@ -215,18 +215,7 @@ const viewTotals = (store: ArenaStore, mode: DataMode) => {
 
 /** Turns a store this code made into what an emi of schema 4 left: none of migration 5's tables, triggers, indexes. */
 const rewindToSchema4 = (db: Database.Database): void => {
-  const objects = db
-    .prepare(
-      `SELECT type, name FROM sqlite_master WHERE name IN (
-         'call_totals', 'outcome_totals', 'lesson_totals', 'outcome_times', 'lesson_times', 'open_calls',
-         'vote_totals', 'vote_round_totals') OR (type = 'trigger' AND tbl_name != 'run_log')
-         OR name IN ('brain_predictions_by_mode_time', 'rounds_by_end', 'votes_human')`,
-    )
-    .all() as Array<{ type: string; name: string }>;
-  for (const o of objects.filter((x) => x.type !== 'table'))
-    db.exec(`DROP ${o.type.toUpperCase()} IF EXISTS ${o.name}`);
-  for (const o of objects.filter((x) => x.type === 'table')) db.exec(`DROP TABLE IF EXISTS ${o.name}`);
-  db.exec('DELETE FROM schema_migrations WHERE version > 4');
+  db.exec(`${DROP_SCHEMA_5} DELETE FROM schema_migrations WHERE version > 4;`);
 };
 
 const copyStore = (store: ArenaStore): ArenaStore => {

@@ -7,7 +7,7 @@ import { logRun, type RunStatus } from '../generator/state/repo.ts';
 import { markUnfinishedRuns, runCounts, type RunCounts } from '../generator/state/run-log.ts';
 import { openArenaStore, type ArenaStore } from '../generator/state/store.ts';
 import { MIGRATIONS } from '../generator/state/migrations.ts';
-import { tempStorePath } from './arena-fixtures.ts';
+import { DROP_SCHEMA_5, tempStorePath } from './arena-fixtures.ts';
 
 const open: ArenaStore[] = [];
 const track = (s: ArenaStore) => (open.push(s), s);
@@ -110,6 +110,7 @@ describe('run-log totals', () => {
       DROP TRIGGER run_totals_delete;
       DROP INDEX run_log_stepped;
       DROP TABLE run_totals;
+      ${DROP_SCHEMA_5}
       DELETE FROM schema_migrations WHERE version >= 4;
     `);
     const t0 = Date.UTC(2026, 10, 1);
