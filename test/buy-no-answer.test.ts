@@ -191,27 +191,16 @@ describe('over real loopback connections (undici)', () => {
     CASE_LIMIT_MS,
   );
 
-  it(
-    'emi buy against a site that accepts and never answers: exit 4 with the no-answer line',
-    async () => {
-      const silentSite = `http://127.0.0.1:${SILENT_PORT}`;
-      const run = await buy(globalThis.fetch, {}, silentSite);
+  it.each([
+    ['accepts and never answers', SILENT_PORT],
+    ['sends the headers and stalls the body', STALLED_BODY_PORT],
+  ])(
+    'emi buy against a site that %s: exit 4 with the no-answer line',
+    async (_, port) => {
+      const run = await buy(globalThis.fetch, {}, `http://127.0.0.1:${port}`);
       expect(run.code, run.stderr.join('\n')).toBe(BUY_EXIT_CODES.unreachable);
       expect(run.stderr.join('\n')).toMatch(
-        /^emi buy: no answer from http:\/\/127\.0\.0\.1:19200 within 0\.05 s/,
-      );
-    },
-    CASE_LIMIT_MS,
-  );
-
-  it(
-    'emi buy against a site that sends the headers and stalls the body: exit 4 with the no-answer line',
-    async () => {
-      const stalledSite = `http://127.0.0.1:${STALLED_BODY_PORT}`;
-      const run = await buy(globalThis.fetch, {}, stalledSite);
-      expect(run.code, run.stderr.join('\n')).toBe(BUY_EXIT_CODES.unreachable);
-      expect(run.stderr.join('\n')).toMatch(
-        /^emi buy: no answer from http:\/\/127\.0\.0\.1:19201 within 0\.05 s/,
+        new RegExp(`^emi buy: no answer from http://127\\.0\\.0\\.1:${port} within 0\\.05 s`),
       );
     },
     CASE_LIMIT_MS,

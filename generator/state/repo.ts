@@ -94,6 +94,17 @@ export const allVotesTally = (db: Db): VoteTally =>
 export const ownModeKeys = (mode: DataMode): string[] =>
   DataMode.parse(mode) === 'simulated' ? ['simulated', 'unknown'] : [mode];
 
+/**
+ * The newest `limit` rows a run of `mode` counts as its own: each of its mode keys' newest (`rowsOf`, read by index),
+ * merged in `order` (a stable sort: on a tie the earlier key's row comes first).
+ */
+export const newestOfMode = <T>(
+  mode: DataMode,
+  rowsOf: (key: string) => T[],
+  order: (a: T, b: T) => number,
+  limit: number,
+): T[] => ownModeKeys(mode).flatMap(rowsOf).sort(order).slice(0, limit);
+
 /** The recorded mode a totals key stands for. */
 const recordedMode = (key: string): RecordedMode => (key === 'unknown' ? null : (key as RecordedMode));
 
@@ -250,12 +261,11 @@ export const latestBrainCall = (db: Db, mode: DataMode): RecordedCall | null => 
   const newest = db.prepare(
     `SELECT * FROM brain_predictions WHERE COALESCE(data_mode, 'unknown') = ? ORDER BY recorded_at_ms DESC LIMIT 1`,
   );
-  const rows = ownModeKeys(mode)
-    .map((key) => newest.get(key) as CallDbRow | undefined)
-    .filter((r): r is CallDbRow => r !== undefined);
-  const row = rows.reduce<CallDbRow | undefined>(
-    (best, r) => (best === undefined || r.recorded_at_ms > best.recorded_at_ms ? r : best),
-    undefined,
+  const [row] = newestOfMode(
+    mode,
+    (key) => newest.all(key) as CallDbRow[],
+    (a, b) => b.recorded_at_ms - a.recorded_at_ms,
+    1,
   );
   return row ? toCall(row) : null;
 };
@@ -321,24 +331,25 @@ export const insertLesson = (db: Db, l: TeacherLesson, createdAt: number): void 
 };
 
 /** The newest lessons of rounds recorded in `mode`, each with the data mode of its round's call. */
+interface LessonRow {
+  body: string;
+  created_at_ms: number;
+  lesson_id: string;
+  call_mode: string;
+}
+
 export const latestLessons = (db: Db, limit: number, mode: DataMode): TeacherLesson[] => {
   // The newest of each mode key by index (lesson_times, migration 5), merged: lesson ids break ties.
   const newest = db.prepare(
     `SELECT l.body, t.created_at_ms, t.lesson_id, t.call_mode FROM lesson_times t JOIN lessons l USING (lesson_id)
      WHERE t.call_mode = ? ORDER BY t.created_at_ms DESC, t.lesson_id DESC LIMIT ?`,
   );
-  const rows = ownModeKeys(mode)
-    .flatMap(
-      (key) =>
-        newest.all(key, limit) as Array<{
-          body: string;
-          created_at_ms: number;
-          lesson_id: string;
-          call_mode: string;
-        }>,
-    )
-    .sort((a, b) => b.created_at_ms - a.created_at_ms || (a.lesson_id < b.lesson_id ? 1 : -1))
-    .slice(0, limit);
+  const rows = newestOfMode(
+    mode,
+    (key) => newest.all(key, limit) as LessonRow[],
+    (a, b) => b.created_at_ms - a.created_at_ms || (a.lesson_id < b.lesson_id ? 1 : -1),
+    limit,
+  );
   return rows.map((r) => {
     // Read from the call, not the stored body: lessons written before the store kept data modes have none.
     const lesson = JSON.parse(r.body) as TeacherLesson;

@@ -15,6 +15,7 @@ import {
   latestLessons,
   leftOutRounds,
   modeVotes,
+  newestOfMode,
   ownModeKeys,
   ownModeSql,
   resolvedRounds,
@@ -67,65 +68,61 @@ const eventDetail = (e: EventRow): string => {
 
 const recentEvents = (store: ArenaStore, mode: DataMode): ArenaEvent[] => {
   const newest = store.db.prepare(EVENTS_SQL);
-  return ownModeKeys(mode)
-    .flatMap((key) => newest.all(key, EVENTS_SHOWN, key, EVENTS_SHOWN) as EventRow[])
-    .sort(newestFirst)
-    .slice(0, EVENTS_SHOWN)
-    .map((e) => ({
-      at: iso(e.at),
-      kind: e.kind,
-      round_id: e.round_id,
-      asset: e.asset,
-      detail: eventDetail(e),
-      replayed: e.replayed === 1,
-    }));
+  return newestOfMode(
+    mode,
+    (key) => newest.all(key, EVENTS_SHOWN, key, EVENTS_SHOWN) as EventRow[],
+    newestFirst,
+    EVENTS_SHOWN,
+  ).map((e) => ({
+    at: iso(e.at),
+    kind: e.kind,
+    round_id: e.round_id,
+    asset: e.asset,
+    detail: eventDetail(e),
+    replayed: e.replayed === 1,
+  }));
 };
 
 /** All-time counts of this run's mode, from the totals the store's triggers keep (migration 5). */
 const modeTotals = (db: Database.Database, mode: DataMode) => {
   const keys = ownModeKeys(mode);
-  const own = <T extends { data_mode: string }>(rows: T[]): T[] =>
-    rows.filter((r) => keys.includes(r.data_mode));
-  const calls = own(db.prepare('SELECT * FROM call_totals').all() as CallTotal[]);
-  const outcomes = own(db.prepare('SELECT * FROM outcome_totals').all() as OutcomeTotal[]);
-  const lessons = own(db.prepare('SELECT * FROM lesson_totals').all() as LessonTotal[]);
-  const total = <T>(rows: T[], n: (r: T) => number) => rows.reduce((a, r) => a + n(r), 0);
-  const byPrediction = (p: string) =>
-    total(
-      calls.filter((c) => c.prediction === p),
-      (c) => c.calls,
-    );
-  const byOutcome = (o: string) =>
-    total(
-      outcomes.filter((r) => r.status === 'resolved' && r.outcome === o),
-      (r) => r.rounds,
-    );
+  const own = <T extends { data_mode: string }>(sql: string): T[] =>
+    (db.prepare(sql).all() as T[]).filter((r) => keys.includes(r.data_mode));
+  const calls = own<CallTotal>('SELECT * FROM call_totals');
+  const outcomes = own<OutcomeTotal>('SELECT * FROM outcome_totals');
+  const lessons = own<LessonTotal>('SELECT * FROM lesson_totals');
   const times = lessons.map((l) => l.last_created_at_ms).filter((t): t is number => t !== null);
+  const callsOf = (keep: (c: CallTotal) => boolean) => sumOf(calls, keep, (c) => c.calls);
+  const roundsOf = (keep: (o: OutcomeTotal) => boolean) => sumOf(outcomes, keep, (o) => o.rounds);
+  const resolved = (outcome: string) => roundsOf((o) => o.status === 'resolved' && o.outcome === outcome);
   return {
-    recordedCalls: total(calls, (c) => c.calls),
-    replayedCalls: total(
-      calls.filter((c) => c.replayed === 1),
-      (c) => c.calls,
-    ),
+    recordedCalls: callsOf(() => true),
+    replayedCalls: callsOf((c) => c.replayed === 1),
     callsByPrediction: {
-      bullish: byPrediction('BULLISH'),
-      bearish: byPrediction('BEARISH'),
-      neutral: byPrediction('NEUTRAL'),
-      none: byPrediction('NONE'),
+      bullish: callsOf((c) => c.prediction === 'BULLISH'),
+      bearish: callsOf((c) => c.prediction === 'BEARISH'),
+      neutral: callsOf((c) => c.prediction === 'NEUTRAL'),
+      none: callsOf((c) => c.prediction === 'NONE'),
     },
-    lessons: total(lessons, (l) => l.lessons),
-    lessonsReplayed: total(
-      lessons.filter((l) => l.replayed === 1),
+    lessons: sumOf(
+      lessons,
+      () => true,
+      (l) => l.lessons,
+    ),
+    lessonsReplayed: sumOf(
+      lessons,
+      (l) => l.replayed === 1,
       (l) => l.lessons,
     ),
     lastLessonAt: times.length > 0 ? Math.max(...times) : null,
-    outcomes: { bullish: byOutcome('BULLISH'), bearish: byOutcome('BEARISH'), neutral: byOutcome('NEUTRAL') },
-    voided: total(
-      outcomes.filter((r) => r.status === 'voided'),
-      (r) => r.rounds,
-    ),
+    outcomes: { bullish: resolved('BULLISH'), bearish: resolved('BEARISH'), neutral: resolved('NEUTRAL') },
+    voided: roundsOf((o) => o.status === 'voided'),
   };
 };
+
+/** The sum of `n` over the rows `keep` keeps. */
+const sumOf = <T>(rows: readonly T[], keep: (r: T) => boolean, n: (r: T) => number): number =>
+  rows.reduce((a, r) => (keep(r) ? a + n(r) : a), 0);
 
 interface CallTotal {
   data_mode: string;
@@ -170,7 +167,6 @@ export const readArenaView = (store: ArenaStore, input: ViewInput): ArenaView =>
   const unfinished = runs.unfinished + runs.pending;
   // Votes count with their round's mode, synthetic ones in simulated mode only (ownVoteSql).
   const votes = modeVotes(db, mode);
-  const all = modeTotals(db, mode);
   return {
     mode,
     clock: input.clock,
@@ -192,15 +188,8 @@ export const readArenaView = (store: ArenaStore, input: ViewInput): ArenaView =>
     lessons: latestLessons(db, 20, mode),
     events: recentEvents(store, mode),
     totals: {
-      recordedCalls: all.recordedCalls,
-      replayedCalls: all.replayedCalls,
-      callsByPrediction: all.callsByPrediction,
+      ...modeTotals(db, mode),
       latestCall: latestBrainCall(db, mode),
-      lessons: all.lessons,
-      lessonsReplayed: all.lessonsReplayed,
-      lastLessonAt: all.lastLessonAt,
-      outcomes: all.outcomes,
-      voided: all.voided,
       roundsWithVotes: votes.rounds,
       roundsWithHumanVotes: votes.humanRounds,
       votes: votes.tally,

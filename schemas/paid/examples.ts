@@ -5,13 +5,14 @@
 // BTC has traded at (the fixture's own simulated 14.03 read as a broken value to a developer).
 import { DISCLAIMER, EDUCATIONAL_NOTICE, PROJECT, type SourceInfo } from '../common.ts';
 import { NO_PERFORMANCE_HISTORY } from '../performance.ts';
+import { PAID_CATALOG } from '../catalog.ts';
 import type { PaidMarketRegime } from './paid-market-regime.ts';
 import type { PaidMainBrain } from './paid-main-brain.ts';
 import type { Atlas } from './atlas.ts';
 import type { AtlasHumanReport } from './atlas-human-report.ts';
 
 /** The run's provenance and freshness as every paid body states it, with the product's cache hint. */
-const exampleSource = (cacheSeconds: number): SourceInfo => ({
+const exampleSource = (product: keyof typeof PAID_CATALOG): SourceInfo => ({
   mode: 'simulated',
   provider: 'seeded market simulator',
   simulated: true,
@@ -20,7 +21,7 @@ const exampleSource = (cacheSeconds: number): SourceInfo => ({
   as_of: '2025-01-15T12:00:00.000Z',
   generated_at: '2025-01-15T12:00:00.000Z',
   next_update_due: '2025-01-15T12:01:00.000Z',
-  cache_seconds: cacheSeconds,
+  cache_seconds: PAID_CATALOG[product].cacheSeconds,
   degraded: false,
 });
 
@@ -120,7 +121,7 @@ export const paidMarketRegimeExample: PaidMarketRegime = {
     'SIMULATED DATA: every number here comes from a seeded market simulator (seed 42) imitating ...',
   ],
   source: 'seeded market simulator: simulated data from binance-spot, binance-usdm and okx',
-  source_details: exampleSource(60),
+  source_details: exampleSource('paidMarketRegime'),
   source_mode: 'simulated',
   simulated: true,
   updated: '2025-01-15T12:00:00.000Z',
@@ -218,7 +219,7 @@ export const paidMainBrainExample: PaidMainBrain = {
   limitations: [
     'SIMULATED DATA: every number here comes from a seeded market simulator (seed 42) imitating ...',
   ],
-  source: exampleSource(60),
+  source: exampleSource('paidMainBrain'),
   source_mode: 'simulated',
   updated: '2025-01-15T12:00:00.000Z',
   educational_only: true,
@@ -289,7 +290,7 @@ export const atlasExample: Atlas = {
   limitations: [
     'SIMULATED DATA: every number here comes from a seeded market simulator (seed 42) imitating ...',
   ],
-  source_details: exampleSource(0),
+  source_details: exampleSource('atlas'),
   updated: '2025-01-15T12:00:00.000Z',
   educational_only: true,
   disclaimer: DISCLAIMER,
@@ -467,7 +468,7 @@ export const atlasHumanReportExample: AtlasHumanReport = {
     EDUCATIONAL_NOTICE,
     'Simulated data: every number comes from a seeded market simulator (seed 42), not ...',
   ],
-  source_details: exampleSource(0),
+  source_details: exampleSource('atlasHumanReport'),
   updated: '2025-01-15T12:00:00.000Z',
   educational_only: true,
   disclaimer: DISCLAIMER,
