@@ -3,7 +3,7 @@
 import * as z from 'zod';
 import { DataMode, EDUCATIONAL_NOTICE, MAX_CLOCK_SKEW_SECONDS } from '../schemas/common.ts';
 import { generatedAtOf } from '../generator/discovery/run-files.ts';
-import { publishedObject } from './json-schema.ts';
+import { oncePerBody, publishedObject } from './json-schema.ts';
 
 /** The states of /docs/freshness/: before next_update_due, within one more interval after it, or later. */
 export const Freshness = z.enum(['fresh', 'late', 'stale']);
@@ -43,7 +43,7 @@ export type DataFacts = {
 };
 
 /** The output schema of a tool answering one published body. */
-export const bodyEnvelope = (body: z.ZodType) => publishedObject({ ...DataFacts, body });
+export const bodyEnvelope = oncePerBody((body) => publishedObject({ ...DataFacts, body }));
 
 const MODE_KEYS = ['source_mode', 'mode', 'data_mode'] as const;
 

@@ -19,7 +19,7 @@ import type { PaidResource } from '../schemas/resources.ts';
 import { DataFacts, factsOfBody } from './facts.ts';
 import * as z from 'zod';
 import { schemaProblems, toolNameOf, toolPurpose } from './free-tools.ts';
-import { publishedObject } from './json-schema.ts';
+import { oncePerBody, publishedObject } from './json-schema.ts';
 import { structuredResult, toolError } from './results.ts';
 import { strictInput } from './strict-input.ts';
 
@@ -353,7 +353,7 @@ export function paywallUnansweredResult(
  * refusal (error, message, status, transaction). MCP clients check any structured content against the declared
  * schema, error results included, so every answer must fit it.
  */
-export function paidToolOutput(body: z.ZodType) {
+export const paidToolOutput = oncePerBody((body) => {
   const facts = Object.fromEntries(
     Object.entries(DataFacts).map(([key, schema]) => [key, schema.optional()]),
   );
@@ -396,7 +396,7 @@ export function paidToolOutput(body: z.ZodType) {
         'an error after which the payment may have landed: its transaction (call again with the same payment)',
       ),
   });
-}
+});
 
 export function registerPaidTools(server: McpServer, fetchPaid: FetchPaid, now: () => number): string[] {
   return PAID_RESOURCES.map((resource) => {
