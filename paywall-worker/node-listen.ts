@@ -1,7 +1,8 @@
 // The project's one way to put a web-standard app on a Node HTTP server: resolves once it listens (rejects on
 // EADDRINUSE and the like), closes without waiting for idle keep-alive sockets, gives a client 30 s to send its
 // request, and answers a request that never reaches the app (headers Node refuses to parse, a URL or Host that
-// @hono/node-server cannot read, a request sent too slowly) with a JSON error a browser on another origin can read.
+// @hono/node-server cannot read, an `Expect` it cannot meet, a request sent too slowly) with a JSON error a browser
+// on another origin can read.
 import type { AddressInfo, Socket } from 'node:net';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -22,7 +23,7 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 
 /** An error answered before (or instead of) the app: the paywall's error shape, CORS, the API security headers. */
 interface EarlyAnswer {
-  status: 400 | 408 | 431 | 500;
+  status: 400 | 408 | 417 | 431 | 500;
   statusText: string;
   headers: Record<string, string>;
   body: string;
@@ -70,6 +71,16 @@ const tooSlow = (timeoutMs: number): EarlyAnswer =>
     `The request was not received within ${timeoutMs / 1000} s; it was not processed.`,
   );
 
+/** Node meets only `Expect: 100-continue`; its own answer to any other is a bare 417. */
+const expectationFailed = (expect: string): EarlyAnswer =>
+  earlyAnswer(
+    417,
+    'Expectation Failed',
+    'expectation_failed',
+    `This server meets no expectation but 100-continue (Expect: ${expect.slice(0, 100)}); the request was not ` +
+      'processed.',
+  );
+
 const internalError = (): EarlyAnswer =>
   earlyAnswer(500, 'Internal Server Error', 'internal_error', 'The server could not handle this request.');
 
@@ -112,6 +123,12 @@ function answerRequestError(error: unknown): Response {
   return asResponse(internalError());
 }
 
+/** An early answer on a request Node has parsed (a ServerResponse exists). */
+function writeAnswer(outgoing: ServerResponse, answer: EarlyAnswer): void {
+  const length = { 'Content-Length': String(Buffer.byteLength(answer.body)) };
+  outgoing.writeHead(answer.status, { ...answer.headers, ...length }).end(answer.body);
+}
+
 /** HTTP/1.1 requires Host (RFC 9112 3.2); Node's own refusal is a bare 400, so it is checked here instead. */
 const lacksRequiredHost = (incoming: IncomingMessage): boolean =>
   incoming.httpVersion === '1.1' && incoming.headers.host === undefined;
@@ -149,10 +166,11 @@ export function listen(
     },
     (incoming, outgoing) => {
       if (!lacksRequiredHost(incoming)) return void handle(incoming, outgoing);
-      const answer = badRequest('An HTTP/1.1 request needs a Host header');
-      const length = { 'Content-Length': String(Buffer.byteLength(answer.body)) };
-      outgoing.writeHead(answer.status, { ...answer.headers, ...length }).end(answer.body);
+      writeAnswer(outgoing, badRequest('An HTTP/1.1 request needs a Host header'));
     },
+  );
+  server.on('checkExpectation', (incoming: IncomingMessage, outgoing: ServerResponse) =>
+    writeAnswer(outgoing, expectationFailed(String(incoming.headers.expect))),
   );
   return new Promise((resolve, reject) => {
     let closed: Promise<void> | null = null;

@@ -62,18 +62,21 @@ async function serveHello(options?: Parameters<typeof listen>[3]): Promise<Liste
   return server;
 }
 
-/** The paywall's JSON 400, readable from another origin, with the API security headers. */
-function expectJsonBadRequest(answer: RawAnswer, detail: RegExp): void {
-  expect(answer.status).toBe(400);
+/** The paywall's JSON error, readable from another origin, with the API security headers. */
+function expectJsonError(answer: RawAnswer, status: number, error: string, detail: RegExp): void {
+  expect(answer.status).toBe(status);
   expect(answer.headers['content-type']).toMatch(/^application\/json/);
   expect(answer.headers['access-control-allow-origin']).toBe('*');
   expect(answer.headers['x-content-type-options']).toBe('nosniff');
   expect(answer.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
   expect(answer.headers['cache-control']).toBe('no-store');
   const body = PaywallErrorBody.parse(JSON.parse(answer.body));
-  expect(body).toMatchObject({ status: 400, error: 'bad_request' });
+  expect(body).toMatchObject({ status, error });
   expect(body.message).toMatch(detail);
 }
+
+const expectJsonBadRequest = (answer: RawAnswer, detail: RegExp) =>
+  expectJsonError(answer, 400, 'bad_request', detail);
 
 describe('a request the Node server cannot read', () => {
   it('a backslash in the path gets a JSON 400 with CORS', async () => {
@@ -111,6 +114,18 @@ describe('a request the Node server cannot read', () => {
       await sendRaw(port, 'GET /\x01 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'),
       /not valid HTTP/,
     );
+  });
+
+  it("an Expect other than 100-continue gets a JSON 417 with CORS (Node's own is bare); 100-continue still works", async () => {
+    const { port } = await serveHello();
+    const junk = await sendRaw(port, 'GET /docs/ HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: junk\r\n\r\n', 2000);
+    expectJsonError(junk, 417, 'expectation_failed', /Expect: junk.*100-continue|100-continue.*Expect: junk/);
+    const proceed = await sendRaw(
+      port,
+      'GET /docs/ HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n',
+    );
+    expect(proceed.status).toBe(100); // the interim answer, then the app's own
+    expect(proceed.body).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*hello 127\.0\.0\.1$/);
   });
 
   it('a well-formed request is answered as before', async () => {
