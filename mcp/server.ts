@@ -1,6 +1,9 @@
 // The MCP server: a tool per free resource, `reasoning` per asset, `history`, the four paid products, and the
 // discovery documents and methodology pages as resources. Transports (stdio, streamable HTTP) wrap this factory.
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, ListToolsResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CATALOG_VERSION, EDUCATIONAL_NOTICE, PROJECT } from '../schemas/common.ts';
 import { DOCS_PATHS } from '../generator/discovery/docs-paths.ts';
 import { buildLlmsTxt } from '../generator/discovery/llms-txt.ts';
@@ -99,7 +102,18 @@ async function readDocument(readText: ReadText, file: string): Promise<string | 
   }
 }
 
+/**
+ * The MCP server. Its tools/list answer is the SDK's own, asked once per process (ownToolList): the list depends on
+ * the code alone, and making it (every tool's JSON Schemas, about 200 KB) was most of a stateless request's CPU.
+ */
 export function createMcpServer(options: McpServerOptions): McpServer {
+  const server = buildMcpServer(options);
+  server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await ownToolList() }));
+  return server;
+}
+
+/** The server without the per-process tool list: its tools/list makes the list on every request (tests compare). */
+export function buildMcpServer(options: McpServerOptions): McpServer {
   const now = options.now ?? Date.now;
   const server = new McpServer(
     { name: 'educational-market-intelligence', title: PROJECT, version: CATALOG_VERSION },
@@ -123,6 +137,37 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     );
   }
   return server;
+}
+
+let toolList: Promise<Tool[]> | null = null;
+
+/** The tools as the SDK's own tools/list handler answers them, asked once per process over an in-memory link. */
+export function ownToolList(): Promise<Tool[]> {
+  if (!toolList) {
+    toolList = askForToolList();
+    toolList.catch(() => (toolList = null));
+  }
+  return toolList;
+}
+
+async function askForToolList(): Promise<Tool[]> {
+  const server = buildMcpServer({
+    readText: async () => null,
+    fetchPaid: async () => new Response(null, { status: 503 }),
+    baseUrl: 'http://127.0.0.1', // the tools do not depend on it (only the documents' fallbacks do)
+  });
+  const [here, there] = InMemoryTransport.createLinkedPair();
+  const answer = new Promise<JSONRPCMessage>((resolve) => (here.onmessage = resolve));
+  await server.connect(there);
+  try {
+    await here.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const message = await answer;
+    if (!('result' in message)) throw new Error(`tools/list failed: ${JSON.stringify(message)}`);
+    // The answer as sent, not parsed by a client (which would reorder its keys).
+    return (message.result as ListToolsResult).tools;
+  } finally {
+    await server.close();
+  }
 }
 
 /** A `fetchPaid` over the paywall app's own `request` (Hono's `app.request`): no network, the same decisions. */

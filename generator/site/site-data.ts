@@ -1,6 +1,5 @@
 // Everything the templates print, prepared once per build: the discovery documents, one entry per endpoint
 // page, the home view and the payment terms. Templates hold layout only.
-import { createHash } from 'node:crypto';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -219,14 +218,13 @@ async function saveDerived(cache: DerivedCache, kept: Kept): Promise<void> {
   await Promise.all(writes);
 }
 
-/** The MCP tool list for the agents page: the MCP SDK is loaded only when no list is kept for this code and URL. */
-async function mcpTools(baseUrl: string, cache: DerivedCache): Promise<ToolSummary[]> {
-  const name = `mcp-tools-${createHash('sha256').update(baseUrl).digest('hex').slice(0, 16)}`;
-  const saved = await cache.read<ToolSummary[]>(name);
+/** The MCP tool list for the agents page: the MCP SDK is loaded only when no list is kept for this code. */
+async function mcpTools(cache: DerivedCache): Promise<ToolSummary[]> {
+  const saved = await cache.read<ToolSummary[]>('mcp-tools');
   if (Array.isArray(saved)) return saved;
   const { listMcpTools } = await import('../../mcp/tool-list.ts');
-  const tools = await listMcpTools(baseUrl);
-  await cache.write(name, tools);
+  const tools = await listMcpTools();
+  await cache.write('mcp-tools', tools);
   return tools;
 }
 
@@ -278,7 +276,7 @@ export async function loadSiteData(options: SiteDataOptions) {
       docs: DOCS_PATHS,
     },
     home: buildHomeView(body('/api/market-regime.php'), body('/api/main-brain.php'), runs),
-    mcpTools: await mcpTools(baseUrl, cache),
+    mcpTools: await mcpTools(cache),
     trackRecord: await buildTrackRecordView(options.publishedDir ?? options.siteDir),
     endpoints,
     freeEndpoints: endpoints.filter((e) => e.access === 'free'),
