@@ -118,7 +118,10 @@ const Volatility = z
       .number()
       .min(0)
       .nullable()
-      .describe('annualised volatility of the equal-weighted market over the last 24 hours, in percent'),
+      .describe(
+        'annualised volatility of the equal-weighted market over the last 24 hours, in percent: the sample ' +
+          'standard deviation of its 24 hourly log returns times the square root of 8760 (24 × 365)',
+      ),
     percentile: z
       .number()
       .min(0)
@@ -126,7 +129,8 @@ const Volatility = z
       .nullable()
       .describe(
         `where that volatility ranks among the rolling 24-hour readings of the last ${REGIME_RULE.volatilityRankHours} ` +
-          'hours (0-100); fewer hours when the run read fewer hourly candles, named in the limitations',
+          'hours (0-100: the share of readings below it, ties counting half); fewer hours when the run read fewer ' +
+          'hourly candles, named in the limitations',
       ),
     level: VolatilityLevel.nullable(),
   })
@@ -157,7 +161,15 @@ const Drawdown = z
 
 const Correlation = z
   .strictObject({
-    average_pairwise: z.number().min(-1).max(1).nullable(),
+    average_pairwise: z
+      .number()
+      .min(-1)
+      .max(1)
+      .nullable()
+      .describe(
+        'the mean of the Pearson correlations of every pair of sampled assets, each over the hourly log returns ' +
+          'of the last 72 hours that both assets have',
+      ),
     assets_sampled: z.number().int().min(0),
     pairs: z.number().int().min(0),
     level: z.enum(['low', 'moderate', 'high']).nullable(),

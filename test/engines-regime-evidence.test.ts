@@ -219,7 +219,7 @@ describe('every regime label follows its published rule on the value as publishe
       check('market_state', body.market_state, stateRule(body.market_mode, p, body.confidence), p);
       // The prose and the other bodies quote the same published figures.
       const volLine = r.evidence.find((l) => /^Market volatility over the last 24 hours/.test(l));
-      if (p !== null) quote('volatility evidence', volLine?.includes(`higher than ${p}% `), p);
+      if (p !== null) quote('volatility evidence', volLine?.includes(`at percentile ${p} `), p);
       const corrLine = r.evidence.find((l) => /pairwise correlation/.test(l));
       if (c !== null) quote('correlation evidence', corrLine?.includes(` is ${c}`), c);
       quote('summary', body.summary.includes(`risk score ${score}/100`), score);

@@ -7,6 +7,7 @@ import type { Bias, DataMode, DataStatus } from '../../schemas/common.ts';
 import type { AssetMarket, SourceIssue } from '../market/types.ts';
 import {
   MIN_TREND_CANDLES,
+  closeHoursBefore,
   directedSignal,
   MOVE_RULE,
   provisionalRange,
@@ -185,12 +186,12 @@ function strengthAndAgreement(
   return { strength: Math.min(1, kept / FULL_STRENGTH), agreement: kept / magnitude };
 }
 
+/** The 24-hour change from the candles (by time: a missing candle does not stretch the window). */
 const priceChangeFromCandles = (asset: AssetMarket): number | null => {
   const candles = asset.candles?.value ?? [];
-  if (candles.length < 25) return null;
-  const now = last(candles)!.close;
-  const before = candles[candles.length - 25]!.close;
-  return before > 0 ? now / before - 1 : null;
+  if (candles.length < 2) return null;
+  const before = closeHoursBefore(candles, 24);
+  return before.hours === 24 && before.close > 0 ? last(candles)!.close / before.close - 1 : null;
 };
 
 /** The words of a move's size, with the MOVE_RULE threshold that chose them. */
@@ -214,7 +215,7 @@ const trendPoints = (t: TrendReading): string[] => {
           : 'The 20-hour and 50-hour averages are close together: no clear trend.',
   ];
   points.push(
-    `Price changed ${signedPct(Math.expm1(t.momentumReturn), 1)} over the last ${t.momentumBars} hours, ${MOVE_WORDS[t.moveSize]}.`,
+    `Price changed ${signedPct(Math.expm1(t.momentumReturn), 1)} over the last ${t.momentumHours} hours, ${MOVE_WORDS[t.moveSize]}.`,
   );
   const adx = t.adx.toFixed(0);
   const leader = t.plusDi >= t.minusDi ? 'upward' : 'downward';

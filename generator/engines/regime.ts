@@ -13,7 +13,7 @@ import {
 } from '../../schemas/market-regime.ts';
 import type { AssetMarket, Candle } from '../market/types.ts';
 import type { AssetAnalysis } from './asset-analysis.ts';
-import { clamp, correlation, last, logReturns, median, percentileRank, round, stdev } from './math.ts';
+import { clamp, correlation, last, median, percentileRank, round, stdev } from './math.ts';
 import { pct } from './format.ts';
 import { symbolList } from './labels.ts';
 import { directedSignal, EMA_SETTLED_CANDLES, provisionalRange } from './trend.ts';
@@ -85,20 +85,49 @@ export interface RegimeOptions {
   leaveOut?: readonly RiskComponent[];
 }
 
-/** Equal-weighted hourly market return, aligned from the most recent bar backwards. */
+const HOUR_MS = 3_600_000;
+/** `2026-11-20 10:00 UTC` */
+const utcHour = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/**
+ * The latest hour every series has a bar for: the market's readings end there. Venues may be an hour late with
+ * their last bar (the freshness check allows it), and reading series by position from their ends would pair one
+ * asset's hour with another's previous hour.
+ */
+export const commonLastHour = (series: readonly (readonly Candle[])[]): number | null =>
+  series.length === 0 ? null : Math.min(...series.map((candles) => last(candles)?.openTime ?? -Infinity));
+
+/**
+ * A series' hourly log returns, indexed by how many hours before `end` their bar opened (0 = the bar of `end`): a
+ * return is read only between bars an hour apart (one across a missing bar spans more than an hour), and bars after
+ * `end` are left out. Hours without a return are holes.
+ */
+const returnsByHour = (candles: readonly Candle[], end: number): number[] => {
+  const byHour: number[] = [];
+  for (let i = candles.length - 1; i > 0; i--) {
+    const bar = candles[i]!;
+    const previous = candles[i - 1]!;
+    if (bar.openTime > end || bar.openTime - previous.openTime !== HOUR_MS) continue;
+    const r = Math.log(bar.close / previous.close);
+    if (Number.isFinite(r)) byHour[Math.round((end - bar.openTime) / HOUR_MS)] = r;
+  }
+  return byHour;
+};
+
+/** Equal-weighted hourly market return, oldest first, each hour's from the assets with a return for that hour. */
 export const marketReturns = (series: readonly (readonly Candle[])[]): number[] => {
+  const end = commonLastHour(series);
+  if (end === null || !Number.isFinite(end)) return [];
   const sums: number[] = [];
   const counts: number[] = [];
-  for (const candles of series) {
-    const r = logReturns(candles.map((c) => c.close));
-    for (let k = 0; k < r.length; k++) {
-      const x = r[r.length - 1 - k]!;
-      if (!Number.isFinite(x)) continue;
-      sums[k] = (sums[k] ?? 0) + x;
+  for (const candles of series)
+    returnsByHour(candles, end).forEach((r, k) => {
+      sums[k] = (sums[k] ?? 0) + r;
       counts[k] = (counts[k] ?? 0) + 1;
-    }
-  }
-  return sums.map((s, k) => s / counts[k]!).reverse();
+    });
+  const returns: number[] = [];
+  for (let k = sums.length - 1; k >= 0; k--) if (counts[k]) returns.push(sums[k]! / counts[k]!);
+  return returns;
 };
 
 const R = REGIME_RULE;
@@ -169,15 +198,16 @@ const drawdownOf = (candles: readonly Candle[]): { dd: number | null; window: nu
   };
 };
 
-/** Unrounded average pairwise correlation, with the sum the bounds need. */
+/** Unrounded average pairwise correlation of the hours both assets of a pair have, with the sum the bounds need. */
 const correlationOf = (series: readonly (readonly Candle[])[]) => {
+  const end = commonLastHour(series) ?? 0;
   const sampled = series
     .slice(0, CORRELATION_SAMPLE)
-    .map((c) => logReturns(c.slice(-(CORRELATION_BARS + 1)).map((x) => x.close)));
+    .map((candles) => returnsByHour(candles, end).slice(0, CORRELATION_BARS));
   const values: number[] = [];
   for (let i = 0; i < sampled.length; i++)
     for (let j = i + 1; j < sampled.length; j++) {
-      const c = correlation(sampled[i]!, sampled[j]!);
+      const c = correlation(...sharedHours(sampled[i]!, sampled[j]!));
       if (c !== null) values.push(c);
     }
   const sum = values.reduce((a, b) => a + b, 0);
@@ -187,6 +217,18 @@ const correlationOf = (series: readonly (readonly Candle[])[]) => {
     assetsSampled: sampled.length,
     pairs: values.length,
   };
+};
+
+/** The returns of two series (indexed by hour) for the hours both have. */
+const sharedHours = (a: readonly number[], b: readonly number[]): [number[], number[]] => {
+  const xa: number[] = [];
+  const xb: number[] = [];
+  a.forEach((r, k) => {
+    if (b[k] === undefined) return;
+    xa.push(r);
+    xb.push(b[k]);
+  });
+  return [xa, xb];
 };
 
 /** What a component's true risk reading (0 = risk-on, 1 = risk-off) could be, given what came in. */
@@ -415,7 +457,7 @@ export function analyzeRegime(
       `Market volatility over the last 24 hours is ${pct(volatility.annualised, 0)} annualised` +
         (percentile === null
           ? '.'
-          : `, higher than ${percentile}% of its rolling 24-hour readings over the last ` +
+          : `, at percentile ${percentile} of its rolling 24-hour readings over the last ` +
             (shortRank
               ? `${rawVolatility.hours} hours (see limitations).`
               : `${R.volatilityRankHours / 24} days.`)),
@@ -441,6 +483,15 @@ export function analyzeRegime(
     );
 
   if (total === 0) limitations.push('No assets in this run: there is no market regime to read.');
+  const end = commonLastHour(series);
+  const ahead = series.flatMap((candles, i) =>
+    last(candles)!.openTime > end! ? [withTrend[i]!.symbol] : [],
+  );
+  if (ahead.length > 0)
+    limitations.push(
+      `Market volatility and correlation end with the hour that opened at ${utcHour(end!)}, the latest every ` +
+        `asset's candles reach: the later candles of ${symbolList(ahead)} are left out of them.`,
+    );
   if (m > 0)
     limitations.push(`Too little candle data for ${symbolList(missing)}: left out of the regime reading.`);
   if (rawVolatility.percentile === null && series.length > 0)

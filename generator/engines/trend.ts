@@ -6,7 +6,8 @@ import { clamp, emaSeries, last, logReturns, squash, stdev } from './math.ts';
 const FAST = 20;
 const SLOW = 50;
 const ATR_PERIOD = 14;
-const MOMENTUM_BARS = 48;
+const MOMENTUM_HOURS = 48;
+const HOUR_MS = 3_600_000;
 const VOL_WINDOW = 168;
 /** EMA50 needs 50 bars to seed and the momentum window needs a little more. */
 export const MIN_TREND_CANDLES = SLOW + 10;
@@ -72,7 +73,7 @@ export const PROVISIONAL_RULE =
 /** Thresholds of the words for a price move and of a flat price (published by MOVE_RULE_TEXT). */
 export const MOVE_RULE = {
   /** The window of the move the evidence words ("over the last 48 hours"). */
-  windowHours: MOMENTUM_BARS,
+  windowHours: MOMENTUM_HOURS,
   /** Flat: the price moved less than this (percent, either way) and the 20-hour average is within it of the 50-hour one. */
   flatBelowPct: 1,
   /** A move of at least this (percent, either way) is large, whatever the recent volatility. */
@@ -109,7 +110,8 @@ export interface TrendReading {
   emaGapAtr: number;
   /** Log return over the momentum window. */
   momentumReturn: number;
-  momentumBars: number;
+  /** The window's hours: 48, or fewer when the history is shorter. */
+  momentumHours: number;
   /** Momentum divided by the volatility expected over the window (a z-like value). */
   momentumZ: number;
   adx: number;
@@ -189,6 +191,25 @@ export const directionalMovement = (candles: readonly Candle[], period = ATR_PER
   return { adx, plusDi, minusDi, atr: last(str)! / period };
 };
 
+/**
+ * The price `hours` hours before the last candle's close: the close of the latest candle that opened at or before
+ * that many hours before the last one (an hour with no candle had no trade, so the close before it stands), or the
+ * first candle's when the history is shorter; `hours` is the span that was read. Counting candles instead would
+ * stretch the window by an hour for every one missing.
+ */
+export function closeHoursBefore(
+  candles: readonly Candle[],
+  hours: number,
+): { close: number; hours: number } {
+  const lastOpen = last(candles)!.openTime;
+  let i = candles.length - 1;
+  while (i > 0 && candles[i]!.openTime > lastOpen - hours * HOUR_MS) i--;
+  return {
+    close: candles[i]!.close,
+    hours: Math.min(hours, Math.round((lastOpen - candles[i]!.openTime) / HOUR_MS)),
+  };
+}
+
 export function readTrend(candles: readonly Candle[]): TrendReading | null {
   if (candles.length < MIN_TREND_CANDLES) return null;
   const closes = candles.map((c) => c.close);
@@ -203,10 +224,10 @@ export function readTrend(candles: readonly Candle[]): TrendReading | null {
 
   const returns = logReturns(closes);
   const hourlyVol = stdev(returns.slice(-VOL_WINDOW)) ?? 0;
-  const momentumBars = Math.min(MOMENTUM_BARS, closes.length - 1);
   const close = last(closes)!;
-  const momentumReturn = Math.log(close / closes[closes.length - 1 - momentumBars]!);
-  const momentumZ = hourlyVol > 0 ? momentumReturn / (hourlyVol * Math.sqrt(momentumBars)) : 0;
+  const { close: before, hours: momentumHours } = closeHoursBefore(candles, MOMENTUM_HOURS);
+  const momentumReturn = Math.log(close / before);
+  const momentumZ = hourlyVol > 0 ? momentumReturn / (hourlyVol * Math.sqrt(momentumHours)) : 0;
   const emaGapAtr = (ema20 - ema50) / dmi.atr;
   const moveSize = moveSizeOf(Math.expm1(momentumReturn), momentumZ);
   const flat = moveSize === 'flat' && (100 * Math.abs(ema20 - ema50)) / ema50 < MOVE_RULE.flatBelowPct;
@@ -223,7 +244,7 @@ export function readTrend(candles: readonly Candle[]): TrendReading | null {
     atr14: dmi.atr,
     emaGapAtr,
     momentumReturn,
-    momentumBars,
+    momentumHours,
     momentumZ,
     adx: dmi.adx,
     plusDi: dmi.plusDi,
