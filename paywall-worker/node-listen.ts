@@ -1,8 +1,8 @@
 // The project's one way to put a web-standard app on a Node HTTP server: resolves once it listens (rejects on
 // EADDRINUSE and the like), closes without waiting for idle keep-alive sockets, gives a client 30 s to send its
 // request, and answers a request that never reaches the app (headers Node refuses to parse, a URL or Host that
-// @hono/node-server cannot read, an `Expect` it cannot meet, a request sent too slowly) with a JSON error a browser
-// on another origin can read.
+// @hono/node-server cannot read, an `Expect` it cannot meet, a method no route takes, a request sent too slowly)
+// with a JSON error a browser on another origin can read.
 import type { AddressInfo, Socket } from 'node:net';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -23,7 +23,7 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 
 /** An error answered before (or instead of) the app: the paywall's error shape, CORS, the API security headers. */
 interface EarlyAnswer {
-  status: 400 | 408 | 417 | 431 | 500;
+  status: 400 | 408 | 417 | 431 | 500 | 501;
   statusText: string;
   headers: Record<string, string>;
   body: string;
@@ -80,6 +80,14 @@ const expectationFailed = (expect: string): EarlyAnswer =>
     `This server meets no expectation but 100-continue (Expect: ${expect.slice(0, 100)}); the request was not ` +
       'processed.',
   );
+
+/**
+ * TRACE, which no route of these servers takes, is answered before the app: Fetch's Request cannot carry it (building
+ * one threw a 500 wherever a request was handed on at a normalised path). Node's parser refuses TRACK (400 above)
+ * and closes a CONNECT itself.
+ */
+const notImplemented = (method: string): EarlyAnswer =>
+  earlyAnswer(501, 'Not Implemented', 'method_not_implemented', `${method} is not supported by this server.`);
 
 const internalError = (): EarlyAnswer =>
   earlyAnswer(500, 'Internal Server Error', 'internal_error', 'The server could not handle this request.');
@@ -165,6 +173,7 @@ export function listen(
       requireHostHeader: false, // checked below, answered in JSON
     },
     (incoming, outgoing) => {
+      if (incoming.method === 'TRACE') return void writeAnswer(outgoing, notImplemented('TRACE'));
       if (!lacksRequiredHost(incoming)) return void handle(incoming, outgoing);
       writeAnswer(outgoing, badRequest('An HTTP/1.1 request needs a Host header'));
     },

@@ -11,6 +11,13 @@ const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]
 /** One msgpack-encoded signed transaction is at most a few kilobytes. */
 const Base64Transaction = z.string().min(8).max(4096).regex(STRICT_BASE64, 'base64');
 
+/**
+ * A name in one of the payload's open objects (`extra`, `extensions`). Not one of Object.prototype's (`toString`,
+ * `constructor`, `__proto__`...): the x402 packages look such names up in plain objects of their own, and one that
+ * finds an inherited function there throws (an `extensions` named `toString` was a 500 instead of a refusal).
+ */
+const OwnName = z.string().refine((name) => !(name in Object.prototype), 'a built-in property name');
+
 const Accepted = z.object({
   scheme: z.string().max(32),
   network: z.string().max(128),
@@ -18,7 +25,7 @@ const Accepted = z.object({
   asset: z.string().max(64),
   payTo: z.string().max(128),
   maxTimeoutSeconds: z.number().int(),
-  extra: z.record(z.string(), z.unknown()),
+  extra: z.record(OwnName, z.unknown()),
 });
 
 const PaymentPayloadShape = z.object({
@@ -29,7 +36,7 @@ const PaymentPayloadShape = z.object({
     paymentIndex: z.number().int().min(0).max(15),
   }),
   resource: z.looseObject({ url: z.string() }).optional(),
-  extensions: z.record(z.string(), z.unknown()).optional(),
+  extensions: z.record(OwnName, z.unknown()).optional(),
 });
 
 /**

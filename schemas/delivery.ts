@@ -243,6 +243,9 @@ export function routedPath(request: Request): string {
  * whatever answers it matches the path the host routed. The request itself when its path already is.
  */
 export function normalisedRequest(request: Request): Request {
+  // Fetch's Request cannot carry CONNECT, TRACE or TRACK (building one throws): such a request is handed on as it
+  // came, for what answers it to refuse its method.
+  if (/^(?:CONNECT|TRACE|TRACK)$/i.test(request.method)) return request;
   const url = new URL(request.url);
   const path = normalisePath(url.pathname);
   if (path === url.pathname) return request;

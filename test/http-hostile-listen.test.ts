@@ -128,6 +128,15 @@ describe('a request the Node server cannot read', () => {
     expect(proceed.body).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*hello 127\.0\.0\.1$/);
   });
 
+  it('TRACE gets a JSON 501 with CORS on any path, before the app (at a path to normalise it was a 500)', async () => {
+    const { port } = await serveHello();
+    for (const path of ['//mcp', '/api/x402-market-regime.php', '/p//x']) {
+      const answer = await sendRaw(port, `TRACE ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      expectJsonError(answer, 501, 'method_not_implemented', /^TRACE is not supported/);
+      expect(answer.body).not.toContain('hello');
+    }
+  });
+
   it('a well-formed request is answered as before', async () => {
     const { port } = await serveHello();
     const answer = await sendRaw(port, 'GET /docs/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');

@@ -184,6 +184,23 @@ describe('tampered extensions', () => {
     bazaar.info.input.method = 'DELETE';
     await expectRefused({ ...payload, extensions: { bazaar } }, 'extension_echo_mismatch');
   });
+
+  // The x402 packages look extension and `extra` names up in plain objects: `toString` found an inherited function
+  // and threw, a 500 (and an error log line) that anyone could cause, instead of a refusal.
+  it.each(['toString', 'constructor', 'hasOwnProperty', 'valueOf'])(
+    'refuses an extension or an extra named %s as a malformed payload, not with a 500',
+    async (name) => {
+      const payload = await payWithTransactionFor((r) => r);
+      const extensions = JSON.parse(`{${JSON.stringify(name)}:{}}`) as Record<string, unknown>;
+      const { body } = await expectRefused(
+        { ...payload, extensions: { ...payload.extensions, ...extensions } },
+        'invalid_payload',
+      );
+      expect(body.message).toContain(`extensions.${name}`);
+      const accepted = { ...payload.accepted, extra: { ...payload.accepted.extra, ...extensions } };
+      await expectRefused({ ...payload, accepted }, 'invalid_payload');
+    },
+  );
 });
 
 describe('replays', () => {

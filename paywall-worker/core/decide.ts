@@ -40,7 +40,7 @@ export interface PaidRequest {
   legacyPayment?: boolean;
 }
 
-export type ErrorStatus = 400 | 404 | 405 | 408 | 410 | 417 | 431 | 500 | 502 | 503 | 504;
+export type ErrorStatus = 400 | 404 | 405 | 408 | 410 | 417 | 431 | 500 | 501 | 502 | 503 | 504;
 
 export type Decision =
   | {
