@@ -11,6 +11,7 @@ import {
   SourceError,
   venueCalls,
 } from './request.ts';
+import { checkedBook, checkedCandles, refusedBecause, tickerProblem } from './price-checks.ts';
 import { callTime, perSymbolSource, sourced, withReasons } from './source.ts';
 import type { FetchContext, SectionSource } from './source.ts';
 import type { VenueErrors } from './venue-errors.ts';
@@ -111,11 +112,15 @@ export function normaliseKlines(rows: readonly BinanceKline[], asOf: number, lim
     }));
 }
 
+/**
+ * An empty level (quantity 0, how Binance's depth streams say a level was emptied) holds nothing and is dropped; any
+ * other level is kept as sent, for price-checks.ts to refuse a price or quantity below zero.
+ */
 export function normaliseDepth(raw: BinanceDepth): OrderBook {
   const levels = (side: ReadonlyArray<readonly [string, string]>): Array<[number, number]> =>
     side
       .map(([price, quantity]): [number, number] => [Number(price), Number(quantity)])
-      .filter(([, q]) => q > 0);
+      .filter(([, quantity]) => quantity !== 0);
   return { bids: levels(raw.bids), asks: levels(raw.asks) };
 }
 
@@ -154,8 +159,13 @@ export const binanceSpotTicker: SectionSource<'ticker'> = {
     }
     const { good, bad } = parseEntries(BinanceTicker24h, present);
     const values = new Map<string, Sourced<Ticker24h>>();
-    for (const [symbol, row] of good)
-      values.set(symbol, sourced(normaliseTicker(row), VENUE, row.closeTime, context));
+    for (const [symbol, row] of good) {
+      // A pair without trades answers a last price of "0": refused for its asset, the next venue is asked.
+      const ticker = normaliseTicker(row);
+      const problem = tickerProblem(ticker);
+      if (problem === null) values.set(symbol, sourced(ticker, VENUE, row.closeTime, context));
+      else bad.set(symbol, refusedBecause({ venue: VENUE, instrument: row.symbol }, 'ticker', problem));
+    }
     return withReasons(values, new Map([...failed, ...bad]));
   },
 };
@@ -165,7 +175,8 @@ export const binanceSpotCandles = perSymbolSource<'candles'>(VENUE, async (symbo
   const limit = Math.min(KLINES_MAX, context.candleLimit + 1);
   const url = `${BASE_URL}/api/v3/klines?symbol=${binanceSymbol(symbol)}&interval=1h&limit=${limit}`;
   const rows = await calls.parsed(context, url, KLINE_ROWS);
-  const candles = normaliseKlines(rows, context.asOf, context.candleLimit);
+  const origin = { venue: VENUE, instrument: binanceSymbol(symbol) };
+  const candles = checkedCandles(origin, normaliseKlines(rows, context.asOf, context.candleLimit));
   const last = candles.at(-1);
   if (!last) throw new SourceError('no closed hourly bar in the response');
   return sourced(candles, VENUE, last.openTime + HOUR_MS, context);
@@ -175,7 +186,8 @@ export const binanceSpotBook = perSymbolSource<'book'>(VENUE, async (symbol, con
   const url = `${BASE_URL}/api/v3/depth?symbol=${binanceSymbol(symbol)}&limit=100`;
   const raw = await calls.parsed(context, url, DEPTH_ROWS);
   // The depth snapshot carries no time of its own: it is as fresh as the call.
-  return sourced(normaliseDepth(raw), VENUE, callTime(context), context);
+  const book = checkedBook({ venue: VENUE, instrument: binanceSymbol(symbol) }, normaliseDepth(raw));
+  return sourced(book, VENUE, callTime(context), context);
 });
 
 export const BINANCE_SPOT: VenueDescriptor<'binance-spot'> = {

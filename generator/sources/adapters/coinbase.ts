@@ -4,6 +4,7 @@ import * as z from 'zod';
 import type { Candle, OrderBook, Ticker24h } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { compiledOnFirstUse, DecimalString, SourceError, venueCalls } from './request.ts';
+import { checkedBook, checkedCandles, checkedTicker } from './price-checks.ts';
 import { callTime, perSymbolSource, sourced } from './source.ts';
 import type { VenueErrors } from './venue-errors.ts';
 
@@ -35,7 +36,10 @@ export const CoinbaseStats = z.object({
 });
 export type CoinbaseStats = z.infer<typeof CoinbaseStats>;
 
-/** `/products/{id}/candles`: [time (s), low, high, open, close, volume] as numbers, newest first. Note the order. */
+/**
+ * `/products/{id}/candles`: [time (s), low, high, open, close, volume] as numbers, newest first. Note the order.
+ * Impossible bars (a low of zero, a high under the low) pass the shape and are refused in price-checks.ts.
+ */
 export const CoinbaseCandle = z.tuple([
   z.number().int().nonnegative(),
   z.number(),
@@ -58,10 +62,13 @@ const BOOK_ROWS = compiledOnFirstUse(CoinbaseBookAnswer);
 
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
-/** Coinbase gives no quote volume: base volume x last price stands in for it; bid and ask are not in the stats. */
+/**
+ * Coinbase gives no quote volume: base volume x last price stands in for it; bid and ask are not in the stats. The
+ * change needs a positive open; the last price is checked with every venue's (price-checks.ts).
+ */
 export function normaliseStats(raw: CoinbaseStats): Ticker24h {
   const [open, last] = [Number(raw.open), Number(raw.last)];
-  if (!(open > 0 && last > 0)) throw new SourceError('stats without a positive open and last price');
+  if (!(open > 0)) throw new SourceError(`stats without a positive 24 h open price (open ${raw.open})`);
   return {
     last,
     change24h: last / open - 1,
@@ -82,9 +89,15 @@ export function normaliseCandles(rows: readonly CoinbaseCandle[], asOf: number, 
   return [...byTime.values()].sort((a, b) => a.openTime - b.openTime).slice(-limit);
 }
 
+/**
+ * An empty level (size 0, how Coinbase's level-2 feed says a level was emptied) holds nothing and is dropped; any
+ * other level is kept as sent, for price-checks.ts to refuse a price or size below zero.
+ */
 export function normaliseBook(raw: CoinbaseBook): OrderBook {
   const levels = (side: CoinbaseBook['bids']): Array<[number, number]> =>
-    side.map(([price, size]): [number, number] => [Number(price), Number(size)]).filter(([, q]) => q > 0);
+    side
+      .map(([price, size]): [number, number] => [Number(price), Number(size)])
+      .filter(([, size]) => size !== 0);
   return { bids: levels(raw.bids), asks: levels(raw.asks) };
 }
 
@@ -93,8 +106,9 @@ export function normaliseBook(raw: CoinbaseBook): OrderBook {
 export const coinbaseTicker = perSymbolSource<'ticker'>(VENUE, async (symbol, context) => {
   const url = `${BASE_URL}/products/${coinbaseProduct(symbol)}/stats`;
   const raw = await calls.parsed(context, url, CoinbaseStats);
+  const ticker = checkedTicker({ venue: VENUE, instrument: coinbaseProduct(symbol) }, normaliseStats(raw));
   // The stats carry no time of their own: they are as fresh as the call.
-  return sourced(normaliseStats(raw), VENUE, callTime(context), context);
+  return sourced(ticker, VENUE, callTime(context), context);
 });
 
 /** Pages of 300 hourly buckets ending at the last closed hour, newest page first. */
@@ -118,7 +132,8 @@ export const coinbaseCandles = perSymbolSource<'candles'>(VENUE, async (symbol, 
     rows.push(...pageRows);
     if (pageRows.length === 0) break; // nothing older: the product is younger than the window
   }
-  const candles = normaliseCandles(rows, context.asOf, context.candleLimit);
+  const origin = { venue: VENUE, instrument: coinbaseProduct(symbol) };
+  const candles = checkedCandles(origin, normaliseCandles(rows, context.asOf, context.candleLimit));
   const last = candles.at(-1);
   if (!last) throw new SourceError('no closed hourly bar in the response');
   return sourced(candles, VENUE, last.openTime + HOUR_MS, context);
@@ -133,7 +148,8 @@ export const coinbaseBook = perSymbolSource<'book'>(VENUE, async (symbol, contex
       `${coinbaseProduct(symbol)} is in auction mode (${raw.auction_status}): no order book`,
     );
   }
-  return sourced(normaliseBook(raw), VENUE, callTime(context), context);
+  const book = checkedBook({ venue: VENUE, instrument: coinbaseProduct(symbol) }, normaliseBook(raw));
+  return sourced(book, VENUE, callTime(context), context);
 });
 
 export const COINBASE: VenueDescriptor<'coinbase'> = {

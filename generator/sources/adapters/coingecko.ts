@@ -4,6 +4,7 @@ import * as z from 'zod';
 import type { Sourced, Ticker24h } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { parseEntries, venueCalls } from './request.ts';
+import { refusedBecause, tickerProblem } from './price-checks.ts';
 import { sourced, withReasons } from './source.ts';
 import type { SectionSource } from './source.ts';
 import type { VenueErrors } from './venue-errors.ts';
@@ -39,10 +40,10 @@ const calls = venueCalls('CoinGecko', ERRORS);
 /**
  * `{id: {usd, usd_24h_vol, usd_24h_change (percent), last_updated_at (s)}}`, numbers as JSON numbers. A coin with
  * no recent trades answers `{}` or nulls; an unknown id is left out. The volume may be missing (then 0 is not
- * assumed: the entry fails); the price and the change are required.
+ * assumed: the entry fails); the price and the change are required, the price positive (price-checks.ts).
  */
 export const CoinGeckoCoin = z.object({
-  usd: z.number().positive(),
+  usd: z.number(),
   usd_24h_vol: z.number().nonnegative(),
   usd_24h_change: z.number(),
   last_updated_at: z.number().int().positive(),
@@ -84,8 +85,13 @@ export const coingeckoTicker: SectionSource<'ticker'> = {
         return coin === undefined ? [] : [[symbol, coin] as const];
       }),
     );
-    for (const [symbol, coin] of good)
-      values.set(symbol, sourced(normaliseCoin(coin), VENUE, coin.last_updated_at * 1000, context));
+    for (const [symbol, coin] of good) {
+      const ticker = normaliseCoin(coin);
+      const problem = tickerProblem(ticker);
+      const origin = { venue: VENUE, instrument: COINGECKO_IDS[symbol] ?? symbol };
+      if (problem === null) values.set(symbol, sourced(ticker, VENUE, coin.last_updated_at * 1000, context));
+      else bad.set(symbol, refusedBecause(origin, 'ticker', problem));
+    }
     for (const symbol of known)
       if (!good.has(symbol) && !bad.has(symbol))
         bad.set(symbol, `${COINGECKO_IDS[symbol]} is not in the answer`);

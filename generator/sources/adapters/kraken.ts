@@ -4,6 +4,7 @@ import * as z from 'zod';
 import type { Candle, Sourced, Ticker24h } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { compiledOnFirstUse, DecimalString, positiveOrNull, SourceError, venueCalls } from './request.ts';
+import { checkedCandles, checkedTicker } from './price-checks.ts';
 import { callTime, perSymbolSource, sourced, withReasons } from './source.ts';
 import type { FetchContext, SectionSource } from './source.ts';
 import type { VenueErrors } from './venue-errors.ts';
@@ -113,11 +114,12 @@ export function normaliseOhlc(rows: readonly KrakenOhlcRow[], asOf: number, limi
 
 /**
  * Kraken's ticker has no 24 h change (its `o` is the UTC-midnight open), so the change is read against the open of
- * the hourly bar that began 24 h before the last one; the 24 h quote volume is volume x volume-weighted price.
+ * the hourly bar that began 24 h before the last one; the 24 h quote volume is volume x volume-weighted price. The
+ * change needs a positive open; the last price is checked with every venue's (price-checks.ts).
  */
 export function normaliseTicker(raw: KrakenTickerPair, open24h: number): Ticker24h {
   const last = Number(raw.c[0]);
-  if (!(last > 0 && open24h > 0)) throw new SourceError('ticker without a positive last and 24 h open price');
+  if (!(open24h > 0)) throw new SourceError(`ticker without a positive 24 h open price (open ${open24h})`);
   return {
     last,
     change24h: last / open24h - 1,
@@ -200,10 +202,14 @@ export const krakenTicker: SectionSource<'ticker'> = {
         reasons.set(symbol, 'no hourly bar from 24 h ago to read the change against');
         continue;
       }
-      values.set(
-        symbol,
-        sourced(normaliseTicker(parsed.data, Number(open24h)), VENUE, callTime(context), context),
-      );
+      // Refused for its own pair only: a throw here would fail every pair of the batch.
+      try {
+        const origin = { venue: VENUE, instrument: krakenPair(symbol) };
+        const ticker = checkedTicker(origin, normaliseTicker(parsed.data, Number(open24h)));
+        values.set(symbol, sourced(ticker, VENUE, callTime(context), context));
+      } catch (error) {
+        reasons.set(symbol, error instanceof Error ? error.message : String(error));
+      }
     }
     return withReasons(values, reasons);
   },
@@ -212,7 +218,10 @@ export const krakenTicker: SectionSource<'ticker'> = {
 export const krakenCandles = perSymbolSource<'candles'>(VENUE, async (symbol, context) => {
   const limit = Math.min(OHLC_MAX - 1, context.candleLimit);
   const rows = await fetchOhlc(symbol, null, context);
-  const candles = normaliseOhlc(rows, context.asOf, limit);
+  const candles = checkedCandles(
+    { venue: VENUE, instrument: krakenPair(symbol) },
+    normaliseOhlc(rows, context.asOf, limit),
+  );
   const last = candles.at(-1);
   if (!last) throw new SourceError('no closed hourly bar in the response');
   return sourced(candles, VENUE, last.openTime + HOUR_MS, context);
