@@ -41,7 +41,9 @@ export async function checkConfigFile(file: string, env: NodeJS.ProcessEnv = pro
   try {
     json = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new Error(`configuration file ${file} is not valid JSON: ${(error as Error).message}`, {
+    // V8 quotes the text around the fault, newlines and all: one line, as every other problem here.
+    const why = (error as Error).message.replace(/\s+/g, ' ');
+    throw new Error(`configuration file ${file} is not valid JSON: ${why}`, {
       cause: error,
     });
   }

@@ -18,6 +18,12 @@ const CASES: Array<{ name: string; files?: Record<string, string>; args: string[
     line: /^emi: configuration file emi\.json is not valid JSON: /,
   },
   {
+    name: 'a --config file that is not JSON, where the quoted text around the fault spans lines',
+    files: { 'emi.json': '{\n"sources": {\n"candles": x\n}}' },
+    args: ['generate', '--config', 'emi.json'],
+    line: /^emi: configuration file emi\.json is not valid JSON: Unexpected token 'x', .*"candles": x }}" is not valid JSON$/,
+  },
+  {
     name: 'an unknown key',
     files: { 'emi.json': '{"sources": {}, "soruces": {}}' },
     args: ['generate', '--config', 'emi.json'],
