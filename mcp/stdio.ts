@@ -4,9 +4,10 @@
 // client closing stdin ends the server, and the process with it.
 import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createLocalPaywall, paywallEnv } from '../paywall-worker/local.ts';
 import { readTextFrom } from './published-fs.ts';
-import { MAX_LINE_BYTES, inputErrorReply, inputProblem, limitLines } from './stdio-input.ts';
+import { MAX_LINE_BYTES, frameLines, inputProblem, invalidLineReply } from './stdio-input.ts';
 import { createMcpServer, fetchPaidAt, fetchPaidThrough, paywallUrlProblem } from './server.ts';
 import type { FetchPaid } from './paid-tools.ts';
 
@@ -59,21 +60,27 @@ export async function runMcpStdio(options: McpStdioOptions): Promise<{ close(): 
     console.error(`emi mcp: ${why}`);
     process.exitCode = 1;
   };
-  const input = limitLines(process.stdin, MAX_LINE_BYTES);
-  // Never reached (limitLines stops a longer line first); the SDK's own limit would close the transport.
+  // A line the transport would refuse is answered here (it never reaches the transport, which would lose it). The
+  // answer goes out through the transport's own send, taken before trackRequests wraps it: that answer is to no
+  // request it counts, even when its id is one a request still running has.
+  let answerInvalid = (_reply: JSONRPCMessage) => {};
+  const input = frameLines(process.stdin, MAX_LINE_BYTES, (text, error) => {
+    console.error(`emi mcp: ${inputProblem(error)}`);
+    answerInvalid(invalidLineReply(text, error));
+  });
+  // Never reached (frameLines stops a longer line first); the SDK's own limit would close the transport.
   const transport = new StdioServerTransport(input.lines, process.stdout, {
     maxBufferSize: 2 * MAX_LINE_BYTES,
   });
+  const send = transport.send.bind(transport);
+  answerInvalid = (reply) => void send(reply);
   // Set before connect, which chains its own handlers after these.
   transport.onclose = () => {
     if (!closingOnPurpose) failed('the stdio transport closed on its own: exiting');
     void closePaywall();
   };
-  transport.onerror = (error) => {
-    console.error(`emi mcp: ${inputProblem(error)}`);
-    const reply = inputErrorReply(error);
-    if (reply) void transport.send(reply);
-  };
+  // A read error of stdin (lines that are not messages no longer get here: frameLines answers them).
+  transport.onerror = (error) => console.error(`emi mcp: ${inputProblem(error)}`);
   await server.connect(transport);
   const answered = trackRequests(transport); // after connect, which installs the server's message handler
   console.error(`emi mcp: serving ${resolve(options.dir)} over stdio (educational only, not advice)`);
