@@ -172,14 +172,24 @@ const FundingDetail = z
 const OpenInterestDetail = z
   .strictObject({
     value_usd: z.number().min(0),
-    change_24h_pct: z.number().nullable(),
+    change_24h_pct: z
+      .number()
+      .nullable()
+      .describe(
+        "change over 24 hours of the contracts open, in coins valued at today's price, so that it reads positions " +
+          'opened or closed and not the price move; null without a history a day long',
+      ),
     price_change_24h_pct: z.number().nullable(),
     reading: OpenInterestReading.nullable().describe(OPEN_INTEREST_READING_RULE),
     leverage_proxy: z
       .number()
       .min(0)
       .nullable()
-      .describe('open interest divided by 24-hour spot volume; higher means more leverage per unit traded'),
+      .describe(
+        'open interest divided by the 24-hour spot volume of one venue (the ticker venue, named in the evidence); ' +
+          'higher means more leverage per unit traded; null when the only volume is an aggregate across all ' +
+          'exchanges (CoinGecko), which one venue’s open interest cannot be set against',
+      ),
     venue: Venue,
   })
   .describe('open interest on perpetual futures');

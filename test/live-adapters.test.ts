@@ -141,6 +141,7 @@ describe('spot adapters over HTTP', () => {
       last: 67187.3358,
       change24h: 3.6386 / 100,
       quoteVolume24h: 30634556447.4186,
+      volumeScope: 'all-exchanges', // every exchange's trades, not one venue's
       bid: null,
       ask: null,
     });
@@ -172,6 +173,7 @@ describe('derivatives adapters over HTTP', () => {
       markPrice: 17217.33,
       indexPrice: 17227.36,
       history8h: [0.0002, -0.00005, 0.0001],
+      historyTimes: [1673193600000, 1673222400000, 1673251200000], // every 8 h, the window read by time
     });
     // Bybit counts both sides; one side is published (this fixture has no singleOpenInterest: half).
     expect(oi.get('BTC')?.value.valueUsd).toBe(1183601235.91 / 2);
@@ -226,6 +228,7 @@ describe('Hyperliquid over HTTP (POST /info)', () => {
       markPrice: 66010,
       indexPrice: 66020,
       history8h: [0.0001, -0.00022196 * 8],
+      historyTimes: [1683846000076, 1683849600076],
     });
     const oi = (await hyperliquidOpenInterest.fetch(['ETH'], ctx)).get('ETH')!;
     expect(oi.value.valueUsd).toBeCloseTo(10250.4 * 3461.5, 6);

@@ -111,13 +111,18 @@ describe('Binance USDⓈ-M adapter', () => {
       markPrice: 11793.63104562,
       indexPrice: 11781.8049597,
       history8h: [-0.0375, 0.0001],
+      historyTimes: [1570608000000, 1570636800000], // each rate's settlement
     });
   });
 
   it('doubles 4 h rates to put them per 8 h, reading the interval off jittered settlement times', async () => {
     const history = parsed(z.array(BinanceFundingRate), 'binance-usdm/funding-rate-4h.json');
     expect(settlementIntervals(history.map((row) => row.fundingTime))).toEqual([4, 4, 4]);
-    const premium = parsed(BinancePremiumIndex, 'binance-usdm/premium-index.json');
+    // The running period is the one to `nextFundingTime`: here 4 h after the last settlement, as on a 4 h schedule.
+    const premium = {
+      ...parsed(BinancePremiumIndex, 'binance-usdm/premium-index.json'),
+      nextFundingTime: 1597363200005 + 4 * 3_600_000,
+    };
     const funding = normaliseFunding(premium, history);
     expect(funding.intervalHours).toBe(4);
     expect(funding.rate8h).toBeCloseTo(0.00076492, 12);
@@ -129,24 +134,28 @@ describe('Binance USDⓈ-M adapter', () => {
     ]);
     const asOf = 1597370495002;
     const sourced = await binanceUsdmFunding.fetch(['HBAR'], context(transport, asOf));
-    expect(sourced.get('HBAR')?.value.intervalHours).toBe(4);
+    // The documented premium index's next settlement is 8 h after this history's last: the running period is 8 h
+    // (the contract moved back to 8 h); the settled 4 h rates are still doubled.
+    expect(sourced.get('HBAR')?.value.intervalHours).toBe(8);
+    expect(sourced.get('HBAR')?.value.history8h.map((r) => Number(r.toFixed(10)))).toEqual([
+      0.0001, -0.00005, 0.0002,
+    ]);
     expect(sourced.get('HBAR')?.provenance.venue).toBe('binance-usdm');
     expect(transport.urls).toContain(
       `https://fapi.binance.com/fapi/v1/fundingRate?symbol=HBARUSDT&startTime=${asOf - 30 * 86_400_000}&limit=1000`,
     );
   });
 
-  it('reads open-interest history with string timestamps, in USD, oldest first', () => {
+  it('reads open-interest history with string timestamps, in USD at the latest price, oldest first', () => {
     const rows = parsed(z.array(BinanceOpenInterestHist), 'binance-usdm/open-interest-hist.json');
     const openInterest = normaliseOpenInterest([...rows].reverse());
-    const [earlier, later] = [Number('150570784.07809979'), Number('149940752.14464448')]; // as the venue sent them
-    expect(openInterest).toEqual({
-      valueUsd: later,
-      history: [
-        { time: 1583127900000, valueUsd: earlier },
-        { time: 1583128200000, valueUsd: later },
-      ],
-    });
+    const later = Number('149940752.14464448'); // as the venue sent it
+    // Every point is its coins at the latest point's price, so the change is the coins' (positions, not the price).
+    const price = later / Number('20401.36700000');
+    expect(openInterest.valueUsd).toBe(later);
+    expect(openInterest.history.map((point) => point.time)).toEqual([1583127900000, 1583128200000]);
+    expect(openInterest.history[0]?.valueUsd).toBeCloseTo(20403.637 * price, 6);
+    expect(openInterest.history[1]?.valueUsd).toBeCloseTo(later, 6);
   });
 });
 

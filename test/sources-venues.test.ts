@@ -262,6 +262,7 @@ describe('CoinGecko', () => {
       last: 100000,
       change24h: 0.015,
       quoteVolume24h: 3e10,
+      volumeScope: 'all-exchanges', // every exchange's trades, not one venue's
       bid: null,
       ask: null,
     });

@@ -12,6 +12,7 @@ import {
 import type { AssetMarket, Funding, FundingRateKind, OpenInterest } from '../market/types.ts';
 import { clamp, mad, median, round } from './math.ts';
 import { pct, signedPct, usd } from './format.ts';
+import { venueLabel } from './labels.ts';
 
 const HOUR = 3_600_000;
 const MAD_TO_SIGMA = 1.4826;
@@ -27,6 +28,8 @@ export interface FundingReading {
   intervalHours: number;
   z: number | null;
   historyPoints: number;
+  /** Whole days the `historyPoints` settled rates span (at most the window's 30). */
+  historyDays: number;
   level: FundingLevel;
   /** What decided `level`: a fixed mark (extremes), the z-score, or the fixed bands used without one. */
   levelBasis: 'fixed_mark' | 'history' | 'fixed_band';
@@ -41,6 +44,8 @@ export interface OpenInterestReadingDetail {
   priceChange24h: number | null;
   reading: OpenInterestReading | null;
   leverageProxy: number | null;
+  /** The venue whose spot volume `leverageProxy` divides by; null with the proxy. */
+  volumeVenue: string | null;
   venue: string;
 }
 
@@ -127,15 +132,41 @@ const crowdingOf = (level: FundingLevel, rate8h: number): FundingReading['crowdi
   return 'none';
 };
 
+const DAY = 24 * HOUR;
+
+/** Settled rates and the whole days they span. */
+interface FundingWindow {
+  rates: number[];
+  days: number;
+}
+
 /**
- * The settled rates of the last 30 days. The history carries no times, so they are counted at the venue's
- * current interval (90 at 8 h, 180 at 4 h, 720 at 1 h); a venue that gave less history gives fewer.
+ * The settled rates of the last 30 days before the latest settlement, and the days they span: from each rate's
+ * settlement time where the history carries them (the span starts one interval before the oldest settlement, the
+ * period it paid for), so a change of interval inside the window (8 h rates, then 4 h) is read as it happened.
+ * Without times they are counted at the venue's current interval (90 at 8 h, 180 at 4 h, 720 at 1 h). A venue that
+ * gave less history gives fewer.
  */
-const lastWindow = (funding: Funding): number[] =>
-  funding.history8h.slice(-Math.round((FUNDING_RULE.windowDays * 24) / Math.max(1, funding.intervalHours)));
+const lastWindow = (funding: Funding): FundingWindow => {
+  const { history8h, historyTimes: times, intervalHours } = funding;
+  const newest = times?.at(-1);
+  if (times === undefined || times.length !== history8h.length || newest === undefined) {
+    const rates = history8h.slice(-Math.round((FUNDING_RULE.windowDays * 24) / Math.max(1, intervalHours)));
+    return {
+      rates,
+      days: Math.min(FUNDING_RULE.windowDays, Math.round((rates.length * intervalHours) / 24)),
+    };
+  }
+  const first = times.findIndex((time) => time > newest - FUNDING_RULE.windowDays * DAY);
+  const oldest = times[first] ?? newest;
+  const oldestInterval =
+    first + 1 < times.length ? (times[first + 1] ?? newest) - oldest : intervalHours * HOUR;
+  const days = Math.round((newest - oldest + oldestInterval) / DAY);
+  return { rates: history8h.slice(first), days: Math.min(FUNDING_RULE.windowDays, days) };
+};
 
 export const readFunding = (funding: Funding, venue: string): FundingReading => {
-  const history = lastWindow(funding);
+  const { rates: history, days } = lastWindow(funding);
   const centre = median(history);
   const spread = mad(history);
   const z =
@@ -155,6 +186,7 @@ export const readFunding = (funding: Funding, venue: string): FundingReading => 
     intervalHours: funding.intervalHours,
     z,
     historyPoints: history.length,
+    historyDays: days,
     level,
     levelBasis,
     crowding,
@@ -187,13 +219,34 @@ export const oiReading = (oiChange: number, priceChange: number): OpenInterestRe
   return priceChange > 0 ? 'short_covering' : 'deleveraging';
 };
 
+/**
+ * The day's spot volume of the asset as the leverage proxy's denominator: the ticker's, with the venue it counts.
+ * CoinGecko's is every exchange's trades together (a hundred times one venue's and more): open interest against it
+ * reads nothing about leverage and is not set against it (`aggregateOf` names it for the limitation).
+ */
+interface SpotVolume {
+  usd: number | null;
+  venue: string | null;
+  aggregateOf: string | null;
+}
+
+const spotVolumeOf = (asset: AssetMarket, volume24hUsd: number | null): SpotVolume => {
+  const ticker = asset.ticker;
+  // Named as every venue of the bodies is: "binance-spot (simulated)" on a simulated run.
+  const named = ticker ? venueLabel(ticker.provenance.venue, ticker.provenance.mode) : null;
+  if (ticker?.value.volumeScope === 'all-exchanges') return { usd: null, venue: null, aggregateOf: named };
+  return { usd: volume24hUsd, venue: named, aggregateOf: null };
+};
+
 const readOpenInterest = (
   oi: OpenInterest,
   referenceMs: number,
   venue: string,
   priceChange24h: number | null,
-  volume24hUsd: number | null,
+  volume: SpotVolume,
 ): OpenInterestReadingDetail => {
+  const leverageProxy =
+    volume.usd !== null && volume.usd > 0 && volume.venue !== null ? oi.valueUsd / volume.usd : null;
   const before = valueDayAgo(oi, referenceMs);
   const change24h = before === null ? null : oi.valueUsd / before - 1;
   // Read as published: a change of 1.9996 % is published as 2 and is not "less than 2 % either way".
@@ -205,7 +258,8 @@ const readOpenInterest = (
       change24h !== null && priceChange24h !== null
         ? oiReading(publishedChange(change24h), publishedChange(priceChange24h))
         : null,
-    leverageProxy: volume24hUsd !== null && volume24hUsd > 0 ? oi.valueUsd / volume24hUsd : null,
+    leverageProxy,
+    volumeVenue: leverageProxy === null ? null : volume.venue,
     venue,
   };
 };
@@ -243,8 +297,7 @@ const OI_READINGS: Record<OpenInterestReading, { lean: number; words: string; st
 /** How the level was decided, in words: the fixed mark, or the z-score against the last 30 days. */
 const levelWords = (f: FundingReading): string => {
   const level = f.level.replace('_', ' ');
-  // The days the rates span, at the venue's interval (the window's, or fewer when the venue gave less history).
-  const days = Math.min(FUNDING_RULE.windowDays, Math.round((f.historyPoints * f.intervalHours) / 24));
+  const days = f.historyDays;
   const history =
     f.z === null
       ? ''
@@ -350,8 +403,9 @@ export function readDerivatives(
   } else limitations.push(`${s}: no funding data this run.`);
 
   const oi = asset.openInterest;
+  const volume = spotVolumeOf(asset, volume24hUsd);
   const openInterest = oi
-    ? readOpenInterest(oi.value, oi.provenance.asOf, oi.provenance.venue, priceChange24h, volume24hUsd)
+    ? readOpenInterest(oi.value, oi.provenance.asOf, oi.provenance.venue, priceChange24h, volume)
     : null;
   if (openInterest?.reading && openInterest.change24h !== null && openInterest.priceChange24h !== null) {
     evidence.push(
@@ -365,9 +419,15 @@ export function readDerivatives(
         : 'no 24-hour price change to read the open-interest change against.',
     );
   else limitations.push(`${s}: no open-interest data this run.`);
-  if (openInterest?.leverageProxy != null)
+  if (openInterest?.leverageProxy != null && openInterest.volumeVenue !== null)
     evidence.push(
-      `Open interest equals ${openInterest.leverageProxy.toFixed(2)} times the day's spot volume.`,
+      `Open interest equals ${openInterest.leverageProxy.toFixed(2)} times the day's spot volume at ` +
+        `${openInterest.volumeVenue}.`,
+    );
+  else if (openInterest && volume.aggregateOf !== null)
+    limitations.push(
+      `${s}: no leverage proxy this run: the only 24-hour volume came from ${volume.aggregateOf}, the trades of ` +
+        "all exchanges together, not one venue's spot volume to set open interest against.",
     );
 
   const liq = asset.liquidations;

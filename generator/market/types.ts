@@ -34,10 +34,18 @@ export interface Candle {
   volumeBase: number;
 }
 
+/**
+ * Whose trades a ticker's 24-hour volume counts: one venue's own market (an exchange's ticker), or every exchange's
+ * (CoinGecko's aggregate, a hundred times larger or more): a ratio against it reads nothing about one venue.
+ */
+export type VolumeScope = 'venue' | 'all-exchanges';
+
 export interface Ticker24h {
   last: number;
   change24h: number; // fraction, e.g. 0.0123 for +1.23 %
   quoteVolume24h: number; // USD
+  /** Absent is read as 'venue' (the exchanges' own tickers); an aggregate must say 'all-exchanges'. */
+  volumeScope?: VolumeScope;
   bid: number | null;
   ask: number | null;
 }
@@ -61,6 +69,11 @@ export interface Funding {
   markPrice: number | null;
   indexPrice: number | null;
   history8h: number[]; // past settled rates only, normalised to 8 h, oldest first
+  /**
+   * Settlement time (ms) of each `history8h` rate, same order, where the adapter carries them: the 30-day window is
+   * then read by time, right across a change of interval. Without them it is counted at `intervalHours`.
+   */
+  historyTimes?: number[];
 }
 
 export interface OpenInterest {

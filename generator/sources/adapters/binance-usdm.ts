@@ -5,6 +5,7 @@ import type { Funding, OpenInterest } from '../../market/types.ts';
 import type { VenueDescriptor } from '../venue-descriptor.ts';
 import { BINANCE_ERRORS, binanceSymbol } from './binance-spot.ts';
 import { per8h, settledHistory } from './funding.ts';
+import { amountProblem, refusal } from './price-checks.ts';
 import {
   compiledOnFirstUse,
   DecimalString,
@@ -54,17 +55,22 @@ const OPEN_INTEREST_ROWS = compiledOnFirstUse(z.array(BinanceOpenInterestHist));
 // ---- normalisers --------------------------------------------------------------------------------------------------
 
 /**
- * Every rate normalised to 8 h. Binance does not state the funding interval in these responses (it moves some
- * contracts between 8 h, 4 h and 1 h), so the current rate's is that of the latest settlement.
+ * Every rate normalised to 8 h. The running period is the one from the latest settlement to `nextFundingTime`
+ * (the premium index states it): its length is the current interval, right from the first period after Binance
+ * moves a contract between 8 h, 4 h and 1 h. When that is not a length of 1 to 8 h (the history lags behind a
+ * settlement, or is empty), the interval is that of the latest settlement, read off the spacing of the history.
  */
 export function normaliseFunding(
   premium: BinancePremiumIndex,
   history: readonly BinanceFundingRate[],
 ): Funding {
-  const { history8h, latestIntervalHours } = settledHistory(
+  const { history8h, historyTimes, latestIntervalHours } = settledHistory(
     history.map((row) => ({ time: row.fundingTime, rate: Number(row.fundingRate) })),
   );
-  const intervalHours = latestIntervalHours ?? 8;
+  const latestSettlement = historyTimes.at(-1);
+  const running =
+    latestSettlement === undefined ? NaN : Math.round((premium.nextFundingTime - latestSettlement) / HOUR_MS);
+  const intervalHours = running >= 1 && running <= 8 ? running : (latestIntervalHours ?? 8);
   return {
     rate8h: per8h(Number(premium.lastFundingRate), intervalHours),
     rateKind: 'predicted', // the running period's rate, not yet settled
@@ -72,16 +78,39 @@ export function normaliseFunding(
     markPrice: positiveOrNull(premium.markPrice),
     indexPrice: positiveOrNull(premium.indexPrice),
     history8h,
+    historyTimes,
   };
 }
 
+/** Why an hourly row cannot be read (its coins or their USD value not above zero), or null. */
+const openInterestRowProblem = (row: BinanceOpenInterestHist): string | null =>
+  amountProblem('sumOpenInterest', Number(row.sumOpenInterest)) ??
+  amountProblem('sumOpenInterestValue', Number(row.sumOpenInterestValue));
+
+/**
+ * Open interest in coins (`sumOpenInterest`) valued at the latest hour's price (`sumOpenInterestValue /
+ * sumOpenInterest` of the latest row), as Bybit's is valued at today's mark: the 24-hour change then reads positions
+ * opened or closed, not the price move (each hour's `sumOpenInterestValue` is at that hour's price, so a day of
+ * falling prices read as positions closed). The latest point is Binance's own USD value. A row whose coins or value
+ * is not above zero refuses the section, like an impossible bar (price-checks.ts).
+ */
 export function normaliseOpenInterest(rows: readonly BinanceOpenInterestHist[]): OpenInterest {
-  const history = rows
-    .map((row) => ({ time: Number(row.timestamp), valueUsd: Number(row.sumOpenInterestValue) }))
-    .sort((a, b) => a.time - b.time);
-  const latest = history.at(-1);
+  const sorted = [...rows].sort((a, b) => Number(a.timestamp) - Number(b.timestamp));
+  const latest = sorted.at(-1);
   if (!latest) throw new SourceError('no open-interest rows in the response');
-  return { valueUsd: latest.valueUsd, history };
+  const bad = sorted.find((row) => openInterestRowProblem(row) !== null);
+  if (bad !== undefined) {
+    const at = new Date(Number(bad.timestamp)).toISOString();
+    const problem = openInterestRowProblem(bad) ?? '';
+    throw refusal({ venue: VENUE, instrument: bad.symbol }, 'open interest', `the row of ${at}: ${problem}`);
+  }
+  const valueUsd = Number(latest.sumOpenInterestValue);
+  const usdPerCoin = valueUsd / Number(latest.sumOpenInterest);
+  const history = sorted.map((row) => ({
+    time: Number(row.timestamp),
+    valueUsd: Number(row.sumOpenInterest) * usdPerCoin,
+  }));
+  return { valueUsd, history };
 }
 
 // ---- sources ------------------------------------------------------------------------------------------------------

@@ -78,8 +78,9 @@ export const BybitFundingHistory = z.object({ list: z.array(BybitFundingRow) });
 const FUNDING_ROWS = compiledOnFirstUse(BybitFundingHistory);
 
 /**
- * Since June 2026 Bybit documents `openInterest` of this endpoint as both sides added and sends the one-sided
- * figure as `singleOpenInterest`; older answers lack the latter.
+ * Bybit has documented `openInterest` of this endpoint as both sides added since November 2023
+ * (bybit-exchange/docs 5802d3ed); since June 2026 it also sends the one-sided figure as `singleOpenInterest`, which
+ * older answers lack.
  */
 export const BybitOpenInterestRow = z.object({
   openInterest: Decimal,
@@ -106,7 +107,7 @@ function unwrap<T>(raw: z.infer<typeof BybitEnvelope>, result: ResponseSchema<T>
 export function normaliseFunding(ticker: BybitLinearTicker, history: readonly BybitFundingRow[]): Funding {
   if (ticker.fundingRate === null)
     throw new SourceError(`${ticker.symbol} states no funding rate (empty field): not available`);
-  const { history8h, latestIntervalHours } = settledHistory(
+  const { history8h, historyTimes, latestIntervalHours } = settledHistory(
     history.map((row) => ({ time: Number(row.fundingRateTimestamp), rate: Number(row.fundingRate) })),
   );
   const stated = Number(ticker.fundingIntervalHour);
@@ -118,6 +119,7 @@ export function normaliseFunding(ticker: BybitLinearTicker, history: readonly By
     markPrice: ticker.markPrice === null ? null : positiveOrNull(ticker.markPrice),
     indexPrice: ticker.indexPrice === null ? null : positiveOrNull(ticker.indexPrice),
     history8h,
+    historyTimes,
   };
 }
 

@@ -59,6 +59,7 @@ export function normaliseCoin(raw: CoinGeckoCoin): Ticker24h {
     last: raw.usd,
     change24h: raw.usd_24h_change / 100,
     quoteVolume24h: raw.usd_24h_vol,
+    volumeScope: 'all-exchanges', // every exchange's trades of the coin, not one market's
     bid: null,
     ask: null,
   };

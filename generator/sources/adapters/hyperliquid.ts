@@ -84,13 +84,15 @@ export function normaliseFunding(
   const settled = history
     .filter((row) => row.time <= asOf)
     .map((row) => ({ time: row.time, rate: Number(row.fundingRate) }));
+  const { history8h, historyTimes } = settledHistory(settled, INTERVAL_HOURS);
   return {
     rate8h: per8h(Number(ctx.funding), INTERVAL_HOURS),
     rateKind: 'predicted', // the running period's rate, not yet settled
     intervalHours: INTERVAL_HOURS,
     markPrice: positiveOrNull(ctx.markPx),
     indexPrice: positiveOrNull(ctx.oraclePx),
-    history8h: settledHistory(settled, INTERVAL_HOURS).history8h,
+    history8h,
+    historyTimes,
   };
 }
 

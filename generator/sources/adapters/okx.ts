@@ -14,6 +14,7 @@ import {
   SourceError,
   venueCalls,
 } from './request.ts';
+import { amountProblem, refusal } from './price-checks.ts';
 import type { FetchContext } from './source.ts';
 import { callTime, perSymbolSource, sourced } from './source.ts';
 import type { VenueErrors } from './venue-errors.ts';
@@ -150,6 +151,24 @@ export function normaliseLiquidations(
   return totals;
 }
 
+/**
+ * The orders, or a SourceError naming the first whose bankruptcy price or size is not above zero: it would add a
+ * zero or negative amount to the day's totals, and a venue sending one is not trusted for the rest (price-checks.ts).
+ */
+export function checkedLiquidations(
+  instrument: string,
+  details: readonly OkxLiquidationDetail[],
+): OkxLiquidationDetail[] {
+  for (const detail of details) {
+    const problem = amountProblem('bkPx', Number(detail.bkPx)) ?? amountProblem('sz', Number(detail.sz));
+    if (problem !== null) {
+      const at = new Date(Number(detail.ts)).toISOString();
+      throw refusal({ venue: VENUE, instrument }, 'liquidations', `the order of ${at}: ${problem}`);
+    }
+  }
+  return [...details];
+}
+
 /** OKX reports failures inside its envelope: a non-zero code (50011 is its rate limit), message kept. */
 function unwrap<T>(raw: { code: string; msg: string; data: T[] }): T[] {
   if (raw.code !== '0') throw calls.envelopeFailure(raw.code, raw.msg);
@@ -180,7 +199,7 @@ export function normaliseFunding(
   current: OkxFundingRateRow,
   history: readonly OkxFundingHistoryRow[],
 ): Funding {
-  const { history8h, latestIntervalHours } = settledHistory(
+  const { history8h, historyTimes, latestIntervalHours } = settledHistory(
     // The settled rate where OKX states it; older rows without `realizedRate` settled at their `fundingRate`.
     history.map((row) => ({
       time: Number(row.fundingTime),
@@ -196,12 +215,18 @@ export function normaliseFunding(
     markPrice: null,
     indexPrice: null,
     history8h,
+    historyTimes,
   };
 }
 
-/** OKX's public REST gives current open interest only: a one-point history (no 24 h change can be read). */
+/**
+ * OKX's public REST gives current open interest only: a one-point history (no 24 h change can be read). A USD value
+ * not above zero is refused (price-checks.ts), not published as the swap's open interest.
+ */
 export function normaliseOpenInterest(row: OkxOpenInterestRow): OpenInterest {
   const valueUsd = Number(row.oiUsd);
+  const problem = amountProblem('oiUsd', valueUsd);
+  if (problem !== null) throw refusal({ venue: VENUE, instrument: row.instId }, 'open interest', problem);
   return { valueUsd, history: [{ time: Number(row.ts), valueUsd }] };
 }
 
@@ -222,7 +247,8 @@ export const okxLiquidations = perSymbolSource<'liquidations'>(VENUE, async (sym
     if (pageDetails.length < PAGE_SIZE || oldest <= context.asOf - DAY_MS) break;
     after = oldest;
   }
-  const value = normaliseLiquidations(details, await contractValue(symbol, context), context.asOf);
+  const checked = checkedLiquidations(okxSwap(symbol), details);
+  const value = normaliseLiquidations(checked, await contractValue(symbol, context), context.asOf);
   return sourced(value, VENUE, callTime(context), context);
 });
 

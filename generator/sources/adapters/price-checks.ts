@@ -21,8 +21,13 @@ const positive = (value: number): boolean => Number.isFinite(value) && value > 0
 export const refusedBecause = ({ venue, instrument }: PriceOrigin, section: string, reason: string): string =>
   `${venue} ${instrument} ${section} refused: ${reason}`;
 
-const refusal = (origin: PriceOrigin, section: string, reason: string): SourceError =>
+/** The SourceError of a refusal: the venue, instrument, section and reason. */
+export const refusal = (origin: PriceOrigin, section: string, reason: string): SourceError =>
   new SourceError(refusedBecause(origin, section, reason));
+
+/** Why an amount that exists only above zero (an open interest, a liquidated size or price) is not, or null. */
+export const amountProblem = (what: string, value: number): string | null =>
+  positive(value) ? null : `${what} ${value} is not a positive number`;
 
 /** Why a ticker cannot be published, or null when it can. */
 export function tickerProblem(ticker: Ticker24h): string | null {
