@@ -4,13 +4,13 @@
 // and the exit status is 1, even while the client keeps stdin open. A line that is not JSON, or not one JSON-RPC
 // message, got no answer and no note; now stderr names it and stdout answers with a JSON-RPC error without an id.
 // The real CLI (bin/emi.js, compiled by `node bin/build.js`) over an empty site folder, its own paywall in-process.
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emiMcp as spawnEmiMcp, handshake } from './helpers/emi-mcp-stdio.ts';
 import { openLineAfter } from '../mcp/stdio-input.ts';
 
 let root: string;
@@ -23,51 +23,8 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-interface Run {
-  write(text: string): void;
-  end(): void;
-  /** The exit code and signal. */
-  exited: Promise<[number | null, NodeJS.Signals | null]>;
-  /** Every message on stdout, read with the SDK's own framing (a line that is not a message throws). */
-  messages: JSONRPCMessage[];
-  stderr(): string;
-}
-
-function emiMcp(): Run {
-  const child = spawn(
-    process.execPath,
-    ['bin/emi.js', 'mcp', '--dir', join(root, 'site'), '--paid', join(root, 'paid')],
-    { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-    child.on('exit', (code, signal) => resolve([code, signal])),
-  );
-  // The server may stop reading before the whole input is written: a write cut short is not this test's concern.
-  child.stdin.on('error', () => {});
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const buffer = new ReadBuffer();
-  const messages: JSONRPCMessage[] = [];
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffer.append(chunk);
-    for (let m = buffer.readMessage(); m; m = buffer.readMessage()) messages.push(m);
-  });
-  return {
-    write: (text) => void child.stdin.write(text),
-    end: () => child.stdin.end(),
-    exited,
-    messages,
-    stderr: () => stderr,
-  };
-}
-
-const initialize: JSONRPCMessage = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'hostile', version: '1' } },
-};
-const initialized: JSONRPCMessage = { jsonrpc: '2.0', method: 'notifications/initialized' };
+const emiMcp = () => spawnEmiMcp(join(root, 'site'), join(root, 'paid'));
+const [initialize, initialized] = handshake('hostile');
 
 const answerTo = (messages: JSONRPCMessage[], id: number) =>
   messages.find((m) => 'id' in m && m.id === id && ('result' in m || 'error' in m));

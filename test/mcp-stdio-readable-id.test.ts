@@ -5,16 +5,16 @@
 // the request's id. A line whose id cannot be read (not JSON, not an object, a response) is still answered without
 // an id: the SDK refuses `"id": null` (see invalidLineReply). The real CLI (bin/emi.js, compiled by
 // `node bin/build.js`) over an empty site folder, its own paywall in-process.
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { ListToolsResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emiMcp as spawnEmiMcp, handshake } from './helpers/emi-mcp-stdio.ts';
 import * as stdioInput from '../mcp/stdio-input.ts';
 
 let root: string;
@@ -27,54 +27,8 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const cliArgs = () => ['bin/emi.js', 'mcp', '--dir', join(root, 'site'), '--paid', join(root, 'paid')];
-
-interface Run {
-  /** Writes `data` and waits until it is handed to the pipe (so separate writes reach the server as they were cut). */
-  write(data: string | Buffer): Promise<void>;
-  end(): void;
-  exited: Promise<[number | null, NodeJS.Signals | null]>;
-  /** Every message on stdout, read with the SDK's own framing (a line that is not a message throws). */
-  messages: JSONRPCMessage[];
-  stderr(): string;
-}
-
-function emiMcp(): Run {
-  const child = spawn(process.execPath, cliArgs(), { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'pipe'] });
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-    child.on('exit', (code, signal) => resolve([code, signal])),
-  );
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const buffer = new ReadBuffer();
-  const messages: JSONRPCMessage[] = [];
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffer.append(chunk);
-    for (let m = buffer.readMessage(); m; m = buffer.readMessage()) messages.push(m);
-  });
-  return {
-    write: (data) =>
-      new Promise<void>((resolve, reject) =>
-        child.stdin.write(data, (error) => (error ? reject(error) : resolve())),
-      ),
-    end: () => child.stdin.end(),
-    exited,
-    messages,
-    stderr: () => stderr,
-  };
-}
-
-const initialize: JSONRPCMessage = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'readable-id', version: '1' },
-  },
-};
-const initialized: JSONRPCMessage = { jsonrpc: '2.0', method: 'notifications/initialized' };
+const emiMcp = () => spawnEmiMcp(join(root, 'site'), join(root, 'paid'));
+const [initialize, initialized] = handshake('readable-id');
 
 const answersTo = (messages: JSONRPCMessage[], id: number | string) =>
   messages.filter((m) => 'id' in m && m.id === id && ('result' in m || 'error' in m));
@@ -177,7 +131,7 @@ describe('emi mcp (stdio) with the real SDK client', () => {
     client.onerror = (error) => clientErrors.push(error);
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: cliArgs(),
+      args: ['bin/emi.js', 'mcp', '--dir', join(root, 'site'), '--paid', join(root, 'paid')],
       cwd: process.cwd(),
       stderr: 'pipe',
     });

@@ -21,6 +21,7 @@ import { okxLiquidations, okxOpenInterest } from '../generator/sources/adapters/
 import { SourceError } from '../generator/sources/adapters/request.ts';
 import type { FetchContext } from '../generator/sources/adapters/source.ts';
 import type { Transport, TransportResponse } from '../generator/sources/transport.ts';
+import { emptyAsset } from './helpers/market-fixtures.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -56,13 +57,7 @@ const provenance = (venue: string, asOf = NOW) => ({
 
 /** An asset with only the sections a test gives. */
 const asset = (sections: Partial<Omit<AssetMarket, 'symbol'>>): AssetMarket => ({
-  symbol: 'ETH',
-  candles: null,
-  ticker: null,
-  book: null,
-  funding: null,
-  openInterest: null,
-  liquidations: null,
+  ...emptyAsset('ETH'),
   ...sections,
 });
 
