@@ -168,6 +168,26 @@ async function generateOnce(flags: GenerateFlags, site?: { dist: string; baseUrl
   if (report.error) process.exitCode = 1;
 }
 
+/**
+ * Refuses, as a usage error before anything is written, a run that would describe a time before the newest run on
+ * record in its --state (an explicit --as-of, or a replay's recorded time): the arena files are read from the whole
+ * store, so they would count records made after that time. A run of the clock's time (no --as-of) is not refused:
+ * when the clock is behind the store, its arena step records nothing (state/step.ts).
+ */
+async function recordingTime(dir: string): Promise<number | undefined> {
+  const { recordedAsOf } = await import('./sources/recording/replay-transport.ts');
+  return recordedAsOf(dir).catch(() => undefined); // an unreadable recording: the run itself says why
+}
+
+async function refusePastAsOf(flags: GenerateFlags): Promise<void> {
+  const asOf =
+    flags.asOf ?? (flags.source === 'replay' && flags.replay ? await recordingTime(flags.replay) : undefined);
+  if (asOf === undefined) return;
+  const { pastAsOfProblem } = await import('./state/run-log.ts');
+  const problem = pastAsOfProblem(resolve(flags.state, 'arena.sqlite'), asOf);
+  if (problem) throw usageError(problem);
+}
+
 /** Regenerates and rebuilds on a cron expression until SIGINT or SIGTERM. */
 async function scheduleRuns(flags: GenerateFlags & { cron: string; dist: string; baseUrl: string }) {
   const { startSchedule } = await import('./schedule.ts');
@@ -280,6 +300,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
       (await import('./cycle.ts')).collectDeadlineFromEnv(); // a bad EMI_COLLECT_DEADLINE_SECONDS: exit 2 now
       // `emi up` runs generateOnce too, then keeps running: only this command is a one-off process.
       (await import('./one-shot.ts')).configureOneShotProcess();
+      await refusePastAsOf(flags);
       await generateOnce(flags, site);
     });
 
@@ -381,6 +402,8 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     .action(async (o: UpFlags) => {
       const envBaseUrl = process.env.EMI_BASE_URL;
       const baseUrl = envBaseUrl ? checkBaseUrl(envBaseUrl) : `http://${o.host}:${o.port}`;
+      // Before anything is written (the backfill too): its first run describes --as-of.
+      await refusePastAsOf(o);
       // Before anything is written: a second `emi up` on the same folders says what runs there and stops.
       const { claimInstance } = await import('./state/instance-lock.ts');
       const instance = await claimInstance({ folder: o.dist, port: o.port, host: o.host, command: 'up' });

@@ -229,7 +229,9 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   average_confidence: `mean confidence, 0-100: ${MEAN_OVER_ALL_ASSETS_RULE}`,
   market_context: 'market-wide backdrop for the per-asset readings',
   resolved_rounds: 'arena rounds resolved in the window',
-  window_days: 'length of the track-record window, in days',
+  window_days:
+    'length of the track-record window, in days: rounds that ended after as_of minus this many days and at or ' +
+    'before as_of',
   hit_rate:
     'share of resolved calls that were right with its n and 95 % Wilson interval; null when none resolved',
   value: 'the measured value',

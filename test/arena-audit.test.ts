@@ -91,8 +91,10 @@ describe('resolution: the first run within 15 minutes after the end, else voided
     const s = track(tempStore());
     step(s, T0 + 15 * MINUTE + 1, { mode: 'live', seed: null });
     expect(s.db.prepare('SELECT COUNT(*) AS n FROM brain_predictions').get()).toEqual({ n: 0 });
-    step(s, T0 + 15 * MINUTE, { mode: 'live', seed: null });
-    expect(s.db.prepare('SELECT COUNT(*) AS n FROM brain_predictions').get()).toEqual({ n: 1 });
+    // A store of its own: a run dated before the newest one on record records nothing (state/step.ts).
+    const inTime = track(tempStore());
+    step(inTime, T0 + 15 * MINUTE, { mode: 'live', seed: null });
+    expect(inTime.db.prepare('SELECT COUNT(*) AS n FROM brain_predictions').get()).toEqual({ n: 1 });
   });
 });
 

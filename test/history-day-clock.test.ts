@@ -68,8 +68,8 @@ describe('a run ahead of the clock (the real emi)', () => {
   it('a future --as-of keeps no history row, makes no day file, and the rest of today is still kept', async () => {
     const dir = await mkdtemp(join(root, 'future-'));
     const today = startOfDay(Date.now());
-    const first = today + MINUTE;
-    const later = today + 2 * MINUTE;
+    // Before the clock (the third run is the clock's), and on today even in the first minutes of a UTC day.
+    const first = Math.max(today, Date.now() - 2 * MINUTE);
     const tomorrow = today + DAY; // never more than 24 h ahead of the clock, so --as-of accepts it
 
     const one = await runEmi(dir, generateArgs(iso(first)));
@@ -94,11 +94,13 @@ describe('a run ahead of the clock (the real emi)', () => {
     const index = HistoryIndexFile.parse(await readJson(join(historyOf(dir), 'index.json')));
     expect(index.resources.every((r) => r.last_date === dayOf(today))).toBe(true);
 
-    const three = await runEmi(dir, generateArgs(iso(later)));
+    // A run of the clock's minute: an --as-of before the newest run on record (tomorrow's) is refused.
+    const three = await runEmi(dir, generateArgs(iso(first)).slice(0, -2));
     expect(three.code, three.stderr).toBe(0);
     expect(errorLines(three).filter((line) => line.startsWith('history: '))).toEqual([]);
+    const later = (await readJson(join(dir, 'var', 'last-run.json'))) as { as_of: string };
     for (const id of HISTORY_RESOURCE_IDS) {
-      expect(await dayRows(dir, id, dayOf(today))).toEqual([iso(first), iso(later)]);
+      expect(await dayRows(dir, id, dayOf(today))).toEqual([iso(first), later.as_of]);
     }
   }, 90_000);
 
@@ -124,8 +126,12 @@ describe('a run ahead of the clock (the real emi)', () => {
       const today = dayOf(Date.parse(report.as_of));
       const lines = errorLines(after);
       expect(lines.filter((line) => / not kept: /.test(line))).toEqual([]);
-      // Said once, with what to do; the files of the wrong day are kept, never deleted by emi.
+      // Said once, with what to do; the files of the wrong day are kept, never deleted by emi. The arena step,
+      // dated before the newest run on record (the one two days ahead), records nothing and says so.
       expect(lines.filter((line) => line.includes(wrongDay))).toEqual([
+        expect.stringMatching(
+          new RegExp(`^emi: this run's time .* is before the newest run on record \\(${wrongDay}T`),
+        ) as unknown as string,
         expect.stringMatching(
           new RegExp(`^history: day files of ${wrongDay} are ahead of this machine's clock \\(${today}\\)`),
         ) as unknown as string,

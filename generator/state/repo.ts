@@ -374,8 +374,9 @@ interface ResolvedDbRow {
 }
 
 /**
- * Resolved rounds recorded in `mode` whose end falls in [sinceMs, untilMs], with the crowd counts frozen at
- * resolution. Rounds of other modes are never part of a run's record (see leftOutRounds).
+ * Resolved rounds recorded in `mode` whose end falls in (sinceMs, untilMs], with the crowd counts frozen at
+ * resolution. Rounds of other modes are never part of a run's record (see leftOutRounds). The window is open at its
+ * start: 30 days hold 720 hourly rounds, and a run exactly on the hour would otherwise count 721.
  */
 export const resolvedRounds = (db: Db, sinceMs: number, untilMs: number, mode: DataMode): ResolvedRound[] => {
   const tallyOf = roundTallies(db);
@@ -384,7 +385,7 @@ export const resolvedRounds = (db: Db, sinceMs: number, untilMs: number, mode: D
       .prepare(
         `SELECT o.*, p.asset, p.prediction, p.confidence FROM outcomes o
          JOIN brain_predictions p USING (round_id) JOIN rounds r USING (round_id)
-         WHERE o.status = 'resolved' AND r.end_ms >= ? AND r.end_ms <= ? AND ${ownModeSql(mode)}
+         WHERE o.status = 'resolved' AND r.end_ms > ? AND r.end_ms <= ? AND ${ownModeSql(mode)}
          ORDER BY r.start_ms`,
       )
       .all(sinceMs, untilMs) as ResolvedDbRow[]
@@ -405,13 +406,13 @@ export const resolvedRounds = (db: Db, sinceMs: number, untilMs: number, mode: D
   }));
 };
 
-/** The resolved rounds of [sinceMs, untilMs] that resolvedRounds leaves out: their calls were recorded in another mode. */
+/** The resolved rounds of (sinceMs, untilMs] that resolvedRounds leaves out: their calls were recorded in another mode. */
 export const leftOutRounds = (db: Db, sinceMs: number, untilMs: number, mode: DataMode): LeftOut => {
   const rows = db
     .prepare(
       `SELECT p.data_mode AS mode, COUNT(*) AS rounds, COALESCE(SUM(p.prediction != 'NONE'), 0) AS with_call
        FROM outcomes o JOIN brain_predictions p USING (round_id) JOIN rounds r USING (round_id)
-       WHERE o.status = 'resolved' AND r.end_ms >= ? AND r.end_ms <= ? AND NOT ${ownModeSql(mode)}
+       WHERE o.status = 'resolved' AND r.end_ms > ? AND r.end_ms <= ? AND NOT ${ownModeSql(mode)}
        GROUP BY p.data_mode ORDER BY p.data_mode IS NULL, p.data_mode`,
     )
     .all(sinceMs, untilMs) as Array<{ mode: RecordedMode; rounds: number; with_call: number }>;

@@ -6,7 +6,8 @@
 // that publishes nothing the store knows of) writes 'ok' at once, as the log did before. A run that ends without
 // publishing before it reached the store (stale: no price came in; or failed, e.g. stopped while collecting) gets a
 // 'failed' row at its end (logUnpublishedRun): it too left the previous files in place.
-import type Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { iso } from '../engines/clock.ts';
 import { logRun } from './repo.ts';
 import { RUN_OUTCOMES_FROM_KEY } from './migrations.ts';
@@ -188,3 +189,43 @@ export const pendingRuns = (db: Db): Array<{ id: number; owner: string }> =>
     id: number;
     owner: string;
   }>;
+
+/**
+ * The as-of time of the newest run whose arena step wrote records to the store (run_log.arena_step; every row of a
+ * store older than that column), or null when none did. Read through the run_log_stepped index.
+ */
+export function newestSteppedRunAt(db: Db): number | null {
+  const newest = (sql: string) => (db.prepare(sql).get() as { at: number | null }).at;
+  try {
+    return newest('SELECT MAX(as_of_ms) AS at FROM run_log WHERE arena_step = 1');
+  } catch {
+    return newest('SELECT MAX(as_of_ms) AS at FROM run_log');
+  }
+}
+
+/**
+ * Why a run describing `asOf` may not run on the store at `storeFile`, or null. The store holds what every run
+ * recorded up to its own time, and the published arena figures (totals, latest call, last lesson) are read from all
+ * of it: a run dated before the newest one would publish records from after its own time, and record calls and
+ * outcomes after the fact. Read only; a store that is missing or cannot be read is no reason (the run says why).
+ */
+export function pastAsOfProblem(storeFile: string, asOf: number): string | null {
+  if (!existsSync(storeFile)) return null;
+  let newest: number | null;
+  try {
+    const db = new Database(storeFile, { readonly: true, fileMustExist: true });
+    try {
+      newest = newestSteppedRunAt(db);
+    } finally {
+      db.close();
+    }
+  } catch {
+    return null;
+  }
+  if (newest === null || asOf >= newest) return null;
+  return (
+    `the run would describe ${iso(asOf)}, before the newest run on record in ${storeFile} ` +
+    `(${iso(newest)}): its arena files would count records made after its own time; to replay the past, give ` +
+    'a fresh --state folder'
+  );
+}

@@ -18,9 +18,9 @@ import {
 } from '../engines/arena/rounds.ts';
 import { votesCloseAt } from '../engines/arena/rules.ts';
 import type { BrainCall, RecordedCall } from '../engines/arena/types.ts';
-import type { RunClock } from '../engines/clock.ts';
+import { iso, type RunClock } from '../engines/clock.ts';
 import { brainCallFor, fillStartPrice, logRun, steppedRunBetween, unresolvedEndedRounds } from './repo.ts';
-import { activeRun, runDetail } from './run-log.ts';
+import { activeRun, newestSteppedRunAt, runDetail } from './run-log.ts';
 import { addSyntheticCrowd, recordRoundCall, settleRound } from './settle.ts';
 import { voterSalt, type ArenaStore } from './store.ts';
 import { readArenaView } from './view.ts';
@@ -57,6 +57,8 @@ export interface ArenaStepInput {
   unreadVotes?: { readThrough: number | null };
   /** Written to the run log; default the owner of the run lock held on the store (withRunLock). */
   owner?: string;
+  /** Where the step says that it recorded nothing (a clock behind the newest run); default stderr. */
+  notice?: (line: string) => void;
   /** Test seam: runs inside the transaction after every write, before the bodies are built and committed. */
   onBeforeCommit?: () => void;
 }
@@ -143,6 +145,8 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
   const run = activeRun(store);
   const owner = input.owner ?? run?.owner ?? 'arena-step';
   let logged: number | null = null;
+  /** The newest run's time when it is after this run's (the step then records nothing). */
+  let newestAhead: number | null = null;
   // A round with no call yet, or one recorded in this run's mode: the synthetic crowd votes only in those.
   const ownsOrFree = (roundId: string) => {
     const call = brainCallFor(db, roundId);
@@ -154,7 +158,8 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
     return unread !== undefined && (unread.readThrough === null || unread.readThrough < votesCloseAt(round));
   };
 
-  const step = db.transaction((): ArenaBodies => {
+  /** Records the open round's call and crowd and resolves the rounds that ended: what a run of its time does. */
+  const recordAndResolve = (): void => {
     const round = roundAt(asOf);
     if (asOf - round.start <= ENTRY_WINDOW_MINUTES * MINUTE_MS) {
       const reference = input.referencePrices?.[round.asset] ?? priceFrom(round.asset, round.start);
@@ -193,7 +198,16 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
       });
       setAwaitsVotes(db, ended.id, false, asOf);
     }
+  };
 
+  const step = db.transaction((): ArenaBodies => {
+    // A run dated before the newest one (a clock stepped back; `emi generate` refuses an --as-of like that, see
+    // pastAsOfProblem) would record calls and outcomes after the fact, in rounds a later run already went past: it
+    // records nothing, and its row says so (arena_step 0), so it never stands for a run of its time either.
+    const newest = newestSteppedRunAt(db);
+    const behind = newest !== null && asOf < newest;
+    newestAhead = behind ? newest : null;
+    if (!behind) recordAndResolve();
     const status = run ? 'pending' : 'ok';
     const id = logRun(db, {
       owner,
@@ -202,7 +216,7 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
       finishedAt: input.clock.generatedAt,
       status,
       detail: null,
-      arenaStep: true,
+      arenaStep: !behind,
     });
     input.onBeforeCommit?.();
     // The statistics count this run as ok: its files, these among them, are only ever served if it publishes.
@@ -214,6 +228,12 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
   try {
     const bodies = step.immediate();
     if (logged !== null) run?.pending.push(logged);
+    if (newestAhead !== null) {
+      (input.notice ?? ((line) => console.error(`emi: ${line}`)))(
+        `this run's time ${iso(asOf)} is before the newest run on record (${iso(newestAhead)}): it recorded no ` +
+          'brain call, vote or outcome (is the clock behind?); its arena files show the store as it is',
+      );
+    }
     return bodies;
   } catch (error) {
     const detail = runDetail(error);

@@ -1,11 +1,12 @@
 // Reads the arena read model (ArenaView) from the store; run inside the step's transaction for a consistent view.
 import type Database from 'better-sqlite3';
 import type { ArenaEvent } from '../../schemas/arena.ts';
-import type { DataMode, TrackedAsset } from '../../schemas/common.ts';
+import type { ArenaPrediction, DataMode, TrackedAsset } from '../../schemas/common.ts';
 import type { RunClock } from '../engines/clock.ts';
 import { ownsRound } from '../engines/arena/data-mode.ts';
 import { WINDOW_DAYS } from '../engines/arena/metrics.ts';
 import { roundAt } from '../engines/arena/rounds.ts';
+import { returnPercentText } from '../engines/arena/scoring.ts';
 import type { ArenaView, BrainCall } from '../engines/arena/types.ts';
 import { iso } from '../engines/clock.ts';
 import {
@@ -33,7 +34,7 @@ interface EventRow {
   round_id: string;
   asset: TrackedAsset;
   prediction: string | null;
-  outcome: string | null;
+  outcome: ArenaPrediction | null;
   return_fraction: number | null;
   void_reason: string | null;
   replayed: number;
@@ -62,8 +63,8 @@ const newestFirst = (a: EventRow, b: EventRow): number =>
 const eventDetail = (e: EventRow): string => {
   if (e.kind === 'brain_call_recorded') return `brain call ${e.prediction} recorded for the round`;
   if (e.kind === 'round_voided') return `round voided: ${e.void_reason ?? 'no price'}`;
-  const pct = ((e.return_fraction ?? 0) * 100).toFixed(2);
-  return `resolved ${e.outcome} (${Number(pct) >= 0 ? '+' : ''}${pct}%); brain called ${e.prediction}`;
+  const pct = returnPercentText(e.return_fraction ?? 0, e.outcome);
+  return `resolved ${e.outcome} (${pct}); brain called ${e.prediction}`;
 };
 
 const recentEvents = (store: ArenaStore, mode: DataMode): ArenaEvent[] => {
@@ -159,6 +160,7 @@ export const readArenaView = (store: ArenaStore, input: ViewInput): ArenaView =>
   const round = roundAt(asOf);
   // Calls, outcomes and lessons of rounds recorded in this run's mode only (votes: see modeVotes).
   const own = ownModeSql(mode);
+  // The window is (since, asOf]: rounds that ended after since, up to and at asOf (resolvedRounds).
   const since = asOf - WINDOW_DAYS * DAY_MS;
   const recordedCall = brainCallFor(db, round.id);
   const runs = runCounts(db, input.thisRun ?? null);
@@ -181,7 +183,7 @@ export const readArenaView = (store: ArenaStore, input: ViewInput): ArenaView =>
     voidedInWindow: count(
       db,
       `SELECT COUNT(*) AS n FROM outcomes o JOIN brain_predictions p USING (round_id) JOIN rounds r USING (round_id)
-       WHERE ${own} AND o.status = 'voided' AND r.end_ms >= ? AND r.end_ms <= ?`,
+       WHERE ${own} AND o.status = 'voided' AND r.end_ms > ? AND r.end_ms <= ?`,
       since,
       asOf,
     ),

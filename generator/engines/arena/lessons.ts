@@ -9,6 +9,7 @@ import {
   crowdProbs,
   NEUTRAL_BAND,
   rankedProbabilityScore,
+  returnPercentText,
   round4,
 } from './scoring.ts';
 
@@ -75,9 +76,6 @@ export const currentLessonLabels = (lesson: TeacherLesson): TeacherLesson => ({
   ...labelsOf(lesson.brain_prediction, lesson.human_consensus, lesson.actual_outcome),
 });
 
-const signedPercent = (fraction: number): string =>
-  `${fraction >= 0 ? '+' : ''}${(fraction * 100).toFixed(2)}%`;
-
 export const buildLesson = (r: ResolvedRound): TeacherLesson => {
   const crowd = consensusOf(r.counts);
   const votes = r.counts.bullish + r.counts.bearish + r.counts.neutral;
@@ -109,7 +107,7 @@ export const buildLesson = (r: ResolvedRound): TeacherLesson => {
     pattern_type: labels.pattern_type,
     summary:
       `${r.replayed ? '[replayed] ' : ''}${r.asset} round ${r.roundId}: brain called ${r.brainCall}, ${crowdText}; ` +
-      `price moved ${signedPercent(r.returnFraction)} (neutral band ±${NEUTRAL_BAND * 100}%) so the outcome was ` +
+      `price moved ${returnPercentText(r.returnFraction, r.outcome)} (neutral band ±${NEUTRAL_BAND * 100}%) so the outcome was ` +
       `${r.outcome}. ${verdict}`,
     created_at: iso(r.resolvedAt),
     brain_correct: brainCorrect ? 1 : 0,

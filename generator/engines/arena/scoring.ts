@@ -22,8 +22,8 @@ export const OUTCOME_RULE =
   `minute), or the open of the first closed hourly candle opening at or after the start when that run already had ` +
   `one, end price = the first price from at or after the round end, by its own time, seen by a run within ` +
   `${RESOLVE_WINDOW_MINUTES} minutes of the end (else the round is voided). ` +
-  `|r| < ${NEUTRAL_BAND * 100}% is NEUTRAL, r >= ${NEUTRAL_BAND * 100}% BULLISH, r <= -${NEUTRAL_BAND * 100}% BEARISH; ` +
-  `one fixed band for all assets.`;
+  `|r| < ${NEUTRAL_BAND * 100}% is NEUTRAL, r >= ${NEUTRAL_BAND * 100}% BULLISH, r <= -${NEUTRAL_BAND * 100}% BEARISH, ` +
+  `compared exactly on the two prices as decimals (r is never rounded first); one fixed band for all assets.`;
 
 export const SCORE_DEFINITIONS =
   'Classes ordered bearish < neutral < bullish. Crowd probabilities (n_i + 1) / (N + 3). Brain probabilities: ' +
@@ -40,11 +40,50 @@ export const SCORE_DEFINITIONS =
 
 export const classIndex = (c: ArenaPrediction): number => CLASS_ORDER.indexOf(c);
 
+/** A finite number as the decimal its shortest form (String(x): what JSON and the venues wrote) says: digits x 10^exponent. */
+const decimalOf = (x: number): { digits: bigint; exponent: number } => {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(x));
+  if (!m) throw new RangeError(`not a finite number: ${x}`);
+  const fraction = m[3] ?? '';
+  return { digits: BigInt(`${m[1]}${m[2]}${fraction}`), exponent: Number(m[4] ?? 0) - fraction.length };
+};
+
+const pow10 = (n: number): bigint => 10n ** BigInt(Math.max(0, n));
+
+/**
+ * The outcome of a round, as OUTCOME_RULE says: |end - start| < band x start is NEUTRAL, compared in exact decimal
+ * arithmetic. Binary floating point would put a move of exactly the band (100 -> 100.25, 0.1 -> 0.10025) on either
+ * side, and rounding r first (as this did, to 1e-10) calls a move just short of the band (1000000 -> 1002499.99997)
+ * a move of the band.
+ */
 export const outcomeOf = (startPrice: number, endPrice: number, band = NEUTRAL_BAND): ArenaPrediction => {
-  // Rounded to 1e-10 so that a move of exactly the band (100 -> 100.25) is not lost to binary floating point.
-  const r = Math.round((endPrice / startPrice - 1) * 1e10) / 1e10;
-  if (Math.abs(r) < band) return 'NEUTRAL';
-  return r > 0 ? 'BULLISH' : 'BEARISH';
+  const [s, e, b] = [decimalOf(startPrice), decimalOf(endPrice), decimalOf(band)];
+  const exponent = Math.min(s.exponent, e.exponent);
+  const start = s.digits * pow10(s.exponent - exponent);
+  const move = e.digits * pow10(e.exponent - exponent) - start;
+  // |move| < band x start, both sides scaled to whole numbers: band = b.digits x 10^b.exponent.
+  const size = (move < 0n ? -move : move) * pow10(-b.exponent);
+  if (size < b.digits * start * pow10(b.exponent)) return 'NEUTRAL';
+  return move > 0n ? 'BULLISH' : 'BEARISH';
+};
+
+/** The class OUTCOME_RULE gives a return written in percent. */
+const classOfPercent = (percent: number): ArenaPrediction =>
+  Math.abs(percent) < NEUTRAL_BAND * 100 ? 'NEUTRAL' : percent > 0 ? 'BULLISH' : 'BEARISH';
+
+/** More decimals than any price a venue quotes can call for: past this the two-decimal text is kept. */
+const MAX_RETURN_DECIMALS = 12;
+
+/**
+ * A round's return in percent, signed ("+0.31%", "-0.245%"): two decimals, or as many more as it takes for the
+ * number shown to fall in the round's outcome class, so that a reader applying OUTCOME_RULE to it gets the
+ * published outcome (-0.24539% is "-0.245%", NEUTRAL; at two decimals it would read "-0.25%", the band).
+ */
+export const returnPercentText = (fraction: number, outcome: ArenaPrediction | null): string => {
+  const percent = fraction * 100;
+  const texts = Array.from({ length: MAX_RETURN_DECIMALS - 1 }, (_, i) => percent.toFixed(i + 2));
+  const text = texts.find((t) => outcome === null || classOfPercent(Number(t)) === outcome) ?? texts[0]!;
+  return text.startsWith('-') ? `${text}%` : `+${text}%`;
 };
 
 export const brainProbs = (call: ArenaReading, confidence: number | null): ClassProbs => {
