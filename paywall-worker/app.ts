@@ -24,13 +24,15 @@ import type { PaywallConfig } from './config.ts';
 import { createIndexerLookup } from './core/chain-lookup.ts';
 import { createPaywallCore, errorBody } from './core/decide.ts';
 import type { Decision, ErrorStatus, PaywallLogEntry, SaleHooks } from './core/decide.ts';
-import { checkHealth } from './core/health.ts';
+import { checkHealth, facilitatorProbe } from './core/health.ts';
+import { logToStderr } from './core/log.ts';
 import { PaidFileReader } from './core/paid-file.ts';
 import type { PayeeGate } from './core/payee-gate.ts';
 import { normalizeNetwork } from './network.ts';
 import { ownSalePoints } from './offers.ts';
 import type { SalePoint } from './offers.ts';
 import { isClientAbort } from './client-abort.ts';
+import { describeError } from './facilitator-errors.ts';
 import { MemoryPaymentBook } from './payment-book.ts';
 import { unsoldStorefrontMessage } from './publishers/sale-points.ts';
 import type { PaymentBook } from './payment-book.ts';
@@ -101,10 +103,8 @@ function normalizingClient(client: FacilitatorClient): FacilitatorClient {
   };
 }
 
-/** One JSON line per event on stderr: a settle that may have landed always leaves a trace. */
-export const logToStderr = (entry: PaywallLogEntry): void => {
-  if (entry.level !== 'info') console.error(JSON.stringify({ at: new Date().toISOString(), ...entry }));
-};
+/** One JSON line per event on stderr, every level (core/log.ts): each sale, and each settle that may have landed. */
+export { logToStderr };
 
 /**
  * On every answer of this app, on Node and in workerd: CORS, and nosniff, the API policy and no referrer
@@ -196,7 +196,8 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
     settings.network,
     new ExactAvmScheme(),
   );
-  const now = options.now ?? Date.now;
+  const now = options.now ?? (() => Date.now()); // read at each call: a test may shift the clock
+  const log = options.log ?? logToStderr;
   const points = [...ownSalePoints(PAID_RESOURCES, settings.payTo), ...(options.salePoints ?? [])];
   const reader = new PaidFileReader(config.storage, 1000, now);
   const freshness = { allowSimulated: settings.allowSimulated, maxAgeSeconds: settings.maxDataAgeSeconds };
@@ -211,9 +212,10 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
     lookup: createIndexerLookup(settings.indexerUrl, settings.facilitatorTimeoutMs),
     hooks: options.hooks,
     payee: options.payee,
-    log: options.log ?? logToStderr,
+    log,
     now,
   });
+  const facilitatorState = facilitatorProbe(facilitator, log, now);
 
   // Paths matched as every host routes them: a proxy that hands on the client's spelling (`//api/x402-atlas.php`)
   // reaches the same sale point.
@@ -229,10 +231,9 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
       points,
       reader,
       freshness,
-      facilitator,
+      facilitator: facilitatorState,
       payee: options.payee,
       hooks: options.hooks,
-      log: options.log ?? logToStderr,
       now,
     });
     return new Response(JSON.stringify(health, null, 2), {
@@ -259,10 +260,16 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
       unsoldStorefrontMessage(c.req.path, points) ?? 'The paywall serves only the paid paths.',
     ),
   );
-  app.onError((error) => {
+  app.onError((error, c) => {
     if (isClientAbort(error))
       return errorResponse(400, 'bad_request', 'The request ended before its body did.');
-    console.error(JSON.stringify({ level: 'error', event: 'unhandled', detail: String(error) }));
+    log({
+      level: 'error',
+      event: 'unhandled',
+      method: c.req.method,
+      path: c.req.path,
+      detail: describeError(error),
+    });
     return errorResponse(500, 'internal_error', 'The paywall could not handle this request.');
   });
   return app;

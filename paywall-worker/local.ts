@@ -13,7 +13,7 @@ import { openSqliteVoteStore } from './arena-vote/store-sqlite.ts';
 import type { SqliteVoteStore } from './arena-vote/store-sqlite.ts';
 import { DEFAULT_MAX_DATA_AGE_SECONDS, PaywallConfigError, settingsFromEnv } from './config.ts';
 import type { EnvSettings } from './config.ts';
-import type { PaywallLogEntry } from './core/decide.ts';
+import { logToStderr } from './core/log.ts';
 import { createPayeeGate } from './core/payee-gate.ts';
 import { payeeOptInProblem } from './opt-in.ts';
 import { buyerFileReader, startPublisherProgramme } from './publishers/node.ts';
@@ -101,10 +101,6 @@ export const paywallEnv = (
   algodToken: env.EMI_ALGOD_TOKEN || undefined,
   voteExportToken: env.EMI_VOTE_EXPORT_TOKEN || undefined,
 });
-
-const logToStderr = (entry: PaywallLogEntry): void => {
-  if (entry.level !== 'info') console.error(JSON.stringify({ at: new Date().toISOString(), ...entry }));
-};
 
 /**
  * How many of the paid files are there at start, so that a mistyped `--paid`, or a worker started before the first

@@ -9,6 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { CORS_HEADERS, JSON_TYPE, NO_STORE } from '../schemas/delivery.ts';
 import { errorBody } from './core/decide.ts';
+import { logToStderr } from './core/log.ts';
+import { describeError } from './facilitator-errors.ts';
 import { API_SECURITY_HEADERS } from './security-headers.ts';
 
 /** Node's limit on a request's headers (`--max-http-header-size`; 16 KiB unless changed). */
@@ -127,7 +129,7 @@ function answerRequestError(error: unknown): Response {
   if (error instanceof RequestError) {
     return asResponse(badRequest(`The request's URL or Host header cannot be read (${error.message})`));
   }
-  console.error(JSON.stringify({ level: 'error', event: 'unhandled', detail: String(error) }));
+  logToStderr({ level: 'error', event: 'unhandled', detail: describeError(error) });
   return asResponse(internalError());
 }
 

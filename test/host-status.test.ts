@@ -3,10 +3,11 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HEALTH_PATH } from '../schemas/delivery.ts';
 import { RunStatus } from '../schemas/status.ts';
 import { runPipeline } from '../generator/pipeline.ts';
+import { FACILITATOR_HEALTH_TTL_MS } from '../paywall-worker/core/health.ts';
 import type { Health } from '../paywall-worker/core/health.ts';
 import { startStack, writePaidFixtures } from './paywall-harness.ts';
 import type { Stack } from './paywall-harness.ts';
@@ -67,7 +68,10 @@ describe(`worker health (${HEALTH_PATH})`, () => {
     await writePaidFixtures(stack.paidDir, 3600);
     await writeFile(join(stack.paidDir, 'x402-main-brain.json'), '{"not":"valid"}');
     await stack.facilitator.close();
-    const { status, body } = await health();
+    // The facilitator's last answer stands for FACILITATOR_HEALTH_TTL_MS: the check after it asks again.
+    const realNow = Date.now;
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + FACILITATOR_HEALTH_TTL_MS);
+    const { status, body } = await health().finally(() => vi.restoreAllMocks());
     expect(status).toBe(503);
     expect(body.ok).toBe(false);
     expect(body.facilitator.answers).toBe(false);

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import algosdk from 'algosdk';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
@@ -24,6 +24,7 @@ import { listen } from '../paywall-worker/node-listen.ts';
 import { presentationOf } from '../paywall-worker/payment-book.ts';
 import { SqlitePaymentBook } from '../paywall-worker/payment-book-sqlite.ts';
 import { signedPaymentOf } from '../paywall-worker/core/group-policy.ts';
+import { REFUSAL_MEMORY_MS } from '../paywall-worker/core/decide.ts';
 import { createDevBuyer } from '../paywall-worker/buy.ts';
 import { fetchChallenge, newBuyer, resourceById, writePaidFixtures } from './paywall-harness.ts';
 
@@ -435,10 +436,15 @@ describe('a facilitator failing after it submitted the payment', () => {
     const settlement = decodePaymentResponseHeader(refused.headers.get('PAYMENT-RESPONSE')!);
     expect(settlement).toMatchObject({ success: false, transaction: '' });
     expect((await refused.json()).error).toBe(settlement.errorReason);
-    // Released: once the buyer can pay, the same payment is settled (once).
+    // Released: once the buyer can pay, the same payment is settled (once), after the refusal's short memory.
     chain.ledger.fund(buyer.address, 1_000_000n);
     const before = chain.ledger.assetBalance(buyer.address);
-    const paid = await fetch(url(), { headers: header });
+    const remembered = await fetch(url(), { headers: header });
+    expect(remembered.status).toBe(402);
+    expect(chain.ledger.assetBalance(buyer.address)).toBe(before);
+    const realNow = Date.now;
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + REFUSAL_MEMORY_MS);
+    const paid = await fetch(url(), { headers: header }).finally(() => vi.restoreAllMocks());
     expect(paid.status).toBe(200);
     expect(before - chain.ledger.assetBalance(buyer.address)).toBe(BigInt(resource.amountAtomic));
   });

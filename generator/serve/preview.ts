@@ -22,6 +22,8 @@ import {
   SITE_HEADERS,
 } from '../../schemas/delivery.ts';
 import { isClientAbort } from '../../paywall-worker/client-abort.ts';
+import { logToStderr } from '../../paywall-worker/core/log.ts';
+import { describeError } from '../../paywall-worker/facilitator-errors.ts';
 import { resolveStaticFile, resolveStaticRequest } from './static-files.ts';
 import { validatorsOf } from './validators.ts';
 
@@ -106,11 +108,17 @@ export function createPreviewApp(options: PreviewOptions): Hono {
 
   // Hono's default answers text and prints a stack trace: a client that hung up mid-body is no error at all, and
   // anything else is one JSON line on stderr and a JSON 500 in the errors module's shape.
-  app.onError((error) => {
+  app.onError((error, c) => {
     if (isClientAbort(error)) {
       return errorAnswer(400, errorResponse('bad_request', 'The request ended before its body did.'));
     }
-    console.error(JSON.stringify({ level: 'error', event: 'unhandled', detail: String(error) }));
+    logToStderr({
+      level: 'error',
+      event: 'unhandled',
+      method: c.req.method,
+      path: c.req.path,
+      detail: describeError(error),
+    });
     return errorAnswer(
       500,
       errorResponse('internal_error', 'The preview server could not handle this request.'),

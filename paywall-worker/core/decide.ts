@@ -30,6 +30,7 @@ import { freshnessRefusal, paidFileOfBody } from './paid-file.ts';
 import type { FreshnessPolicy, PaidFile, PaidFileReader } from './paid-file.ts';
 import { confirmedSettlement, notSettled, settlementMismatch } from './settlement.ts';
 import type { ExpectedSettlement } from './settlement.ts';
+import { guardedLog } from './log.ts';
 
 export interface PaidRequest {
   path: string;
@@ -76,12 +77,19 @@ export interface SaleHooks {
   release(point: SalePoint, txid: string): Promise<void>;
 }
 
+/** One line of the paywall's log (paywall-worker/README.md "Log" lists the events). */
 export interface PaywallLogEntry {
   level: 'info' | 'warn' | 'error';
   event: string;
+  method?: string;
   path?: string;
   txid?: string;
+  /** A sale's price in the asset's atomic units (USDC: millionths of a dollar), and its payee. */
+  amount?: string;
+  pay_to?: string;
   detail?: string;
+  /** How many lines of this event and txid the log left out since the last one written (core/log.ts). */
+  suppressed?: number;
 }
 
 export interface CoreDeps {
@@ -199,6 +207,20 @@ const isVerdict = (reason: string | undefined): boolean =>
   reason === 'insufficient_funds' ||
   (reason !== undefined && reason.startsWith('invalid_') && !reason.endsWith('_confirmation_failed'));
 
+/**
+ * How long the facilitator's verdict on a payment is repeated without asking it again (ms). A refused payment sent
+ * again in a loop would otherwise be one settle call (and one log line) per try. A verdict on the same signed bytes
+ * does not change within seconds; the one that can (insufficient_funds, an asset not opted in: the buyer funds or
+ * opts in, which takes a few seconds on Algorand) can be tried again after this short wait, which the 402 states.
+ */
+export const REFUSAL_MEMORY_MS = 10_000;
+/** Bound on the refusals remembered (oldest forgotten first): a forgotten one is only asked about again. */
+const MAX_REFUSALS = 10_000;
+
+const refusalRule = (): string =>
+  `This refusal is repeated for ${REFUSAL_MEMORY_MS / 1000} s without asking the facilitator again; if you ` +
+  'removed its cause (funded the account, opted in to the asset), send the same payment again after that.';
+
 /** A settle error that is no verdict (see isVerdict): the answer is lost, the payment may have landed. */
 const lostAnswer = (error: unknown): boolean =>
   !(error instanceof SettleError) || (error.statusCode >= 500 && !isVerdict(error.errorReason));
@@ -232,7 +254,41 @@ function namedPath(payload: PaymentPayload): string | null {
 export function createPaywallCore(deps: CoreDeps): {
   decide(request: PaidRequest): Decision | Promise<Decision>;
 } {
-  const { server, book, log } = deps;
+  const { server, book } = deps;
+  // Every payee's address stays readable in the log; a payer's is redacted (see core/log.ts).
+  const payees = new Set([...deps.points.values()].map((point) => point.payTo));
+  const log = guardedLog(deps.log, payees, deps.now);
+
+  // The facilitator's recent verdicts, by presentation (the signed bytes and the id): answered again from here.
+  const refusals = new Map<string, { at: number; settlement: SettleResponse }>();
+  function rememberRefusal(presentation: string, settlement: SettleResponse): void {
+    refusals.delete(presentation);
+    refusals.set(presentation, { at: deps.now(), settlement });
+    if (refusals.size > MAX_REFUSALS) refusals.delete(refusals.keys().next().value as string);
+  }
+  function knownRefusal(presentation: string): SettleResponse | null {
+    const known = refusals.get(presentation);
+    if (!known) return null;
+    if (deps.now() - known.at < REFUSAL_MEMORY_MS) return known.settlement;
+    refusals.delete(presentation);
+    return null;
+  }
+
+  // Whether each path's file was last found for sale (null) or refused as stale or not live (the refusal's code).
+  const freshnessStates = new Map<string, string | null>();
+  /** A path that stops or resumes selling for its data's age or mode is logged once at each change. */
+  function noteFreshness(point: SalePoint, refusal: { error: string; message: string } | null): void {
+    const state = refusal?.error ?? null;
+    const before = freshnessStates.get(point.path);
+    if (before === state) return;
+    freshnessStates.set(point.path, state);
+    if (refusal) {
+      const event = refusal.error === 'data_stale' ? 'sales_stopped_stale' : 'sales_stopped_not_live';
+      log({ level: 'warn', event, path: point.path, detail: refusal.message });
+    } else if (before) {
+      log({ level: 'info', event: 'sales_resumed', path: point.path });
+    }
+  }
 
   let initialized: Promise<void> | null = null;
   const initialize = (): Promise<void> => {
@@ -277,6 +333,7 @@ export function createPaywallCore(deps: CoreDeps): {
     const point = deps.points.get(request.path);
     const offer = offers.get(request.path);
     if (!point || !offer || point.seller || (deps.payee && !deps.payee.ready)) return undefined;
+    if (freshnessStates.get(request.path)) return undefined; // last seen stale: the full path logs its resumption
     const state = deps.reader.known(point.resource);
     if (!state?.ok || !sameData(offer.data, state.file)) return undefined;
     if (freshnessRefusal(state.file, deps.freshness, deps.now())) return undefined;
@@ -384,6 +441,7 @@ export function createPaywallCore(deps: CoreDeps): {
     // Why a new sale cannot be made now (stale or simulated data, no seller credit, no payee opt-in). It never stops
     // the delivery of a payment already made: a buyer charged a minute ago still gets the report.
     const stale = missing ? null : freshnessRefusal(file, deps.freshness, deps.now());
+    if (!missing) noteFreshness(point, stale);
     const unavailable = missing || stale ? null : await sellerRefusal(point);
     const notForSale =
       missing ??
@@ -476,6 +534,11 @@ export function createPaywallCore(deps: CoreDeps): {
       await book.release(group.txid);
       return notForSale;
     }
+    const refusedBefore = claim.state === 'claimed' ? knownRefusal(presentation) : null;
+    if (refusedBefore) {
+      await book.release(group.txid);
+      return refusalOf(offer, group.txid, refusedBefore);
+    }
 
     // When the attempt that may land this payment began: this request, or the earlier one it resumes.
     const attemptedAt = claim.state === 'pending' ? claim.attemptedAt : claimedAt;
@@ -536,9 +599,19 @@ export function createPaywallCore(deps: CoreDeps): {
       if (outcome?.kind !== 'serve') {
         // An error naming the transaction means the payment may have landed: the next try must find out first.
         const unknown = outcome?.kind === 'error' && outcome.body.transaction !== null;
-        await (unknown
-          ? book.pending(group.txid, presentation, attemptedAt, body)
-          : book.release(group.txid));
+        await (
+          unknown ? book.pending(group.txid, presentation, attemptedAt, body) : book.release(group.txid)
+        ).catch((error: unknown) => {
+          // The answer stands; a claim the book could not update lapses after its lease (IN_FLIGHT_LEASE_MS),
+          // when the payment's next try finds out on chain whether it landed.
+          log({
+            level: 'error',
+            event: 'payment_book_failed',
+            path: point.path,
+            txid: group.txid,
+            detail: `${unknown ? 'pending' : 'release'}: ${describeError(error)}`,
+          });
+        });
         if (reserved) await deps.hooks?.release(point, group.txid);
       }
     }
@@ -654,32 +727,90 @@ export function createPaywallCore(deps: CoreDeps): {
 
   /**
    * The facilitator refused to settle with a verdict (isVerdict): its refusal is trusted, as its success is (the
-   * chain is asked only when an answer is lost or no verdict, see lostAnswer), and the payment may be presented again. Logged with the
-   * transaction, so that an operator can look up a refusal a buyer disputes.
+   * chain is asked only when an answer is lost or no verdict, see lostAnswer), and the payment may be presented again:
+   * within REFUSAL_MEMORY_MS it gets the same refusal without a settle call. Logged with the transaction, so that an
+   * operator can look up a refusal a buyer disputes.
    */
   function refused(attempt: Attempt, settlement: SettleResponse): Decision {
-    const { offer, expected } = attempt;
+    // A resumed payment's refusal proves nothing (the earlier try may have landed it): never remembered.
+    if (!attempt.resumed) rememberRefusal(attempt.presentation, settlement);
+    return refusalOf(attempt.offer, attempt.expected.txid, settlement);
+  }
+
+  /** The refusal's 402 (a fresh challenge) and its log line, whether the facilitator just gave it or gave it before. */
+  function refusalOf(offer: Offer, txid: string, settlement: SettleResponse): Decision {
     const reason = settlement.errorReason ?? 'settlement_failed';
     const why = settlement.errorMessage ?? reason;
     log({
       level: 'warn',
       event: 'settle_refused',
       path: offer.point.path,
-      txid: expected.txid,
+      txid,
       detail: `${reason}: ${why}`,
     });
-    return refuse(offer, reason, `Settlement was refused: ${why}.`, settlement);
+    return refuse(offer, reason, `Settlement was refused: ${why}. ${refusalRule()}`, settlement);
   }
 
-  async function deliver(attempt: Attempt, settlement: SettleResponse): Promise<Decision> {
+  /**
+   * Records and serves a settled payment, logging the sale (`sold`, the only trace of it once the book forgets the
+   * payment) and, for a payment whose earlier try ended unknown and which this retry settled, the line that closes
+   * that alert (`settled_after_unknown`; one found confirmed on chain is closed by `reconciled_confirmed`).
+   */
+  async function deliver(
+    attempt: Attempt,
+    settlement: SettleResponse,
+    confirmedOnChain = false,
+  ): Promise<Decision> {
     const { offer, expected, presentation: payment, body, resumed } = attempt;
-    const record = { path: offer.point.path, settlement, payment, body };
-    // Delivered on a retry after a lost answer, the first request never got the body: the same bytes may collect
-    // it again even without an id, or a copy from the chain that came first would leave the buyer with nothing.
-    await book.settled(expected.txid, resumed ? { ...record, afterLostAnswer: true } : record);
+    const { path, payTo, amountAtomic } = offer.point;
+    const record = { path, settlement, payment, body };
+    try {
+      // Delivered on a retry after a lost answer, the first request never got the body: the same bytes may collect
+      // it again even without an id, or a copy from the chain that came first would leave the buyer with nothing.
+      await book.settled(expected.txid, resumed ? { ...record, afterLostAnswer: true } : record);
+    } catch (error) {
+      return notRecorded(attempt, error);
+    }
     await deps.hooks?.delivered(offer.point, expected.txid, settlement);
-    log({ level: 'info', event: 'sold', path: offer.point.path, txid: expected.txid });
+    if (resumed && !confirmedOnChain) {
+      log({
+        level: 'warn',
+        event: 'settled_after_unknown',
+        path,
+        txid: expected.txid,
+        detail:
+          'an earlier try of this payment ended with its outcome unknown; this retry settled and delivered it',
+      });
+    }
+    log({ level: 'info', event: 'sold', path, txid: expected.txid, amount: amountAtomic, pay_to: payTo });
     return { kind: 'serve', body: attempt.body, settlement, redelivery: false };
+  }
+
+  /**
+   * The payment settled but the book could not record it (a full disk): not served on this request, whose answer
+   * names the transaction, so that the book keeps it pending (or its claim lapses) and the buyer's next try with the
+   * same payment finds it confirmed on chain and collects the file, never paying twice.
+   */
+  function notRecorded({ offer, expected }: Attempt, error: unknown): Decision {
+    const { txid } = expected;
+    log({
+      level: 'error',
+      event: 'settled_not_recorded',
+      path: offer.point.path,
+      txid,
+      detail:
+        `the payment settled but the payment book could not record it (${describeError(error)}); the buyer ` +
+        'collects the file by sending the same payment again',
+    });
+    return fail(
+      503,
+      'settlement_not_recorded',
+      `Payment ${txid} was settled, but this service could not record it, so the file was not served on this ` +
+        'request. Send the same request with the same PAYMENT-SIGNATURE again after the Retry-After delay to receive ' +
+        'it (within a few minutes at most); a payment is never charged twice.',
+      offer.point,
+      txid,
+    );
   }
 
   /**
@@ -755,7 +886,7 @@ export function createPaywallCore(deps: CoreDeps): {
       );
     }
     log({ level: 'warn', event: 'reconciled_confirmed', path: offer.point.path, txid: expected.txid });
-    return deliver(attempt, confirmedSettlement(expected, offer.point.amountAtomic));
+    return deliver(attempt, confirmedSettlement(expected, offer.point.amountAtomic), true);
   }
 
   /**

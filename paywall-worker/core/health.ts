@@ -41,10 +41,9 @@ export interface HealthDeps {
   hooks?: Pick<SaleHooks, 'unavailable'>;
   reader: PaidFileReader;
   freshness: FreshnessPolicy;
-  facilitator: FacilitatorClient;
+  /** The facilitator's state, as `facilitatorProbe` gives it (cached, logged on a change). */
+  facilitator: () => Promise<Health['facilitator']>;
   payee?: PayeeGate;
-  /** Where the facilitator's own error goes: this answer is public (CORS *), and its words may name a secret. */
-  log?: (entry: PaywallLogEntry) => void;
   now: () => number;
 }
 
@@ -65,14 +64,61 @@ export function facilitatorReason(error: unknown): string {
   }
 }
 
-async function facilitatorHealth(deps: HealthDeps): Promise<Health['facilitator']> {
-  try {
-    const supported = await deps.facilitator.getSupported();
-    return { answers: supported.kinds.length > 0, detail: null };
-  } catch (error) {
-    deps.log?.({ level: 'error', event: 'facilitator_unhealthy', detail: describeError(error) });
-    return { answers: false, detail: facilitatorReason(error) };
+/**
+ * How long one answer of the facilitator's `/supported` stands for the health check (ms). Health is public and a
+ * monitor or a crowd may poll it many times a second: without a cache each poll is a call to the facilitator (and,
+ * while it is down, an error line). Ten seconds bounds that to six calls a minute per process whatever the polling
+ * rate, and is well under the 30 s a 503 asks a client to wait, so an outage or a recovery shows within one retry.
+ */
+export const FACILITATOR_HEALTH_TTL_MS = 10_000;
+
+type FacilitatorState = Health['facilitator'];
+
+/**
+ * The facilitator's state for the health check: one `/supported` call per FACILITATOR_HEALTH_TTL_MS (concurrent
+ * checks share it), logged only when the state changes: `facilitator_unhealthy` (error, with its own words, which
+ * the public answer never repeats) when it stops answering or answers otherwise, `facilitator_recovered` (info)
+ * when it answers again. Per process (per isolate on a Worker).
+ */
+export function facilitatorProbe(
+  facilitator: Pick<FacilitatorClient, 'getSupported'>,
+  log: (entry: PaywallLogEntry) => void,
+  now: () => number,
+  ttlMs = FACILITATOR_HEALTH_TTL_MS,
+): () => Promise<FacilitatorState> {
+  let cached: { at: number; state: FacilitatorState } | null = null;
+  let asking: Promise<FacilitatorState> | null = null;
+  let last: FacilitatorState | null = null;
+
+  const changed = (state: FacilitatorState, why: () => string): void => {
+    const before = last;
+    last = state;
+    if (before && before.answers === state.answers && before.detail === state.detail) return;
+    if (!state.answers) log({ level: 'error', event: 'facilitator_unhealthy', detail: why() });
+    else if (before) log({ level: 'info', event: 'facilitator_recovered' });
+  };
+
+  async function ask(): Promise<FacilitatorState> {
+    let state: FacilitatorState;
+    try {
+      const supported = await facilitator.getSupported();
+      state = { answers: supported.kinds.length > 0, detail: null };
+      changed(state, () => 'the facilitator supports no payment kind');
+    } catch (error) {
+      state = { answers: false, detail: facilitatorReason(error) };
+      changed(state, () => describeError(error));
+    }
+    cached = { at: now(), state };
+    return state;
   }
+
+  return () => {
+    if (cached && now() - cached.at < ttlMs) return Promise.resolve(cached.state);
+    asking ??= ask().finally(() => {
+      asking = null;
+    });
+    return asking;
+  };
 }
 
 /** The seller's state of a path whose file is for sale: what a buyer would be told there before paying. */
@@ -113,7 +159,7 @@ async function fileHealth(point: SalePoint, deps: HealthDeps): Promise<FileHealt
 export async function checkHealth(deps: HealthDeps): Promise<Health> {
   const [files, facilitator, problem] = await Promise.all([
     Promise.all(deps.points.map((point) => fileHealth(point, deps))),
-    facilitatorHealth(deps),
+    deps.facilitator(),
     deps.payee?.problem() ?? null,
   ]);
   return {
