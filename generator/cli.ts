@@ -29,7 +29,16 @@ import {
   SOURCE_NAMES,
   stateFolder,
 } from './defaults.ts';
-import { SITE_TEMPLATES, assertSiteTemplates, build, generate, publishCycle, summarise } from './cycle.ts';
+import {
+  SITE_TEMPLATES,
+  assertSiteTemplates,
+  build,
+  buildFailureLine,
+  generate,
+  publishCycle,
+  published,
+  sayRun,
+} from './cycle.ts';
 import type { GenerateFlags } from './cycle.ts';
 import type { RunReport } from './pipeline.ts';
 import { COMMAND_GROUPS, addPlaceholders, commandGroupFor } from './cli-groups.ts';
@@ -136,21 +145,47 @@ function addGenerateOptions(command: Command, { asOf = true } = {}): Command {
     );
 }
 
+/** What one run and the build after it came to; their lines are said. */
+interface CycleOutcome {
+  report: RunReport;
+  /** A site was built after the run (with `site`: always after one that published, else around the last good files). */
+  built: boolean;
+  /** The build after the run failed (said in its own line). */
+  buildFailed: boolean;
+}
+
 /**
  * One run; with `site`, the site is built after it, after a failed or stale run too (see publishCycle), so that a
- * one-shot job (a systemd unit, a CI step) keeps the served /status.json true. The exit code is the run's.
+ * one-shot job (a systemd unit, a CI step) keeps the served /status.json true. The run's line is said as every
+ * command says it (cycle.ts runLine), then the build's failure, if any. A run that ended without a report (its state
+ * folder not writable, a lock held) rejects, for `main` to say.
  */
-async function generateOnce(flags: GenerateFlags, site?: { dist: string; baseUrl: string }): Promise<void> {
+async function runCycle(
+  flags: GenerateFlags,
+  site?: { dist: string; baseUrl: string },
+): Promise<CycleOutcome> {
   const startedAt = Date.now();
   let finished: RunReport | undefined;
+  let built = false;
   const run = site
-    ? publishCycle({ ...flags, ...site }, (report) => void (finished = report), { warm: false })
+    ? publishCycle({ ...flags, ...site }, (report) => void (finished = report), {
+        warm: false,
+        onBuilt: () => void (built = true),
+      })
     : generate(flags);
-  const report = await run.catch(async (error: unknown) => {
-    // The run ended and the build after it failed: the run's own outcome is said first.
-    if (finished) console.error(`emi: ${summarise(finished)}`);
+  try {
+    const report = await run;
+    sayRun(report);
+    return { report, built, buildFailed: false };
+  } catch (error) {
+    // The run ended and the build after it failed: the run's own outcome is said first, then the build's.
+    if (finished && site) {
+      sayRun(finished);
+      console.error(buildFailureLine(error, site.dist));
+      return { report: finished, built: false, buildFailed: true };
+    }
     // The run could not even record itself (its state folder is not writable): /status.json says so instead.
-    else if (isPermissionFault(error)) {
+    if (isPermissionFault(error)) {
       const { recordFailedStart } = await import('./publish/status.ts');
       const written = await recordFailedStart(resolve(flags.out), {
         error: oneLine(error.message),
@@ -161,11 +196,41 @@ async function generateOnce(flags: GenerateFlags, site?: { dist: string; baseUrl
         console.error(`emi: the failure could not be recorded in ${flags.out}/status.json either`);
     }
     throw error;
-  });
-  if (report.status === 'failed' || report.status === 'stale') throw new Error(summarise(report));
-  console.log(summarise(report));
-  // Published, but something needs the operator (a damaged arena store, said on stderr): exit non-zero.
-  if (report.error) process.exitCode = 1;
+  }
+}
+
+/** `emi generate`: one run (and with `site` the build after it); the exit code is the run's, or 1 for the build. */
+async function generateOnce(flags: GenerateFlags, site?: { dist: string; baseUrl: string }): Promise<void> {
+  const { report, buildFailed } = await runCycle(flags, site);
+  // Published, but something needs the operator (a damaged arena store, said on stderr): exit non-zero too.
+  if (buildFailed || !published(report) || report.error) process.exitCode = 1;
+}
+
+/** Why a run published nothing, for `emi up`'s line: its status as last-run.json has it, its time, its error. */
+const unpublishedWhy = (report: RunReport): string =>
+  `${report.status} as of ${report.as_of}: ${oneLine(report.error ?? 'no error recorded')}`;
+
+/**
+ * `emi up`'s first run and build. A first run that publishes nothing is recorded and the site rebuilt around the last
+ * good files, as the schedule does: those are served and the schedule goes on. Returns false, said on stderr, when
+ * there is nothing to serve (no good files yet, or the build failed): `emi up` then does not start.
+ */
+async function firstUpCycle(flags: GenerateFlags, site: { dist: string; baseUrl: string }): Promise<boolean> {
+  const { report, built, buildFailed } = await runCycle(flags, site);
+  if (buildFailed) {
+    console.error(`emi up: not started: the build after its first run failed (said above)`);
+    return false;
+  }
+  if (published(report)) return true;
+  if (!built) {
+    console.error(`emi up: not started: its first run published nothing (${unpublishedWhy(report)})`);
+    return false;
+  }
+  console.error(
+    `emi up: its first run published nothing (${report.status} as of ${report.as_of}): the last good files are ` +
+      'served, the site rebuilt around them says so in /status.json; the schedule goes on',
+  );
+  return true;
 }
 
 /**
@@ -195,14 +260,20 @@ async function scheduleRuns(flags: GenerateFlags & { cron: string; dist: string;
     flags.cron,
     async () => {
       // One bad tick is reported and the schedule goes on; the last good files stay published meanwhile.
+      let reported = false;
       try {
         // A scheduled run describes the current minute: --as-of only applies to the first run of `emi up`.
         await publishCycle({ ...flags, asOf: undefined }, (report) => {
-          const published = report.status === 'ok' || report.status === 'degraded';
-          (published ? console.log : console.error)(summarise(report));
+          reported = true;
+          sayRun(report);
         });
       } catch (error) {
-        console.error(`emi: scheduled run failed: ${oneLine((error as Error).message)}`);
+        // Once the run has reported, what failed is the build after it (the run's files are in place).
+        console.error(
+          reported
+            ? buildFailureLine(error, flags.dist)
+            : `emi: scheduled run failed: ${oneLine((error as Error).message)}`,
+        );
       }
     },
     () => console.log('previous run still in progress: this tick was skipped'),
@@ -418,8 +489,10 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
           asOf: o.asOf,
         });
       }
-      await generateOnce(o);
-      await build({ site: SITE_TEMPLATES, published: o.out, out: o.dist, baseUrl });
+      if (!(await firstUpCycle(o, { dist: o.dist, baseUrl }))) {
+        process.exitCode = 1;
+        return;
+      }
       const { startLocalStack } = await import('./local-stack.ts');
       const stack = await startLocalStack({
         port: o.port,

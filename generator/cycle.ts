@@ -152,13 +152,56 @@ async function runOnce(flags: GenerateFlags, signal: AbortSignal): Promise<RunRe
   });
 }
 
-/** One line per run: its error (a zod dump too) cut to one readable line. */
+/**
+ * One line per run: its error (a zod dump too) cut to one readable line. A run that published nothing names its
+ * status as last-run.json does (`stale`, `failed`) and the market time it was to describe, so that an alert on the
+ * word finds it.
+ */
 export function summarise(report: RunReport): string {
   const issues = report.issues.length ? `, ${report.issues.length} source issue(s)` : '';
   const error = oneLine(report.error ?? '');
   if (report.status === 'failed') return `generate failed: ${error} (the last good files were left in place)`;
-  if (report.status === 'stale') return `generate published nothing: ${error}${issues}`;
+  if (report.status === 'stale') {
+    return (
+      `generate stale (as of ${report.as_of}): published nothing: ${error}${issues} (the last good files were ` +
+      'left in place)'
+    );
+  }
   return `generated ${report.files_written} files for ${report.as_of} [${report.mode}, ${report.status}${issues}] in ${report.duration_ms} ms`;
+}
+
+/** Whether the run published its files (`ok` or `degraded`); a `stale` or `failed` one left the last good ones. */
+export const published = (report: RunReport): boolean =>
+  report.status === 'ok' || report.status === 'degraded';
+
+/**
+ * A run's line as every command writes it (emi generate, emi schedule, emi up): a run that published, on stdout as
+ * is; one that published nothing, on stderr after `emi: `.
+ */
+export function runLine(report: RunReport): { stream: 'stdout' | 'stderr'; line: string } {
+  return published(report)
+    ? { stream: 'stdout', line: summarise(report) }
+    : { stream: 'stderr', line: `emi: ${summarise(report)}` };
+}
+
+/** Writes the run's line (see runLine). */
+export function sayRun(report: RunReport): void {
+  const { stream, line } = runLine(report);
+  (stream === 'stdout' ? console.log : console.error)(line);
+}
+
+const NO_SPACE_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT']);
+
+/**
+ * The line for a site build that failed after its run had ended (the run's own line already said): the build's
+ * cause, and for a full disk the folder whose space to check, since the run's folders had room.
+ */
+export function buildFailureLine(error: unknown, dist: string): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = oneLine(error instanceof Error ? error.message : String(error));
+  const full = (typeof code === 'string' && NO_SPACE_CODES.has(code)) || /^(ENOSPC|EDQUOT)\b/.test(message);
+  const dir = resolve(dist);
+  return `emi: the build after the run failed: ${message}${full ? `; check the free space of ${dir} (\`df ${dir}\`)` : ''}`;
 }
 
 /** The browser bundles depend only on their sources: a long-running process bundles them once per site folder. */
@@ -257,12 +300,13 @@ async function refuseInvalidOutput(folder: string): Promise<void> {
  * One publishing cycle: generate, tell `onReport`, then build. A run that published is built from at once (it has
  * just checked its files); a failed or stale run still rebuilds the site around the last good files, so that the
  * served /status.json (hosts serve the built folder, not the published one) says what the last run did. A folder
- * with no complete published site (a first run that failed) has nothing to rebuild. `warm` as for `build`.
+ * with no complete published site (a first run that failed) has nothing to rebuild. `warm` as for `build`;
+ * `onBuilt` is told once a site was built (`emi up` serves its first one only then).
  */
 export function publishCycle(
   flags: GenerateFlags & { dist: string; baseUrl: string },
   onReport: (report: RunReport) => void = () => {},
-  { warm = true } = {},
+  { warm = true, onBuilt = () => {} }: { warm?: boolean; onBuilt?: () => void } = {},
 ): Promise<RunReport> {
   // A stop during the run records it as interrupted, and the build still serves that status.
   return interruptible(async (signal) => {
@@ -271,10 +315,10 @@ export function publishCycle(
     await (await import('./site/history-check.ts')).loadPassedRecord(flags.dist);
     const report = await runOnce(flags, signal);
     onReport(report);
-    const published = report.status === 'ok' || report.status === 'degraded';
-    if (published || (await holdsPublishedSite(flags.out))) {
+    if (published(report) || (await holdsPublishedSite(flags.out))) {
       const site = { site: SITE_TEMPLATES, published: flags.out, out: flags.dist, baseUrl: flags.baseUrl };
       await build(site, { warm, validated: true, state: flags.state });
+      onBuilt();
     }
     return report;
   }, summarise);

@@ -179,7 +179,7 @@ describe('emi build with a damaged history day file', () => {
     );
     try {
       const refusal = new RegExp(
-        `emi: scheduled run failed: refusing to build: 1 published history file\\(s\\) damaged in \\S+: ` +
+        `emi: the build after the run failed: refusing to build: 1 published history file\\(s\\) damaged in \\S+: ` +
           `${dayPath('main-brain', PAST_DAY).replaceAll('.', '\\.')}: rows\\.0\\.btc_price`,
       );
       // Two cycles refused: the process lives on after the first.

@@ -192,7 +192,7 @@ describe('venues that accept connections and never answer', () => {
     expect(silent.connections()).toBeGreaterThan(0);
     expect(ended.code, ended.stderr).toBe(1);
     expect(ended.stderr).toMatch(
-      /^emi: generate published nothing: collection stopped at its deadline of 3 s/m,
+      /^emi: generate stale \(as of \S+\): published nothing: collection stopped at its deadline of 3 s/m,
     );
 
     const recorded = await lastRun(dir);
@@ -479,12 +479,14 @@ describe.skipIf(!canMount)('dist/ on a full file system', () => {
     await fillDisk(disk, 200_000);
     const failed = await runEmi(dir, withDist('2026-11-21T13:00:00Z'));
     expect(failed.code).toBe(1);
-    // The run's own outcome, then the build's failure: one line each, nothing of Eleventy's.
-    expect(linesOf(failed.stderr)).toEqual([
-      expect.stringMatching(/^emi: generated \d+ files for 2026-11-21T13:00:00.000Z \[simulated, ok\]/),
-      expect.stringMatching(/^emi: ENOSPC: no space left on device/),
+    // The run's own outcome (on stdout, as after every run that published), then the build's failure: one line
+    // each, nothing of Eleventy's.
+    expect(linesOf(failed.stdout)).toEqual([
+      expect.stringMatching(/^generated \d+ files for 2026-11-21T13:00:00.000Z \[simulated, ok\]/),
     ]);
-    expect(linesOf(failed.stdout)).toEqual([]);
+    expect(linesOf(failed.stderr)).toEqual([
+      expect.stringMatching(/^emi: the build after the run failed: ENOSPC: no space left on device/),
+    ]);
     const recorded = await lastRun(dir);
     expect(recorded.status).toBe('ok');
     expect(recorded.build).toMatchObject({

@@ -67,7 +67,9 @@ describe('runs that publish nothing are counted', () => {
     const stale = await runEmi(dir, LIVE, { ...(await deadVenues()), EMI_COLLECT_DEADLINE_SECONDS: '3' });
     expect(stale.code).toBe(1);
     // One line, and nothing else: no Node warning about the listeners every venue call puts on the run's deadline.
-    expect(errorLines(stale)).toEqual([expect.stringMatching(/^emi: generate published nothing: /)]);
+    expect(errorLines(stale)).toEqual([
+      expect.stringMatching(/^emi: generate stale \(as of \S+\): published nothing: /),
+    ]);
     expect(JSON.parse(await readFile(join(dir, 'var/last-run.json'), 'utf8'))).toMatchObject({
       status: 'stale',
     });

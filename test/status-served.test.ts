@@ -46,7 +46,9 @@ describe('emi generate --dist', () => {
     });
     // The run's own outcome and exit code, as without --dist.
     expect(stale.code).toBe(1);
-    expect(stale.stderr).toContain('emi: generate published nothing: no source delivered a price');
+    expect(stale.stderr).toMatch(
+      /^emi: generate stale \(as of \S+\): published nothing: no source delivered a price/m,
+    );
     const status = await servedStatus(join(dir, 'dist'));
     expect(status.status).toBe('stale');
     expect(status.last_run.error).toContain('no source delivered a price');
@@ -60,7 +62,7 @@ describe('emi generate --dist', () => {
       EMI_BASE_URL: BASE_URL,
     });
     expect(stale.code).toBe(1);
-    expect(stale.stderr).toContain('emi: generate published nothing');
+    expect(stale.stderr).toMatch(/^emi: generate stale \(as of \S+\): published nothing/m);
     expect(existsSync(join(dir, 'dist'))).toBe(false);
   }, 60_000);
 

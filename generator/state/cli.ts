@@ -1,14 +1,14 @@
 // `emi arena import FILE`, `emi arena vote ...` and `emi arena status`. Errors print as one line (a refused import:
 // a count and its problems, one per line) with a non-zero exit code, never as a stack trace.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { USAGE_EXIT_CODE } from '../cli-options.ts';
 import { openArenaStore, type ArenaStore } from './store.ts';
-import { openStoreForStatus, statusFailure, statusLines } from './status.ts';
+import { noStateFolderMessage, openStoreForStatus, statusFailure, statusLines } from './status.ts';
 import { addHumanVotes, importVotesJsonl, VoteValidationError } from './votes.ts';
 import { describeRepair, repairStore } from './repair.ts';
 import { runOwner, withFileRunLock } from './lock.ts';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 export interface ArenaCommandDeps {
   storePath: () => string;
@@ -19,8 +19,19 @@ export interface ArenaCommandDeps {
   err?: (line: string) => void;
 }
 
-const withStore = <T>(deps: ArenaCommandDeps, fn: (store: ArenaStore) => T): T => {
-  const store = openArenaStore(deps.storePath());
+/** `--state <dir>` of every `emi arena` command, as `emi generate`, `emi backfill` and `emi publisher` take it. */
+interface StateOption {
+  state?: string;
+}
+
+const STATE_HELP = "the runs' state folder, holding arena.sqlite (default: EMI_STATE_DIR or var)";
+
+/** The store file: in --state when given, else where the runs keep it by default (EMI_STATE_DIR or var). */
+const storeFileOf = (deps: ArenaCommandDeps, o: StateOption): string =>
+  o.state === undefined ? deps.storePath() : resolve(o.state, 'arena.sqlite');
+
+const withStore = <T>(deps: ArenaCommandDeps, o: StateOption, fn: (store: ArenaStore) => T): T => {
+  const store = openArenaStore(storeFileOf(deps, o));
   try {
     return fn(store);
   } finally {
@@ -116,10 +127,11 @@ export function registerArenaCommands(program: Command, deps: ArenaCommandDeps):
       'import votes from a JSON Lines file: {"asset","prediction","voter","at"?} per line; all or none',
     )
     .argument('<file>', 'JSON Lines file')
+    .option('--state <dir>', STATE_HELP)
     .action(
-      guarded(deps, (file: string) => {
+      guarded(deps, (file: string, o: StateOption) => {
         const text = readVoteFile(file);
-        const written = withStore(deps, (store) => {
+        const written = withStore(deps, o, (store) => {
           try {
             return importVotesJsonl(store, text, now());
           } catch (error) {
@@ -137,12 +149,18 @@ export function registerArenaCommands(program: Command, deps: ArenaCommandDeps):
     .requiredOption('--prediction <value>', 'BULLISH, BEARISH or NEUTRAL')
     .requiredOption('--voter <id>', 'voter id (stored only as a salted hash)')
     .option('--round <id>', "round id, e.g. BTC-20250101T10Z; default the asset's round open to votes now")
+    .option('--state <dir>', STATE_HELP)
     .action(
-      guarded(deps, (o: { asset: string; prediction: string; voter: string; round?: string }) => {
-        const raw = { asset: o.asset, prediction: o.prediction, voter: o.voter, round_id: o.round };
-        const [written] = withStore(deps, (store) => addHumanVotes(store, [{ label: null, raw }], now()));
-        out(`vote recorded for ${written!.roundId}`);
-      }),
+      guarded(
+        deps,
+        (o: StateOption & { asset: string; prediction: string; voter: string; round?: string }) => {
+          const raw = { asset: o.asset, prediction: o.prediction, voter: o.voter, round_id: o.round };
+          const [written] = withStore(deps, o, (store) =>
+            addHumanVotes(store, [{ label: null, raw }], now()),
+          );
+          out(`vote recorded for ${written!.roundId}`);
+        },
+      ),
     );
 
   arena
@@ -150,8 +168,16 @@ export function registerArenaCommands(program: Command, deps: ArenaCommandDeps):
     .description(
       'check the store; if damaged, save it aside and restore the newest daily backup, or start fresh',
     )
-    .action(async () => {
-      const file = deps.storePath();
+    .option('--state <dir>', STATE_HELP)
+    .action(async (o: StateOption) => {
+      const file = storeFileOf(deps, o);
+      // A folder that is not there is another folder than the runs' (the wrong working folder, no --state): said
+      // so, rather than as a missing run.lock inside it.
+      if (!existsSync(dirname(file))) {
+        (deps.err ?? console.error)(`emi arena: ${noStateFolderMessage(file)}`);
+        process.exitCode = 1;
+        return;
+      }
       try {
         // Under the run lock a run takes when the store cannot be opened: no run writes while the file moves.
         const result = await withFileRunLock(join(dirname(file), 'run.lock'), runOwner(), () =>
@@ -167,9 +193,10 @@ export function registerArenaCommands(program: Command, deps: ArenaCommandDeps):
   arena
     .command('status')
     .description('show the last run, the open round, counts and the run lock')
+    .option('--state <dir>', STATE_HELP)
     .action(
-      guarded(deps, () => {
-        const file = deps.storePath();
+      guarded(deps, (o: StateOption) => {
+        const file = storeFileOf(deps, o);
         // First, so that it shows even when the store cannot be opened.
         out(lastRunLine(dirname(file)));
         // Read-only: no store is created where there is none, none migrated, no write access needed.

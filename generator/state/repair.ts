@@ -3,8 +3,9 @@
 // fresh. What `emi arena repair` runs, and what a run's error message points to.
 import { access, constants, copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { stateFolder } from '../defaults.ts';
 import type { ArenaStore } from './store.ts';
 
 export const BACKUPS_KEPT = 7;
@@ -78,11 +79,27 @@ export function storeFailure(storeFile: string, error: unknown): unknown {
   );
 }
 
+/** A path as a shell word: quoted only when it holds characters a shell would read. */
+const shellWord = (text: string): string =>
+  /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The `emi arena repair` command that reaches this store. The bare command reads EMI_STATE_DIR, else ./var of the
+ * folder it is typed in: it names the store only when the store is ./var of this working folder and EMI_STATE_DIR is
+ * unset. Any other store (a run's --state, a unit's EMI_STATE_DIR, which the operator's shell may not have) is named
+ * in full, as an absolute --state, so that the command repairs this store from any folder and never another one.
+ */
+export function repairCommand(storeFile: string, env: NodeJS.ProcessEnv = process.env): string {
+  const folder = dirname(resolve(storeFile));
+  const isDefault = !env.EMI_STATE_DIR && folder === resolve(stateFolder({}));
+  return isDefault ? 'emi arena repair' : `emi arena repair --state ${shellWord(folder)}`;
+}
+
 /** The one-line remedy shown when a run meets a damaged store. */
 export const damagedStoreMessage = (storeFile: string, error: unknown): string =>
   `the arena store ${storeFile} is damaged (${(error as Error).message}): the market snapshots were published, ` +
-  `the arena files kept as they were; run "emi arena repair" (it saves the damaged file aside, then restores ` +
-  `the newest daily backup or starts a fresh store)`;
+  `the arena files kept as they were; run "${repairCommand(storeFile)}" (it saves the damaged file aside, then ` +
+  `restores the newest daily backup or starts a fresh store)`;
 
 /** Once a day (UTC), copies the store into backups/arena-YYYY-MM-DD.sqlite and keeps the last few. */
 export async function dailyBackup(store: ArenaStore, now: number = Date.now()): Promise<string | null> {

@@ -1,7 +1,7 @@
 // `emi arena status` reads the arena store without changing it: it never creates a store where there is none (run
 // from the wrong folder, it says so), never migrates one, and needs no write access to the state folder. A store it
-// cannot read is named with what to do, as runs name it (repair.ts): damaged, run `emi arena repair`; a full disk,
-// check the free space; another user's file, run it as that user.
+// cannot read is named with what to do, as runs name it (repair.ts): damaged, run `emi arena repair` (with this
+// store's --state when it is not ./var); a full disk, check the free space; another user's file, run it as that user.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -9,6 +9,7 @@ import { roundAt, roundInfo } from '../engines/arena/rounds.ts';
 import { DEFAULT_LOCK_TTL_MS, describeHeldLock, holderAlive } from './lock.ts';
 import { count, roundTally } from './repo.ts';
 import { pendingRuns, runCounts } from './run-log.ts';
+import { repairCommand } from './repair.ts';
 import { LATEST_SCHEMA_VERSION, migrate, versionOf, type ArenaStore } from './store.ts';
 
 /** A status that cannot be shown, in one line (exit 1). */
@@ -41,8 +42,8 @@ export function statusFailure(file: string, error: unknown): StatusProblem {
   const problem = (text: string) => new StatusProblem(text, { cause: error });
   if (/^SQLITE_(NOTADB|CORRUPT)/.test(code)) {
     return problem(
-      `the arena store ${file} is damaged (${messageOf(error)}): run "emi arena repair" (it saves the damaged ` +
-        'file aside, then restores the newest daily backup or starts a fresh store)',
+      `the arena store ${file} is damaged (${messageOf(error)}): run "${repairCommand(file)}" (it saves the ` +
+        'damaged file aside, then restores the newest daily backup or starts a fresh store)',
     );
   }
   if (/^SQLITE_(FULL|IOERR)/.test(code) || code === 'ENOSPC' || code === 'EIO') {
@@ -68,8 +69,16 @@ export function statusFailure(file: string, error: unknown): StatusProblem {
 
 const noStoreMessage = (file: string): string =>
   `no arena store at ${resolve(file)}: no run has used this state folder (the first \`emi generate\` creates ` +
-  'it); if runs keep theirs elsewhere, run this in the folder they run in or set EMI_STATE_DIR to their state ' +
-  'folder (nothing was created)';
+  'it); if runs keep theirs elsewhere, give their --state with --state (or set EMI_STATE_DIR to it) (nothing was ' +
+  'created)';
+
+/**
+ * An `emi arena` command pointed at a state folder that does not exist (run from another folder than the runs, or
+ * without their --state): said as such, with the remedy, rather than as a missing file deep inside it.
+ */
+export const noStateFolderMessage = (file: string): string =>
+  `no state folder ${dirname(resolve(file))}: give the runs' --state with --state (or set EMI_STATE_DIR to it) ` +
+  '(nothing was created)';
 
 /**
  * A private in-memory database holding `bytes`, an SQLite file. Its header's WAL marker is set back to the rollback
