@@ -86,7 +86,9 @@ describe('a history longer than every window', () => {
     expect(regime.volatility.percentile).not.toBeNull();
     expect(regime.evidence).toContainEqual(
       expect.stringMatching(
-        new RegExp(`at percentile \\d+ of its rolling 24-hour readings over the last ${rank - 1} hours \\(see`),
+        new RegExp(
+          `at percentile \\d+ of its rolling 24-hour readings over the last ${rank - 1} hours \\(see`,
+        ),
       ),
     );
     // The one older reading could lie below the current one or above it: 456 of the 457 are known.
@@ -105,7 +107,9 @@ describe('a history longer than every window', () => {
     expect(hi).toBeGreaterThanOrEqual(regime.volatility.percentile! - 1);
     expect(bodiesOf(rank).free.marketRegime.status).toBe('degraded');
     const full = bodiesOf(900).free.marketRegime.regime;
-    expect(full.evidence.join(' ')).toMatch(/at percentile \d+ of its rolling 24-hour readings over the last 20 days\./);
+    expect(full.evidence.join(' ')).toMatch(
+      /at percentile \d+ of its rolling 24-hour readings over the last 20 days\./,
+    );
     expect(full.limitations.join(' ')).not.toMatch(/volatility is ranked against/);
   });
 });
