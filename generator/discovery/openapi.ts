@@ -173,7 +173,9 @@ const PAYWALL_ERRORS: Readonly<Record<string, PaywallError>> = {
       '(the payee cannot receive USDC yet), `facilitator_unreachable` (the payment service cannot be reached), ' +
       "`paywall_unavailable` (the host cannot reach the paywall at all; the site's ErrorResponse shape). Or " +
       '`payment_in_progress`: this very payment is being processed by another request; do not sign a new one, ' +
-      `send the same PAYMENT-SIGNATURE again after the delay. ${MAY_HAVE_LANDED}`,
+      'send the same PAYMENT-SIGNATURE again after the delay. Or `settlement_not_recorded`: this payment was ' +
+      'settled but could not be recorded here (a full disk, say), so the file was not served on this request; send ' +
+      `the same PAYMENT-SIGNATURE again after the delay to receive it. ${MAY_HAVE_LANDED}`,
     retryAfter: true,
     fromHost: true,
   },
