@@ -1,7 +1,7 @@
 // The paywall's log under load and on failures: /x402/health asks the facilitator once per window and logs only a
 // change of its state; a path that stops selling stale data says so once, and once when it sells again; a failure
 // nothing handled is one line with its time and its request, from the app, the Node listener and the preview server.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import algosdk from 'algosdk';
@@ -146,6 +146,48 @@ describe('a path whose data turns stale', () => {
       { level: 'info', event: 'sales_resumed', path: resource.path },
     ]);
     expect(events(logged, 'sales_stopped_stale')).toHaveLength(1);
+  });
+});
+
+describe('a path that cannot sell for another reason', () => {
+  it('logs payee_not_opted_in once for ten requests, and sales_resumed once when the payee opts in', async () => {
+    const facilitator = stubFacilitator();
+    facilitator.state.up = true;
+    let problem: string | null = 'the payee has not opted in to USDC';
+    const payee: PayeeGate = {
+      ready: false,
+      problem: () => Promise.resolve(problem),
+      check: () => Promise.resolve(null),
+    };
+    const { app, logged } = paywall({ facilitator: facilitator.client, payee });
+    for (let i = 0; i < 10; i++) expect((await app.request(resource.path)).status).toBe(503);
+    expect(events(logged, 'payee_not_opted_in')).toEqual([
+      { level: 'error', event: 'payee_not_opted_in', path: resource.path, detail: problem },
+    ]);
+    problem = null;
+    for (let i = 0; i < 3; i++) expect((await app.request(resource.path)).status).toBe(402);
+    expect(events(logged, 'sales_resumed')).toEqual([
+      { level: 'info', event: 'sales_resumed', path: resource.path },
+    ]);
+  });
+
+  it('logs paid_file_unavailable once for ten requests while the file is missing, and sales_resumed once back', async () => {
+    const facilitator = stubFacilitator();
+    facilitator.state.up = true;
+    const { app, logged } = paywall({ facilitator: facilitator.client });
+    const file = join(paidDir, resource.file);
+    const kept = await readFile(file);
+    await rm(file);
+    try {
+      for (let i = 0; i < 10; i++) expect((await app.request(resource.path)).status).toBe(503);
+    } finally {
+      await writeFile(file, kept);
+    }
+    expect(events(logged, 'paid_file_unavailable')).toEqual([
+      expect.objectContaining({ level: 'error', path: resource.path }),
+    ]);
+    for (let i = 0; i < 3; i++) expect((await app.request(resource.path)).status).toBe(402);
+    expect(events(logged, 'sales_resumed')).toHaveLength(1);
   });
 });
 

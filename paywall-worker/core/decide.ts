@@ -214,6 +214,14 @@ const isVerdict = (reason: string | undefined): boolean =>
  * opts in, which takes a few seconds on Algorand) can be tried again after this short wait, which the 402 states.
  */
 export const REFUSAL_MEMORY_MS = 10_000;
+
+/** The level and event that say a path stopped selling, by the refusal's code. */
+const STOPPED_SELLING: Readonly<Record<string, readonly ['warn' | 'error', string]>> = {
+  data_stale: ['warn', 'sales_stopped_stale'],
+  data_not_live: ['warn', 'sales_stopped_not_live'],
+  paid_resource_unavailable: ['error', 'paid_file_unavailable'],
+  payee_not_opted_in: ['error', 'payee_not_opted_in'],
+};
 /** Bound on the refusals remembered (oldest forgotten first): a forgotten one is only asked about again. */
 const MAX_REFUSALS = 10_000;
 
@@ -274,17 +282,20 @@ export function createPaywallCore(deps: CoreDeps): {
     return null;
   }
 
-  // Whether each path's file was last found for sale (null) or refused as stale or not live (the refusal's code).
-  const freshnessStates = new Map<string, string | null>();
-  /** A path that stops or resumes selling for its data's age or mode is logged once at each change. */
-  function noteFreshness(point: SalePoint, refusal: { error: string; message: string } | null): void {
+  // Why each path last could not sell (its refusal's code), or null when it last could.
+  const saleStates = new Map<string, string | null>();
+  /**
+   * A path that stops selling (its file missing, its data stale or not live, the payee not opted in) or sells again
+   * is logged once at each change, not once per request: anyone can send the requests.
+   */
+  function noteSaleState(point: SalePoint, refusal: { error: string; message: string } | null): void {
     const state = refusal?.error ?? null;
-    const before = freshnessStates.get(point.path);
+    const before = saleStates.get(point.path);
     if (before === state) return;
-    freshnessStates.set(point.path, state);
+    saleStates.set(point.path, state);
     if (refusal) {
-      const event = refusal.error === 'data_stale' ? 'sales_stopped_stale' : 'sales_stopped_not_live';
-      log({ level: 'warn', event, path: point.path, detail: refusal.message });
+      const [level, event] = STOPPED_SELLING[refusal.error] ?? ['warn', 'sales_stopped'];
+      log({ level, event, path: point.path, detail: refusal.message });
     } else if (before) {
       log({ level: 'info', event: 'sales_resumed', path: point.path });
     }
@@ -333,7 +344,7 @@ export function createPaywallCore(deps: CoreDeps): {
     const point = deps.points.get(request.path);
     const offer = offers.get(request.path);
     if (!point || !offer || point.seller || (deps.payee && !deps.payee.ready)) return undefined;
-    if (freshnessStates.get(request.path)) return undefined; // last seen stale: the full path logs its resumption
+    if (saleStates.get(request.path)) return undefined; // last seen unsellable: the full path logs its resumption
     const state = deps.reader.known(point.resource);
     if (!state?.ok || !sameData(offer.data, state.file)) return undefined;
     if (freshnessRefusal(state.file, deps.freshness, deps.now())) return undefined;
@@ -348,9 +359,7 @@ export function createPaywallCore(deps: CoreDeps): {
   async function sellerRefusal(point: SalePoint): Promise<SellerRefusal | null> {
     if (point.seller) return (await deps.hooks?.unavailable(point)) ?? null;
     const problem = deps.payee ? await deps.payee.problem() : null;
-    if (problem === null) return null;
-    log({ level: 'error', event: 'payee_not_opted_in', path: point.path, detail: problem });
-    return { status: 503, error: 'payee_not_opted_in', message: problem };
+    return problem === null ? null : { status: 503, error: 'payee_not_opted_in', message: problem };
   }
 
   /**
@@ -424,7 +433,7 @@ export function createPaywallCore(deps: CoreDeps): {
     if (loaded.ok) {
       file = loaded.file;
     } else {
-      log({ level: 'error', event: 'paid_file_unavailable', path: point.path, detail: loaded.detail });
+      noteSaleState(point, { error: 'paid_resource_unavailable', message: loaded.detail });
       missing = fail(
         503,
         'paid_resource_unavailable',
@@ -441,8 +450,8 @@ export function createPaywallCore(deps: CoreDeps): {
     // Why a new sale cannot be made now (stale or simulated data, no seller credit, no payee opt-in). It never stops
     // the delivery of a payment already made: a buyer charged a minute ago still gets the report.
     const stale = missing ? null : freshnessRefusal(file, deps.freshness, deps.now());
-    if (!missing) noteFreshness(point, stale);
     const unavailable = missing || stale ? null : await sellerRefusal(point);
+    if (!missing) noteSaleState(point, stale ?? unavailable);
     const notForSale =
       missing ??
       (stale
