@@ -42,6 +42,18 @@ const LIVE = ['--source', 'live', ...FOLDERS];
 const STALE_LINE =
   /^emi: generate stale \(as of (\S+)\): published nothing: .+\(the last good files were left in place\)$/;
 
+/** `emi up` on the live source (venues down), serving dist on `port`. */
+const upArgs = (port: number, facilitator: number) => [
+  'up',
+  ...LIVE,
+  '--dist',
+  'dist',
+  '--port',
+  String(port),
+  '--dev-facilitator-port',
+  String(facilitator),
+];
+
 const lastRun = async (dir: string) =>
   JSON.parse(await readFile(join(dir, 'var/last-run.json'), 'utf8')) as { status: string; as_of: string };
 
@@ -93,21 +105,7 @@ describe('emi up whose first run publishes nothing', () => {
     const good = await runEmi(dir, [...generateArgs(goodAsOf), '--dist', 'dist', '--base-url', baseUrl]);
     expect(good.code, good.stderr).toBe(0);
 
-    const up = startEmi(
-      dir,
-      [
-        'up',
-        ...LIVE,
-        '--dist',
-        'dist',
-        '--port',
-        String(port),
-        '--dev-facilitator-port',
-        String(facilitator),
-      ],
-      await venuesDown(),
-      { timeoutMs: 120_000 },
-    );
+    const up = startEmi(dir, upArgs(port, facilitator), await venuesDown(), { timeoutMs: 120_000 });
     try {
       await up.waitFor(`site: ${baseUrl}/`);
       const served = (await (await fetch(`${baseUrl}/status.json`)).json()) as {
@@ -136,21 +134,7 @@ describe('emi up whose first run publishes nothing', () => {
   it('with nothing to serve: exit 1, "not started", nothing listens', async () => {
     const dir = await tempDir('emi-lines-up-none-');
     const [port, facilitator] = [await nextPort(), await nextPort()];
-    const up = await runEmi(
-      dir,
-      [
-        'up',
-        ...LIVE,
-        '--dist',
-        'dist',
-        '--port',
-        String(port),
-        '--dev-facilitator-port',
-        String(facilitator),
-      ],
-      await venuesDown(),
-      { timeoutMs: 120_000 },
-    );
+    const up = await runEmi(dir, upArgs(port, facilitator), await venuesDown(), { timeoutMs: 120_000 });
     expect(up.code).toBe(1);
     expect(errorLines(up)).toEqual([
       expect.stringMatching(STALE_LINE),

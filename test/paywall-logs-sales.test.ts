@@ -54,6 +54,17 @@ interface Worker {
 }
 
 /** The worker on the development facilitator (in this process, no port), its log, its settle calls and its clock. */
+/** The app's configuration: this test's payee, facilitator (its indexer too) and paid files. */
+const paywallConfig = () => ({
+  payTo,
+  facilitatorUrl: facilitator.url,
+  baseUrl: 'http://127.0.0.1:8080',
+  storage: createFsStorage(paidDir),
+  allowSimulated: true,
+  indexerUrl: facilitator.url,
+  maxDataAgeSeconds: 3600,
+});
+
 function worker(
   options: {
     book?: PaymentBook;
@@ -77,23 +88,12 @@ function worker(
   };
   const logged: PaywallLogEntry[] = [];
   const clock = { ms: Date.now() };
-  const app = createPaywallApp(
-    {
-      payTo,
-      facilitatorUrl: facilitator.url,
-      baseUrl: 'http://127.0.0.1:8080',
-      storage: createFsStorage(paidDir),
-      allowSimulated: true,
-      indexerUrl: facilitator.url,
-      maxDataAgeSeconds: 3600,
-    },
-    {
-      facilitatorClient: client,
-      paymentBook: options.book,
-      log: (entry) => void logged.push(entry),
-      now: () => clock.ms,
-    },
-  );
+  const app = createPaywallApp(paywallConfig(), {
+    facilitatorClient: client,
+    paymentBook: options.book,
+    log: (entry) => void logged.push(entry),
+    now: () => clock.ms,
+  });
   return { app, logged, settleCalls: () => calls, clock };
 }
 
@@ -136,18 +136,7 @@ describe('sales and redeliveries', () => {
 
   it('logs a redelivery, and the default logger writes both sale lines with their time', async () => {
     const stderr = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const app = createPaywallApp(
-      {
-        payTo,
-        facilitatorUrl: facilitator.url,
-        baseUrl: 'http://127.0.0.1:8080',
-        storage: createFsStorage(paidDir),
-        allowSimulated: true,
-        indexerUrl: facilitator.url,
-        maxDataAgeSeconds: 3600,
-      },
-      {},
-    );
+    const app = createPaywallApp(paywallConfig(), {});
     const payload = await payFor(app); // the harness's buyer sends a payment id: it may collect its file again
     const first = await send(app, payload);
     const again = await send(app, payload);
