@@ -157,7 +157,7 @@ interface CycleOutcome {
 /**
  * One run; with `site`, the site is built after it, after a failed or stale run too (see publishCycle), so that a
  * one-shot job (a systemd unit, a CI step) keeps the served /status.json true. The run's line is said as every
- * command says it (cycle.ts runLine), then the build's failure, if any. A run that ended without a report (its state
+ * command says it (cycle.ts sayRun), then the build's failure, if any. A run that ended without a report (its state
  * folder not writable, a lock held) rejects, for `main` to say.
  */
 async function runCycle(

@@ -175,19 +175,12 @@ export const published = (report: RunReport): boolean =>
   report.status === 'ok' || report.status === 'degraded';
 
 /**
- * A run's line as every command writes it (emi generate, emi schedule, emi up): a run that published, on stdout as
+ * Writes a run's line as every command does (emi generate, emi schedule, emi up): a run that published, on stdout as
  * is; one that published nothing, on stderr after `emi: `.
  */
-export function runLine(report: RunReport): { stream: 'stdout' | 'stderr'; line: string } {
-  return published(report)
-    ? { stream: 'stdout', line: summarise(report) }
-    : { stream: 'stderr', line: `emi: ${summarise(report)}` };
-}
-
-/** Writes the run's line (see runLine). */
 export function sayRun(report: RunReport): void {
-  const { stream, line } = runLine(report);
-  (stream === 'stdout' ? console.log : console.error)(line);
+  if (published(report)) console.log(summarise(report));
+  else console.error(`emi: ${summarise(report)}`);
 }
 
 const NO_SPACE_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT']);

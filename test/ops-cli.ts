@@ -1,5 +1,7 @@
 // Runs the real `emi` command (bin/emi.js) in a folder, for the operator tests.
 import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { open } from 'node:fs/promises';
 import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { expect } from 'vitest';
@@ -127,18 +129,28 @@ export const liveGenerateArgs = (config: string): string[] => [
   'var',
 ];
 
-/** `emi generate` into site/, paid/ and var/ of the folder it runs in, at `asOf`. */
-export const generateArgs = (asOf: string): string[] => [
+/** `emi generate` into site/, paid/ and `state` (var/) of the folder it runs in, at `asOf`. */
+export const generateArgs = (asOf: string, state = 'var'): string[] => [
   'generate',
   '--out',
   'site',
   '--paid',
   'paid',
   '--state',
-  'var',
+  state,
   '--as-of',
   asOf,
 ];
+
+/** Overwrites an SQLite file's header page with noise: it is no longer a database (a damaged store). */
+export async function corruptStore(file: string): Promise<void> {
+  const handle = await open(file, 'r+');
+  try {
+    await handle.write(randomBytes(4096), 0, 4096, 0);
+  } finally {
+    await handle.close();
+  }
+}
 
 /** The lines on stderr, without build/'s notice (others may be editing the sources) and the pointer to --help. */
 export const errorLines = (run: Finished): string[] =>

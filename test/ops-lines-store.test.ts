@@ -1,44 +1,22 @@
 // The damaged-store line names the repair command that reaches the run's store. The audit ran with
 // `--state /tmp/x/var` and was told `run "emi arena repair"`: that command has no --state, reads EMI_STATE_DIR or
 // ./var, and run as told from another folder failed with `repair failed: ENOENT: ... var/run.lock`.
-import { open, readdir } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { integrityOf, repairCommand } from '../generator/state/repair.ts';
-import { errorLines, runEmi } from './ops-cli.ts';
+import { corruptStore, errorLines, generateArgs, runEmi } from './ops-cli.ts';
 import { tempDir } from './helpers/temp-dir.ts';
-
-async function corrupt(file: string): Promise<void> {
-  const handle = await open(file, 'r+');
-  try {
-    await handle.write(randomBytes(4096), 0, 4096, 0); // the header page: no longer an SQLite database
-  } finally {
-    await handle.close();
-  }
-}
-
-const generateInto = (state: string, asOf: string): string[] => [
-  'generate',
-  '--out',
-  'site',
-  '--paid',
-  'paid',
-  '--state',
-  state,
-  '--as-of',
-  asOf,
-];
 
 describe('the damaged-store line names a repair command that reaches the store', () => {
   it('a run with --state elsewhere: the line names --state, and that command repairs it from another folder', async () => {
     const dir = await tempDir('emi-lines-store-');
     const state = join(dir, 'elsewhere', 'var');
-    const first = await runEmi(dir, generateInto(state, '2026-11-21T12:00:00Z'));
+    const first = await runEmi(dir, generateArgs('2026-11-21T12:00:00Z', state));
     expect(first.code, first.stderr).toBe(0);
-    await corrupt(join(state, 'arena.sqlite'));
+    await corruptStore(join(state, 'arena.sqlite'));
 
-    const damaged = await runEmi(dir, generateInto(state, '2026-11-21T13:00:00Z'));
+    const damaged = await runEmi(dir, generateArgs('2026-11-21T13:00:00Z', state));
     expect(damaged.code).toBe(1);
     const said = /run "([^"]+)"/.exec(damaged.stderr)?.[1];
     expect(said).toBe(`emi arena repair --state ${state}`);

@@ -4,9 +4,8 @@
 // next run. A status that meets a damaged store, a full disk, a dead run's lock, no store at all or a folder it may
 // not write says so, naming the file and what to do, and never creates a store.
 import { existsSync } from 'node:fs';
-import { chmod, open, readFile, readdir, rm } from 'node:fs/promises';
+import { chmod, readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { Command } from 'commander';
@@ -27,7 +26,7 @@ import {
   tempStore,
   tempStorePath,
 } from './arena-fixtures.ts';
-import { canRunAsNobody, generateArgs, runEmi, runEmiAsNobody, startEmi } from './ops-cli.ts';
+import { canRunAsNobody, corruptStore, generateArgs, runEmi, runEmiAsNobody, startEmi } from './ops-cli.ts';
 import { fillDisk, tmpfsMounter } from './helpers/tmpfs.ts';
 import { tempDir } from './helpers/temp-dir.ts';
 
@@ -179,9 +178,7 @@ describe('a run stopped while publishing', () => {
 describe('emi arena status', () => {
   it('names a damaged store and says to run emi arena repair', async () => {
     const dir = await firstRun('emi-status-damaged-');
-    const handle = await open(join(dir, 'var/arena.sqlite'), 'r+');
-    await handle.write(randomBytes(4096), 0, 4096, 0);
-    await handle.close();
+    await corruptStore(join(dir, 'var/arena.sqlite'));
     const status = await arenaStatus(dir);
     expect(status.code).toBe(1);
     expect(status.stderr).toMatch(

@@ -1,26 +1,16 @@
 // A really corrupted arena store: `emi generate` still publishes the market snapshots (the track record marked
 // unavailable, the arena files kept as they were), says the remedy and exits non-zero; `emi arena repair` saves
 // the damaged file aside and restores the daily backup, after which runs publish everything again.
-import { open, readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../generator/state/repair.ts';
 import { validatePaidOutput, validatePublicOutput } from '../generator/publish/validate-output.ts';
-import { runEmi } from './ops-cli.ts';
+import { corruptStore, runEmi } from './ops-cli.ts';
 import { tempDir } from './helpers/temp-dir.ts';
 
 const generate = (asOf: string) =>
   ['generate', '--out', 'site', '--paid', 'paid', '--state', 'var', '--as-of', asOf] as string[];
-
-async function corrupt(file: string): Promise<void> {
-  const handle = await open(file, 'r+');
-  try {
-    await handle.write(randomBytes(4096), 0, 4096, 0); // the header page: no longer an SQLite database
-  } finally {
-    await handle.close();
-  }
-}
 
 const readJson = async <T>(dir: string, file: string): Promise<T> =>
   JSON.parse(await readFile(join(dir, file), 'utf8')) as T;
@@ -43,7 +33,7 @@ describe('a corrupted arena store', () => {
     const arenaBefore = await readFile(join(dir, 'site/api/human-consensus.php'), 'utf8');
 
     const store = join(dir, 'var/arena.sqlite');
-    await corrupt(store);
+    await corruptStore(store);
     expect(integrityOf(store)).not.toBe('ok');
     const damaged = await runEmi(dir, generate('2026-11-21T13:00:00Z'));
     expect(damaged.code).toBe(1);

@@ -94,7 +94,7 @@ const utcHour = (ms: number): string => `${new Date(ms).toISOString().slice(0, 1
  * their last bar (the freshness check allows it), and reading series by position from their ends would pair one
  * asset's hour with another's previous hour.
  */
-export const commonLastHour = (series: readonly (readonly Candle[])[]): number | null =>
+const commonLastHour = (series: readonly (readonly Candle[])[]): number | null =>
   series.length === 0 ? null : Math.min(...series.map((candles) => last(candles)?.openTime ?? -Infinity));
 
 /**
@@ -114,14 +114,21 @@ const returnsByHour = (candles: readonly Candle[], end: number): number[] => {
   return byHour;
 };
 
-/** Equal-weighted hourly market return, oldest first, each hour's from the assets with a return for that hour. */
-export const marketReturns = (series: readonly (readonly Candle[])[]): number[] => {
+/** Every series' returnsByHour up to their commonLastHour (`end`), read once for volatility and correlation. */
+const hourlyReturns = (
+  series: readonly (readonly Candle[])[],
+): { end: number | null; byHour: number[][] } => {
   const end = commonLastHour(series);
-  if (end === null || !Number.isFinite(end)) return [];
+  const readable = end !== null && Number.isFinite(end);
+  return { end, byHour: series.map((candles) => (readable ? returnsByHour(candles, end) : [])) };
+};
+
+/** Equal-weighted hourly market return, oldest first, each hour's from the series with a return for that hour. */
+const averageByHour = (byHour: readonly (readonly number[])[]): number[] => {
   const sums: number[] = [];
   const counts: number[] = [];
-  for (const candles of series)
-    returnsByHour(candles, end).forEach((r, k) => {
+  for (const returns of byHour)
+    returns.forEach((r, k) => {
       sums[k] = (sums[k] ?? 0) + r;
       counts[k] = (counts[k] ?? 0) + 1;
     });
@@ -129,6 +136,10 @@ export const marketReturns = (series: readonly (readonly Candle[])[]): number[] 
   for (let k = sums.length - 1; k >= 0; k--) if (counts[k]) returns.push(sums[k]! / counts[k]!);
   return returns;
 };
+
+/** Equal-weighted hourly market return of candle series, oldest first (averageByHour of their hourly returns). */
+export const marketReturns = (series: readonly (readonly Candle[])[]): number[] =>
+  averageByHour(hourlyReturns(series).byHour);
 
 const R = REGIME_RULE;
 /** Labels of the published values (REGIME_RULE). */
@@ -199,11 +210,8 @@ const drawdownOf = (candles: readonly Candle[]): { dd: number | null; window: nu
 };
 
 /** Unrounded average pairwise correlation of the hours both assets of a pair have, with the sum the bounds need. */
-const correlationOf = (series: readonly (readonly Candle[])[]) => {
-  const end = commonLastHour(series) ?? 0;
-  const sampled = series
-    .slice(0, CORRELATION_SAMPLE)
-    .map((candles) => returnsByHour(candles, end).slice(0, CORRELATION_BARS));
+const correlationOf = (byHour: readonly (readonly number[])[]) => {
+  const sampled = byHour.slice(0, CORRELATION_SAMPLE).map((returns) => returns.slice(0, CORRELATION_BARS));
   const values: number[] = [];
   for (let i = 0; i < sampled.length; i++)
     for (let j = i + 1; j < sampled.length; j++) {
@@ -312,7 +320,8 @@ export function analyzeRegime(
   const medianDirection =
     medianTrend === null ? null : medianTrend > 0.1 ? 'up' : medianTrend < -0.1 ? 'down' : 'flat';
 
-  const rawVolatility = volatilityOf(marketReturns(series));
+  const hourly = hourlyReturns(series);
+  const rawVolatility = volatilityOf(averageByHour(hourly.byHour));
   const shortRank = rawVolatility.percentile !== null && rawVolatility.hours < R.volatilityRankHours;
   const percentile =
     rawVolatility.percentile === null ? null : round(rawVolatility.percentile, R.percentileDecimals);
@@ -336,7 +345,7 @@ export function analyzeRegime(
     lookbackHours: Math.min(DRAWDOWN_LOOKBACK, ...drawdowns.map((d) => d.window)),
   };
 
-  const rawCorrelation = correlationOf(series);
+  const rawCorrelation = correlationOf(hourly.byHour);
   const average =
     rawCorrelation.average === null ? null : round(rawCorrelation.average, R.correlationDecimals);
   const corr: RegimeReading['correlation'] = {
@@ -483,7 +492,7 @@ export function analyzeRegime(
     );
 
   if (total === 0) limitations.push('No assets in this run: there is no market regime to read.');
-  const end = commonLastHour(series);
+  const { end } = hourly;
   const ahead = series.flatMap((candles, i) =>
     last(candles)!.openTime > end! ? [withTrend[i]!.symbol] : [],
   );

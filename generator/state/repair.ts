@@ -95,11 +95,15 @@ export function repairCommand(storeFile: string, env: NodeJS.ProcessEnv = proces
   return isDefault ? 'emi arena repair' : `emi arena repair --state ${shellWord(folder)}`;
 }
 
+/** What to do about a damaged store, as runs and `emi arena status` say it. */
+export const repairRemedy = (storeFile: string): string =>
+  `run "${repairCommand(storeFile)}" (it saves the damaged file aside, then restores the newest daily backup or ` +
+  'starts a fresh store)';
+
 /** The one-line remedy shown when a run meets a damaged store. */
 export const damagedStoreMessage = (storeFile: string, error: unknown): string =>
   `the arena store ${storeFile} is damaged (${(error as Error).message}): the market snapshots were published, ` +
-  `the arena files kept as they were; run "${repairCommand(storeFile)}" (it saves the damaged file aside, then ` +
-  `restores the newest daily backup or starts a fresh store)`;
+  `the arena files kept as they were; ${repairRemedy(storeFile)}`;
 
 /** Once a day (UTC), copies the store into backups/arena-YYYY-MM-DD.sqlite and keeps the last few. */
 export async function dailyBackup(store: ArenaStore, now: number = Date.now()): Promise<string | null> {

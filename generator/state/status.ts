@@ -9,7 +9,7 @@ import { roundAt, roundInfo } from '../engines/arena/rounds.ts';
 import { DEFAULT_LOCK_TTL_MS, describeHeldLock, holderAlive } from './lock.ts';
 import { count, roundTally } from './repo.ts';
 import { pendingRuns, runCounts } from './run-log.ts';
-import { repairCommand } from './repair.ts';
+import { repairRemedy } from './repair.ts';
 import { LATEST_SCHEMA_VERSION, migrate, versionOf, type ArenaStore } from './store.ts';
 
 /** A status that cannot be shown, in one line (exit 1). */
@@ -41,10 +41,7 @@ export function statusFailure(file: string, error: unknown): StatusProblem {
   const code = codeOf(error);
   const problem = (text: string) => new StatusProblem(text, { cause: error });
   if (/^SQLITE_(NOTADB|CORRUPT)/.test(code)) {
-    return problem(
-      `the arena store ${file} is damaged (${messageOf(error)}): run "${repairCommand(file)}" (it saves the ` +
-        'damaged file aside, then restores the newest daily backup or starts a fresh store)',
-    );
+    return problem(`the arena store ${file} is damaged (${messageOf(error)}): ${repairRemedy(file)}`);
   }
   if (/^SQLITE_(FULL|IOERR)/.test(code) || code === 'ENOSPC' || code === 'EIO') {
     return problem(
