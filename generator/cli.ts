@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   USAGE_EXIT_CODE,
+  aheadOfClock,
   checkBaseUrl,
   httpUrlOrNull,
   isUsageError,
@@ -253,6 +254,28 @@ async function refusePastAsOf(flags: GenerateFlags): Promise<void> {
   if (problem) throw usageError(problem);
 }
 
+/**
+ * An --as-of more than the clock's minute ahead of it: the arena records in time order, so runs of the clock on the
+ * same --state record nothing until the clock passes it. `emi up`'s scheduled runs are runs of the clock, so it is
+ * refused there (exit 2); `emi generate` runs it (a what-if, a test of the next round) and says so in one line.
+ */
+function checkAsOfAhead(flags: GenerateFlags, command: 'generate' | 'up'): void {
+  const ahead = flags.asOf === undefined ? null : aheadOfClock(flags.asOf, Date.now());
+  if (ahead === null) return;
+  const asOf = new Date(flags.asOf as number).toISOString();
+  if (command === 'up') {
+    throw usageError(
+      `--as-of ${asOf} is ${ahead} ahead of this machine's clock: emi up's scheduled runs follow the clock and ` +
+        'would record nothing in the arena until it passes that time; for a what-if, run emi generate --as-of ' +
+        'with a --state of its own',
+    );
+  }
+  console.error(
+    `emi: --as-of ${asOf} is ${ahead} ahead of this machine's clock: until the clock passes it, runs of the clock ` +
+      `on --state ${flags.state} record no brain call, vote or outcome (give a what-if run a --state of its own)`,
+  );
+}
+
 /** Regenerates and rebuilds on a cron expression until SIGINT or SIGTERM. */
 async function scheduleRuns(flags: GenerateFlags & { cron: string; dist: string; baseUrl: string }) {
   const { startSchedule } = await import('./schedule.ts');
@@ -372,6 +395,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
       // `emi up` runs generateOnce too, then keeps running: only this command is a one-off process.
       (await import('./one-shot.ts')).configureOneShotProcess();
       await refusePastAsOf(flags);
+      checkAsOfAhead(flags, 'generate');
       await generateOnce(flags, site);
     });
 
@@ -475,6 +499,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
       const baseUrl = envBaseUrl ? checkBaseUrl(envBaseUrl) : `http://${o.host}:${o.port}`;
       // Before anything is written (the backfill too): its first run describes --as-of.
       await refusePastAsOf(o);
+      checkAsOfAhead(o, 'up');
       // Before anything is written: a second `emi up` on the same folders says what runs there and stops.
       const { claimInstance } = await import('./state/instance-lock.ts');
       const instance = await claimInstance({ folder: o.dist, port: o.port, host: o.host, command: 'up' });

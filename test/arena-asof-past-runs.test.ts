@@ -6,10 +6,11 @@
 // `emi generate` refuses such an --as-of before writing anything; a run of the clock's time (a clock stepped back)
 // is not refused, and records nothing.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { aheadOfClock } from '../generator/cli-options.ts';
 import { roundAt } from '../generator/engines/arena/rounds.ts';
 import { newestSteppedRunAt, pastAsOfProblem } from '../generator/state/run-log.ts';
 import type { ArenaStore } from '../generator/state/store.ts';
@@ -143,6 +144,19 @@ const storeRows = (root: string) => {
   }
 };
 
+/** Whether each run on record wrote to the arena (run_log.arena_step), oldest first. */
+const arenaSteps = (root: string): number[] => {
+  const db = new Database(join(root, 'state', 'arena.sqlite'), { readonly: true });
+  try {
+    const rows = db.prepare('SELECT arena_step FROM run_log ORDER BY id').all() as Array<{
+      arena_step: number;
+    }>;
+    return rows.map((row) => row.arena_step);
+  } finally {
+    db.close();
+  }
+};
+
 describe('emi generate --as-of before the newest run on record', () => {
   it('is refused with one line and exit 2 before anything is written; the same time again runs', async () => {
     const root = await tempDir('emi-asof-');
@@ -184,5 +198,77 @@ describe('emi generate --as-of before the newest run on record', () => {
       expect.stringMatching(/^emi: the run would describe 2026-11-26T21:05:00\.000Z, before/),
     ]);
     expect(storeRows(root)).toEqual(rows);
+  }, 60_000);
+});
+
+describe('an --as-of ahead of the clock', () => {
+  // Whole minutes, as an operator types them; three hours keeps it clear of the clock's own minute.
+  const hoursAhead = (hours: number) =>
+    new Date(Math.ceil(Date.now() / MINUTE) * MINUTE + hours * HOUR).toISOString();
+
+  it('is said in words only past the clock minute', () => {
+    const now = Date.UTC(2026, 10, 27, 13, 0, 30);
+    expect(aheadOfClock(now - HOUR, now)).toBeNull();
+    expect(aheadOfClock(now + MINUTE, now)).toBeNull();
+    expect(aheadOfClock(now + MINUTE + 1, now)).toBe('2 min');
+    expect(aheadOfClock(now + 3 * HOUR + 5 * MINUTE, now)).toBe('3 h 5 min');
+  });
+
+  it('emi generate runs it and says once that runs of the clock on its --state record nothing until then', async () => {
+    const root = await tempDir('emi-asof-ahead-');
+    const asOf = hoursAhead(3);
+
+    const ahead = await generate(root, asOf);
+
+    expect(ahead.code, ahead.stderr).toBe(0);
+    const said = (run: Finished) =>
+      run.stderr.split('\n').filter((l) => l.startsWith('emi: ') && !l.includes('build/ is out of date'));
+    expect(said(ahead)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^emi: --as-of ${asOf.replace(/\./g, '\\.')} is (2 h 59|3 h [01]) min ahead of this machine's clock: until ` +
+            'the clock passes it, runs of the clock on --state state record no brain call, vote or outcome',
+        ),
+      ),
+    ]);
+    const rows = storeRows(root);
+
+    // The clock's own run on that --state: nothing recorded, and the line names both possible causes.
+    const clock = await new Promise<Finished>((done) =>
+      execFile(
+        process.execPath,
+        [EMI, 'generate', '--state', 'state', '--out', 'site', '--paid', 'paid'],
+        { cwd: root, timeout: 30_000 },
+        (error, stdout, stderr) => done({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
+      ),
+    );
+    expect(clock.code, clock.stderr).toBe(0);
+    expect(said(clock)).toEqual([
+      expect.stringMatching(
+        /before the newest run on record \(.*\): it recorded no brain call, vote or outcome \(a clock set back, or an earlier --as-of ahead of the clock on this --state; runs record again once the clock passes that time\)/,
+      ),
+    ]);
+    expect(storeRows(root)).toEqual({ ...rows, runs: rows.runs + 1 });
+    expect(arenaSteps(root)).toEqual([1, 0]);
+  }, 60_000);
+
+  it('is refused by emi up, whose scheduled runs follow the clock, before anything is written', async () => {
+    const root = await tempDir('emi-asof-ahead-up-');
+
+    const up = await emi(
+      root,
+      ['up', '--dist', 'dist', '--port', '19662', '--backfill-days', '1'],
+      hoursAhead(3),
+    );
+
+    expect(up.code, up.stderr).toBe(2);
+    expect(up.stdout).toBe('');
+    const lines = up.stderr.split('\n').filter((l) => l && !l.includes('build/ is out of date'));
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^emi: --as-of .* ahead of this machine's clock: emi up's scheduled runs follow the clock/,
+      ),
+    ]);
+    expect(readdirSync(root)).toEqual([]);
   }, 60_000);
 });

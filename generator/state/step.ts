@@ -231,7 +231,8 @@ export const runArenaStep = (input: ArenaStepInput): ArenaBodies => {
     if (newestAhead !== null) {
       (input.notice ?? ((line) => console.error(`emi: ${line}`)))(
         `this run's time ${iso(asOf)} is before the newest run on record (${iso(newestAhead)}): it recorded no ` +
-          'brain call, vote or outcome (is the clock behind?); its arena files show the store as it is',
+          'brain call, vote or outcome (a clock set back, or an earlier --as-of ahead of the clock on this --state; ' +
+          'runs record again once the clock passes that time); its arena files show the store as it is',
       );
     }
     return bodies;
