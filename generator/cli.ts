@@ -25,6 +25,8 @@ import {
   DEFAULT_BACKFILL_DAYS,
   DEFAULT_CADENCE_SECONDS,
   DEFAULT_CRON,
+  DEFAULT_DEV_FACILITATOR_PORT,
+  DEFAULT_PORT,
   DEFAULT_SEED,
   MAX_BACKFILL_DAYS,
   SOURCE_NAMES,
@@ -43,6 +45,7 @@ import {
 import type { GenerateFlags } from './cycle.ts';
 import type { RunReport } from './pipeline.ts';
 import { COMMAND_GROUPS, addPlaceholders, commandGroupFor } from './cli-groups.ts';
+import { DEFAULT_BASE_URL } from './discovery/urls.ts';
 import { isPermissionFault } from './publish/writable.ts';
 import type { CommandGroup, RegisterCommands } from './cli-groups.ts';
 
@@ -358,26 +361,8 @@ function packageVersion(): string {
   return manifest.version;
 }
 
-/**
- * The whole command tree. Commands defined in other modules (arena, backfill, sources, paywall, buy) appear as
- * placeholders that load their module when they run, unless it is given in `loaded`: `main` loads up front the
- * one module the command line asks for, so that its help and errors are the real ones.
- */
-export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands> = new Map()): Command {
-  const program = new Command('emi')
-    .description(
-      'Educational market-intelligence publisher: generate, build and serve the API (educational only, not advice)',
-    )
-    .version(packageVersion(), '-v, --version', 'print the version of emi')
-    .showHelpAfterError('(run with --help for usage)')
-    .exitOverride(exitForUsage)
-    .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') })
-    .configureHelp({ optionDescription })
-    .hook('preAction', async (program, command) => {
-      // Bad configuration: one line, exit 2, before anything is written (loaded only when a command runs).
-      await (await import('./config-file.ts')).configurationHook(program, command);
-    });
-
+/** `emi generate`: one run, published atomically, optionally built into --dist. */
+function registerGenerate(program: Command): void {
   addGenerateOptions(
     program.command('generate').description('compute every snapshot once and publish it atomically'),
   )
@@ -398,7 +383,10 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
       checkAsOfAhead(flags, 'generate');
       await generateOnce(flags, site);
     });
+}
 
+/** `emi build`: the Eleventy site from the published files, switched into place in one step. */
+function registerBuild(program: Command): void {
   program
     .command('build')
     .description('build the static site (Eleventy) from the published files into a deployable folder')
@@ -420,15 +408,23 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
       await build({ site: o.site, published: o.published, out: o.out, baseUrl });
       console.log(`built ${resolve(o.out)}`);
     });
+}
 
+/** `emi serve`: the built site on one origin, the paywall worker on its paths. */
+function registerServe(program: Command): void {
   program
     .command('serve')
     .description('preview the built site on one origin, with the paywall worker on the four x402 paths')
-    .option('--port <n>', 'port to listen on', parsePort, 8080)
+    .option('--port <n>', 'port to listen on', parsePort, DEFAULT_PORT)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--dir <dir>', 'folder to serve', 'dist')
     .option('--paid <dir>', 'folder holding the paid bodies', 'paid')
-    .option('--dev-facilitator-port <n>', 'port of the development facilitator', parsePort, 4021)
+    .option(
+      '--dev-facilitator-port <n>',
+      'port of the development facilitator',
+      parsePort,
+      DEFAULT_DEV_FACILITATOR_PORT,
+    )
     .option('--config <file>', 'JSON configuration file, e.g. its publishers (default: EMI_CONFIG)')
     .action(
       async (o: {
@@ -460,7 +456,10 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
         onShutdown(stack.close);
       },
     );
+}
 
+/** `emi schedule`: runs and builds on a cron expression. */
+function registerSchedule(program: Command): void {
   // A scheduled run describes the clock's current minute: no --as-of.
   addGenerateOptions(program.command('schedule').description('regenerate and rebuild on a schedule'), {
     asOf: false,
@@ -477,17 +476,25 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
       const schedule = await scheduleRuns({ ...o, baseUrl: requireBaseUrl(o.baseUrl) });
       onShutdown(schedule.stop);
     });
+}
 
+/** `emi up`: backfill, first run, then serve and schedule in one process. */
+function registerUp(program: Command): void {
   addGenerateOptions(
     program
       .command('up')
       .description('the whole local service: generate, build, serve, then regenerate every minute'),
   )
-    .option('--port <n>', 'port to listen on', parsePort, 8080)
+    .option('--port <n>', 'port to listen on', parsePort, DEFAULT_PORT)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--cron <expr>', CRON_HELP, DEFAULT_CRON)
     .option('--dist <dir>', 'build output folder', 'dist')
-    .option('--dev-facilitator-port <n>', 'port of the development facilitator', parsePort, 4021)
+    .option(
+      '--dev-facilitator-port <n>',
+      'port of the development facilitator',
+      parsePort,
+      DEFAULT_DEV_FACILITATOR_PORT,
+    )
     .option(
       '--backfill-days <n>',
       `simulated source only: replay this many days of arena rounds first (0 to skip, at most ${MAX_BACKFILL_DAYS})`,
@@ -536,7 +543,10 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
         await stack.close();
       });
     });
+}
 
+/** `emi validate`: a folder of output checked against the schemas. */
+function registerValidate(program: Command): void {
   program
     .command('validate')
     .description('check a folder of published output against the schemas (non-zero exit on any failure)')
@@ -567,7 +577,10 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
       console.log(`${checks.length - failed} passed, ${failed} failed`);
       if (failed > 0) process.exitCode = 1;
     });
+}
 
+/** `emi mcp`: the MCP server over stdio. */
+function registerMcp(program: Command): void {
   program
     .command('mcp')
     .description('the MCP server over stdio (free tools, history, x402 paid tools) for local agents')
@@ -583,11 +596,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
       'longest wait for the whole answer of --paywall-url (default 30; only with --paywall-url)',
       parsePositiveInt,
     )
-    .option(
-      '--base-url <url>',
-      'base URL of the discovery documents',
-      defaultBaseUrl() ?? 'http://127.0.0.1:8080',
-    )
+    .option('--base-url <url>', 'base URL of the discovery documents', defaultBaseUrl() ?? DEFAULT_BASE_URL)
     .action(
       async (o: {
         dir: string;
@@ -617,6 +626,35 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
         });
       },
     );
+}
+
+/**
+ * The whole command tree. Commands defined in other modules (arena, backfill, sources, paywall, buy) appear as
+ * placeholders that load their module when they run, unless it is given in `loaded`: `main` loads up front the
+ * one module the command line asks for, so that its help and errors are the real ones.
+ */
+export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands> = new Map()): Command {
+  const program = new Command('emi')
+    .description(
+      'Educational market-intelligence publisher: generate, build and serve the API (educational only, not advice)',
+    )
+    .version(packageVersion(), '-v, --version', 'print the version of emi')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride(exitForUsage)
+    .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') })
+    .configureHelp({ optionDescription })
+    .hook('preAction', async (program, command) => {
+      // Bad configuration: one line, exit 2, before anything is written (loaded only when a command runs).
+      await (await import('./config-file.ts')).configurationHook(program, command);
+    });
+
+  registerGenerate(program);
+  registerBuild(program);
+  registerServe(program);
+  registerSchedule(program);
+  registerUp(program);
+  registerValidate(program);
+  registerMcp(program);
 
   for (const group of COMMAND_GROUPS) {
     const register = loaded.get(group);

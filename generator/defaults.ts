@@ -13,6 +13,10 @@ export const DEFAULT_CRON = '* * * * *';
 export const DEFAULT_BACKFILL_DAYS = 7;
 /** The most days `emi backfill` and `emi up --backfill-days` replay. */
 export const MAX_BACKFILL_DAYS = 90;
+/** Where `emi up`, `emi serve` and `emi paywall` listen. */
+export const DEFAULT_PORT = 8080;
+/** Where `emi serve`, `emi up` and `emi paywall` start the development facilitator, and where `emi buy` looks. */
+export const DEFAULT_DEV_FACILITATOR_PORT = 4021;
 
 /**
  * The state folder (arena store, run reports, the paywall's payment book and credit ledger): EMI_STATE_DIR, or `var`

@@ -14,6 +14,7 @@ import type { BuyCommandOptions } from './buy-command.ts';
 import { DEV_FACILITATOR_PORT } from './dev-facilitator/server.ts';
 import { parsePort, usageError } from '../generator/cli-options.ts';
 import { stateFolder } from '../generator/defaults.ts';
+import { DEFAULT_BASE_URL } from '../generator/discovery/urls.ts';
 import { DEFAULT_PAYMENT_BOOK_FILE } from './payment-book-sqlite.ts';
 import { DEFAULT_LEDGER_FILE } from './publishers/credit-ledger-sqlite.ts';
 
@@ -176,7 +177,7 @@ export function registerPaywallCommands(program: Command): void {
     .option(
       '--base-url <url>',
       'where the site runs (env EMI_BASE_URL)',
-      process.env.EMI_BASE_URL || 'http://127.0.0.1:8080',
+      process.env.EMI_BASE_URL || DEFAULT_BASE_URL,
     )
     .option(
       '--facilitator-url <url>',

@@ -17,8 +17,7 @@ import { listen } from '../node-listen.ts';
 import { InMemoryAlgorandLedger } from './ledger.ts';
 import { createLedgerSigner } from './signer.ts';
 
-/** Where `emi serve` and `emi paywall` start the development facilitator, and where `emi buy` looks for it. */
-export const DEV_FACILITATOR_PORT = 4021;
+export { DEFAULT_DEV_FACILITATOR_PORT as DEV_FACILITATOR_PORT } from '../../generator/defaults.ts';
 
 /** At most 1000 USDC per faucet call: plenty for development, bounded against typos. */
 const MAX_FUND_ATOMIC = 1_000_000_000n;
