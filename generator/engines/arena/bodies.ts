@@ -226,26 +226,31 @@ const brainSnapshot = (v: ArenaView): SharedIntelligenceResponse['brain_snapshot
 const agreementOf = (brain: ArenaReading, crowd: ArenaReading) =>
   brain === 'NONE' ? 'no_brain_call' : crowd === 'NONE' ? 'no_crowd' : brain === crowd ? 'agree' : 'disagree';
 
-export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
-  const info = roundInfo(v.round, v.clock.asOf);
-  const shown = roundVotesShown(v.roundTally, v.mode);
-  const consensus = humanConsensus(shown.tally.counts);
-  const sources = voteSources(shown.tally, v.mode, shown.leftOut, ROUND_VOTES_LEFT_OUT_RULE);
-  const scope = { mode: v.mode, leftOut: v.leftOut };
-  const teacher = teacherBrain(v.window, v.voidedInWindow, scope);
-  const envelope = { success: true, project: PROJECT, mode: v.mode } as const;
-  const updatedUtc = iso(v.clock.generatedAt);
-  const nextUpdateDue = iso(v.clock.nextUpdateDue);
+/** What the four arena bodies share: the open round, the votes shown for it, the track record and the times. */
+interface BodyContext {
+  v: ArenaView;
+  info: ReturnType<typeof roundInfo>;
+  shown: ReturnType<typeof roundVotesShown>;
+  consensus: ReturnType<typeof humanConsensus>;
+  sources: ReturnType<typeof voteSources>;
+  scope: { mode: ArenaView['mode']; leftOut: ArenaView['leftOut'] };
+  teacher: ReturnType<typeof teacherBrain>;
+  envelope: { success: true; project: typeof PROJECT; mode: ArenaView['mode'] };
+  updatedUtc: string;
+  nextUpdateDue: string;
+}
 
-  const humanConsensusBody: HumanConsensusResponse = {
-    ...envelope,
+function humanConsensusBody(c: BodyContext): HumanConsensusResponse {
+  const { v, shown } = c;
+  return {
+    ...c.envelope,
     type: 'human_consensus',
     asset: v.round.asset,
-    round: info,
-    human_consensus: consensus,
+    round: c.info,
+    human_consensus: c.consensus,
     human_status: humanStatus(shown.tally),
     simulated_crowd: simulatedCrowd(shown.tally),
-    vote_sources: sources,
+    vote_sources: c.sources,
     rules_url: RULES_URL,
     developer_note:
       `Consensus of the human votes that count in the open round. ${SCHEDULE_ALIGNMENT} ${VOTE_RULE} ${TIE_RULE} ` +
@@ -255,16 +260,18 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       'simulated mode: simulated_crowd is null outside simulated mode, where vote_sources.other_mode_votes counts ' +
       `them apart. Rules: ${RULES_URL}`,
     educational_notice: EDUCATIONAL_NOTICE,
-    updated_utc: updatedUtc,
-    next_update_due: nextUpdateDue,
+    updated_utc: c.updatedUtc,
+    next_update_due: c.nextUpdateDue,
   };
+}
 
-  const teacherLessonsBody: TeacherLessonsResponse = {
-    ...envelope,
+function teacherLessonsBody(c: BodyContext): TeacherLessonsResponse {
+  return {
+    ...c.envelope,
     type: 'teacher_lessons',
-    teacher_brain: teacher,
+    teacher_brain: c.teacher,
     // Stored lessons keep the labels they were written with; published, they follow the current rule.
-    latest_lessons: v.lessons.slice(0, LATEST_LESSONS).map(currentLessonLabels),
+    latest_lessons: c.v.lessons.slice(0, LATEST_LESSONS).map(currentLessonLabels),
     developer_note:
       'One lesson per resolved arena round: the brain call recorded at the round start and the crowd consensus ' +
       'scored against the price move over the round. Definitions are in teacher_brain.metrics (outcome_rule, ' +
@@ -272,13 +279,16 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       `${MODE_SCOPE_NOTE} ${SMALL_CROWD_RULE} Historical learning context, not a live signal.`,
     privacy_note: PRIVACY_NOTE,
     educational_notice: EDUCATIONAL_NOTICE,
-    updated_utc: updatedUtc,
-    next_update_due: nextUpdateDue,
+    updated_utc: c.updatedUtc,
+    next_update_due: c.nextUpdateDue,
   };
+}
 
+function statisticsBody(c: BodyContext): StatisticsResponse {
+  const { v, scope, teacher } = c;
   const t = v.totals;
-  const statisticsBody: StatisticsResponse = {
-    ...envelope,
+  return {
+    ...c.envelope,
     type: 'statistics',
     main_brain: {
       public_performance: publicPerformanceFrom(v.window, scope),
@@ -308,7 +318,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
         alignment: SCHEDULE_ALIGNMENT,
         rotation: [...TRACKED_ASSETS],
       },
-      current_round: info,
+      current_round: c.info,
       rounds_with_votes: t.roundsWithVotes,
       rounds_with_human_votes: t.roundsWithHumanVotes,
       votes_total: t.votes.human + t.votes.synthetic,
@@ -338,10 +348,14 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       `the combined hit rate (teacher_brain.metrics.combined_no_call_rounds). Rules: ${RULES_URL} Not a market ` +
       'signal.',
     educational_notice: EDUCATIONAL_NOTICE,
-    updated_utc: updatedUtc,
-    next_update_due: nextUpdateDue,
+    updated_utc: c.updatedUtc,
+    next_update_due: c.nextUpdateDue,
   };
+}
 
+function sharedIntelligenceBody(c: BodyContext): SharedIntelligenceResponse {
+  const { v, shown, consensus, teacher } = c;
+  const t = v.totals;
   const snapshot = brainSnapshot(v);
   const pBrain = brainProbs(snapshot.prediction, snapshot.confidence);
   const pCrowd = crowdProbs(shown.tally.counts);
@@ -370,12 +384,12 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
         ]
       : []),
   ];
-  const sharedIntelligenceBody: SharedIntelligenceResponse = {
-    ...envelope,
+  return {
+    ...c.envelope,
     type: 'shared_intelligence',
     asset: v.round.asset,
     round: {
-      ...info,
+      ...c.info,
       status: 'open',
       votes_close_at: iso(votesCloseAt(v.round)),
       brain_call_recorded: v.recordedCall !== null,
@@ -386,7 +400,7 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
     brain_snapshot: snapshot,
     human_layer: consensus,
     simulated_crowd: simulatedCrowd(shown.tally),
-    vote_sources: sources,
+    vote_sources: c.sources,
     rules_url: RULES_URL,
     combined_intelligence: {
       brain_prediction: snapshot.prediction,
@@ -426,14 +440,30 @@ export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
       notes,
     },
     educational_notice: EDUCATIONAL_NOTICE,
-    updated_utc: updatedUtc,
-    next_update_due: nextUpdateDue,
+    updated_utc: c.updatedUtc,
+    next_update_due: c.nextUpdateDue,
   };
+}
 
+export const buildArenaBodies = (v: ArenaView): ArenaBodies => {
+  const shown = roundVotesShown(v.roundTally, v.mode);
+  const scope = { mode: v.mode, leftOut: v.leftOut };
+  const c: BodyContext = {
+    v,
+    info: roundInfo(v.round, v.clock.asOf),
+    shown,
+    consensus: humanConsensus(shown.tally.counts),
+    sources: voteSources(shown.tally, v.mode, shown.leftOut, ROUND_VOTES_LEFT_OUT_RULE),
+    scope,
+    teacher: teacherBrain(v.window, v.voidedInWindow, scope),
+    envelope: { success: true, project: PROJECT, mode: v.mode },
+    updatedUtc: iso(v.clock.generatedAt),
+    nextUpdateDue: iso(v.clock.nextUpdateDue),
+  };
   return {
-    humanConsensus: humanConsensusBody,
-    teacherLessons: teacherLessonsBody,
-    statistics: statisticsBody,
-    sharedIntelligence: sharedIntelligenceBody,
+    humanConsensus: humanConsensusBody(c),
+    teacherLessons: teacherLessonsBody(c),
+    statistics: statisticsBody(c),
+    sharedIntelligence: sharedIntelligenceBody(c),
   };
 };
