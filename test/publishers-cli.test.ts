@@ -181,6 +181,29 @@ describe('usage mistakes: exit 2, one line, nothing written', () => {
     expect(existsSync(ledgerFile)).toBe(false);
   });
 
+  it('credit without a configuration refuses an id the ledger has no books for (a typo), and credits one it has', async () => {
+    const added = await emi(addArgs('acme', acmePayTo, '--credits', '1'));
+    expect(added.status, added.stderr).toBe(0);
+
+    const typo = await emi(['credit', 'acmee', '5', '--state', dir]);
+
+    expect(typo.status).toBe(2);
+    expect(typo.stderr.trim().split('\n')).toEqual([
+      `emi: no configuration file (--config or EMI_CONFIG) to check "acmee" against, and ${ledgerFile} has no ` +
+        'books for it (it has: acme): give --config; no credits were changed',
+    ]);
+    const known = await emi(['credit', 'acme', '5', '--state', dir]);
+    expect(known.status, known.stderr).toBe(0);
+    expect(known.stdout).toContain('publisher acme: 6 credit(s)');
+    expect(known.stderr).toContain('"acme" is checked against its books only');
+    const ledger = new SqliteCreditLedger(ledgerFile);
+    try {
+      expect((await ledger.list()).map((b) => b.publisherId)).toEqual(['acme']);
+    } finally {
+      ledger.close();
+    }
+  }, 30_000);
+
   it('--worker that is not a URL names the option', async () => {
     const run = await emi(['credit', 'acme', '5', '--worker', 'notaurl'], { EMI_ADMIN_TOKEN: 'secret' });
     expect(run.status).toBe(2);

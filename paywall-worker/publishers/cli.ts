@@ -72,7 +72,7 @@ function assertIdShape(id: string): void {
 
 /**
  * Credits for an id the configuration does not name would sit where no sale can use them (a typo loses them): a
- * usage mistake naming the configured ids. Without a configuration only the id's shape is checked. `ledgerToo`:
+ * usage mistake naming the configured ids. Without a configuration the id must have books in the ledger. `ledgerToo`:
  * an id the ledger knows is accepted as well (a statement of a publisher whose entry was deleted).
  */
 async function assertConfigured(
@@ -84,7 +84,18 @@ async function assertConfigured(
   assertIdShape(id);
   const file = configFile(flags);
   if (!file) {
-    console.error(`emi publisher: no configuration file (--config or EMI_CONFIG): "${id}" is not checked`);
+    // Only the ledger can vouch for the id then: one it has no books for is most likely a typo.
+    const booked = (await ledgerBooks(flags)).map((b) => b.publisherId);
+    if (!booked.includes(id)) {
+      const has = booked.length > 0 ? ` (it has: ${booked.join(', ')})` : '';
+      throw usageError(
+        `no configuration file (--config or EMI_CONFIG) to check "${id}" against, and ${ledgerFile(flags)} has ` +
+          `no books for it${has}: give --config; ${unchanged}`,
+      );
+    }
+    console.error(
+      `emi publisher: no configuration file (--config or EMI_CONFIG): "${id}" is checked against its books only`,
+    );
     return;
   }
   const ids = (await configuredPublishers(flags)).map((p) => p.id);
