@@ -142,7 +142,8 @@ export function buildLlmsTxt({ baseUrl, hasBuyer, openapiBytes }: LlmsTxtOptions
       link(
         'Sitemap',
         url('/sitemap.xml'),
-        'every page and every file linked here, with its last modification (the history index lists the day files)',
+        'every page and every free file linked here (not the paid paths or /mcp), with its last modification ' +
+          '(the history index lists the day files)',
       ),
     ].join('\n'),
   ];
