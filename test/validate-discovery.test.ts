@@ -1,7 +1,7 @@
 // What the site publishes about its own files agrees with the files, on a real build that the real `emi serve`
 // serves. The rule: llms.txt calls the sitemap "every page and every free file linked here", so every URL llms.txt
-// links that answers 200 (the sitemap itself aside) is in sitemap.xml, and every docs page in sitemap.xml is linked from
-// llms.txt. The history's JSON Schemas say what a row is: one run (per-asset values are columns), not one asset.
+// links that answers 200 (the sitemap itself aside) is in sitemap.xml, and every docs page in sitemap.xml is linked
+// from llms.txt. The history's JSON Schemas say what a row is: one run (per-asset values are columns), not one asset.
 // The paid examples of the OpenAPI document show BTC at a price BTC has traded at, not one that reads as broken.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
