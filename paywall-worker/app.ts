@@ -1,13 +1,11 @@
 // The paywall worker for HTTP: a Hono app on web-standard Request/Response that guards exactly the paid paths.
 // The decision (challenge, refuse, upstream failure, serve) is made by the core in `core/decide.ts`; this file only
-// wires its dependencies from the configuration and renders each decision as an HTTP answer, the same on Node and
-// in workerd.
+// wires its dependencies from the configuration (the facilitator client wrapped as facilitator-client.ts says) and
+// renders each decision as an HTTP answer, the same on Node and in workerd.
 import { Hono } from 'hono';
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import type { FacilitatorClient } from '@x402/core/server';
 import { encodePaymentResponseHeader } from '@x402/core/http';
-import { SettleError } from '@x402/core/types';
-import type { PaymentPayload, SettleResponse } from '@x402/core/types';
 import { ExactAvmScheme } from '@x402/avm/exact/server';
 import {
   ALLOWED_METHODS,
@@ -28,11 +26,11 @@ import { checkHealth, facilitatorProbe } from './core/health.ts';
 import { logToStderr } from './core/log.ts';
 import { PaidFileReader } from './core/paid-file.ts';
 import type { PayeeGate } from './core/payee-gate.ts';
-import { normalizeNetwork } from './network.ts';
 import { ownSalePoints } from './offers.ts';
 import type { SalePoint } from './offers.ts';
 import { isClientAbort } from './client-abort.ts';
 import { describeError } from './facilitator-errors.ts';
+import { normalizingClient } from './facilitator-client.ts';
 import { MemoryPaymentBook } from './payment-book.ts';
 import { unsoldStorefrontMessage } from './publishers/sale-points.ts';
 import type { PaymentBook } from './payment-book.ts';
@@ -40,68 +38,6 @@ import { API_SECURITY_HEADERS } from './security-headers.ts';
 
 export type { PaywallConfig } from './config.ts';
 export { PaywallConfigError } from './config.ts';
-
-/** x402's reason for a payment submitted but not final yet. */
-const SETTLEMENT_PENDING = 'settlement_pending';
-
-/** A failed settle answer naming the transaction it submitted, thrown (non-2xx) or returned, as a SettleResponse. */
-function pendingAnswer(
-  answer: SettleResponse | SettleError,
-  requirements: { network: SettleResponse['network'] },
-): SettleResponse | null {
-  if (answer instanceof SettleError) {
-    if (answer.errorReason !== SETTLEMENT_PENDING || !answer.transaction) return null;
-    return {
-      success: false,
-      errorReason: answer.errorReason,
-      errorMessage: answer.errorMessage,
-      payer: answer.payer,
-      transaction: answer.transaction,
-      network: answer.network ?? requirements.network,
-    };
-  }
-  return !answer.success && answer.errorReason === SETTLEMENT_PENDING && answer.transaction ? answer : null;
-}
-
-/**
- * Reads `/supported` in the short network spelling, whichever one the facilitator uses; and settles each payment
- * once per request. On x402's `settlement_pending` (submitted, not final) the official resource server calls settle
- * a second time with the same payload, for a facilitator that keeps pending transactions; the AVM one keeps none,
- * finds the transaction in the ledger and refuses it, naming no transaction, which would read as "nothing was
- * submitted". That second call gets the first answer again instead, and the core reconciles it on chain as any
- * settlement submitted but not confirmed (the payment stays pending until the chain tells).
- */
-function normalizingClient(client: FacilitatorClient): FacilitatorClient {
-  const pending = new WeakMap<PaymentPayload, SettleResponse>();
-  return {
-    verify: (payload, requirements) => client.verify(payload, requirements),
-    async settle(payload, requirements) {
-      const earlier = pending.get(payload);
-      if (earlier) {
-        pending.delete(payload);
-        return earlier;
-      }
-      let answer: SettleResponse;
-      try {
-        answer = await client.settle(payload, requirements);
-      } catch (error) {
-        const submitted = error instanceof SettleError ? pendingAnswer(error, requirements) : null;
-        if (!submitted) throw error;
-        answer = submitted;
-      }
-      if (pendingAnswer(answer, requirements)) pending.set(payload, answer);
-      return answer;
-    },
-    async getSupported() {
-      const supported = await client.getSupported();
-      const kinds = supported.kinds.map((k) => ({
-        ...k,
-        network: normalizeNetwork(k.network) as typeof k.network,
-      }));
-      return { ...supported, kinds };
-    },
-  };
-}
 
 /** One JSON line per event on stderr, every level (core/log.ts): each sale, and each settle that may have landed. */
 export { logToStderr };
