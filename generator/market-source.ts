@@ -18,11 +18,6 @@ export interface CollectRequest extends Omit<SourceRunOptions, 'asOf' | 'symbols
   symbols: readonly string[];
 }
 
-export function parseSourceName(value: string): SourceName {
-  if ((SOURCE_NAMES as readonly string[]).includes(value)) return value as SourceName;
-  throw new Error(`unknown source "${value}": expected one of ${SOURCE_NAMES.join(', ')}`);
-}
-
 /**
  * What is wrong with a run's choice of source, recording and replay folders and as-of time, or null: --record only
  * records a live run, --replay and --source replay go together, and the --replay folder must hold a recording (its

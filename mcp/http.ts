@@ -11,34 +11,33 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 
-import { API_SECURITY_HEADERS } from '../paywall-worker/security-headers.ts';
-import { MCP_PATH } from '../schemas/delivery.ts';
+import { answerUnhandled } from '../paywall-worker/unhandled.ts';
+import { API_JSON_HEADERS, MCP_PATH, POST_METHODS, preflightAnswer } from '../schemas/delivery.ts';
 
 export { MCP_PATH };
 
-const CORS = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Methods': 'POST, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
-  'Access-Control-Expose-Headers': 'Mcp-Session-Id, Mcp-Protocol-Version',
-};
-
-/** CORS, no-store and the worker's API security headers (nosniff, `default-src 'none'`, no referrer). */
+/**
+ * The delivery policy's headers for a worker's JSON answer (CORS, the API security headers, no-store), the content
+ * type the transport chose kept: `/mcp` answers alike on every host (`emi serve`, `emi paywall`, the Worker).
+ */
 function withCors(response: Response): Response {
   const headers = new Headers(response.headers);
-  for (const [name, value] of Object.entries({ ...CORS, ...API_SECURITY_HEADERS })) headers.set(name, value);
-  headers.set('Cache-Control', 'no-store');
+  for (const [name, value] of Object.entries(API_JSON_HEADERS)) {
+    if (name !== 'Content-Type' || !headers.has(name)) headers.set(name, value);
+  }
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 /** A Hono app answering `/mcp`; mount it (`app.route('/', createMcpRoute(...))`) or forward `/mcp` to its fetch. */
 export function createMcpRoute(makeServer: () => McpServer): Hono {
   const app = new Hono();
-  app.options(MCP_PATH, () => new Response(null, { status: 204, headers: CORS }));
+  app.options(MCP_PATH, () => preflightAnswer(MCP_PATH));
   app.post(MCP_PATH, answerJsonRpc(makeServer));
   // Every other method (PUT, PATCH... as well as GET and DELETE) gets the same JSON 405, with CORS and the API
   // headers: left to Hono, it would be a bare text 404 a browser on another origin cannot even read.
   app.all(MCP_PATH, (c) => methodNotAllowed(c.req.method));
+  // Every host calls this app's fetch itself: without this, an exception is Hono's text/plain 500 and no log line.
+  app.onError(answerUnhandled('The MCP endpoint could not handle this request.'));
   return app;
 }
 
@@ -57,7 +56,7 @@ function jsonRpcError(status: number, code: number, message: string, headers?: H
 
 /** The 405 for any method but POST and OPTIONS: a JSON-RPC error naming the methods allowed. */
 function methodNotAllowed(method: string): Response {
-  return jsonRpcError(405, -32000, refusalMessage(method), { Allow: 'POST, OPTIONS' });
+  return jsonRpcError(405, -32000, refusalMessage(method), { Allow: POST_METHODS });
 }
 
 /** The first protocol version without JSON-RPC batches: MCP 2025-06-18 removed them. */

@@ -14,6 +14,7 @@ import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core
 import algosdk from 'algosdk';
 import { base64ToBytes } from '../paywall-worker/payment-header.ts';
 import { paymentIdOf } from '../schemas/paid/payment-identifier.ts';
+import { retryAfterSeconds } from '../schemas/retry-after.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import type { PaidResource } from '../schemas/resources.ts';
 import { DataFacts, factsOfBody } from './facts.ts';
@@ -44,6 +45,9 @@ export class PaywallTimeoutError extends Error {
 export class PaywallNotSentError extends Error {
   override name = 'PaywallNotSentError';
 }
+
+/** The longest wait an agent is told of (a Retry-After beyond it is read as this): ten minutes, as the buyer page. */
+const MAX_RETRY_AFTER_SECONDS = 600;
 
 export const PAYMENT_META = 'x402/payment';
 export const PAYMENT_RESPONSE_META = 'x402/payment-response';
@@ -235,7 +239,7 @@ export async function toolResultOf(
   const detail = await errorDetail(response);
   const { error, transaction } = detail;
   const message = inMcpTerms(detail.message, resource);
-  const retryAfter = response.headers.get('Retry-After');
+  const retryAfter = retryAfterSeconds(response.headers.get('Retry-After'), now, MAX_RETRY_AFTER_SECONDS);
   // The paywall names the transaction when the payment may have landed, and keeps that payment pending: the same
   // bytes, id or not, are settled at most once and delivered if it landed. Signing a new payment instead could
   // charge the agent twice.

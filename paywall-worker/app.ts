@@ -9,10 +9,9 @@ import { encodePaymentResponseHeader } from '@x402/core/http';
 import { ExactAvmScheme } from '@x402/avm/exact/server';
 import {
   ALLOWED_METHODS,
-  CORS_HEADERS,
+  API_JSON_HEADERS,
   HEALTH_PATH,
-  JSON_TYPE,
-  NO_STORE,
+  RETRY_AFTER_SECONDS,
   preflightAnswer,
   routedPath,
 } from '../schemas/delivery.ts';
@@ -28,13 +27,11 @@ import { PaidFileReader } from './core/paid-file.ts';
 import type { PayeeGate } from './core/payee-gate.ts';
 import { ownSalePoints } from './offers.ts';
 import type { SalePoint } from './offers.ts';
-import { isClientAbort } from './client-abort.ts';
-import { describeError } from './facilitator-errors.ts';
 import { normalizingClient } from './facilitator-client.ts';
 import { MemoryPaymentBook } from './payment-book.ts';
 import { unsoldStorefrontMessage } from './publishers/sale-points.ts';
 import type { PaymentBook } from './payment-book.ts';
-import { API_SECURITY_HEADERS } from './security-headers.ts';
+import { answerUnhandled } from './unhandled.ts';
 
 export type { PaywallConfig } from './config.ts';
 export { PaywallConfigError } from './config.ts';
@@ -43,20 +40,14 @@ export { PaywallConfigError } from './config.ts';
 export { logToStderr };
 
 /**
- * On every answer of this app, on Node and in workerd: CORS, and nosniff, the API policy and no referrer
- * (security-headers.ts). Written into each answer rather than added by a middleware: a middleware makes every
+ * On every answer of this app, on Node and in workerd: CORS, JSON, no-store, and nosniff, the API policy and no
+ * referrer (API_JSON_HEADERS). Written into each answer rather than added by a middleware: a middleware makes every
  * answer asynchronous and reads the answer's headers back, and the unpaid 402 answers on Hono's synchronous path
  * (README "Decisions"; about a fifth of its throughput on Node, measured with bench/paywall.ts).
  */
-const ANSWER_HEADERS: Readonly<Record<string, string>> = { ...CORS_HEADERS, ...API_SECURITY_HEADERS };
-
 function errorHeaders(status: number): Record<string, string> {
-  const headers: Record<string, string> = {
-    ...ANSWER_HEADERS,
-    'Content-Type': JSON_TYPE,
-    'Cache-Control': NO_STORE,
-  };
-  if (status === 503) headers['Retry-After'] = '30';
+  const headers: Record<string, string> = { ...API_JSON_HEADERS };
+  if (status === 503) headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
   if (status === 405) headers.Allow = ALLOWED_METHODS;
   return headers;
 }
@@ -76,12 +67,7 @@ export function errorResponse(status: ErrorStatus, error: string, message: strin
 export function renderDecision(decision: Decision): Response {
   switch (decision.kind) {
     case 'payment_required': {
-      const headers: Record<string, string> = {
-        ...ANSWER_HEADERS,
-        'Content-Type': JSON_TYPE,
-        'Cache-Control': NO_STORE,
-        'PAYMENT-REQUIRED': decision.header,
-      };
+      const headers: Record<string, string> = { ...API_JSON_HEADERS, 'PAYMENT-REQUIRED': decision.header };
       if (decision.settlement) headers['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(decision.settlement);
       return new Response(decision.body, { status: 402, headers });
     }
@@ -94,9 +80,7 @@ export function renderDecision(decision: Decision): Response {
       return new Response(decision.body, {
         status: 200,
         headers: {
-          ...ANSWER_HEADERS,
-          'Content-Type': JSON_TYPE,
-          'Cache-Control': NO_STORE,
+          ...API_JSON_HEADERS,
           'PAYMENT-RESPONSE': encodePaymentResponseHeader(decision.settlement),
         },
       });
@@ -174,7 +158,7 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
     });
     return new Response(JSON.stringify(health, null, 2), {
       status: health.ok ? 200 : 503,
-      headers: { ...ANSWER_HEADERS, 'Content-Type': JSON_TYPE, 'Cache-Control': NO_STORE },
+      headers: API_JSON_HEADERS,
     });
   });
   for (const point of points) {
@@ -196,17 +180,6 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
       unsoldStorefrontMessage(c.req.path, points) ?? 'The paywall serves only the paid paths.',
     ),
   );
-  app.onError((error, c) => {
-    if (isClientAbort(error))
-      return errorResponse(400, 'bad_request', 'The request ended before its body did.');
-    log({
-      level: 'error',
-      event: 'unhandled',
-      method: c.req.method,
-      path: c.req.path,
-      detail: describeError(error),
-    });
-    return errorResponse(500, 'internal_error', 'The paywall could not handle this request.');
-  });
+  app.onError(answerUnhandled('The paywall could not handle this request.', log));
   return app;
 }

@@ -20,6 +20,7 @@ import { apiUrlProblem } from './config.ts';
 import type { PaidAttempt, SignedPayment } from './buy.ts';
 import { formatUsdc } from '../generator/buyer/challenge.ts';
 import { refusedBeforeSettling } from '../schemas/paid/not-for-sale.ts';
+import { retryAfterSeconds } from '../schemas/retry-after.ts';
 import { IN_FLIGHT_LEASE_MS } from './payment-book.ts';
 
 /** Exit codes of `emi buy`, documented in the README and in `emi buy --help`. */
@@ -315,19 +316,16 @@ export function readOutcome(attempt: PaidAttempt, origin: string, now = Date.now
     const why = stillSettling
       ? `${answered}: it is still settling this payment`
       : `${answered} after the payment was sent; the payment may have settled`;
-    return { kind: 'retry', why, waitSeconds: retryAfterSeconds(attempt.retryAfter, now), transaction };
+    return {
+      kind: 'retry',
+      why,
+      waitSeconds: retryAfterSeconds(attempt.retryAfter, now, MAX_RETRY_AFTER_SECONDS),
+      transaction,
+    };
   }
   // A 402 (a failed settlement, a refused payment) or another client error: the site will not take this payment.
   const reason = settlement?.errorReason ?? code ?? errorField(body, 'message');
   return { kind: 'refused', reason: reason ?? `${status}` };
-}
-
-/** Seconds from a Retry-After header (delta-seconds or an HTTP date), within 1..MAX_RETRY_AFTER_SECONDS. */
-export function retryAfterSeconds(header: string | null, now = Date.now()): number | null {
-  if (!header) return null;
-  const trimmed = header.trim();
-  const seconds = /^\d+$/.test(trimmed) ? Number(trimmed) : (Date.parse(trimmed) - now) / 1000;
-  return Number.isFinite(seconds) ? Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, Math.ceil(seconds))) : null;
 }
 
 /** Seconds to wait before send number `send` + 1: the server's Retry-After, else doubling from 1 s. */

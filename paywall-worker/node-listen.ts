@@ -7,11 +7,10 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener, RequestError } from '@hono/node-server';
-import { CORS_HEADERS, JSON_TYPE, NO_STORE } from '../schemas/delivery.ts';
-import { errorBody } from './core/decide.ts';
+import { API_JSON_HEADERS } from '../schemas/delivery.ts';
+import { errorBody } from './core/answers.ts';
 import { logToStderr } from './core/log.ts';
 import { describeError } from './facilitator-errors.ts';
-import { API_SECURITY_HEADERS } from './security-headers.ts';
 
 /** Node's limit on a request's headers (`--max-http-header-size`; 16 KiB unless changed). */
 const HEADER_LIMIT_KIB = 16;
@@ -39,10 +38,7 @@ function earlyAnswer(
 ): EarlyAnswer {
   const body = JSON.stringify(errorBody(status, error, message, null));
   const headers = {
-    ...CORS_HEADERS,
-    ...API_SECURITY_HEADERS,
-    'Content-Type': JSON_TYPE,
-    'Cache-Control': NO_STORE,
+    ...API_JSON_HEADERS,
     // What could not be read leaves the connection in no state to read the next request on it.
     Connection: 'close',
   };

@@ -7,15 +7,8 @@
 // publishers' storefront pages set it themselves, and the policy's preflight carries the site's header set.
 import { secureHeaders } from 'hono/secure-headers';
 
-/** The Content-Security-Policy of a JSON/API answer: no source of any kind, no framing. */
-export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
-
-/** The headers of every JSON/API answer of the worker; `apiSecurityHeaders` adds the same. */
-export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'X-Content-Type-Options': 'nosniff',
-  'Content-Security-Policy': API_CONTENT_SECURITY_POLICY,
-  'Referrer-Policy': 'no-referrer',
-};
+// The header values live in schemas/delivery.ts beside the site's own policy, so that every host reads them once.
+export { API_CONTENT_SECURITY_POLICY, API_SECURITY_HEADERS } from '../schemas/delivery.ts';
 
 /**
  * Hono's secure-headers middleware with exactly `API_SECURITY_HEADERS` and nothing else. Every option is named:

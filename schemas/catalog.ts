@@ -1,5 +1,6 @@
 // The product catalogue as plain data: paths, files, product ids, prices and cache terms. It imports no schema,
 // so response bodies can link to other products without a circular import; `resources.ts` adds the schemas.
+import { atomicFromUsd } from './usdc.ts';
 
 export interface CatalogEntry {
   title: string;
@@ -18,7 +19,12 @@ export interface PaidCatalogEntry extends CatalogEntry {
   priceUsd: string;
 }
 
-const free = (title: string, productId: string | null, path: string): CatalogEntry => ({
+// The product id keeps its literal type (`'SVC-X402-002'`): the bodies' schemas and the engines read it from here.
+const free = <Id extends string | null>(
+  title: string,
+  productId: Id,
+  path: string,
+): CatalogEntry & { productId: Id } => ({
   title,
   productId,
   path,
@@ -39,13 +45,13 @@ export const FREE_CATALOG = {
   sharedIntelligence: free('Shared intelligence', null, '/arena/get_shared_intelligence.php'),
 } as const satisfies Record<string, CatalogEntry>;
 
-const paid = (
+const paid = <Id extends string | null>(
   title: string,
-  productId: string | null,
+  productId: Id,
   path: string,
   priceUsd: string,
   cacheSeconds: number,
-): PaidCatalogEntry => ({
+): PaidCatalogEntry & { productId: Id } => ({
   title,
   productId,
   path,
@@ -53,7 +59,7 @@ const paid = (
   cacheSeconds,
   // The spec gives the atlas cache 0 and "evolving"; the human report, a report per purchase, follows it.
   stability: cacheSeconds === 0 ? 'evolving' : 'stable',
-  amountAtomic: String(Math.round(Number(priceUsd) * 1_000_000)),
+  amountAtomic: atomicFromUsd(priceUsd).toString(),
   priceUsd,
 });
 

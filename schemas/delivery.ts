@@ -102,6 +102,30 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 export const FREE_CACHE = `public, max-age=${CACHE_SECONDS}`;
 /** Errors, 402 challenges and paid bodies: never stored by any cache. */
 export const NO_STORE = 'no-store';
+/** Seconds a client is asked to wait (`Retry-After`) before trying again after a 503. */
+export const RETRY_AFTER_SECONDS = 30;
+
+/** The Content-Security-Policy of a JSON/API answer: no source of any kind, no framing. */
+export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
+/**
+ * On every JSON/API answer of the worker, on Node and in workerd: nosniff, the API policy and no referrer
+ * (paywall-worker/security-headers.ts says why; the site's pages keep CONTENT_SECURITY_POLICY).
+ */
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': API_CONTENT_SECURITY_POLICY,
+  'Referrer-Policy': 'no-referrer',
+};
+/**
+ * The headers of a JSON answer of the worker's routes (paywall, MCP, votes) and of the Node listener's early errors,
+ * the same on every host: CORS, the API security headers, JSON, never stored.
+ */
+export const API_JSON_HEADERS: Readonly<Record<string, string>> = {
+  ...CORS_HEADERS,
+  ...API_SECURITY_HEADERS,
+  'Content-Type': JSON_TYPE,
+  'Cache-Control': NO_STORE,
+};
 
 /** The host could not reach the paywall at all: it read no request, so no payment (503). */
 export const paywallDownError = (): ErrorResponse =>
@@ -280,7 +304,7 @@ export function isNotModified(
 export type DeliveryRoute =
   /** A CORS preflight (OPTIONS) at `path`: answered by the host itself, allowing what `path` answers. */
   | { kind: 'preflight'; path: string }
-  /** One of the four x402 products, or the worker's health check: the paywall worker answers. */
+  /** A path the paywall worker answers (WORKER_PATHS: the paid files, its health check, the votes, MCP; and `/p/`). */
   | { kind: 'paid'; path: string }
   /** A static file of the built site (`path` is the URL path of the file to serve). */
   | { kind: 'file'; path: string }

@@ -7,7 +7,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import { SITE_HEADERS } from '../schemas/delivery.ts';
+import { EXPOSED_HEADERS, MCP_PATH, SITE_HEADERS, preflightAnswer } from '../schemas/delivery.ts';
 import { NGINX, hasNginx } from '../deploy/nginx/run.ts';
 import { buyWithDevWallet, createDevBuyer } from '../paywall-worker/buy.ts';
 import { freePort } from './free-port.ts';
@@ -313,6 +313,57 @@ describe('every host answers alike (emi serve, nginx, the Cloudflare Worker)', {
         );
         expect(refused.status).toBeGreaterThanOrEqual(400);
         expect(header(refused, 'access-control-allow-origin')).toBe('*');
+      },
+    );
+
+    it.skipIf(skip)(
+      'answers /mcp with the policy’s CORS: its preflight, and Mcp-Session-Id readable on the POST’s own answer',
+      async () => {
+        const { base } = host();
+        const origin = { Origin: 'https://agent.example' };
+        const preflight = await fetch(`${base}${MCP_PATH}`, {
+          method: 'OPTIONS',
+          headers: {
+            ...origin,
+            'Access-Control-Request-Method': 'POST',
+            'Access-Control-Request-Headers':
+              'content-type,mcp-protocol-version,mcp-session-id,last-event-id',
+          },
+        });
+        expect(preflight.status).toBe(204);
+        const policy = preflightAnswer(MCP_PATH).headers;
+        for (const field of [
+          'access-control-allow-origin',
+          'access-control-allow-methods',
+          'access-control-allow-headers',
+          'access-control-expose-headers',
+          'access-control-max-age',
+        ])
+          expect(preflight.headers.get(field), field).toBe(policy.get(field));
+        // This stack's nginx fronts a paywall worker without MCP (`emi paywall` serves it in production).
+        if (name === 'nginx') return;
+        const posted = await fetch(`${base}${MCP_PATH}`, {
+          method: 'POST',
+          headers: {
+            ...origin,
+            'Content-Type': 'application/json',
+            Accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: {
+              protocolVersion: '2025-06-18',
+              capabilities: {},
+              clientInfo: { name: 'parity', version: '1' },
+            },
+          }),
+        });
+        expect(posted.status).toBe(200);
+        await posted.body?.cancel();
+        expect(posted.headers.get('access-control-allow-origin')).toBe('*');
+        expect(posted.headers.get('access-control-expose-headers')).toBe(EXPOSED_HEADERS);
       },
     );
 

@@ -7,7 +7,6 @@ export const HUMAN_REPORT_AMOUNT = '100000';
 export const USDC_ASSET_ID = '31566704';
 export const USDC_DECIMALS = 6;
 export const ALGORAND_MAINNET_GENESIS_HASH = 'wGHE2Pwdvd7S12BL5FaOP20EGYesN73ktiC1qzkkit8=';
-export const ALGORAND_MAINNET_GENESIS_ID = 'mainnet-v1.0';
 /** Both CAIP-2 spellings of Algorand mainnet: the 32-char prefix (emitted by our worker) and the full hash. */
 export const ALGORAND_MAINNET_IDS: readonly string[] = [
   'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k',

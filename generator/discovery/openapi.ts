@@ -9,7 +9,12 @@ import {
   PROJECT,
   TRACKED_ASSETS,
 } from '../../schemas/common.ts';
-import { ALLOWED_METHODS, STATUS_PATH, methodNotAllowedError } from '../../schemas/delivery.ts';
+import {
+  ALLOWED_METHODS,
+  RETRY_AFTER_SECONDS,
+  STATUS_PATH,
+  methodNotAllowedError,
+} from '../../schemas/delivery.ts';
 import { invalidAssetError, notFoundError } from '../../schemas/error.ts';
 import { PAID_EXAMPLES } from '../../schemas/paid/examples.ts';
 import { ALGORAND_MAINNET, USDC_ASA_ID, USDC_DECIMALS, X402_VERSION } from '../../schemas/paid/terms.ts';
@@ -94,9 +99,6 @@ function freeOperation(resource: FreeResource, examples: Readonly<Record<string,
     'x-freshness-fields': freshnessFieldsOf(resource),
   };
 }
-
-/** Seconds every 503 of a paid path asks the caller to wait (the paywall's Retry-After and the hosts' alike). */
-const RETRY_AFTER_SECONDS = 30;
 
 interface PaywallError {
   description: string;

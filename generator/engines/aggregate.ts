@@ -75,10 +75,6 @@ export const missingDataNotes = (snapshot: MarketSnapshot, sections: readonly Se
   return notes;
 };
 
-/** A per-asset line with its "SYMBOL: " prefix, added only when it does not start with it already. */
-export const withSymbol = (symbol: string, line: string): string =>
-  line.startsWith(`${symbol}: `) ? line : `${symbol}: ${line}`;
-
 /**
  * Per-asset lines ("XLM: ...") with the same text after the prefix joined into one ("XLM and HBAR: ..."), so that a
  * body-wide list names every asset concerned and stays short.

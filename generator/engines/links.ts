@@ -51,8 +51,6 @@ export const expandedAccess = (...endpoints: PaidLink[]): z.infer<typeof Expande
   endpoints,
 });
 
-export const UPGRADE_ENDPOINTS: readonly PaidLink[] = [PAID_MARKET_REGIME, PAID_MAIN_BRAIN, PAID_ATLAS];
-
 export const USAGE: z.infer<typeof FreeUsageCharacteristics> = {
   machine_readable: true,
   stable_schema: true,

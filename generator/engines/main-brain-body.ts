@@ -1,4 +1,5 @@
 // Body of /api/main-brain.php.
+import { FREE_CATALOG } from '../../schemas/catalog.ts';
 import { DISCLAIMER, FREE_ACCESS, PROJECT, SCHEMA_VERSION, SNAPSHOT_VERSION } from '../../schemas/common.ts';
 import type { CoinSnapshot, MainBrainResponse } from '../../schemas/main-brain.ts';
 import type { PublicPerformance } from '../../schemas/performance.ts';
@@ -67,7 +68,7 @@ export function mainBrainBody(
     purpose: 'Show the brain’s current educational reading of every tracked asset, with its market context.',
     endpoint_role: {
       role: 'the per-asset overview: one bias and confidence per asset plus market context',
-      product_id: 'SVC-API-001',
+      product_id: FREE_CATALOG.mainBrain.productId,
       tier: 'free',
       integration_order: 2,
     },

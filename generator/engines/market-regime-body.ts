@@ -1,4 +1,5 @@
 // Body of /api/market-regime.php.
+import { FREE_CATALOG } from '../../schemas/catalog.ts';
 import { DISCLAIMER, FREE_ACCESS, PROJECT, SCHEMA_VERSION, SNAPSHOT_VERSION } from '../../schemas/common.ts';
 import { REGIME_RULE, type MarketRegimeResponse } from '../../schemas/market-regime.ts';
 import type { MarketAnalysis } from './analysis.ts';
@@ -30,7 +31,7 @@ export function marketRegimeBody(analysis: MarketAnalysis, clock: RunClock): Mar
     purpose: 'Describe the market-wide risk regime of the tracked crypto assets for educational use.',
     endpoint_role: {
       role: 'entry point: the market-wide context to read before any single asset',
-      product_id: 'SVC-API-002',
+      product_id: FREE_CATALOG.marketRegime.productId,
       tier: 'free',
       integration_order: 1,
     },

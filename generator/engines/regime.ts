@@ -297,7 +297,7 @@ export function analyzeRegime(
 ): RegimeReading {
   const leaveOut = new Set(options.leaveOut ?? []);
   const withTrend = analyses.filter((a) => a.trend !== null);
-  const series = assets.filter((a, i) => analyses[i]!.trend !== null).map((a) => a.candles!.value);
+  const series = assets.filter((_, i) => analyses[i]!.trend !== null).map((a) => a.candles!.value);
   const evidence: string[] = [];
   const limitations: string[] = [];
   const total = analyses.length;

@@ -1,5 +1,5 @@
 // The local preview: the built site on one origin, with the headers a real host would add, the reasoning
-// query mapped to its per-asset file, JSON errors, and the four x402 paths handed to the paywall worker.
+// query mapped to its per-asset file, JSON errors, and the worker's paths handed to the paywall worker.
 import type { Stats } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -17,6 +17,7 @@ import {
   notFoundFor,
   paywallDownError,
   preflightAnswer,
+  RETRY_AFTER_SECONDS,
   routedPath,
   routeRequest,
   SITE_HEADERS,
@@ -30,8 +31,11 @@ import { validatorsOf } from './validators.ts';
 export interface PreviewOptions {
   /** Folder to serve (the Eleventy output, `dist/`). */
   root: string;
-  /** Handles the four x402 paths; without it they answer 503 with a JSON explanation. */
-  /** `env`: Node's bindings (the socket), which the vote route reads the client address from. */
+  /**
+   * Answers every path the policy hands to the worker (paid files, health, votes, `/p/`; `/mcp` is `mcp`'s); without
+   * it they answer 503 with a JSON explanation. `env`: Node's bindings (the socket), which the vote route reads the
+   * client address from.
+   */
   paywall?: { fetch(request: Request, env?: unknown): Response | Promise<Response> };
   /** Served as /x402-buyer/config.json: tells the buyer page whom to pay and whether this is development. */
   buyerConfig?: Record<string, unknown>;
@@ -128,13 +132,10 @@ export function createPreviewApp(options: PreviewOptions): Hono {
   return app;
 }
 
-/** Seconds a caller is asked to wait when the paywall cannot be reached, as the nginx recipe's 503 says. */
-const PAYWALL_DOWN_RETRY_AFTER = '30';
-
 /** A paid path while no paywall answers: 503 with Retry-After, as the nginx recipe answers it. */
 function paywallDown(): Response {
   const answer = errorAnswer(503, paywallDownError());
-  answer.headers.set('Retry-After', PAYWALL_DOWN_RETRY_AFTER);
+  answer.headers.set('Retry-After', String(RETRY_AFTER_SECONDS));
   return answer;
 }
 

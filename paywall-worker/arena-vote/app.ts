@@ -7,6 +7,7 @@ import { roundFromId, voteWindowProblem } from '../../generator/engines/arena/ru
 import { operatorTokenCheck } from '../operator-token.ts';
 import { CORS_HEADERS, VOTE_PATH } from '../../schemas/delivery.ts';
 import { apiSecurityHeaders } from '../security-headers.ts';
+import { answerUnhandled } from '../unhandled.ts';
 import { parseVoteMessage } from './message.ts';
 import { createRateLimiter, type RateLimit } from './rate-limit.ts';
 import type { VoteStore } from './store.ts';
@@ -224,5 +225,7 @@ export const createArenaVoteApp = (options: ArenaVoteOptions): Hono => {
       return c.json({ success: true, votes: await options.store.since(after, 1000) });
     });
   }
+  // The Worker calls this app's fetch itself: without this, a failing vote store is Hono's text/plain 500.
+  app.onError(answerUnhandled('The vote service could not handle this request.'));
   return app;
 };

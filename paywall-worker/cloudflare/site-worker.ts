@@ -230,8 +230,10 @@ async function serveAsset(asked: Asked, env: SiteWorkerEnv, path: string): Promi
   return fileAnswer(asked, asset, asset.status, headers);
 }
 
-/** The built site as the MCP server reads it: through the static assets binding. */
-/** A published file from the static assets: null when it is not there (404), an error when it cannot be read. */
+/**
+ * The built site as the MCP server reads it, through the static assets binding: a published file, null when it is not
+ * there (404), an error when it cannot be read.
+ */
 export const assetsReader =
   (env: Pick<SiteWorkerEnv, 'ASSETS'>, origin: string): ReadText =>
   async (file) => {

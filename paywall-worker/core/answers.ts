@@ -7,11 +7,10 @@ import type { PaywallErrorBody } from '../../schemas/paid/payment-required.ts';
 import { endpointName } from '../copy.ts';
 import { challenge } from '../offers.ts';
 import type { Offer, SalePoint } from '../offers.ts';
+import { RETRY_AFTER_SECONDS } from '../../schemas/delivery.ts';
 import type { Decision, ErrorStatus } from './decision.ts';
 
-/** The Retry-After of every 503 the core gives, in its body too (`retry_after_seconds`). */
-const RETRY_AFTER_SECONDS = 30;
-
+/** The error body every runtime sends; a 503's carries the Retry-After wait too (`retry_after_seconds`). */
 export function errorBody(
   status: ErrorStatus,
   error: string,

@@ -9,6 +9,7 @@ import { NO_STORE } from '../../schemas/delivery.ts';
 import { errorResponse } from '../app.ts';
 import { operatorTokenCheck } from '../operator-token.ts';
 import { apiSecurityHeaders } from '../security-headers.ts';
+import { answerUnhandled } from '../unhandled.ts';
 import type { Publisher } from './config.ts';
 import { CreditError, sinceTime } from './credit-ledger.ts';
 import type { CreditLedger } from './credit-ledger.ts';
@@ -100,5 +101,7 @@ export function createAdminRoute(options: AdminRouteOptions): Hono {
     return c.json(answer);
   });
 
+  // Mounted on the Worker's `/p/` routes, whose fetch the Worker calls itself (Hono's text 500 otherwise).
+  app.onError(answerUnhandled("The publishers' admin route could not handle this request."));
   return app;
 }

@@ -6,7 +6,7 @@ import algosdk from 'algosdk';
 import * as z from 'zod';
 import { PAID_RESOURCES } from '../../schemas/resources.ts';
 import type { PaidResource } from '../../schemas/resources.ts';
-import { USDC_DECIMALS } from '../../schemas/paid/terms.ts';
+import { atomicFromUsd } from '../../schemas/usdc.ts';
 import { PUBLISHER_ID, PUBLISHER_ID_RULE } from './ids.ts';
 
 /** The product slug of a paid path: `/api/x402-atlas.php` is `atlas`. */
@@ -80,8 +80,10 @@ const ContactLink = safeText(z.string().max(500)).refine(
 );
 
 export const PublisherBrandSchema = z.strictObject({
-  /** Shown on the storefront and named in every 402 and paid body. */
-  /** Checked once trimmed, as it was before (a blank or line break at either end is dropped, not refused). */
+  /**
+   * Shown on the storefront and named in every 402 and paid body; checked once trimmed, as it was before (a blank or
+   * line break at either end is dropped, not refused).
+   */
   name: safeText(z.string().trim()).min(1, 'must not be empty').max(80, 'must be at most 80 characters'),
   logoUrl: HttpsUrl.optional(),
   /** A CSS hex colour, `#rrggbb`. */
@@ -138,11 +140,8 @@ export class PublisherConfigError extends Error {
   override name = 'PublisherConfigError';
 }
 
-/** "0.15" to 150000 atomic units of USDC. */
-export function atomicFromUsd(price: string): bigint {
-  const [whole = '0', fraction = ''] = price.split('.');
-  return BigInt(whole) * 10n ** BigInt(USDC_DECIMALS) + BigInt(fraction.padEnd(USDC_DECIMALS, '0'));
-}
+/** The one exact price conversion (schemas/usdc.ts), also the catalogue's. */
+export { atomicFromUsd };
 
 const label = (raw: unknown, index: number): string => {
   const id = (raw as { id?: unknown } | null)?.id;

@@ -45,7 +45,8 @@ export function statementCsv(sales: readonly SaleRecord[]): string {
     .join('');
 }
 
-export function formatUsdc(atomic: bigint): string {
+/** 100000n as "0.100000": every decimal, no unit (the statement says "USDC" itself). */
+function sixDecimalUsdc(atomic: bigint): string {
   const unit = 10n ** BigInt(USDC_DECIMALS);
   return `${atomic / unit}.${(atomic % unit).toString().padStart(USDC_DECIMALS, '0')}`;
 }
@@ -77,7 +78,7 @@ export function statementText(publisherId: string, sales: readonly SaleRecord[],
         `${s.at}  ${s.product}  ${s.priceUsd} USDC  pay_to ${s.payTo}  payer ${s.payer}  tx ${s.transaction}  ` +
         `credits ${s.credits}`,
     ),
-    `${totals.sales} sale(s), ${formatUsdc(totals.amountAtomic)} USDC paid directly to the publisher, ` +
+    `${totals.sales} sale(s), ${sixDecimalUsdc(totals.amountAtomic)} USDC paid directly to the publisher, ` +
       `${totals.credits} credit(s) consumed`,
   ];
 }

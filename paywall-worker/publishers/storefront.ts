@@ -8,6 +8,7 @@
 import { Hono } from 'hono';
 import { CONTENT_SECURITY_POLICY, SITE_HEADERS } from '../../schemas/delivery.ts';
 import { errorResponse } from '../app.ts';
+import { answerUnhandled } from '../unhandled.ts';
 import { accentColors } from './accent.ts';
 import { PRODUCTS } from './config.ts';
 import type { Publisher } from './config.ts';
@@ -142,5 +143,7 @@ export function createStorefront(options: StorefrontOptions): Hono {
     return c.body(asset as Uint8Array<ArrayBuffer>);
   });
 
+  // Mounted on the Worker's `/p/` routes, whose fetch the Worker calls itself (Hono's text 500 otherwise).
+  app.onError(answerUnhandled('The storefront could not handle this request.'));
   return app;
 }

@@ -2,6 +2,7 @@
 // their union reconciled into one body: every field of both, with `summary` an object (the 0.1.0 shape) whose
 // `text` carries the prose that the other shape gave as a string.
 import * as z from 'zod';
+import { PAID_CATALOG } from '../catalog.ts';
 import {
   AssetSymbol,
   Bias,
@@ -74,7 +75,7 @@ export const Atlas = z.strictObject({
   success: z.literal(true),
   project: z.literal(PROJECT),
   endpoint: z.literal('x402-atlas'),
-  product_id: z.literal('SVC-X402-002'),
+  product_id: z.literal(PAID_CATALOG.atlas.productId),
   payment_status: PaymentStatus,
   publisher: PublisherBlock.optional(),
   schema_version: z.literal(ATLAS_SCHEMA_VERSION),

@@ -3,6 +3,7 @@
 // whether they agree, and lists the evidence and the limitations of each. The spec gives no body: documented in
 // the README's Decisions.
 import * as z from 'zod';
+import { PAID_CATALOG } from '../catalog.ts';
 import {
   AssetSymbol,
   Bias,
@@ -106,7 +107,7 @@ export const PaidMainBrain = z.strictObject({
   project: z.literal(PROJECT),
   endpoint: z.literal('x402-main-brain'),
   type: z.literal('paid_main_brain'),
-  product_id: z.literal('SVC-X402-003'),
+  product_id: z.literal(PAID_CATALOG.paidMainBrain.productId),
   schema_version: z.literal(SCHEMA_VERSION),
   payment_status: PaymentStatus,
   publisher: PublisherBlock.optional(),

@@ -2,6 +2,7 @@
 // risk score (two of them restate parts of the score, three are context the score leaves out) and a regime line
 // per asset. `source` is a string here, as the spec lists it.
 import * as z from 'zod';
+import { PAID_CATALOG } from '../catalog.ts';
 import {
   AssetSymbol,
   Bias,
@@ -64,7 +65,7 @@ export const PaidMarketRegime = z.strictObject({
   project: z.literal(PROJECT),
   endpoint: z.literal('x402-market-regime'),
   type: z.literal('paid_market_regime'),
-  product_id: z.literal('SVC-X402-001'),
+  product_id: z.literal(PAID_CATALOG.paidMarketRegime.productId),
   schema_version: z.literal(SCHEMA_VERSION),
   payment_status: PaymentStatus,
   publisher: PublisherBlock.optional(),

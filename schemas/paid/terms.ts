@@ -15,7 +15,7 @@ export const USDC_TESTNET_ASA_ID = '10458941';
 /** The USDC asset of a network (short-form CAIP-2 id): testnet's test USDC, mainnet's USDC otherwise. */
 export const usdcAssetFor = (network: string): string =>
   network === ALGORAND_TESTNET ? USDC_TESTNET_ASA_ID : USDC_ASA_ID;
-export const USDC_DECIMALS = 6;
+export { USDC_DECIMALS } from '../usdc.ts';
 export const ECOSYSTEM = 'x402 v2 on Algorand (USDC, ASA 31566704)';
 /** Public schema version of the atlas and the human report (spec 9). */
 export const ATLAS_SCHEMA_VERSION = '0.1.0';

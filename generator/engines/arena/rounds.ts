@@ -40,12 +40,6 @@ export const roundByIndex = (index: number): Round => {
 /** The round whose window [start, end) holds the given time. */
 export const roundAt = (ms: number): Round => roundByIndex(Math.floor(ms / ROUND_MS));
 
-/** The open round of an asset at a time, or null when another asset's round is playing. */
-export const openRoundFor = (asset: string, ms: number): Round | null => {
-  const round = roundAt(ms);
-  return round.asset === asset ? round : null;
-};
-
 /** Whole seconds left, rounded up, so a round shows 00:01 in its last second and 60:00 at its first instant. */
 export const secondsLeft = (round: Round, ms: number): number =>
   Math.max(0, Math.ceil((round.end - ms) / 1000));

@@ -1,4 +1,5 @@
 // Paid atlas (schema 0.1.0): one machine-readable intelligence layer joining every section per asset.
+import { PAID_CATALOG } from '../../../schemas/catalog.ts';
 import { DISCLAIMER, PROJECT } from '../../../schemas/common.ts';
 import type { Atlas, AtlasAsset } from '../../../schemas/paid/atlas.ts';
 import { ATLAS_SCHEMA_VERSION } from '../../../schemas/paid/terms.ts';
@@ -56,7 +57,7 @@ export function atlasBody(free: FreeSnapshots, views: readonly AssetView[], cloc
     success: true,
     project: PROJECT,
     endpoint: 'x402-atlas',
-    product_id: 'SVC-X402-002',
+    product_id: PAID_CATALOG.atlas.productId,
     payment_status: 'settled',
     schema_version: ATLAS_SCHEMA_VERSION,
     intelligence_layer: {

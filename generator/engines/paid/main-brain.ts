@@ -1,4 +1,5 @@
 // Paid main brain: the full picture per coin, with the free main brain's market state, brain and context around it.
+import { PAID_CATALOG } from '../../../schemas/catalog.ts';
 import { DISCLAIMER, PROJECT, SCHEMA_VERSION } from '../../../schemas/common.ts';
 import type { CoinPicture, PaidMainBrain } from '../../../schemas/paid/paid-main-brain.ts';
 import { iso, type RunClock } from '../clock.ts';
@@ -66,7 +67,7 @@ export function paidMainBrainBody(
     project: PROJECT,
     endpoint: 'x402-main-brain',
     type: 'paid_main_brain',
-    product_id: 'SVC-X402-003',
+    product_id: PAID_CATALOG.paidMainBrain.productId,
     schema_version: SCHEMA_VERSION,
     payment_status: 'settled',
     // Simulated or replayed numbers say so in the prose and the limitations, as in the atlas.

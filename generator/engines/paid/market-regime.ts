@@ -1,6 +1,7 @@
 // Paid market regime: the free regime reading, risk factors read beside its risk score as levels (volatility and
 // breadth restate two of the score's parts; leverage, liquidity and data quality are context outside the score,
 // and removing them leaves the score as it is), and a line per asset.
+import { PAID_CATALOG } from '../../../schemas/catalog.ts';
 import { DISCLAIMER, PROJECT, SCHEMA_VERSION, type DataStatus } from '../../../schemas/common.ts';
 import { REGIME_RULE, RiskLevel } from '../../../schemas/market-regime.ts';
 import type { AssetRegime, PaidMarketRegime, RiskFactor } from '../../../schemas/paid/paid-market-regime.ts';
@@ -248,7 +249,7 @@ export function paidMarketRegimeBody(
     project: PROJECT,
     endpoint: 'x402-market-regime',
     type: 'paid_market_regime',
-    product_id: 'SVC-X402-001',
+    product_id: PAID_CATALOG.paidMarketRegime.productId,
     schema_version: SCHEMA_VERSION,
     payment_status: 'settled',
     market_mode: regimeBody.market_mode,

@@ -18,6 +18,7 @@ import {
 import type { LedgerParams } from './ledger-params.ts';
 import { WrongNetworkError, parseAlgodParams } from './ledger-params.ts';
 import { refusedBeforeSettling } from '../../../schemas/paid/not-for-sale.ts';
+import { retryAfterSeconds as secondsFromRetryAfter } from '../../../schemas/retry-after.ts';
 import { newPaymentId, PAYMENT_IDENTIFIER } from '../../../schemas/paid/payment-identifier.ts';
 import type { DataFacts } from './data-mode.ts';
 import { readDataFacts } from './data-mode.ts';
@@ -135,13 +136,12 @@ async function fetchWithTimeout(
 
 const isProblem = (value: Response | Problem): value is Problem => !(value instanceof Response);
 
+/** The longest wait the page counts down for a server's Retry-After: ten minutes. */
+const MAX_RETRY_AFTER_SECONDS = 600;
+
 /** Seconds from a Retry-After header (delta-seconds or an HTTP date), kept within 1..600; null without one. */
-export function retryAfterSeconds(header: string | null, now = Date.now()): number | null {
-  if (!header) return null;
-  const trimmed = header.trim();
-  const seconds = /^\d+$/.test(trimmed) ? Number(trimmed) : (Date.parse(trimmed) - now) / 1000;
-  return Number.isFinite(seconds) ? Math.min(600, Math.max(1, Math.ceil(seconds))) : null;
-}
+export const retryAfterSeconds = (header: string | null, now = Date.now()): number | null =>
+  secondsFromRetryAfter(header, now, MAX_RETRY_AFTER_SECONDS);
 
 /** An earlier send of these same bytes is still being settled: keep them, a resend cannot charge twice. */
 const inProgress = (txId: string, wait: number | null): PaidResult => ({

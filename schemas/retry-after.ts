@@ -1,0 +1,15 @@
+// A server's Retry-After (RFC 9110 10.2.3: delay-seconds or an HTTP date) as seconds to wait, read the same way by
+// every client of the paywall: `emi buy`, the buyer page and the MCP paid tools. Zod-free and DOM-free: the
+// browser bundle imports it.
+
+/** Seconds from a Retry-After header, kept within 1..maxSeconds; null without a readable one. */
+export function retryAfterSeconds(
+  header: string | null | undefined,
+  now: number,
+  maxSeconds: number,
+): number | null {
+  if (!header) return null;
+  const trimmed = header.trim();
+  const seconds = /^\d+$/.test(trimmed) ? Number(trimmed) : (Date.parse(trimmed) - now) / 1000;
+  return Number.isFinite(seconds) ? Math.min(maxSeconds, Math.max(1, Math.ceil(seconds))) : null;
+}
