@@ -415,7 +415,9 @@ export function registerPaidTools(server: McpServer, fetchPaid: FetchPaid, now: 
           'payment an id (its payment-identifier extension) so that the same payment sent again collects the file).',
         inputSchema: strictInput(name, {}),
         outputSchema: paidToolOutput(resource.schema),
-        annotations: { readOnlyHint: true, openWorldHint: true },
+        // Not read-only: a call with a payment settles a USDC transfer, and a client may approve a read-only tool
+        // without asking. Nothing is destroyed, and the same payment again is delivered again, never charged again.
+        annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
         _meta: {
           'x402/price': { amount: resource.amountAtomic, usd: resource.priceUsd },
           'x402/path': resource.path,

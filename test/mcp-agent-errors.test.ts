@@ -374,6 +374,25 @@ describe('published output schemas are JSON Schema', () => {
     expect(path).toEqual({ type: 'string', pattern: '^\\/.*' });
   });
 
+  it('tools/list: a paid tool is not read-only (a call with a payment settles a USDC transfer); free tools are', async () => {
+    const client = await agent();
+    const { tools } = await client.listTools();
+    const paid = tools.filter((t) => t._meta?.['x402/price'] !== undefined);
+    expect(paid.map((t) => t.name).sort()).toEqual([
+      'atlas',
+      'atlas_human_report',
+      'paid_main_brain',
+      'paid_market_regime',
+    ]);
+    // A client may approve a read-only tool without asking: a payment must never be one of those.
+    for (const tool of paid) {
+      expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    }
+    const free = tools.filter((t) => !paid.includes(t));
+    expect(free.length).toBeGreaterThan(5);
+    for (const tool of free) expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
+  });
+
   it('tools/list: a whole-number constant is an integer, as in the published documents', async () => {
     const client = await agent();
     const { tools } = await client.listTools();
