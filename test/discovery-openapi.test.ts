@@ -138,6 +138,14 @@ describe('OpenAPI document', () => {
     });
   });
 
+  it("declares on every free path's 200 the validators its 304 relies on (ETag, Last-Modified)", () => {
+    for (const path of SPEC_PATHS.filter((p) => !p.includes('x402-'))) {
+      const headers = doc.paths[path].get.responses['200'].headers;
+      expect(Object.keys(headers), path).toEqual(expect.arrayContaining(['ETag', 'Last-Modified']));
+    }
+    expect(doc.components.headers.ETag.description).toMatch(/If-None-Match/);
+  });
+
   it('gives every path its cache hint, stability and product id; history as hosts cache it', () => {
     const maxAge = (path: string) => Number(/max-age=(\d+)/.exec(cacheFor(path) ?? '')?.[1]);
     for (const [path, item] of Object.entries(doc.paths as Record<string, { get: Json }>)) {

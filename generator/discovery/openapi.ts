@@ -79,7 +79,11 @@ function freeOperation(resource: FreeResource, examples: Readonly<Record<string,
   const responses: Json = {
     '200': {
       description: `${resource.title}. Every body says when it was generated and when the next update is due.`,
-      headers: { 'Cache-Control': ref('headers', 'CacheControlFree') },
+      headers: {
+        'Cache-Control': ref('headers', 'CacheControlFree'),
+        ETag: ref('headers', 'ETag'),
+        'Last-Modified': ref('headers', 'LastModified'),
+      },
       content: jsonContent(componentNameOf(resource), runExamples),
     },
   };
@@ -284,6 +288,16 @@ function sharedComponents(): Json {
       CacheControlFree: {
         description: `Free snapshots may be cached for ${CACHE_SECONDS} seconds.`,
         schema: { type: 'string', examples: [`public, max-age=${CACHE_SECONDS}`] },
+      },
+      ETag: {
+        description:
+          "The file's validator: send it back in If-None-Match to get a 304 while the file is unchanged.",
+        schema: { type: 'string' },
+      },
+      LastModified: {
+        description:
+          'When the file was written (HTTP date): If-Modified-Since with it gets a 304 while unchanged.',
+        schema: { type: 'string' },
       },
       PaymentRequired: {
         description: 'Base64 (standard, padded) of the UTF-8 JSON x402 v2 PaymentRequired object.',
