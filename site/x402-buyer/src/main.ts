@@ -124,7 +124,18 @@ function paintRetry(): void {
   }
 }
 
+/**
+ * The site's own buyer page, when this page is another one (a publisher's storefront): where a report refused here
+ * for good is still sold. Its address is the template's link (the site's pages are linked by absolute path alike).
+ */
+function siteBuyerPageElsewhere(): boolean {
+  const link = byId<HTMLAnchorElement>('site-buyer-page');
+  return new URL(link.href).pathname !== new URL('.', location.href).pathname;
+}
+
 function showProblem(problem: Problem | null, options: ProblemOptions = {}): void {
+  // A refusal for good ends this page's sale: checking the price again could only meet it again.
+  if (problem?.final) show('check-price', false);
   if (!options.reconnect) {
     standing = problem ? { problem, options } : null;
     clearInterval(retryTimer);
@@ -153,7 +164,10 @@ function renderProblem(problem: Problem | null, options: ProblemOptions): void {
         ]
       : []),
   );
+  show('problem-elsewhere', problem.final === true && siteBuyerPageElsewhere());
   const retry = byId<HTMLButtonElement>('retry');
+  // Nothing to try again under a refusal for good: no button offers to.
+  show('retry', !problem.final);
   const resend = problem.retrySafe && problem.txId;
   retry.dataset.label = options.reconnect
     ? RECONNECT_LABELS[options.reconnect]
@@ -164,7 +178,16 @@ function renderProblem(problem: Problem | null, options: ProblemOptions): void {
   retry.dataset.wallet = options.reconnect ?? '';
   paintRetry();
   updatePayButton();
-  if (options.focus !== false) retry.focus();
+  if (options.focus !== false) problemFocusTarget(problem).focus();
+}
+
+/** Where focus goes after a problem the person's action met: Retry, or under a refusal for good its way out. */
+function problemFocusTarget(problem: Problem): HTMLElement {
+  if (!problem.final) return byId('retry');
+  if (!byId('problem-elsewhere').hidden) return byId('site-buyer-page');
+  const message = byId('problem-message');
+  message.tabIndex = -1; // focusable by script only: a message is not a stop of the Tab key
+  return message;
 }
 
 /** What the data on sale is (live, replayed, simulated) and when it was generated, in Step 2 and beside Pay. */

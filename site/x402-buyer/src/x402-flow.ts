@@ -49,6 +49,11 @@ export interface Problem {
   txId?: string;
   /** The server asked for this long a wait (Retry-After) before the same payment is sent again. */
   retryAfterSeconds?: number;
+  /**
+   * The refusal is permanent (HTTP 410, a storefront closed for good): no check or retry on this page can change it,
+   * so none is offered, and the page points to where the report is still sold.
+   */
+  final?: true;
 }
 
 export interface SettleResponse {
@@ -225,6 +230,21 @@ function notForSaleMessage(status: number, serverMessage: string): string {
   return `${lead}. ${asSentence(said)} (HTTP ${status})`;
 }
 
+/** HTTP 410 Gone: the sale point was closed for good (a publisher's `seller_closed`); asking again cannot help. */
+const GONE = 410;
+
+/**
+ * Why a price check met a permanent refusal, in the page's own words: the server's message names its API path,
+ * not a page a person can buy from (the page links to the site's own buyer page instead, see main.ts).
+ */
+function closedMessage(code: string | null): string {
+  const lead =
+    code === 'seller_closed'
+      ? 'This storefront no longer sells this report: its publisher has closed it'
+      : 'This report is no longer sold here';
+  return `${lead} (HTTP ${GONE}). No payment was requested and nothing was charged.`;
+}
+
 /**
  * Asks for the report without paying and checks the 402 challenge against the page's terms: the configured payee,
  * the exact amount (the base price unless config.json names a publisher's) and the path the page asked for.
@@ -240,6 +260,13 @@ export async function requestChallenge(
     CHALLENGE_TIMEOUT_MS,
   );
   if (isProblem(response)) return { kind: 'problem', problem: response };
+  if (response.status === GONE) {
+    const { code } = await readErrorBody(response);
+    return {
+      kind: 'problem',
+      problem: { kind: 'not-for-sale', message: closedMessage(code), retrySafe: false, final: true },
+    };
+  }
   if (response.status !== 402) {
     return {
       kind: 'problem',
@@ -439,15 +466,23 @@ export async function sendPayment(payment: PendingPayment): Promise<PaidResult> 
   };
 }
 
-/** The file stopped being on sale between the price check and Pay: nothing was charged, the payment is dropped. */
+/**
+ * The file stopped being on sale between the price check and Pay: nothing was charged, the payment is dropped. A
+ * refusal for good (410) offers no new price check: it would meet the same refusal.
+ */
 function notForSaleProblem(status: number, body: ErrorBody): Problem {
   const why = isMachineCode(body.message) ? `code ${body.message}.` : asSentence(body.message);
+  const gone = status === GONE;
   return {
     kind: 'not-for-sale',
     message:
       'Nothing was charged: the server refused to sell this report before settling your signed payment, so ' +
-      `that payment was not sent on and has been discarded. Why (HTTP ${status}): ${why} Check the price ` +
-      'again to see whether it is on sale now; a new payment is signed only if you press Pay again.',
+      `that payment was not sent on and has been discarded. Why (HTTP ${status}): ${why} ` +
+      (gone
+        ? 'It is no longer sold here.'
+        : 'Check the price again to see whether it is on sale now; a new payment is signed only if you press ' +
+          'Pay again.'),
     retrySafe: false,
+    ...(gone ? { final: true as const } : {}),
   };
 }

@@ -1,0 +1,170 @@
+// A publisher's storefront that the operator closed (`emi publisher close`: its paths answer 410 for new sales) on
+// its buyer page `/p/<id>/x402-buyer/`, in a real browser at a phone's size, on the whole local stack (`emi serve`)
+// with the freshly bundled page: the refusal is final (no button offers to check the price again or retry) and the
+// page links to the site's own buyer page, where the report is still sold. A storefront that is open but has no
+// credit left (503) keeps its retry. The payment path reads a 410 as final too.
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { bundleBuyerPage } from '../generator/buyer/bundle.ts';
+import { startLocalStack } from '../generator/local-stack.ts';
+import type { LocalStack } from '../generator/local-stack.ts';
+import { errorBody } from '../paywall-worker/core/decide.ts';
+import { SqliteCreditLedger } from '../paywall-worker/publishers/credit-ledger-sqlite.ts';
+import { pendingPayments, sendPayment } from '../site/x402-buyer/src/x402-flow.ts';
+import type { PendingPayment } from '../site/x402-buyer/src/x402-flow.ts';
+import { HUMAN_REPORT_AMOUNT } from '../generator/buyer/human-report-terms.ts';
+import { hasChromium, launchChromium } from './buyer-stack.ts';
+import { stubSessionStorage } from './helpers/session-storage.ts';
+import { writePaidFixtures } from './paywall-harness.ts';
+import { account, publisherEntry } from './publishers-harness.ts';
+
+const PHONE = { width: 360, height: 640 };
+
+let dir: string;
+let stack: LocalStack;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  dir = await mkdtemp(join(tmpdir(), 'emi-storefront-closed-'));
+  const dist = join(dir, 'dist');
+  await mkdir(join(dist, 'x402-buyer'), { recursive: true });
+  for (const file of ['index.html', 'buyer.css']) {
+    await copyFile(join('site/x402-buyer', file), join(dist, 'x402-buyer', file));
+  }
+  // The page's real code, as `emi build` bundles it (its chunks under dist/assets/x402-buyer/).
+  await bundleBuyerPage({ outFile: join(dist, 'x402-buyer', 'app.js'), minify: false });
+  const paid = join(dir, 'paid');
+  await mkdir(paid);
+  await writePaidFixtures(paid);
+  const config = join(dir, 'emi.config.json');
+  const closedAt = new Date(Date.now() - 60_000).toISOString();
+  await writeFile(
+    config,
+    JSON.stringify({
+      publishers: [publisherEntry('gone', account(), { closedAt }), publisherEntry('dry', account())],
+    }),
+  );
+  const ledgerFile = join(dir, 'publishers.sqlite');
+  const ledger = new SqliteCreditLedger(ledgerFile);
+  await ledger.credit('gone', 2); // credit left: the refusal is the closing, not a lack of credit
+  ledger.close();
+  stack = await startLocalStack({
+    port: 0,
+    host: '127.0.0.1',
+    dir: dist,
+    paid,
+    devFacilitatorPort: 0,
+    config,
+    ledgerFile,
+    log: () => {},
+  });
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** The storefront's buyer page at a phone's size, once its own price check has shown a problem. */
+async function openStorefront(id: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: PHONE });
+  await page.route('**/*', (route) =>
+    route.request().url().startsWith(stack.url) ? route.continue() : route.abort(),
+  );
+  await page.goto(`${stack.url}/p/${id}/x402-buyer/`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('#problem', { state: 'visible' });
+  return page;
+}
+
+describe.skipIf(!hasChromium)("a storefront's buyer page at a phone's size", () => {
+  it('closed (410): says so for good, offers no check or retry, and links to the site’s own buyer page', async () => {
+    const page = await openStorefront('gone');
+    try {
+      expect(await page.isVisible('#check-price')).toBe(false);
+      expect(await page.isVisible('#retry')).toBe(false);
+      const message = (await page.textContent('#problem-message')) ?? '';
+      expect(message).toMatch(/This storefront no longer sells this report/);
+      expect(message).toContain('HTTP 410');
+      expect(message).not.toContain('/api/');
+
+      // A real link, inside the alert region, to the site's own buyer page, which answers.
+      const link = page.locator('#problem a[href]');
+      await expect.poll(() => link.count()).toBe(1);
+      expect(await link.isVisible()).toBe(true);
+      const href = await link.evaluate((a) => (a as HTMLAnchorElement).href);
+      expect(href).toBe(`${stack.url}/x402-buyer/`);
+      expect((await link.textContent())?.trim()).toBe("the site's own buyer page");
+      const box = await link.boundingBox();
+      expect(box && box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+      expect((await fetch(href)).status).toBe(200);
+
+      // The rest of the page stays as it was: the wallet choices work, the status is announced.
+      expect(await page.getAttribute('#problem', 'role')).toBe('alert');
+      expect(await page.getAttribute('#status', 'aria-live')).toBe('polite');
+      expect(await page.isEnabled('#connect-pera')).toBe(true);
+      expect(await page.isVisible('#connect-pera')).toBe(true);
+      expect(await page.isVisible('#confirm')).toBe(false);
+
+      // The link is a Tab stop that leads to the site's buyer page.
+      await link.focus();
+      await page.keyboard.press('Enter');
+      await page.waitForURL(`${stack.url}/x402-buyer/`);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it('open without credit (503): keeps its retry and its price check, and no link elsewhere', async () => {
+    const page = await openStorefront('dry');
+    try {
+      expect(await page.textContent('#problem-message')).toContain('HTTP 503');
+      expect(await page.isVisible('#retry')).toBe(true);
+      expect(await page.textContent('#retry')).toBe('Check the price again');
+      expect(await page.isVisible('#check-price')).toBe(true);
+      expect(await page.isVisible('#problem-elsewhere')).toBe(false);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+});
+
+describe('a signed payment refused for good (410)', () => {
+  const payment: PendingPayment = {
+    url: 'http://127.0.0.1:9/p/gone/api/x402-atlas-human-report.php',
+    header: 'c2lnbmVk',
+    txId: 'TXID',
+    requirement: {
+      scheme: 'exact',
+      network: 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k',
+      amount: HUMAN_REPORT_AMOUNT,
+      asset: '31566704',
+      payTo: 'PAYEE',
+      maxTimeoutSeconds: 300,
+      extra: {},
+    },
+  };
+  afterEach(() => vi.unstubAllGlobals());
+
+  it.each([
+    [410, 'seller_closed', true],
+    [503, 'not_available_from_seller', false],
+  ] as const)('%i %s: final is %s', async (status, error, final) => {
+    stubSessionStorage();
+    pendingPayments.save(payment);
+    vi.stubGlobal('fetch', async () =>
+      Response.json(errorBody(status, error, 'Not sold here.', null, null), { status }),
+    );
+    const result = await sendPayment(payment);
+    const problem = result.kind === 'problem' ? result.problem : null;
+    expect(problem?.kind).toBe('not-for-sale');
+    expect(problem?.final === true).toBe(final);
+    expect(problem?.message.includes('Check the price again')).toBe(!final);
+  });
+});
