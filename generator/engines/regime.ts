@@ -16,7 +16,7 @@ import type { AssetAnalysis } from './asset-analysis.ts';
 import { clamp, correlation, last, median, percentileRank, round, stdev } from './math.ts';
 import { pct } from './format.ts';
 import { symbolList } from './labels.ts';
-import { directedSignal, EMA_SETTLED_CANDLES, provisionalRange } from './trend.ts';
+import { directedSignal, EMA_SETTLED_CANDLES, provisionalRange, type TrendReading } from './trend.ts';
 
 const VOL_WINDOW = 24;
 const HOURS_PER_YEAR = 24 * 365;
@@ -290,38 +290,69 @@ const COMPONENT_WORDS: Record<RiskComponent, string> = {
   correlation: 'Correlation',
 };
 
-export function analyzeRegime(
-  assets: readonly AssetMarket[],
-  analyses: readonly AssetAnalysis[],
-  options: RegimeOptions = {},
-): RegimeReading {
-  const leaveOut = new Set(options.leaveOut ?? []);
-  const withTrend = analyses.filter((a) => a.trend !== null);
-  const series = assets.filter((_, i) => analyses[i]!.trend !== null).map((a) => a.candles!.value);
-  const evidence: string[] = [];
-  const limitations: string[] = [];
-  const total = analyses.length;
-  const missing = analyses.filter((a) => a.trend === null).map((a) => a.symbol);
+/** An asset with a trend reading, with the candles it was read from: the regime reads only these. */
+interface CoveredAsset {
+  symbol: string;
+  trend: TrendReading;
+  candles: readonly Candle[];
+}
 
-  const above = withTrend.filter((a) => a.trend!.close > a.trend!.ema50).length;
+/** Who the reading covers, so every step reads the assets with a trend and the missing ones from one place. */
+interface Coverage {
+  /** Every tracked asset, with a trend reading or without. */
+  total: number;
+  covered: CoveredAsset[];
+  /** The symbols without a trend reading: left out of the reading, and counted as missing by the ranges. */
+  missing: string[];
+  /** Whether every asset of the correlation sample (the first CORRELATION_SAMPLE tracked) has a trend reading. */
+  sampleCovered: boolean;
+}
+
+/** `analyses[i]` is the reading of `assets[i]`: pair each asset with a trend reading with its candles once. */
+const coverageOf = (assets: readonly AssetMarket[], analyses: readonly AssetAnalysis[]): Coverage => ({
+  total: analyses.length,
+  covered: analyses.flatMap(({ symbol, trend }, i) =>
+    trend === null ? [] : [{ symbol, trend, candles: assets[i]!.candles!.value }],
+  ),
+  missing: analyses.filter((a) => a.trend === null).map((a) => a.symbol),
+  sampleCovered: analyses.slice(0, CORRELATION_SAMPLE).every((a) => a.trend !== null),
+});
+
+/** Correlation needs two assets: a universe of one has none to read, and it is not counted as missing. */
+const correlationApplies = (coverage: Coverage): boolean => coverage.total >= 2;
+
+/** Breadth's test: the asset closes above its 50-hour average. */
+const isAbove = ({ trend }: CoveredAsset): boolean => trend.close > trend.ema50;
+/** A flat price's trend reads no direction (MOVE_RULE), in the regime as in the asset's own lean. */
+const emaSignal = ({ trend }: CoveredAsset): number => directedSignal(trend, 'ema');
+
+/** Breadth, and the assets whose 50-hour average it counts provisionally. */
+const readBreadth = (covered: readonly CoveredAsset[]) => {
+  const above = covered.filter(isAbove).length;
   // A 50-hour average read from too few candles counts, as asset analysis counts it, but provisionally: breadth
   // counts the asset as if its settled average could put it either side, the median trend widens its signal by
   // the same margin asset analysis does (trend.ts provisionalRange), and the evidence names it.
-  const provisional = withTrend.filter((a) => a.trend!.unsettled.includes('ema'));
-  const provisionalAbove = provisional.filter((a) => a.trend!.close > a.trend!.ema50).length;
-  const breadth = {
+  const provisional = covered.filter(({ trend }) => trend.unsettled.includes('ema'));
+  const breadth: RegimeReading['breadth'] = {
     above,
-    withData: withTrend.length,
-    share: withTrend.length ? above / withTrend.length : null,
+    withData: covered.length,
+    share: covered.length ? above / covered.length : null,
   };
-  // A flat price's trend reads no direction (MOVE_RULE), in the regime as in the asset's own lean.
-  const signals = withTrend.map((a) => directedSignal(a.trend!, 'ema'));
-  const medianTrend = median(signals);
-  const medianDirection =
-    medianTrend === null ? null : medianTrend > 0.1 ? 'up' : medianTrend < -0.1 ? 'down' : 'flat';
+  return { breadth, provisional, provisionalAbove: provisional.filter(isAbove).length };
+};
 
-  const hourly = hourlyReturns(series);
-  const rawVolatility = volatilityOf(averageByHour(hourly.byHour));
+/** The median EMA signal and the direction published for it. */
+const readTrend = (covered: readonly CoveredAsset[]) => {
+  const medianTrend = median(covered.map(emaSignal));
+  const medianDirection: RegimeReading['medianDirection'] =
+    medianTrend === null ? null : medianTrend > 0.1 ? 'up' : medianTrend < -0.1 ? 'down' : 'flat';
+  return { medianTrend, medianDirection };
+};
+
+/** Volatility of the equal-weighted market's hourly returns, its percentile as published and its level. */
+const readVolatility = (returns: readonly number[]) => {
+  const rawVolatility = volatilityOf(returns);
+  // Ranked against fewer hours than the full window: the limitations say so and give the bounds.
   const shortRank = rawVolatility.percentile !== null && rawVolatility.hours < R.volatilityRankHours;
   const percentile =
     rawVolatility.percentile === null ? null : round(rawVolatility.percentile, R.percentileDecimals);
@@ -330,268 +361,405 @@ export function analyzeRegime(
     percentile,
     level: percentile === null ? null : volatilityLevelOf(percentile),
   };
+  return { rawVolatility, shortRank, volatility };
+};
 
-  const drawdowns = series.map((c, i) => ({ symbol: withTrend[i]!.symbol, ...drawdownOf(c) }));
+/** One asset's drawdown (drawdownOf), named. */
+interface AssetDrawdown {
+  symbol: string;
+  dd: number | null;
+  window: number;
+}
+
+/** Every covered asset's drawdown, the deepest, those read from a short window, and the published median. */
+const readDrawdown = (covered: readonly CoveredAsset[]) => {
+  const drawdowns: AssetDrawdown[] = covered.map((a) => ({ symbol: a.symbol, ...drawdownOf(a.candles) }));
   const deepest = drawdowns.reduce<{ symbol: string; dd: number } | null>(
     (worst, d) =>
       d.dd !== null && (worst === null || d.dd < worst.dd) ? { symbol: d.symbol, dd: d.dd } : worst,
     null,
   );
   const shortWindows = drawdowns.filter((d) => d.window < DRAWDOWN_LOOKBACK);
-  const drawdown = {
+  const drawdown: RegimeReading['drawdown'] = {
     median: median(drawdowns.flatMap((d) => (d.dd === null ? [] : [d.dd]))),
     deepestAsset: deepest?.symbol ?? null,
     deepest: deepest?.dd ?? null,
     lookbackHours: Math.min(DRAWDOWN_LOOKBACK, ...drawdowns.map((d) => d.window)),
   };
+  return { drawdowns, deepest, shortWindows, drawdown };
+};
 
-  const rawCorrelation = correlationOf(hourly.byHour);
+/** Average pairwise correlation, as published, and the level read from it. */
+const readCorrelation = (byHour: readonly (readonly number[])[]) => {
+  const rawCorrelation = correlationOf(byHour);
   const average =
     rawCorrelation.average === null ? null : round(rawCorrelation.average, R.correlationDecimals);
-  const corr: RegimeReading['correlation'] = {
+  const correlation: RegimeReading['correlation'] = {
     average,
     assetsSampled: rawCorrelation.assetsSampled,
     pairs: rawCorrelation.pairs,
     level: average === null ? null : correlationLevelOf(average),
   };
+  return { rawCorrelation, correlation };
+};
 
-  // Each component as a risk reading in [0, 1] (1 = risk-off): the point read from what came in (null when it
-  // could not be read), and the range its true value could take had every input come in.
-  const m = missing.length;
+/** Every reading of the covered assets: the published values and what the ranges, evidence and limitations need. */
+const readComponents = (covered: readonly CoveredAsset[]) => {
+  const hourly = hourlyReturns(covered.map((a) => a.candles));
+  return {
+    ...readBreadth(covered),
+    ...readTrend(covered),
+    /** The hour the market's volatility and correlation end with (commonLastHour). */
+    end: hourly.end,
+    ...readVolatility(averageByHour(hourly.byHour)),
+    ...readDrawdown(covered),
+    ...readCorrelation(hourly.byHour),
+  };
+};
+type Components = ReturnType<typeof readComponents>;
+
+// Each component as a risk reading in [0, 1] (1 = risk-off): the point read from what came in (null when it
+// could not be read), and the range its true value could take had every input come in.
+
+/** The points of the components that came in and are not left out, in RISK_COMPONENTS order. */
+const componentPoints = (c: Components, leaveOut: ReadonlySet<RiskComponent>): Map<RiskComponent, number> => {
   const points = new Map<RiskComponent, number>();
-  const ranges = new Map<RiskComponent, Range>();
-  if (breadth.share !== null) {
-    points.set('breadth', 1 - breadth.share);
-    const settledAbove = above - provisionalAbove;
-    ranges.set('breadth', {
-      lo: 1 - (settledAbove + provisional.length + m) / total,
-      hi: 1 - settledAbove / total,
-    });
-  } else ranges.set('breadth', UNREAD);
-  if (medianTrend !== null) {
-    points.set('trend', (1 - medianTrend) / 2);
-    // A missing asset's trend signal lies in [-1, 1]; the median moves most with all of them at one end.
-    const bounds = withTrend.map(({ trend }, i) =>
-      trend!.unsettled.includes('ema')
-        ? provisionalRange('ema', signals[i]!, trend!.candles)
-        : { min: signals[i]!, max: signals[i]! },
-    );
-    const low = median([...bounds.map((b) => b.min), ...Array<number>(m).fill(-1)])!;
-    const high = median([...bounds.map((b) => b.max), ...Array<number>(m).fill(1)])!;
-    ranges.set('trend', { lo: (1 - high) / 2, hi: (1 - low) / 2 });
-  } else ranges.set('trend', UNREAD);
-  if (rawVolatility.percentile !== null) points.set('volatility', rawVolatility.percentile / 100);
-  // The equal-weighted market without an asset is another market: its volatility could rank anywhere.
-  // A shorter history bounds the rank the full window would give (volatilityOf).
-  ranges.set('volatility', rawVolatility.percentile !== null && m === 0 ? rawVolatility.fullRank : UNREAD);
-  if (drawdown.median !== null) {
-    points.set('drawdown', drawdownRisk(drawdown.median));
-    // The 7-day high is at least the high of a shorter window, so a short history bounds the drawdown on one side
-    // only; a missing asset's drawdown could be anything.
-    const bounds = [
-      ...drawdowns.map((d) =>
-        d.dd === null ? { lo: -1, hi: 0 } : { lo: d.window < DRAWDOWN_LOOKBACK ? -1 : d.dd, hi: d.dd },
-      ),
-      ...Array.from({ length: m }, () => ({ lo: -1, hi: 0 })),
-    ];
-    const deepestMedian = median(bounds.map((b) => b.lo))!;
-    const shallowestMedian = median(bounds.map((b) => b.hi))!;
-    ranges.set('drawdown', { lo: drawdownRisk(shallowestMedian), hi: drawdownRisk(deepestMedian) });
-  } else ranges.set('drawdown', UNREAD);
-  // Correlation needs two assets: a universe of one has none to read, and it is not counted as missing.
-  const correlationApplies = total >= 2;
-  if (rawCorrelation.average !== null) points.set('correlation', correlationRisk(rawCorrelation.average));
-  if (correlationApplies) {
-    const missingFromSample =
-      total <= CORRELATION_SAMPLE
-        ? pairsOf(total) - pairsOf(withTrend.length)
-        : analyses.slice(0, CORRELATION_SAMPLE).some((a) => a.trend === null)
-          ? null
-          : 0;
-    if (rawCorrelation.average === null || missingFromSample === null) ranges.set('correlation', UNREAD);
-    else {
-      // Each pair a missing asset would have formed has a correlation in [-1, 1].
-      const k = missingFromSample;
-      const n = rawCorrelation.pairs;
-      const s = rawCorrelation.sum;
-      ranges.set('correlation', {
-        lo: correlationRisk((s - k) / (n + k)),
-        hi: correlationRisk((s + k) / (n + k)),
-      });
-    }
-  }
-  for (const name of leaveOut) {
-    points.delete(name);
-    if (ranges.has(name)) ranges.set(name, UNREAD);
-  }
+  if (c.breadth.share !== null) points.set('breadth', 1 - c.breadth.share);
+  if (c.medianTrend !== null) points.set('trend', (1 - c.medianTrend) / 2);
+  if (c.rawVolatility.percentile !== null) points.set('volatility', c.rawVolatility.percentile / 100);
+  if (c.drawdown.median !== null) points.set('drawdown', drawdownRisk(c.drawdown.median));
+  if (c.rawCorrelation.average !== null) points.set('correlation', correlationRisk(c.rawCorrelation.average));
+  for (const name of leaveOut) points.delete(name);
+  return points;
+};
 
+/** A provisional average could put its asset either side of it, and a missing asset could lie either side. */
+const breadthRange = (c: Components, { total, missing }: Coverage): Range => {
+  if (c.breadth.share === null) return UNREAD;
+  const settledAbove = c.breadth.above - c.provisionalAbove;
+  return {
+    lo: 1 - (settledAbove + c.provisional.length + missing.length) / total,
+    hi: 1 - settledAbove / total,
+  };
+};
+
+/** The median trend's range: provisional signals widened (provisionalRange), missing ones at either end. */
+const trendRange = (c: Components, { covered, missing }: Coverage): Range => {
+  if (c.medianTrend === null) return UNREAD;
+  // A missing asset's trend signal lies in [-1, 1]; the median moves most with all of them at one end.
+  const bounds = covered.map((asset) => {
+    const signal = emaSignal(asset);
+    return asset.trend.unsettled.includes('ema')
+      ? provisionalRange('ema', signal, asset.trend.candles)
+      : { min: signal, max: signal };
+  });
+  const low = median([...bounds.map((b) => b.min), ...Array<number>(missing.length).fill(-1)])!;
+  const high = median([...bounds.map((b) => b.max), ...Array<number>(missing.length).fill(1)])!;
+  return { lo: (1 - high) / 2, hi: (1 - low) / 2 };
+};
+
+// The equal-weighted market without an asset is another market: its volatility could rank anywhere.
+// A shorter history bounds the rank the full window would give (volatilityOf).
+const volatilityRange = (c: Components, { missing }: Coverage): Range =>
+  c.rawVolatility.percentile !== null && missing.length === 0 ? c.rawVolatility.fullRank : UNREAD;
+
+/** The median drawdown's range, over the drawdowns each asset's history leaves possible. */
+const drawdownRange = (c: Components, { missing }: Coverage): Range => {
+  if (c.drawdown.median === null) return UNREAD;
+  // The 7-day high is at least the high of a shorter window, so a short history bounds the drawdown on one side
+  // only; a missing asset's drawdown could be anything.
+  const bounds = [
+    ...c.drawdowns.map((d) =>
+      d.dd === null ? { lo: -1, hi: 0 } : { lo: d.window < DRAWDOWN_LOOKBACK ? -1 : d.dd, hi: d.dd },
+    ),
+    ...Array.from({ length: missing.length }, () => ({ lo: -1, hi: 0 })),
+  ];
+  const deepestMedian = median(bounds.map((b) => b.lo))!;
+  const shallowestMedian = median(bounds.map((b) => b.hi))!;
+  return { lo: drawdownRisk(shallowestMedian), hi: drawdownRisk(deepestMedian) };
+};
+
+/** null where correlation does not apply (correlationApplies): it is then no component of the reading. */
+const correlationRange = (c: Components, coverage: Coverage): Range | null => {
+  if (!correlationApplies(coverage)) return null;
+  const { total, covered } = coverage;
+  const missingFromSample =
+    total <= CORRELATION_SAMPLE
+      ? pairsOf(total) - pairsOf(covered.length)
+      : coverage.sampleCovered
+        ? 0
+        : null;
+  if (c.rawCorrelation.average === null || missingFromSample === null) return UNREAD;
+  // Each pair a missing asset would have formed has a correlation in [-1, 1].
+  const k = missingFromSample;
+  const n = c.rawCorrelation.pairs;
+  const s = c.rawCorrelation.sum;
+  return { lo: correlationRisk((s - k) / (n + k)), hi: correlationRisk((s + k) / (n + k)) };
+};
+
+/** Each component's range by name, so componentRanges reads them in RISK_COMPONENTS order. */
+const RANGE_OF: Record<RiskComponent, (c: Components, coverage: Coverage) => Range | null> = {
+  breadth: breadthRange,
+  trend: trendRange,
+  volatility: volatilityRange,
+  drawdown: drawdownRange,
+  correlation: correlationRange,
+};
+
+/** The range of every component that applies, in RISK_COMPONENTS order; a left-out one could have said anything. */
+const componentRanges = (
+  c: Components,
+  coverage: Coverage,
+  leaveOut: ReadonlySet<RiskComponent>,
+): Map<RiskComponent, Range> => {
+  const ranges = new Map<RiskComponent, Range>();
+  for (const name of RISK_COMPONENTS) {
+    const range = RANGE_OF[name](c, coverage);
+    if (range !== null) ranges.set(name, leaveOut.has(name) ? UNREAD : range);
+  }
+  return ranges;
+};
+
+/** The weighted mean of the points that came in, as published (REGIME_RULE.riskScoreDecimals); null with none. */
+const riskScoreOf = (points: ReadonlyMap<RiskComponent, number>): number | null => {
   let weighted = 0;
   let weightAvailable = 0;
   for (const [name, c] of points) {
     weighted += RISK_WEIGHTS[name] * c;
     weightAvailable += RISK_WEIGHTS[name];
   }
-  const rawRisk = weightAvailable > 0 ? (100 * weighted) / weightAvailable : null;
-  const riskScore = rawRisk === null ? null : round(rawRisk, R.riskScoreDecimals);
-  const mode = modeOf(riskScore);
-  const confidence = riskScore === null ? 0 : lowerBoundConfidence(ranges);
-  const state: MarketState =
-    mode === 'UNKNOWN'
-      ? 'UNKNOWN'
-      : mode === 'RISK_OFF' || volatility.level === 'extreme'
-        ? 'CAUTION'
-        : mode === 'RISK_ON' && confidence >= R.opportunityConfidenceFrom
-          ? 'OPPORTUNITY'
-          : 'WAIT';
+  return weightAvailable > 0 ? round((100 * weighted) / weightAvailable, R.riskScoreDecimals) : null;
+};
 
-  const window = drawdown.lookbackHours;
-  const provisionalWords =
-    provisional.length === 0
-      ? ''
-      : ` (provisional for ${symbolList(provisional.map((a) => a.symbol))}: fewer than ${EMA_SETTLED_CANDLES} ` +
-        'hourly candles for the average to settle)';
-  if (breadth.share !== null)
+/** Caution for a risk-off or extremely volatile market; opportunity only for a confident risk-on one. */
+const stateOf = (mode: MarketMode, volatility: VolatilityLevel | null, confidence: number): MarketState =>
+  mode === 'UNKNOWN'
+    ? 'UNKNOWN'
+    : mode === 'RISK_OFF' || volatility === 'extreme'
+      ? 'CAUTION'
+      : mode === 'RISK_ON' && confidence >= R.opportunityConfidenceFrom
+        ? 'OPPORTUNITY'
+        : 'WAIT';
+
+/**
+ * Where the risk score could lie had everything come in, or null when the evidence is whole. Partial evidence:
+ * anything that could have come in and did not (a single tracked asset has no correlation to miss). The mode stays
+ * the band of the published score; the reading says what the gaps could have changed.
+ */
+const partialScoreRange = (
+  riskScore: number,
+  c: Components,
+  coverage: Coverage,
+  points: ReadonlyMap<RiskComponent, number>,
+  ranges: ReadonlyMap<RiskComponent, Range>,
+): { from: number; to: number } | null => {
+  const partial =
+    coverage.missing.length > 0 ||
+    c.shortWindows.length > 0 ||
+    c.shortRank ||
+    c.provisional.length > 0 ||
+    [...ranges.keys()].some((name) => !points.has(name));
+  if (!partial) return null;
+  let low = 0;
+  let high = 0;
+  let applicable = 0;
+  for (const [name, r] of ranges) {
+    low += RISK_WEIGHTS[name] * r.lo;
+    high += RISK_WEIGHTS[name] * r.hi;
+    applicable += RISK_WEIGHTS[name];
+  }
+  return {
+    from: Math.min(riskScore, round((100 * low) / applicable, R.riskScoreDecimals)),
+    to: Math.max(riskScore, round((100 * high) / applicable, R.riskScoreDecimals)),
+  };
+};
+
+/** The evidence names the provisional averages after breadth and the median trend. */
+const provisionalWords = (provisional: readonly CoveredAsset[]): string =>
+  provisional.length === 0
+    ? ''
+    : ` (provisional for ${symbolList(provisional.map((a) => a.symbol))}: fewer than ${EMA_SETTLED_CANDLES} ` +
+      'hourly candles for the average to settle)';
+
+/** The high the drawdown evidence measures from: the 7-day high, or the shorter windows the history allowed. */
+const recentHighWords = (c: Components): string => {
+  const window = c.drawdown.lookbackHours;
+  const longest = Math.max(...c.drawdowns.map((d) => d.window));
+  return c.shortWindows.length === 0
+    ? 'its 7-day high'
+    : c.shortWindows.length < c.drawdowns.length
+      ? `its recent high (the 7-day high; a shorter window for ${symbolList(c.shortWindows.map((d) => d.symbol))}, see limitations)`
+      : longest === window
+        ? `its ${window}-hour high`
+        : `its recent high (a ${window}- to ${longest}-hour window, as each asset’s history allowed; see limitations)`;
+};
+
+/** One sentence for each component that was read, in RISK_COMPONENTS order. */
+const regimeEvidence = (c: Components): string[] => {
+  const evidence: string[] = [];
+  const provisional = provisionalWords(c.provisional);
+  if (c.breadth.share !== null)
     evidence.push(
-      `${above} of ${withTrend.length} assets trade above their 50-hour exponential average${provisionalWords}.`,
+      `${c.breadth.above} of ${c.breadth.withData} assets trade above their 50-hour exponential average${provisional}.`,
     );
-  if (medianDirection !== null)
+  if (c.medianDirection !== null)
     evidence.push(
-      `The typical asset's trend points ${medianDirection}` +
-        (provisional.length === 0
+      `The typical asset's trend points ${c.medianDirection}` +
+        (c.provisional.length === 0
           ? '.'
-          : `, read partly from a provisional 50-hour average${provisionalWords}.`),
+          : `, read partly from a provisional 50-hour average${provisional}.`),
     );
-  if (volatility.annualised !== null)
+  const { annualised, percentile } = c.volatility;
+  if (annualised !== null)
     evidence.push(
-      `Market volatility over the last 24 hours is ${pct(volatility.annualised, 0)} annualised` +
+      `Market volatility over the last 24 hours is ${pct(annualised, 0)} annualised` +
         (percentile === null
           ? '.'
           : `, at percentile ${percentile} of its rolling 24-hour readings over the last ` +
-            (shortRank
-              ? `${rawVolatility.hours} hours (see limitations).`
+            (c.shortRank
+              ? `${c.rawVolatility.hours} hours (see limitations).`
               : `${R.volatilityRankHours / 24} days.`)),
     );
-  if (drawdown.median !== null && deepest !== null) {
-    const longest = Math.max(...drawdowns.map((d) => d.window));
-    const high =
-      shortWindows.length === 0
-        ? 'its 7-day high'
-        : shortWindows.length < drawdowns.length
-          ? `its recent high (the 7-day high; a shorter window for ${symbolList(shortWindows.map((d) => d.symbol))}, see limitations)`
-          : longest === window
-            ? `its ${window}-hour high`
-            : `its recent high (a ${window}- to ${longest}-hour window, as each asset’s history allowed; see limitations)`;
+  if (c.drawdown.median !== null && c.deepest !== null)
     evidence.push(
-      `The median asset trades ${pct(-drawdown.median, 1)} below ${high}; ${deepest.symbol} is furthest below at ${pct(-deepest.dd, 1)}.`,
+      `The median asset trades ${pct(-c.drawdown.median, 1)} below ${recentHighWords(c)}; ${c.deepest.symbol} is furthest below at ${pct(-c.deepest.dd, 1)}.`,
     );
-  }
-  if (average !== null)
+  if (c.correlation.average !== null)
     evidence.push(
-      `Average pairwise correlation of hourly returns is ${average}` +
-        (corr.level === 'high' ? ': the assets’ hourly returns have been moving closely together.' : '.'),
+      `Average pairwise correlation of hourly returns is ${c.correlation.average}` +
+        (c.correlation.level === 'high'
+          ? ': the assets’ hourly returns have been moving closely together.'
+          : '.'),
     );
+  return evidence;
+};
 
-  if (total === 0) limitations.push('No assets in this run: there is no market regime to read.');
-  const { end } = hourly;
-  const ahead = series.flatMap((candles, i) =>
-    last(candles)!.openTime > end! ? [withTrend[i]!.symbol] : [],
-  );
+/** What the market's hours, the volatility rank and correlation could not read. */
+const readingLimitations = (c: Components, coverage: Coverage): string[] => {
+  const limitations: string[] = [];
+  const { covered, missing } = coverage;
+  if (coverage.total === 0) limitations.push('No assets in this run: there is no market regime to read.');
+  const ahead = covered.flatMap((a) => (last(a.candles)!.openTime > c.end! ? [a.symbol] : []));
   if (ahead.length > 0)
     limitations.push(
-      `Market volatility and correlation end with the hour that opened at ${utcHour(end!)}, the latest every ` +
+      `Market volatility and correlation end with the hour that opened at ${utcHour(c.end!)}, the latest every ` +
         `asset's candles reach: the later candles of ${symbolList(ahead)} are left out of them.`,
     );
-  if (m > 0)
+  if (missing.length > 0)
     limitations.push(`Too little candle data for ${symbolList(missing)}: left out of the regime reading.`);
-  if (rawVolatility.percentile === null && series.length > 0)
+  if (c.rawVolatility.percentile === null && covered.length > 0)
     limitations.push(
       `Too little history to rank current volatility: it needs ${MIN_RANKED_READINGS + VOL_WINDOW - 1} hours of ` +
-        `market returns, and the run had ${rawVolatility.hours}.`,
+        `market returns, and the run had ${c.rawVolatility.hours}.`,
     );
-  else if (shortRank)
+  else if (c.shortRank)
     limitations.push(
-      `Only ${rawVolatility.hours} hours of market returns, so volatility is ranked against them, not the last ` +
+      `Only ${c.rawVolatility.hours} hours of market returns, so volatility is ranked against them, not the last ` +
         `${R.volatilityRankHours / 24} days: the full window could put its percentile anywhere from ` +
-        `${round(100 * rawVolatility.fullRank.lo, R.percentileDecimals)} to ` +
-        `${round(100 * rawVolatility.fullRank.hi, R.percentileDecimals)}.`,
+        `${round(100 * c.rawVolatility.fullRank.lo, R.percentileDecimals)} to ` +
+        `${round(100 * c.rawVolatility.fullRank.hi, R.percentileDecimals)}.`,
     );
-  if (rawCorrelation.average === null && series.length > 0)
+  if (c.rawCorrelation.average === null && covered.length > 0)
     limitations.push(
-      correlationApplies
+      correlationApplies(coverage)
         ? 'No pairwise correlation this run: it needs two or more assets with a trend reading whose prices moved; ' +
             'the risk score is read without it.'
         : 'No pairwise correlation this run: it needs two or more assets and one is tracked; the risk score is ' +
             'read without it.',
     );
+  return limitations;
+};
+
+/** The assets read from short histories: drawdown windows (shortest first) and provisional averages. */
+const historyLimitations = (c: Components): string[] => {
+  const limitations: string[] = [];
   const byWindow = new Map<number, string[]>();
-  for (const d of shortWindows) byWindow.set(d.window, [...(byWindow.get(d.window) ?? []), d.symbol]);
+  for (const d of c.shortWindows) byWindow.set(d.window, [...(byWindow.get(d.window) ?? []), d.symbol]);
   for (const [hours, symbols] of [...byWindow].sort((a, b) => a[0] - b[0]))
     limitations.push(
       `${symbolList(symbols)}: only ${hours} hourly candles, so drawdown is measured from the ${hours}-hour high, ` +
         'not the 7-day high, and may understate how far below that high the price is.',
     );
-  if (provisional.length > 0)
+  if (c.provisional.length > 0)
     limitations.push(
-      `${symbolList(provisional.map((a) => a.symbol))}: fewer than ${EMA_SETTLED_CANDLES} hourly candles, so the ` +
+      `${symbolList(c.provisional.map((a) => a.symbol))}: fewer than ${EMA_SETTLED_CANDLES} hourly candles, so the ` +
         '50-hour average is provisional; breadth and the median trend count it, and confidence counts it as if ' +
         'its settled value could put the asset on either side of it and move its trend within the provisional ' +
         'margin the main brain’s method describes.',
     );
-  for (const name of RISK_COMPONENTS.filter((c) => leaveOut.has(c)))
-    limitations.push(
-      `${COMPONENT_WORDS[name]} was left out of this reading: the risk score is read without it.`,
-    );
-  // Partial evidence: anything that could have come in and did not (a single tracked asset has no correlation to
-  // miss). The mode stays the band of the published score; the reading says what the gaps could have changed.
-  const partial =
-    riskScore !== null &&
-    (m > 0 ||
-      shortWindows.length > 0 ||
-      shortRank ||
-      provisional.length > 0 ||
-      [...ranges.keys()].some((name) => !points.has(name)));
-  if (partial) {
-    let low = 0;
-    let high = 0;
-    let applicable = 0;
-    for (const [name, r] of ranges) {
-      low += RISK_WEIGHTS[name] * r.lo;
-      high += RISK_WEIGHTS[name] * r.hi;
-      applicable += RISK_WEIGHTS[name];
-    }
-    const from = Math.min(riskScore, round((100 * low) / applicable, R.riskScoreDecimals));
-    const to = Math.max(riskScore, round((100 * high) / applicable, R.riskScoreDecimals));
-    limitations.push(
-      `Partial evidence: the risk score and market_mode describe the evidence that came in; what did not come in ` +
-        `could have put the risk score anywhere from ${from} to ${to}, and confidence counts it as if it had disagreed.`,
-    );
-  }
-  if (withTrend.length > CORRELATION_SAMPLE)
-    limitations.push(
-      `Correlation is averaged over the first ${CORRELATION_SAMPLE} assets (${corr.pairs} pairs) to bound the computation.`,
-    );
+  return limitations;
+};
 
+/** Every limitation of the reading, the partial-evidence bounds (partialScoreRange) among them. */
+const regimeLimitations = (
+  c: Components,
+  coverage: Coverage,
+  leaveOut: ReadonlySet<RiskComponent>,
+  partial: { from: number; to: number } | null,
+): string[] => [
+  ...readingLimitations(c, coverage),
+  ...historyLimitations(c),
+  ...RISK_COMPONENTS.filter((name) => leaveOut.has(name)).map(
+    (name) => `${COMPONENT_WORDS[name]} was left out of this reading: the risk score is read without it.`,
+  ),
+  ...(partial === null
+    ? []
+    : [
+        `Partial evidence: the risk score and market_mode describe the evidence that came in; what did not come in ` +
+          `could have put the risk score anywhere from ${partial.from} to ${partial.to}, and confidence counts it as if it had disagreed.`,
+      ]),
+  ...(coverage.covered.length > CORRELATION_SAMPLE
+    ? [
+        `Correlation is averaged over the first ${CORRELATION_SAMPLE} assets (${c.correlation.pairs} pairs) to bound the computation.`,
+      ]
+    : []),
+];
+
+/** The summary says when it rests on partial evidence; the limitations say what is missing. */
+const summaryOf = (
+  mode: MarketMode,
+  riskScore: number | null,
+  confidence: number,
+  partial: boolean,
+): string => {
   const riskText = riskScore === null ? '' : ` (risk score ${riskScore}/100, confidence ${confidence}/100)`;
+  return partial
+    ? `The partial evidence that came in describes ${MODE_WORDS[mode]}${riskText}; the market regime's ` +
+        'limitations say what is missing. Educational context, not advice.'
+    : `The evidence describes ${MODE_WORDS[mode]}${riskText}. Educational context, not advice.`;
+};
+
+export function analyzeRegime(
+  assets: readonly AssetMarket[],
+  analyses: readonly AssetAnalysis[],
+  options: RegimeOptions = {},
+): RegimeReading {
+  const leaveOut = new Set(options.leaveOut ?? []);
+  const coverage = coverageOf(assets, analyses);
+  const c = readComponents(coverage.covered);
+  const points = componentPoints(c, leaveOut);
+  const ranges = componentRanges(c, coverage, leaveOut);
+  const riskScore = riskScoreOf(points);
+  const mode = modeOf(riskScore);
+  const confidence = riskScore === null ? 0 : lowerBoundConfidence(ranges);
+  const partial = riskScore === null ? null : partialScoreRange(riskScore, c, coverage, points, ranges);
   return {
     mode,
-    state,
+    state: stateOf(mode, c.volatility.level, confidence),
     riskScore,
     riskLevel: riskScore === null ? null : riskLevelOf(riskScore),
     confidence,
-    assetsCovered: withTrend.length,
-    assetsTotal: total,
-    breadth,
-    medianTrend,
-    medianDirection,
-    volatility,
-    drawdown,
-    correlation: corr,
-    evidence,
-    limitations,
-    summary: partial
-      ? `The partial evidence that came in describes ${MODE_WORDS[mode]}${riskText}; the market regime's ` +
-        'limitations say what is missing. Educational context, not advice.'
-      : `The evidence describes ${MODE_WORDS[mode]}${riskText}. Educational context, not advice.`,
-    degraded: partial || mode === 'UNKNOWN',
+    assetsCovered: coverage.covered.length,
+    assetsTotal: coverage.total,
+    breadth: c.breadth,
+    medianTrend: c.medianTrend,
+    medianDirection: c.medianDirection,
+    volatility: c.volatility,
+    drawdown: c.drawdown,
+    correlation: c.correlation,
+    evidence: regimeEvidence(c),
+    limitations: regimeLimitations(c, coverage, leaveOut, partial),
+    summary: summaryOf(mode, riskScore, confidence, partial !== null),
+    degraded: partial !== null || mode === 'UNKNOWN',
   };
 }
