@@ -24,6 +24,7 @@ import {
 import type { Host, RunningHosts } from './helpers/hosts.ts';
 import { nextRound, signedVoteBody } from './helpers/signed-vote.ts';
 import { resourceById } from './paywall-harness.ts';
+import { MCP_INITIALIZE } from './helpers/mcp-initialize.ts';
 
 if (!hasNginx()) console.warn(`host-parity: nginx SKIPPED, ${NGINX} is absent (apt-get install -y nginx)`);
 
@@ -343,22 +344,8 @@ describe('every host answers alike (emi serve, nginx, the Cloudflare Worker)', {
         // This stack's nginx fronts a paywall worker without MCP (`emi paywall` serves it in production).
         if (name === 'nginx') return;
         const posted = await fetch(`${base}${MCP_PATH}`, {
-          method: 'POST',
-          headers: {
-            ...origin,
-            'Content-Type': 'application/json',
-            Accept: 'application/json, text/event-stream',
-          },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'initialize',
-            params: {
-              protocolVersion: '2025-06-18',
-              capabilities: {},
-              clientInfo: { name: 'parity', version: '1' },
-            },
-          }),
+          ...MCP_INITIALIZE,
+          headers: { ...(MCP_INITIALIZE.headers as Record<string, string>), ...origin },
         });
         expect(posted.status).toBe(200);
         await posted.body?.cancel();

@@ -14,6 +14,7 @@ import type { SiteWorkerEnv } from '../paywall-worker/cloudflare/site-worker.ts'
 import { createLocalPaywall } from '../paywall-worker/local.ts';
 import { MemoryPaymentBook } from '../paywall-worker/payment-book.ts';
 import { EXPOSED_HEADERS, MCP_PATH, preflightAnswer } from '../schemas/delivery.ts';
+import { MCP_INITIALIZE } from './helpers/mcp-initialize.ts';
 
 const PREVIEW_PORT = 19940;
 const PAYWALL_BASE = 'http://127.0.0.1:19941';
@@ -42,23 +43,10 @@ const PREFLIGHT: RequestInit = {
     'Access-Control-Request-Headers': 'content-type,mcp-protocol-version,mcp-session-id,last-event-id',
   },
 };
+/** The first MCP request, from a page on another origin. */
 const INITIALIZE: RequestInit = {
-  method: 'POST',
-  headers: {
-    Origin: 'https://agent.example',
-    'Content-Type': 'application/json',
-    Accept: 'application/json, text/event-stream',
-  },
-  body: JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'cors-test', version: '1' },
-    },
-  }),
+  ...MCP_INITIALIZE,
+  headers: { ...(MCP_INITIALIZE.headers as Record<string, string>), Origin: 'https://agent.example' },
 };
 
 const cleanups: Array<() => Promise<unknown>> = [];
