@@ -1,7 +1,8 @@
 // Delivery is bound to the settlement of this very payment, and a lost settle answer is reconciled on chain.
 // A misbehaving facilitator on loopback (raw node:http, so it can reset a connection) stands in front of the
-// development facilitator: it answers success with no transaction or with another payment's, settles and then
-// resets the connection, or swallows the request. The buyer ends with the file, or with no charge, never neither.
+// development facilitator: it answers success with no transaction or with another payment's (or this payment's
+// transaction on another network, or from another payer), settles and then resets the connection, or swallows the
+// request. The buyer ends with the file, or with no charge, never neither.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,8 @@ import algosdk from 'algosdk';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentPayload } from '@x402/core/types';
 import { PaywallErrorBody, PaymentRequiredBody } from '../schemas/paid/payment-required.ts';
+import { ALGORAND_MAINNET, ALGORAND_TESTNET } from '../schemas/paid/terms.ts';
+import { normalizeNetwork } from '../paywall-worker/network.ts';
 import type { PaywallLogEntry } from '../paywall-worker/core/decide.ts';
 import { startPaywallServer } from '../paywall-worker/server.ts';
 import type { PaywallServer } from '../paywall-worker/server.ts';
@@ -27,6 +30,8 @@ type SettleMode =
   | 'pass'
   | 'success-no-transaction'
   | 'success-other-transaction'
+  | 'success-other-network'
+  | 'success-other-payer'
   | 'settle-then-reset'
   | 'swallow'
   | 'failure-with-transaction';
@@ -40,6 +45,16 @@ function paymentTxid(body: string): string {
   };
   return algosdk.decodeSignedTransaction(Buffer.from(paymentGroup[paymentIndex]!, 'base64')).txn.txID();
 }
+
+/** The network the payment's requirements name in a /settle request body. */
+const offeredNetwork = (body: string): string =>
+  (JSON.parse(body) as { paymentRequirements: { network: string } }).paymentRequirements.network;
+
+/** An Algorand network other than `network`. */
+const otherNetwork = (network: string): string =>
+  normalizeNetwork(network) === ALGORAND_MAINNET ? ALGORAND_TESTNET : ALGORAND_MAINNET;
+
+const otherPayer = algosdk.generateAccount().addr.toString();
 
 /** A facilitator whose /settle lies, resets after settling, or never answers; everything else is forwarded. */
 async function startLyingFacilitator(target: string) {
@@ -66,6 +81,19 @@ async function startLyingFacilitator(target: string) {
         return reply(Response.json({ success: true, transaction: '', network }));
       case 'success-other-transaction':
         return reply(Response.json({ success: true, transaction: state.otherTransaction, network }));
+      case 'success-other-network':
+      case 'success-other-payer': {
+        // This payment's own transaction (never submitted), but on a network it was not offered on, or from
+        // another payer: a success about some other payment.
+        const offered = offeredNetwork(body);
+        return reply(
+          Response.json(
+            state.settle === 'success-other-network'
+              ? { success: true, transaction: paymentTxid(body), network: otherNetwork(offered) }
+              : { success: true, transaction: paymentTxid(body), network: offered, payer: otherPayer },
+          ),
+        );
+      }
       case 'settle-then-reset':
         await forward(); // the money moves...
         return req.socket.destroy(); // ...and the answer never arrives
@@ -144,32 +172,34 @@ async function signed(): Promise<{ payload: PaymentPayload; txid: string }> {
 const balance = () => stack.facilitator.ledger.assetBalance(buyer.address);
 
 describe('a settlement must name this payment', () => {
-  it.each(['success-no-transaction', 'success-other-transaction'] as const)(
-    'a facilitator answering %s gets no file served, and nothing is charged',
-    async (mode) => {
-      const earlier = await signed();
-      expect((await fetch(url(), { headers: paymentHeader(earlier.payload) })).status).toBe(200);
-      liar.state.otherTransaction = earlier.txid; // another payment's real, confirmed transaction
-      liar.state.settle = mode;
-      const { payload, txid } = await signed();
-      const before = balance();
-      const response = await fetch(url(), { headers: paymentHeader(payload) });
-      expect(response.status).toBe(502);
-      const body = PaywallErrorBody.parse(await response.json());
-      expect(body.error).toBe('settlement_not_for_this_payment');
-      expect(body.transaction).toBe(txid);
-      expect(response.headers.get('PAYMENT-RESPONSE')).toBeNull();
-      expect(balance()).toBe(before);
-      expect(logged.some((e) => e.event === 'settlement_mismatch' && e.txid === txid)).toBe(true);
+  it.each([
+    'success-no-transaction',
+    'success-other-transaction',
+    'success-other-network',
+    'success-other-payer',
+  ] as const)('a facilitator answering %s gets no file served, and nothing is charged', async (mode) => {
+    const earlier = await signed();
+    expect((await fetch(url(), { headers: paymentHeader(earlier.payload) })).status).toBe(200);
+    liar.state.otherTransaction = earlier.txid; // another payment's real, confirmed transaction
+    liar.state.settle = mode;
+    const { payload, txid } = await signed();
+    const before = balance();
+    const response = await fetch(url(), { headers: paymentHeader(payload) });
+    expect(response.status).toBe(502);
+    const body = PaywallErrorBody.parse(await response.json());
+    expect(body.error).toBe('settlement_not_for_this_payment');
+    expect(body.transaction).toBe(txid);
+    expect(response.headers.get('PAYMENT-RESPONSE')).toBeNull();
+    expect(balance()).toBe(before);
+    expect(logged.some((e) => e.event === 'settlement_mismatch' && e.txid === txid)).toBe(true);
 
-      // With an honest facilitator the same payment then settles, exactly once.
-      liar.state.settle = 'pass';
-      const retry = await fetch(url(), { headers: paymentHeader(payload) });
-      expect(retry.status).toBe(200);
-      expect(decodePaymentResponseHeader(retry.headers.get('PAYMENT-RESPONSE')!).transaction).toBe(txid);
-      expect(before - balance()).toBe(BigInt(resource.amountAtomic));
-    },
-  );
+    // With an honest facilitator the same payment then settles, exactly once.
+    liar.state.settle = 'pass';
+    const retry = await fetch(url(), { headers: paymentHeader(payload) });
+    expect(retry.status).toBe(200);
+    expect(decodePaymentResponseHeader(retry.headers.get('PAYMENT-RESPONSE')!).transaction).toBe(txid);
+    expect(before - balance()).toBe(BigInt(resource.amountAtomic));
+  });
 });
 
 describe('a failed settlement naming the transaction', () => {
