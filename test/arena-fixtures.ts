@@ -66,7 +66,7 @@ export const rewindToSchema2 = (db: Database.Database, keepRows = false): void =
 
 export const MINUTE = 60_000;
 export const HOUR = 3_600_000;
-/** 2025-01-01T10:00Z: round index 481_906, asset TRACKED_ASSETS[481_906 % 7]. */
+/** 2025-01-01T10:00Z: round index 482_146, asset TRACKED_ASSETS[481_906 % 7]. */
 export const T0 = Date.UTC(2025, 0, 1, 10, 0, 0);
 
 export const callsFor = (bias: BrainCall['bias'], confidence: number | null, price: number): BrainCall[] =>
