@@ -68,16 +68,14 @@ export function parseAsOfAt(value: string, now: number): number {
   return ms;
 }
 
-/** How far ahead of the clock an --as-of may lie and still be the clock's own minute (a time rounded up to it). */
-const CLOCK_MINUTE_MS = 60_000;
-
 /**
- * How far `asOf` lies ahead of `now`, in words, when it is more than the clock's own minute ahead; else null. The arena
- * records only in time order, so once a run of such a time is on a --state, runs of the clock on it record nothing
- * until the clock passes that time.
+ * How far `asOf` lies ahead of `now`, in words, when it is past the start of the clock's next minute (the time the
+ * next scheduled run describes); else null. The arena records only in time order, so once a run of such a time is on
+ * a --state, runs of the clock on it record nothing until the clock passes that time.
  */
 export function aheadOfClock(asOf: number, now: number): string | null {
-  if (asOf <= now + CLOCK_MINUTE_MS) return null;
+  const nextMinute = Math.ceil(now / 60_000) * 60_000;
+  if (asOf <= nextMinute) return null;
   const minutes = Math.ceil((asOf - now) / 60_000);
   const hours = Math.floor(minutes / 60);
   return hours === 0 ? `${minutes} min` : `${hours} h ${minutes % 60} min`;

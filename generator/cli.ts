@@ -258,7 +258,7 @@ async function refusePastAsOf(flags: GenerateFlags): Promise<void> {
 }
 
 /**
- * An --as-of more than the clock's minute ahead of it: the arena records in time order, so runs of the clock on the
+ * An --as-of past the start of the clock's next minute: the arena records in time order, so runs of the clock on the
  * same --state record nothing until the clock passes it. `emi up`'s scheduled runs are runs of the clock, so it is
  * refused there (exit 2); `emi generate` runs it (a what-if, a test of the next round) and says so in one line.
  */

@@ -206,12 +206,15 @@ describe('an --as-of ahead of the clock', () => {
   const hoursAhead = (hours: number) =>
     new Date(Math.ceil(Date.now() / MINUTE) * MINUTE + hours * HOUR).toISOString();
 
-  it('is said in words only past the clock minute', () => {
-    const now = Date.UTC(2026, 10, 27, 13, 0, 30);
+  it("is said in words once past the start of the clock's next minute, which the next scheduled run describes", () => {
+    const now = Date.UTC(2026, 10, 27, 13, 0, 20);
+    const nextMinute = Date.UTC(2026, 10, 27, 13, 1);
     expect(aheadOfClock(now - HOUR, now)).toBeNull();
-    expect(aheadOfClock(now + MINUTE, now)).toBeNull();
-    expect(aheadOfClock(now + MINUTE + 1, now)).toBe('2 min');
+    expect(aheadOfClock(nextMinute, now)).toBeNull();
+    // 13:01:00.001 would leave the 13:01 run behind it, though less than a minute ahead of the clock.
+    expect(aheadOfClock(nextMinute + 1, now)).toBe('1 min');
     expect(aheadOfClock(now + 3 * HOUR + 5 * MINUTE, now)).toBe('3 h 5 min');
+    expect(aheadOfClock(Date.UTC(2026, 10, 27, 13, 0), Date.UTC(2026, 10, 27, 13, 0))).toBeNull();
   });
 
   it('emi generate runs it and says once that runs of the clock on its --state record nothing until then', async () => {
