@@ -23,6 +23,9 @@ describe('retryAfterSeconds', () => {
     expect(retryAfterSeconds(null, NOW, 600)).toBeNull();
     expect(retryAfterSeconds('', NOW, 600)).toBeNull();
     expect(retryAfterSeconds('soon', NOW, 600)).toBeNull();
+    // Neither delay-seconds nor an HTTP date, though Date.parse reads each as a date in the past.
+    for (const odd of ['-5', '1.5', '5, 10', '2025-01-01'])
+      expect(retryAfterSeconds(odd, NOW, 600), odd).toBeNull();
   });
 });
 
