@@ -10,7 +10,7 @@ import { PaywallErrorBody } from '../schemas/paid/payment-required.ts';
 import { parsePublishers } from '../paywall-worker/publishers/config.ts';
 import { emiInProcess } from './helpers/emi-in-process.ts';
 import { startEmi } from './ops-cli.ts';
-import { fetchChallenge, newBuyer, paymentHeader } from './paywall-harness.ts';
+import { fetchChallenge, newBuyer, paymentHeader, writePaidFixtures } from './paywall-harness.ts';
 import { account, publisherEntry, startPublisherStack } from './publishers-harness.ts';
 import type { PublisherStack } from './publishers-harness.ts';
 
@@ -77,6 +77,23 @@ describe('a closed storefront', () => {
 
     // Other publishers keep selling.
     expect((await fetch(stack.url('/p/other/api/x402-atlas-human-report.php'))).status).toBe(402);
+  });
+
+  it('says it is closed (410) while the file is stale too: the close is for good, staleness for a moment', async () => {
+    await stack.restart(entries(new Date(Date.now() - 1_000).toISOString()));
+    await writePaidFixtures(stack.paidDir, 3600);
+    try {
+      const closed = await fetch(stack.url(REPORT));
+      expect(closed.status).toBe(410);
+      expect(closed.headers.get('Retry-After')).toBeNull();
+      expect(PaywallErrorBody.parse(await closed.json()).error).toBe('seller_closed');
+      // An open storefront's stale file is still the moment's 503.
+      const other = await fetch(stack.url('/p/other/api/x402-atlas-human-report.php'));
+      expect(other.status).toBe(503);
+      expect(PaywallErrorBody.parse(await other.json()).error).toBe('data_stale');
+    } finally {
+      await writePaidFixtures(stack.paidDir);
+    }
   });
 });
 

@@ -166,13 +166,13 @@ export function createPaywallCore(deps: CoreDeps): {
     }
     const file = loaded.file;
     const stale = freshnessRefusal(file, deps.freshness, deps.now());
-    const unavailable = stale ? null : await sellerRefusal(point);
-    saleStates.note(point, stale ?? unavailable);
-    const notForSale = stale
-      ? fail(503, stale.error, stale.message, point)
-      : unavailable
-        ? fail(unavailable.status, unavailable.error, unavailable.message, point)
-        : null;
+    // A storefront's seller is asked even while the file is stale: its close is for good (410), staleness is for a
+    // moment (503), and a buyer's page shows the one that will not change.
+    const unavailable = stale && !point.seller ? null : await sellerRefusal(point);
+    const refusal: SellerRefusal | null =
+      unavailable?.status === 410 ? unavailable : stale ? { status: 503, ...stale } : unavailable;
+    saleStates.note(point, refusal);
+    const notForSale = refusal ? fail(refusal.status, refusal.error, refusal.message, point) : null;
     return { file, notForSale };
   }
 
