@@ -11,6 +11,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 
+import { logToStderr } from '../paywall-worker/core/log.ts';
 import { answerUnhandled } from '../paywall-worker/unhandled.ts';
 import { API_JSON_HEADERS, MCP_PATH, POST_METHODS, preflightAnswer } from '../schemas/delivery.ts';
 
@@ -37,7 +38,14 @@ export function createMcpRoute(makeServer: () => McpServer): Hono {
   // headers: left to Hono, it would be a bare text 404 a browser on another origin cannot even read.
   app.all(MCP_PATH, (c) => methodNotAllowed(c.req.method));
   // Every host calls this app's fetch itself: without this, an exception is Hono's text/plain 500 and no log line.
-  app.onError(answerUnhandled('The MCP endpoint could not handle this request.'));
+  // In JSON-RPC's words, as the route's other refusals: -32603 internal error (-32600 for a body cut short).
+  app.onError(
+    answerUnhandled(
+      'The MCP endpoint could not handle this request.',
+      logToStderr,
+      (status, _error, message) => jsonRpcError(status, status === 500 ? -32603 : -32600, message),
+    ),
+  );
   return app;
 }
 

@@ -11,23 +11,33 @@ import { describeError } from './facilitator-errors.ts';
 
 type Log = typeof logToStderr;
 
-const jsonError = (status: 400 | 500, error: string, message: string): Response =>
+/** How an app words its error answers: the paywall's JSON error body by default (`/mcp` answers JSON-RPC). */
+export type ErrorAnswer = (status: 400 | 500, error: string, message: string) => Response;
+
+const jsonError: ErrorAnswer = (status, error, message) =>
   new Response(JSON.stringify(errorBody(status, error, message, null)), {
     status,
     headers: API_JSON_HEADERS,
   });
 
-/** An `onError` handler answering `message` (what could not handle the request) in a JSON 500, logged with `log`. */
+/**
+ * The answer to an exception (or any other value thrown) that nothing caught while answering `method path`: one
+ * `unhandled` log line and a 500 saying `message`; a client that hung up mid-body gets a 400 and no line.
+ */
+export function unhandledAnswer(
+  error: unknown,
+  request: { method: string; path: string },
+  message: string,
+  log: Log = logToStderr,
+  answer: ErrorAnswer = jsonError,
+): Response {
+  if (isClientAbort(error)) return answer(400, 'bad_request', 'The request ended before its body did.');
+  log({ level: 'error', event: 'unhandled', ...request, detail: describeError(error) });
+  return answer(500, 'internal_error', message);
+}
+
+/** An `onError` handler answering `message` (what could not handle the request) in a 500, logged with `log`. */
 export const answerUnhandled =
-  (message: string, log: Log = logToStderr): ErrorHandler =>
-  (error, c) => {
-    if (isClientAbort(error)) return jsonError(400, 'bad_request', 'The request ended before its body did.');
-    log({
-      level: 'error',
-      event: 'unhandled',
-      method: c.req.method,
-      path: c.req.path,
-      detail: describeError(error),
-    });
-    return jsonError(500, 'internal_error', message);
-  };
+  (message: string, log: Log = logToStderr, answer: ErrorAnswer = jsonError): ErrorHandler =>
+  (error, c) =>
+    unhandledAnswer(error, { method: c.req.method, path: c.req.path }, message, log, answer);

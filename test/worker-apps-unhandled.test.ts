@@ -26,13 +26,24 @@ beforeEach(() => {
 });
 afterEach(() => stderr.mockRestore());
 
-/** The answer is the paywall's JSON 500 with CORS, and one JSON `unhandled` line naming the request was logged. */
-async function expectJson500(answer: Response, method: string, path: string): Promise<void> {
+/** The paywall's JSON error body of a 500. */
+const PAYWALL_500 = { success: false, status: 500, error: 'internal_error' };
+
+/**
+ * The answer is a JSON 500 with CORS (the paywall's error body, or `body` in the app's own words), and one JSON
+ * `unhandled` line naming the request was logged.
+ */
+async function expectJson500(
+  answer: Response,
+  method: string,
+  path: string,
+  body: Record<string, unknown> = PAYWALL_500,
+): Promise<void> {
   expect(answer.status).toBe(500);
-  expect(answer.headers.get('content-type')).toBe(JSON_TYPE);
+  expect(answer.headers.get('content-type')?.split(';')[0]).toBe(JSON_TYPE.split(';')[0]);
   expect(answer.headers.get('access-control-allow-origin')).toBe('*');
   expect(answer.headers.get('cache-control')).toBe('no-store');
-  expect(await answer.json()).toMatchObject({ success: false, status: 500, error: 'internal_error' });
+  expect(await answer.json()).toMatchObject(body);
   const lines = stderr.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>);
   expect(lines).toContainEqual(
     expect.objectContaining({
@@ -62,6 +73,33 @@ describe('an exception outside the paywall app is a logged JSON 500', () => {
     await expectJson500(answer, 'GET', VOTE_EXPORT_PATH);
   });
 
+  it('the Cloudflare worker, when its assets binding fails or a store throws what is not an Error', async () => {
+    const worker = createSiteWorker(() => new MemoryPaymentBook());
+    const failingAssets: SiteWorkerEnv = {
+      ASSETS: { fetch: async () => boom() },
+    };
+    const free = await worker.fetch(new Request('https://site.example/api/market-regime.php'), failingAssets);
+    await expectJson500(free, 'GET', '/api/market-regime.php');
+
+    stderr.mockClear();
+    const overloaded: SiteWorkerEnv = {
+      ASSETS: { fetch: async () => new Response('not found', { status: 404 }) },
+      // Hono's onError sees only Error instances: a rejection with a plain object passes it by.
+      ARENA_VOTES: {
+        idFromName: () => 'votes',
+        get: () => ({ fetch: () => Promise.reject({ code: 'DO_OVERLOADED_store_exploded' }) }),
+      },
+      EMI_VOTE_EXPORT_TOKEN: TOKEN,
+    };
+    const answer = await createSiteWorker(() => new MemoryPaymentBook()).fetch(
+      new Request(`https://arena.example${VOTE_EXPORT_PATH}`, {
+        headers: { Authorization: `Bearer ${TOKEN}` },
+      }),
+      overloaded,
+    );
+    await expectJson500(answer, 'GET', VOTE_EXPORT_PATH);
+  });
+
   it('the MCP route, when its server cannot be built', async () => {
     const route = createMcpRoute(() => {
       throw new Error('server exploded');
@@ -71,7 +109,12 @@ describe('an exception outside the paywall app is a logged JSON 500', () => {
       headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
-    await expectJson500(answer, 'POST', MCP_PATH);
+    // In JSON-RPC's words, as the route's other refusals: an MCP client reads `error.code`.
+    await expectJson500(answer, 'POST', MCP_PATH, {
+      jsonrpc: '2.0',
+      error: { code: -32603, message: 'The MCP endpoint could not handle this request.' },
+      id: null,
+    });
     // The route's other answers are untouched.
     const fine = createMcpRoute(() => new McpServer({ name: 'fine', version: '1.0.0' }));
     expect((await fine.request(MCP_PATH, { method: 'GET' })).status).toBe(405);

@@ -26,6 +26,7 @@ import { durableObjectVoteStore } from '../arena-vote/store-durable-object.ts';
 import type { DoNamespace } from '../arena-vote/store-durable-object.ts';
 import { createPaywallApp, errorResponse, logToStderr } from '../app.ts';
 import type { PaywallApp } from '../app.ts';
+import { unhandledAnswer } from '../unhandled.ts';
 import type { PayeeGate } from '../core/payee-gate.ts';
 import { checkSettings, settingsFromEnv } from '../config.ts';
 import { createPayeeGate } from '../core/payee-gate.ts';
@@ -290,34 +291,49 @@ export function createSiteWorker(
   let votes: Hono | null | undefined; // likewise (null: no ARENA_VOTES binding)
   return {
     async fetch(incoming: Request, env: SiteWorkerEnv): Promise<Response> {
-      // Routed, and handed on, at the path every host reads (`//api/x402-atlas.php` is the paid path).
-      const request = normalisedRequest(incoming);
-      const url = new URL(request.url);
-      const route = routeRequest(request.method, url.pathname, url.searchParams.get('asset') ?? undefined);
-      switch (route.kind) {
-        case 'preflight':
-          return preflightAnswer(route.path);
-        case 'error':
-          return errorAnswer(route.status, route.body);
-        case 'file':
-          return serveAsset({ request, acceptEncoding: clientAcceptEncoding(incoming) }, env, route.path);
-        case 'paid':
-          if (route.path === VOTE_PATH || route.path === VOTE_EXPORT_PATH) {
-            if (votes === undefined) votes = buildVoteApp(env, url.origin);
-            return votes ? votes.fetch(request) : errorAnswer(404, notFoundError());
-          }
-          try {
-            built ??= buildPaywall(env, bookFor(env), ledgerFor, url.origin);
-          } catch (error) {
-            // A misconfigured worker refuses every paid request rather than take payments it cannot honour.
-            const message = error instanceof Error ? error.message : 'invalid configuration';
-            return errorResponse(500, 'paywall_misconfigured', message);
-          }
-          // The publishers' sales pay the publishers, whose opt-ins publisherRoutes checks.
-          if (route.path.startsWith(PUBLISHER_PREFIX)) return built.publishers(request);
-          if (route.path === MCP_PATH) return mcpAnswer(request, env, built, url.origin);
-          return built.paywall.fetch(request);
+      try {
+        return await answer(incoming, env);
+      } catch (error) {
+        // What no app caught (the assets binding failing, a value that is not an Error): a logged JSON 500 with
+        // CORS rather than the platform's error page, which a browser on another origin cannot even read.
+        const path = new URL(incoming.url).pathname;
+        return unhandledAnswer(
+          error,
+          { method: incoming.method, path },
+          'The site could not handle this request.',
+        );
       }
     },
   };
+
+  async function answer(incoming: Request, env: SiteWorkerEnv): Promise<Response> {
+    // Routed, and handed on, at the path every host reads (`//api/x402-atlas.php` is the paid path).
+    const request = normalisedRequest(incoming);
+    const url = new URL(request.url);
+    const route = routeRequest(request.method, url.pathname, url.searchParams.get('asset') ?? undefined);
+    switch (route.kind) {
+      case 'preflight':
+        return preflightAnswer(route.path);
+      case 'error':
+        return errorAnswer(route.status, route.body);
+      case 'file':
+        return serveAsset({ request, acceptEncoding: clientAcceptEncoding(incoming) }, env, route.path);
+      case 'paid':
+        if (route.path === VOTE_PATH || route.path === VOTE_EXPORT_PATH) {
+          if (votes === undefined) votes = buildVoteApp(env, url.origin);
+          return votes ? votes.fetch(request) : errorAnswer(404, notFoundError());
+        }
+        try {
+          built ??= buildPaywall(env, bookFor(env), ledgerFor, url.origin);
+        } catch (error) {
+          // A misconfigured worker refuses every paid request rather than take payments it cannot honour.
+          const message = error instanceof Error ? error.message : 'invalid configuration';
+          return errorResponse(500, 'paywall_misconfigured', message);
+        }
+        // The publishers' sales pay the publishers, whose opt-ins publisherRoutes checks.
+        if (route.path.startsWith(PUBLISHER_PREFIX)) return built.publishers(request);
+        if (route.path === MCP_PATH) return mcpAnswer(request, env, built, url.origin);
+        return built.paywall.fetch(request);
+    }
+  }
 }
