@@ -258,7 +258,9 @@ async function add(flags: AddFlags): Promise<void> {
   await checkPublishers(publishers);
   await assertNewBooks(flags);
   await writePublishers(file, config, publishers);
-  console.log(`added publisher ${flags.id} to ${file}; restart emi serve / emi up to open its storefront`);
+  console.log(
+    `added publisher ${flags.id} to ${file}; restart emi serve, emi up or emi paywall to open its storefront`,
+  );
   if (flags.credits) await credit(flags.id, flags.credits, flags);
 }
 
@@ -321,8 +323,8 @@ async function close(id: string, flags: CommonFlags): Promise<void> {
   );
   await writePublishers(file, config, publishers);
   console.log(
-    `closed publisher ${id} in ${file}: from now on its paths sell nothing new (410), on a running emi serve / ` +
-      `emi up at its next request, and still deliver payments already made; ${closedNote(closedAt)}. ` +
+    `closed publisher ${id} in ${file}: from now on its paths sell nothing new (410), on a running emi serve, ` +
+      `emi up or emi paywall at its next request, and still deliver payments already made; ${closedNote(closedAt)}. ` +
       'A Cloudflare Worker stops selling when EMI_PUBLISHERS with this closedAt is deployed: keep the entry there ' +
       'an hour longer than that deploy',
   );
