@@ -142,6 +142,62 @@ describe.each(Object.keys(LEDGERS))('%s', (kind) => {
     ]);
     expect(await ledger.list()).toEqual([expect.objectContaining({ publisherId: 'acme', balance: 3 })]);
   });
+
+  // Pinned rules (a mutation audit found no test that held them). The README: a reservation never resolved stops
+  // counting after 10 minutes, on Node and at the edge alike; the balance never goes below zero.
+  describe('pinned reservation rules', () => {
+    const TEN_MINUTES_MS = 10 * 60 * 1000;
+
+    it('a sale asking again for its own live hold keeps it, even for the last credit', async () => {
+      await ledger.credit('acme', 1);
+      expect(await ledger.reserve('acme', 'A')).toBe(true);
+      expect(await ledger.reserve('acme', 'A')).toBe(true);
+    });
+
+    it('an expired hold asked for again is renewed, so no other sale can take that last credit', async () => {
+      await ledger.credit('acme', 1);
+      expect(await ledger.reserve('acme', 'A')).toBe(true);
+      clock += RESERVATION_TTL_MS + 1;
+      expect(await ledger.reserve('acme', 'A')).toBe(true);
+      expect(await ledger.reserve('acme', 'B')).toBe(false);
+      expect(await ledger.balance('acme')).toMatchObject({ reserved: 1, available: 0 });
+    });
+
+    it('a hold stops counting at exactly its time to live', async () => {
+      await ledger.credit('acme', 1);
+      await ledger.reserve('acme', 'A');
+      clock += RESERVATION_TTL_MS - 1;
+      expect(await ledger.balance('acme')).toMatchObject({ reserved: 1, available: 0 });
+      clock += 1;
+      expect(await ledger.balance('acme')).toMatchObject({ reserved: 0, available: 1 });
+    });
+
+    it('the time to live is 10 minutes, as the README says', async () => {
+      await ledger.credit('acme', 1);
+      await ledger.reserve('acme', 'A');
+      clock += TEN_MINUTES_MS - 1;
+      expect(await ledger.reserve('acme', 'B')).toBe(false);
+      clock += 2; // 10 minutes and 1 ms after the hold
+      expect(await ledger.reserve('acme', 'B')).toBe(true);
+    });
+
+    it('a sale delivered after its hold expired and the credit was withdrawn leaves the balance at 0', async () => {
+      await ledger.credit('acme', 1);
+      await ledger.reserve('acme', 'A');
+      clock += RESERVATION_TTL_MS + 1;
+      expect((await ledger.credit('acme', -1)).balance).toBe(0);
+      await ledger.consume(sale('A'));
+      expect(await ledger.balance('acme')).toMatchObject({ balance: 0, sales: 1 });
+      // Not -1: the next credit added is there to sell.
+      expect(await ledger.credit('acme', 1)).toMatchObject({ balance: 1, available: 1 });
+    });
+
+    it('a grant answers the credits available net of the holds', async () => {
+      await ledger.credit('acme', 2);
+      await ledger.reserve('acme', 'A');
+      expect(await ledger.credit('acme', 1)).toMatchObject({ balance: 3, reserved: 1, available: 2 });
+    });
+  });
 });
 
 describe('statements', () => {
