@@ -312,7 +312,12 @@ describe('malformed payment headers', () => {
   it.each([
     // x402's own codes (its specification's list); what exactly is wrong is in the message.
     ['not base64', '%%% not base64 %%%', 'invalid_payload', /not padded standard base64/],
-    ['unpadded base64', base64('{"a":1}').replace(/=+$/, ''), 'invalid_payload', /base64/],
+    [
+      'unpadded base64',
+      base64('{"a":1}').replace(/=+$/, ''),
+      'invalid_payload',
+      /not padded standard base64/,
+    ],
     ['base64 of non-JSON', base64('hello, world'), 'invalid_payload', /UTF-8 JSON/],
     [
       'base64 of invalid UTF-8',

@@ -8,7 +8,7 @@ import type { PaywallLogEntry } from './decision.ts';
 import { REFUSAL_MEMORY_MS } from './verdict.ts';
 
 /** Bound on the refusals remembered (oldest forgotten first): a forgotten one is only asked about again. */
-const MAX_REFUSALS = 10_000;
+export const MAX_REFUSALS = 10_000;
 
 export interface RefusalMemory {
   remember(presentation: string, settlement: SettleResponse): void;
