@@ -334,3 +334,28 @@ describe('run-wide data notes list only issues of no asset', () => {
     expect(missingDataNotes(snapshot, ['funding'])).toEqual(['Data issue at okx (all): HTTP 503']);
   });
 });
+
+describe('the positioning lean at the edge of its dead band (±0.15 votes neutral)', () => {
+  // Open interest's lean plus crowding's: in binary -0.25 + 0.4 is 0.15000000000000002, which voted bullish.
+  it('deleveraging (-0.25) with crowded shorts (+0.4) is a lean of 0.15 and votes neutral', () => {
+    const asset = fixtureAsset('BTC', uptrend(), { fundingRate: -0.0002, openInterestChange: -0.05 });
+    const reading = readDerivatives(asset, -0.05, 1e6);
+    expect([reading.openInterest?.reading, reading.funding?.crowding]).toEqual([
+      'deleveraging',
+      'crowded_shorts',
+    ]);
+    expect(reading.lean).toBe(0.15);
+    expect(reading.vote).toBe('neutral');
+  });
+
+  it('short covering (+0.25) with crowded longs (-0.4) is a lean of -0.15 and votes neutral', () => {
+    const asset = fixtureAsset('BTC', uptrend(), { fundingRate: 0.0012, openInterestChange: -0.05 });
+    const reading = readDerivatives(asset, 0.05, 1e6);
+    expect([reading.openInterest?.reading, reading.funding?.crowding]).toEqual([
+      'short_covering',
+      'crowded_longs',
+    ]);
+    expect(reading.lean).toBe(-0.15);
+    expect(reading.vote).toBe('neutral');
+  });
+});

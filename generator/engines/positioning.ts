@@ -371,10 +371,17 @@ const CROWDING_LEAN: Record<FundingReading['crowding'], number> = {
  * Every lean the complete evidence could give: the inputs that came in at their value, a missing one at each of
  * its possible values. A single value when nothing is missing.
  */
+/**
+ * Open interest's lean plus crowding's, within [-1, 1]. Rounded to hundredths, as the parts are: in binary,
+ * -0.25 + 0.4 is 0.15000000000000002, which read past the dead band and voted bullish at its very edge.
+ */
+const leanOf = (openInterestLean: number, crowdingLean: number): number =>
+  round(clamp(openInterestLean + crowdingLean, -1, 1), 2);
+
 const possibleLeans = (f: FundingReading | null, o: OpenInterestReadingDetail | null): number[] => {
   const oiLeans = o?.reading ? [OI_READINGS[o.reading].lean] : Object.values(OI_READINGS).map((r) => r.lean);
   const crowdingLeans = f ? [CROWDING_LEAN[f.crowding]] : Object.values(CROWDING_LEAN);
-  return oiLeans.flatMap((oi) => crowdingLeans.map((c) => clamp(oi + c, -1, 1)));
+  return oiLeans.flatMap((oi) => crowdingLeans.map((c) => leanOf(oi, c)));
 };
 
 export function readDerivatives(
@@ -449,11 +456,9 @@ export function readDerivatives(
       );
   } else limitations.push(`${s}: no liquidation data this run.`);
 
-  const lean = clamp(
-    (openInterest?.reading ? OI_READINGS[openInterest.reading].lean : 0) +
-      (funding ? CROWDING_LEAN[funding.crowding] : 0),
-    -1,
-    1,
+  const lean = leanOf(
+    openInterest?.reading ? OI_READINGS[openInterest.reading].lean : 0,
+    funding ? CROWDING_LEAN[funding.crowding] : 0,
   );
   const possible = possibleLeans(funding, openInterest);
   const leanRange = { min: Math.min(...possible), max: Math.max(...possible) };
