@@ -3,12 +3,17 @@
 // percentages (ROUNDING_RULE: the larger count first on equal remainders), round ids the schedule never produces,
 // the vote horizon (VOTE_RULE: votes open up to 7 rounds ahead), a start price of 0 voids the round, and which
 // rounds the public track record counts (rounds with a call; skill against the base rate of every resolved round
-// of the window; other_mode_rounds as each schema describes it). Published rules must be enforced, so each case
-// states the rule with literal values, not values computed from the constants under test.
+// of the window; other_mode_rounds as each schema describes it), the teacher brain's metrics (brain scores over
+// calls only, agreement where both sides called, calibration of the calls with the last bucket closed at 100,
+// replayed rounds), the lesson labels (a side without a call is compared with nothing; a tie is no small sample) and
+// the size and vote times of the seeded synthetic crowd (8-24 voters in the hour before the start). Published rules
+// must be enforced, so each case states the rule with literal values, not values computed from the constants under
+// test.
 import { afterEach, describe, expect, it } from 'vitest';
 import { humanConsensus, NO_VOTES } from '../generator/engines/arena/consensus.ts';
+import { syntheticCrowd } from '../generator/engines/arena/crowd.ts';
 import { ownsRound } from '../generator/engines/arena/data-mode.ts';
-import type { ResolvedRound } from '../generator/engines/arena/lessons.ts';
+import { buildLesson, type ResolvedRound } from '../generator/engines/arena/lessons.ts';
 import { publicPerformanceFrom, teacherBrain } from '../generator/engines/arena/metrics.ts';
 import { roundAt, type Round } from '../generator/engines/arena/rounds.ts';
 import { roundFromId, voteWindowProblem } from '../generator/engines/arena/rules.ts';
@@ -168,37 +173,38 @@ describe('a start price of 0 is no reference price', () => {
   });
 });
 
-describe('the public track record', () => {
-  const resolved = (i: number, brainCall: ArenaReading, outcome: ArenaPrediction): ResolvedRound => ({
-    roundId: `BTC-202501${String(10 + i).padStart(2, '0')}T00Z`,
-    asset: 'BTC',
-    brainCall,
-    brainConfidence: brainCall === 'NONE' ? null : 100,
-    counts: NO_VOTES,
-    humanVotes: 0,
-    syntheticVotes: 0,
-    outcome,
-    returnFraction: 0,
-    resolvedAt: T0 + i * HOUR,
-    replayed: false,
-  });
-  // Ten BULLISH calls at confidence 100 (p = 0.1 / 0.1 / 0.8): 7 hits, 3 BEARISH outcomes; two rounds without a
-  // call, both NEUTRAL.
-  const calledOutcomes: ArenaPrediction[] = [
-    'BULLISH',
-    'BEARISH',
-    'BULLISH',
-    'BULLISH',
-    'BEARISH',
-    'BULLISH',
-    'BULLISH',
-    'BULLISH',
-    'BEARISH',
-    'BULLISH',
-  ];
-  const called = calledOutcomes.map((o, i) => resolved(i, 'BULLISH', o));
-  const rounds = [...called, resolved(10, 'NONE', 'NEUTRAL'), resolved(11, 'NONE', 'NEUTRAL')];
+/** The twelve-round fixture of the public track record and the teacher brain. */
+const resolved = (i: number, brainCall: ArenaReading, outcome: ArenaPrediction): ResolvedRound => ({
+  roundId: `BTC-202501${String(10 + i).padStart(2, '0')}T00Z`,
+  asset: 'BTC',
+  brainCall,
+  brainConfidence: brainCall === 'NONE' ? null : 100,
+  counts: NO_VOTES,
+  humanVotes: 0,
+  syntheticVotes: 0,
+  outcome,
+  returnFraction: 0,
+  resolvedAt: T0 + i * HOUR,
+  replayed: false,
+});
+// Ten BULLISH calls at confidence 100 (p = 0.1 / 0.1 / 0.8): 7 hits, 3 BEARISH outcomes; two rounds without a
+// call, both NEUTRAL.
+const calledOutcomes: ArenaPrediction[] = [
+  'BULLISH',
+  'BEARISH',
+  'BULLISH',
+  'BULLISH',
+  'BEARISH',
+  'BULLISH',
+  'BULLISH',
+  'BULLISH',
+  'BEARISH',
+  'BULLISH',
+];
+const called = calledOutcomes.map((o, i) => resolved(i, 'BULLISH', o));
+const rounds = [...called, resolved(10, 'NONE', 'NEUTRAL'), resolved(11, 'NONE', 'NEUTRAL')];
 
+describe('the public track record', () => {
   it('counts only the rounds with a brain call, and the hit rate carries that n', () => {
     const p = publicPerformanceFrom(rounds);
     expect(p.status).toBe('available');
@@ -232,5 +238,123 @@ describe('the public track record', () => {
     expect(p.other_mode_rounds).toBe(3);
     expect(p.note).toContain('3 resolved rounds of the window recorded in simulated mode are left out');
     expect(teacherBrain(rounds, 0, scope).metrics.other_mode_rounds).toBe(5);
+  });
+});
+
+// The teacher brain's published metrics (README "Teacher brain"): the brain is scored over rounds with a call,
+// agreement over rounds where both the brain and the crowd called, calibration over the brain's calls with the
+// last bucket closed at 100, and replayed rounds counted where they are.
+describe('the teacher brain metrics over the same twelve rounds', () => {
+  it('scores the brain over the ten rounds with a call only', () => {
+    const brain = teacherBrain(rounds, 0).metrics.brain;
+    expect(brain).toMatchObject({ n: 10, hit_rate: { value: 0.7, n: 10 }, brier_score: 0.48 });
+  });
+
+  it('measures agreement over the rounds where both the brain and the crowd called', () => {
+    // Every round has a crowd calling BULLISH 2-0-0; the two rounds without a brain call agree with nothing.
+    const crowded = rounds.map((r) => ({ ...r, counts: { bullish: 2, bearish: 0, neutral: 0 } }));
+    const m = teacherBrain(crowded, 0).metrics;
+    expect(m.agreement_n).toBe(10);
+    expect(m.agreement_rate).toMatchObject({ value: 1, n: 10 });
+  });
+
+  it('puts only the brain calls in the calibration buckets, the last one closed at 100', () => {
+    const calibration = teacherBrain(rounds, 0).metrics.calibration;
+    // A round without a call has no confidence: it is in no bucket, not in the 0-40 one.
+    expect(calibration[0]).toMatchObject({ confidence_from: 0, confidence_to: 40, n: 0 });
+    expect(calibration[3]).toMatchObject({
+      confidence_from: 80,
+      confidence_to: 100,
+      n: 10,
+      observed_hit_rate: 0.7,
+    });
+  });
+
+  it('counts replayed rounds: every one in teacher_brain, those with a call in public_performance', () => {
+    const withReplays = rounds.map((r, i) => ({ ...r, replayed: i < 3 }));
+    expect(teacherBrain(withReplays, 0).metrics.replayed_rounds).toBe(3);
+    // Only a round without a call is replayed: the public record (rounds with a call) has no replayed round.
+    const noneReplayed = rounds.map((r, i) => ({ ...r, replayed: i === 10 }));
+    const p = publicPerformanceFrom(noneReplayed);
+    expect(p.replayed_rounds).toBe(0);
+    expect(p.note).not.toContain('backfill replay');
+  });
+
+  it('says which mode an empty record is of when one left-out round had a call', () => {
+    const p = publicPerformanceFrom([], {
+      mode: 'live',
+      leftOut: { rounds: 1, withCall: 1, modes: ['simulated'] },
+    });
+    expect(p.status).toBe('no_history');
+    expect(p.note).toContain('No arena round with a brain call recorded in live mode has been resolved yet');
+  });
+});
+
+// The lesson labels (teacher-lessons schema, pattern_type and agreement): a side without a call is compared with
+// nothing, and the summary flags a small sample only for a crowd that made a call.
+describe('a lesson of a round', () => {
+  const round = (
+    brainCall: ArenaReading,
+    counts: { bullish: number; bearish: number; neutral: number },
+    outcome: ArenaPrediction,
+  ): ResolvedRound => ({
+    roundId: 'BTC-20250110T00Z',
+    asset: 'BTC',
+    brainCall,
+    brainConfidence: brainCall === 'NONE' ? null : 70,
+    counts,
+    humanVotes: counts.bullish + counts.bearish + counts.neutral,
+    syntheticVotes: 0,
+    outcome,
+    returnFraction: 0,
+    resolvedAt: T0,
+    replayed: false,
+  });
+
+  it('with no brain call and no votes: neither called, no agreement', () => {
+    expect(buildLesson(round('NONE', NO_VOTES, 'NEUTRAL'))).toMatchObject({
+      pattern_type: 'neither_called',
+      agreement: 0,
+    });
+  });
+
+  it('with no brain call and a crowd calling BULLISH 3-0: crowd only', () => {
+    expect(buildLesson(round('NONE', { bullish: 3, bearish: 0, neutral: 0 }, 'BULLISH'))).toMatchObject({
+      pattern_type: 'crowd_only_no_brain',
+      agreement: 0,
+    });
+  });
+
+  it('with brain and crowd both BULLISH and a BEARISH outcome: aligned and wrong', () => {
+    expect(buildLesson(round('BULLISH', { bullish: 3, bearish: 0, neutral: 0 }, 'BEARISH'))).toMatchObject({
+      pattern_type: 'aligned_wrong',
+      agreement: 1,
+      brain_correct: 0,
+      crowd_correct: 0,
+    });
+  });
+
+  it('says a tied crowd made no call, without calling it a small sample', () => {
+    const lesson = buildLesson(round('BULLISH', { bullish: 2, bearish: 2, neutral: 0 }, 'BULLISH'));
+    expect(lesson.summary).toContain('human crowd tied: no call (4 votes)');
+    expect(lesson.summary).not.toContain('small sample');
+  });
+});
+
+// README "Simulated mode": 8-24 seeded voters per round, all voting in the hour before the round starts.
+describe('the seeded synthetic crowd', () => {
+  it('has 8 to 24 voters, reaching both ends, who all vote in the hour before the start', () => {
+    const sizes: number[] = [];
+    for (let i = 0; i < 500; i++) {
+      const round = roundAt(T0 + i * HOUR);
+      const crowd = syntheticCrowd(42, round);
+      sizes.push(crowd.length);
+      for (const vote of crowd) {
+        expect(vote.at).toBeGreaterThanOrEqual(round.start - HOUR);
+        expect(vote.at).toBeLessThan(round.start);
+      }
+    }
+    expect(Math.min(...sizes)).toBe(8);
+    expect(Math.max(...sizes)).toBe(24);
   });
 });
