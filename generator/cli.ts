@@ -473,7 +473,10 @@ function registerSchedule(program: Command): void {
     )
     .action(async (o: GenerateFlags & { cron: string; dist: string; baseUrl?: string }) => {
       (await import('./cycle.ts')).collectDeadlineFromEnv(); // a bad EMI_COLLECT_DEADLINE_SECONDS: exit 2 now
-      const schedule = await scheduleRuns({ ...o, baseUrl: requireBaseUrl(o.baseUrl) });
+      const baseUrl = requireBaseUrl(o.baseUrl);
+      // Before the first tick: a second scheduler on this --state says what already runs there and stops.
+      await (await import('./state/instance-lock.ts')).claimStateFolder(o.state, 'schedule');
+      const schedule = await scheduleRuns({ ...o, baseUrl });
       onShutdown(schedule.stop);
     });
 }
@@ -508,8 +511,10 @@ function registerUp(program: Command): void {
       await refusePastAsOf(o);
       checkAsOfAhead(o, 'up');
       // Before anything is written: a second `emi up` on the same folders says what runs there and stops.
-      const { claimInstance } = await import('./state/instance-lock.ts');
+      const { claimInstance, claimStateFolder } = await import('./state/instance-lock.ts');
       const instance = await claimInstance({ folder: o.dist, port: o.port, host: o.host, command: 'up' });
+      // And one scheduler per --state (an `emi schedule` too): two would refuse each other's runs every tick.
+      const stateClaim = await claimStateFolder(o.state, 'up');
       if (o.source === 'sim' && o.backfillDays > 0) {
         const { backfillAndReport } = await import('./backfill-command.ts');
         // Rounds already on record are skipped, so only a fresh store pays for the replay.
@@ -535,7 +540,10 @@ function registerUp(program: Command): void {
         config: o.config,
         ledgerFile: resolve(o.state, 'publishers.sqlite'),
         voteStorePath: resolve(o.state, 'arena-votes.sqlite'),
-        onListening: instance.listening,
+        onListening: async (url) => {
+          await instance.listening(url);
+          await stateClaim.listening(url);
+        },
       });
       const schedule = await scheduleRuns({ ...o, baseUrl });
       onShutdown(async () => {

@@ -7,7 +7,7 @@ import { openArenaStore, type ArenaStore } from './store.ts';
 import { noStateFolderMessage, openStoreForStatus, statusFailure, statusLines } from './status.ts';
 import { addHumanVotes, importVotesJsonl, VoteValidationError } from './votes.ts';
 import { describeRepair, repairStore } from './repair.ts';
-import { runOwner, withFileRunLock } from './lock.ts';
+import { ArenaStoreBusyError, runOwner, withFileRunLock, withStoreRunLockIfItOpens } from './lock.ts';
 import { dirname, join, resolve } from 'node:path';
 
 export interface ArenaCommandDeps {
@@ -179,13 +179,20 @@ export function registerArenaCommands(program: Command, deps: ArenaCommandDeps):
         return;
       }
       try {
-        // Under the run lock a run takes when the store cannot be opened: no run writes while the file moves.
-        const result = await withFileRunLock(join(dirname(file), 'run.lock'), runOwner(), () =>
-          repairStore(file, now()),
+        // Under both run locks: the one a run takes when the store cannot be opened, and the one inside the store
+        // when it opens (a store that fails its integrity check may still open and run). No run writes while the
+        // file moves, into the file moved aside.
+        const owner = runOwner();
+        const result = await withFileRunLock(join(dirname(file), 'run.lock'), owner, () =>
+          withStoreRunLockIfItOpens(file, owner, () => repairStore(file, now())),
         );
         out(describeRepair(file, result));
       } catch (error) {
-        (deps.err ?? console.error)(`emi arena: repair failed: ${(error as Error).message}`);
+        const busy = error instanceof ArenaStoreBusyError;
+        const message = (error as Error).message;
+        (deps.err ?? console.error)(
+          `emi arena: ${busy ? `repair refused, nothing was moved: ${message}` : `repair failed: ${message}`}`,
+        );
         process.exitCode = 1;
       }
     });

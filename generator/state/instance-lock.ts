@@ -1,13 +1,22 @@
-// One `emi up` / `emi serve` per served folder: a small lock file beside the folder names the running instance
-// (pid, host, port). A second instance reads it, says what is running and stops before touching anything; a lock
-// left by a killed instance (its process is gone) is taken over. The port is probed too, so a port held by
-// anything else is reported in words instead of a raw EADDRINUSE.
+// One `emi up` / `emi serve` per served folder, and one scheduler (`emi up`, `emi schedule`) per state folder: a
+// small lock file names the running instance (pid, host, port). A second instance reads it, says what is running and
+// stops before touching anything; a lock left by a killed instance (its process is gone) is taken over. A holder
+// still alive is waited for a while first: a restart (`kill -TERM $OLD; emi up`) starts the new one while the old
+// one is still stopping. The port is probed too, so a port held by anything else is reported in words instead of a
+// raw EADDRINUSE.
+import { randomUUID } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { open, readFile, rm } from 'node:fs/promises';
+import { link, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { processIsAlive } from './lock.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { assertWritableFolder } from '../publish/writable.ts';
+import { processIsAlive, takeOverStaleLock } from './lock.ts';
+
+/** How long a new instance waits for a live holder to stop before it refuses (an old one stopping takes ~1 s). */
+export const INSTANCE_WAIT_MS = 20_000;
+const INSTANCE_POLL_MS = 250;
 
 export interface InstanceInfo {
   pid: number;
@@ -36,20 +45,68 @@ export class InstanceRunningError extends Error {
 export const instanceLockFile = (folder: string): string =>
   join(dirname(resolve(folder)), `.${basename(resolve(folder))}.instance.json`);
 
-const describe = (info: InstanceInfo): string =>
-  `emi ${info.command} is already running for ${info.folder} (pid ${info.pid} on ${info.host}, ` +
-  `${info.url ?? `port ${info.port}`}, since ${info.started_at}): stop it first, or use other folders and --port`;
+/** What a second instance is told to do by default (a served folder); a state folder's claim says its own. */
+const FOLDER_REMEDY = 'stop it first, or use other folders and --port';
 
-async function readInstance(file: string): Promise<InstanceInfo | null> {
+const describe = (info: InstanceInfo, remedy: string): string => {
+  const where = info.url ?? (info.port === 0 ? null : `port ${info.port}`);
+  return (
+    `emi ${info.command} is already running for ${info.folder} (pid ${info.pid} on ${info.host}, ` +
+    `${where === null ? '' : `${where}, `}since ${info.started_at}): ${remedy}`
+  );
+};
+
+/** The lock file: absent, or there with its instance (null when it cannot be read, e.g. not JSON). */
+type Held = { present: false } | { present: true; info: InstanceInfo | null };
+
+async function readInstance(file: string): Promise<Held> {
+  let text: string;
   try {
-    return JSON.parse(await readFile(file, 'utf8')) as InstanceInfo;
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { present: false };
+    throw error;
+  }
+  try {
+    return { present: true, info: JSON.parse(text) as InstanceInfo };
   } catch {
-    return null;
+    return { present: true, info: null };
   }
 }
 
-const isLive = (info: InstanceInfo): boolean =>
-  info.host !== os.hostname() || (info.pid !== process.pid && processIsAlive(info.pid));
+const isLive = (info: InstanceInfo | null): info is InstanceInfo =>
+  info !== null && (info.host !== os.hostname() || (info.pid !== process.pid && processIsAlive(info.pid)));
+
+/** A file name beside `file`, unique to this call, for writing it whole before it appears under its name. */
+const tempBeside = (file: string): string => `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+
+/**
+ * Creates `file` with `text`, failing with EEXIST if it is there. Written aside and linked into place, so a reader
+ * never finds it half-written (and takes it for a killed instance's).
+ */
+async function createWhole(file: string, text: string): Promise<void> {
+  const temp = tempBeside(file);
+  await writeFile(temp, text);
+  try {
+    await link(temp, file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw error;
+    // A file system without hard links: created exclusively, then written.
+    const handle = await open(file, 'wx');
+    await handle.writeFile(text);
+    await handle.close();
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+/** Replaces `file` with `text` in one step (written aside, renamed over it). */
+async function replaceWhole(file: string, text: string): Promise<void> {
+  const temp = tempBeside(file);
+  await writeFile(temp, text);
+  await rename(temp, file);
+}
 
 /** Resolves when host:port can be listened on; throws a sentence when something holds it. */
 export function assertPortFree(port: number, host: string): Promise<void> {
@@ -69,14 +126,31 @@ export function assertPortFree(port: number, host: string): Promise<void> {
   });
 }
 
-/** Claims `folder` for this process, or throws InstanceRunningError naming the instance that holds it. */
-export async function claimInstance(options: {
+export interface ClaimOptions {
   folder: string;
   port: number;
   host: string;
   command: string;
-}): Promise<InstanceLock> {
-  const file = instanceLockFile(options.folder);
+  /** The lock file; default beside the folder (instanceLockFile). */
+  file?: string;
+  /** What a second instance is told to do, after what runs there. */
+  remedy?: string;
+  /** How long a live holder is waited for (it may be stopping) before the claim is refused. */
+  waitMs?: number;
+  /** Where the one line saying it waits goes (default stderr). */
+  notice?: (line: string) => void;
+}
+
+/**
+ * Claims `folder` for this process, or throws InstanceRunningError naming the instance that holds it. A live holder
+ * is polled for up to waitMs: one that is stopping (a restart) is taken over once it has gone, at no cost to the
+ * refusal of a real second instance but the wait. A holder gone is taken over one claimant at a time
+ * (takeOverStaleLock).
+ */
+export async function claimInstance(options: ClaimOptions): Promise<InstanceLock> {
+  const file = options.file ?? instanceLockFile(options.folder);
+  const remedy = options.remedy ?? FOLDER_REMEDY;
+  const waitMs = options.waitMs ?? INSTANCE_WAIT_MS;
   const info: InstanceInfo = {
     pid: process.pid,
     host: os.hostname(),
@@ -86,19 +160,44 @@ export async function claimInstance(options: {
     url: null,
     started_at: new Date().toISOString(),
   };
-  for (let attempt = 0; ; attempt++) {
+  const text = () => `${JSON.stringify(info, null, 2)}\n`;
+  const create = () => createWhole(file, text());
+  const waitUntil = Date.now() + waitMs;
+  let waiting = false;
+  for (;;) {
     const held = await readInstance(file);
-    if (held && isLive(held)) throw new InstanceRunningError(describe(held));
-    if (held || attempt > 0) await rm(file, { force: true }); // left by a killed instance (or unreadable)
-    await assertPortFree(options.port, options.host);
-    try {
-      const handle = await open(file, 'wx');
-      await handle.writeFile(`${JSON.stringify(info, null, 2)}\n`);
-      await handle.close();
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 2) throw error;
+    if (held.present && isLive(held.info)) {
+      if (Date.now() >= waitUntil) {
+        throw new InstanceRunningError(
+          `${describe(held.info, remedy)} (waited ${Math.round(waitMs / 1000)} s in case it was stopping)`,
+        );
+      }
+      if (!waiting) {
+        waiting = true;
+        (options.notice ?? ((line: string) => console.error(`emi: ${line}`)))(
+          `emi ${held.info.command} (pid ${held.info.pid}) holds ${held.info.folder}: waiting up to ` +
+            `${Math.round(waitMs / 1000)} s in case it is stopping`,
+        );
+      }
+      await sleep(INSTANCE_POLL_MS);
+      continue;
     }
+    await assertPortFree(options.port, options.host);
+    if (!held.present) {
+      try {
+        await create();
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        continue; // another claimant created it first: read it
+      }
+    }
+    // Left by a killed instance (or unreadable): taken over only if it still is, under the takeover marker.
+    const stillStale = async () => {
+      const now = await readInstance(file);
+      return now.present && !isLive(now.info);
+    };
+    if (await takeOverStaleLock(file, stillStale, create)) break;
   }
   const release = () => {
     process.removeListener('exit', release);
@@ -114,10 +213,35 @@ export async function claimInstance(options: {
     file,
     async listening(url) {
       info.url = url;
-      const handle = await open(file, 'w');
-      await handle.writeFile(`${JSON.stringify(info, null, 2)}\n`);
-      await handle.close();
+      await replaceWhole(file, text());
     },
     release,
   };
+}
+
+/** The lock file of the scheduler using a state folder: inside it (its parent may not be the service's to write). */
+export const schedulerLockFile = (stateDir: string): string => join(resolve(stateDir), 'scheduler.json');
+
+/**
+ * Claims the state folder for one long-running scheduler (`emi up`, `emi schedule`): two on one folder would refuse
+ * each other's runs on the store's run lock at nearly every tick. One-off runs (`emi generate`, a systemd timer's)
+ * take no claim: the run lock refuses one that overlaps a tick, in words.
+ */
+export async function claimStateFolder(
+  stateDir: string,
+  command: 'up' | 'schedule',
+  options: Pick<ClaimOptions, 'waitMs' | 'notice'> = {},
+): Promise<InstanceLock> {
+  await assertWritableFolder(stateDir, 'state folder');
+  await mkdir(stateDir, { recursive: true });
+  return claimInstance({
+    ...options,
+    folder: stateDir,
+    file: schedulerLockFile(stateDir),
+    port: 0,
+    host: '127.0.0.1',
+    command,
+    remedy:
+      "stop it first (two schedulers on one state folder refuse each other's runs), or give this one another --state",
+  });
 }

@@ -6,6 +6,8 @@ import { readFileSync, unlinkSync } from 'node:fs';
 import { open, readFile, rm, stat, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
 import { iso } from '../engines/clock.ts';
 import { beginRun, markUnfinishedRuns, runDetail, settleRun } from './run-log.ts';
 import type { ArenaStore } from './store.ts';
@@ -125,6 +127,12 @@ export const holderAlive = (
   isAlive: (pid: number) => boolean = processIsAlive,
 ): boolean => abandonment({ owner, acquired_at_ms: 0, expires_at_ms: expiresAtMs }, now, isAlive) === null;
 
+const storeBusy = (held: LockRow): ArenaStoreBusyError =>
+  new ArenaStoreBusyError(
+    `another generator run (${held.owner}) holds the arena store lock since ${iso(held.acquired_at_ms)}; ` +
+      `try again after it finishes (${describeOwner(held.owner)}, heartbeat valid until ${iso(held.expires_at_ms)})`,
+  );
+
 export const acquireRunLock = (store: ArenaStore, owner: string, opts: LockOptions = {}): void => {
   const now = (opts.now ?? Date.now)();
   const ttl = opts.ttlMs ?? DEFAULT_LOCK_TTL_MS;
@@ -135,12 +143,7 @@ export const acquireRunLock = (store: ArenaStore, owner: string, opts: LockOptio
       .get() as LockRow | undefined;
     if (held && held.owner !== owner) {
       const reason = abandonment(held, now, opts.isAlive ?? processIsAlive);
-      if (reason === null) {
-        throw new ArenaStoreBusyError(
-          `another generator run (${held.owner}) holds the arena store lock since ${iso(held.acquired_at_ms)}; ` +
-            `try again after it finishes (${describeOwner(held.owner)}, heartbeat valid until ${iso(held.expires_at_ms)})`,
-        );
-      }
+      if (reason === null) throw storeBusy(held);
       tookOver = `took over the run lock of ${describeOwner(held.owner)}: ${reason}`;
     }
     // No other run can be publishing now: a run-log row still pending is a run that never came back.
@@ -249,6 +252,50 @@ async function holdWhile<T>(
   }
 }
 
+/** How long a takeover marker may stand before it counts as left by a killed claimant (it is held for milliseconds). */
+const TAKEOVER_MARKER_TTL_MS = 5_000;
+
+/** Creates `marker` exclusively, waiting while another claimant holds it; one left by a killed claimant is removed. */
+async function holdMarker(marker: string): Promise<void> {
+  for (;;) {
+    try {
+      await (await open(marker, 'wx')).close();
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const since = (await stat(marker).catch(() => null))?.mtimeMs;
+    if (since !== undefined && Date.now() - since > TAKEOVER_MARKER_TTL_MS) await rm(marker, { force: true });
+    else await sleep(20);
+  }
+}
+
+/**
+ * Replaces a lock file whose holder is gone, one claimant at a time. Removing the file and creating one's own are two
+ * steps: a claimant that read the old lock just before another replaced it would remove the new holder's lock. So
+ * both steps run under an exclusive `<file>.takeover` marker, and the file is read again there (`stillStale`). False
+ * when it is no longer stale (taken over, or released, meanwhile) or someone else created it first: read it again.
+ */
+export async function takeOverStaleLock(
+  file: string,
+  stillStale: () => Promise<boolean>,
+  create: () => Promise<void>,
+): Promise<boolean> {
+  const marker = `${file}.takeover`;
+  await holdMarker(marker);
+  try {
+    if (!(await stillStale())) return false;
+    await rm(file, { force: true });
+    await create();
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await rm(marker, { force: true });
+  }
+}
+
 /**
  * The run lock when the arena store itself cannot be opened (damaged): a file holding the same owner name,
  * created exclusively, its modification time the heartbeat. Taken over on the same terms as the store's lock.
@@ -265,23 +312,42 @@ export async function withFileRunLock<T>(
     await handle.writeFile(owner);
     await handle.close();
   };
-  await take().catch(async (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
+  /** The lock file's holder and why it may be taken over (null: still running); null when there is no file. */
+  const readHeld = async (): Promise<{ owner: string; reason: string | null } | null> => {
+    const beat = (await stat(file).catch(() => null))?.mtimeMs;
+    if (beat === undefined) return null;
     const held = await readFile(file, 'utf8').catch(() => '');
-    const beat = (await stat(file).catch(() => null))?.mtimeMs ?? 0;
     const row = { owner: held, acquired_at_ms: beat, expires_at_ms: beat + ttl };
-    const reason = abandonment(row, (opts.now ?? Date.now)(), opts.isAlive ?? processIsAlive);
-    if (reason === null) {
+    return {
+      owner: held,
+      reason: abandonment(row, (opts.now ?? Date.now)(), opts.isAlive ?? processIsAlive),
+    };
+  };
+  for (;;) {
+    try {
+      await take();
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const held = await readHeld();
+    if (held === null) continue; // released meanwhile
+    if (held.reason === null) {
       throw new ArenaStoreBusyError(
-        `another generator run (${describeOwner(held)}) holds the run lock ${file}; try again after it finishes`,
+        `another generator run (${describeOwner(held.owner)}) holds the run lock ${file}; try again after it finishes`,
       );
     }
-    (opts.notice ?? ((line: string) => console.error(`emi: ${line}`)))(
-      `took over the run lock of ${describeOwner(held)}: ${reason}`,
-    );
-    await rm(file, { force: true });
-    await take();
-  });
+    const stillStale = async () => {
+      const now = await readHeld();
+      return now !== null && now.owner === held.owner && now.reason !== null;
+    };
+    if (await takeOverStaleLock(file, stillStale, take)) {
+      (opts.notice ?? ((line: string) => console.error(`emi: ${line}`)))(
+        `took over the run lock of ${describeOwner(held.owner)}: ${held.reason}`,
+      );
+      break;
+    }
+  }
   const heartbeat = setInterval(() => {
     const at = new Date();
     void utimes(file, at, at).catch(() => undefined);
@@ -296,4 +362,62 @@ export async function withFileRunLock<T>(
     }
   };
   return holdWhile(release, fn);
+}
+
+/**
+ * Runs fn holding the run lock inside the store `file` when the store opens, as well as any other lock the caller
+ * holds: a damaged store may still open, and runs then lock it there, not in run.lock (see withFileRunLock). A store
+ * too damaged to write its lock row has no run writing it either, unless one took the lock before: its row is read
+ * and a live holder refused. A store that does not open (or is not there) has no run in it: fn runs as it is.
+ */
+export async function withStoreRunLockIfItOpens<T>(
+  file: string,
+  owner: string,
+  fn: () => Promise<T>,
+  opts: LockOptions = {},
+): Promise<T> {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { fileMustExist: true });
+    db.prepare('SELECT owner FROM run_lock WHERE id = 1').get();
+  } catch {
+    db?.close();
+    return fn();
+  }
+  const opened = db;
+  const store: ArenaStore = { db: opened, path: file, close: () => opened.close() };
+  let started = false;
+  try {
+    return await withRunLock(
+      store,
+      owner,
+      () => {
+        started = true;
+        return fn();
+      },
+      opts,
+    );
+  } catch (error) {
+    if (started || error instanceof ArenaStoreBusyError) throw error;
+    refuseWhileHeld(store, owner, opts);
+    return await fn();
+  } finally {
+    if (opened.open) opened.close();
+  }
+}
+
+/** Throws ArenaStoreBusyError while another live run holds the store's lock row; an unreadable row holds nothing. */
+function refuseWhileHeld(store: ArenaStore, owner: string, opts: LockOptions): void {
+  let held: LockRow | undefined;
+  try {
+    held = store.db
+      .prepare('SELECT owner, acquired_at_ms, expires_at_ms FROM run_lock WHERE id = 1')
+      .get() as LockRow | undefined;
+  } catch {
+    return;
+  }
+  const now = (opts.now ?? Date.now)();
+  if (held && held.owner !== owner && abandonment(held, now, opts.isAlive ?? processIsAlive) === null) {
+    throw storeBusy(held);
+  }
 }
