@@ -1,5 +1,7 @@
 // Shared set-up for the paywall tests: paid fixture files in a temporary folder, the development facilitator and
 // the worker on loopback (port 0), and buyers whose payments are built by the official x402 client.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -142,3 +144,27 @@ export const paymentHeader = (payload: PaymentPayload): Record<string, string> =
 });
 
 export const base64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
+
+/** An indexer in front of the development facilitator's indexer API that a test can take down (`state.down`). */
+export async function startIndexer(target: string) {
+  const state = { down: false };
+  const server = createServer(async (req, res) => {
+    if (state.down) {
+      res.writeHead(503, { 'Content-Type': 'application/json' });
+      return res.end('{"message":"down"}');
+    }
+    const response = await fetch(`${target}${req.url}`);
+    res.writeHead(response.status, { 'Content-Type': 'application/json' });
+    res.end(await response.text());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    state,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -34,6 +34,7 @@ import {
   newBuyer,
   paymentHeader,
   resourceById,
+  startIndexer,
   writePaidFixtures,
 } from './paywall-harness.ts';
 import type { Buyer } from './paywall-harness.ts';
@@ -108,31 +109,6 @@ async function startFacilitator(target: string) {
     });
   await up();
   return { url: `http://127.0.0.1:${FACILITATOR_PORT}`, state, up, down };
-}
-
-/** An indexer in front of the development facilitator's indexer API that can be down. */
-async function startIndexer(target: string) {
-  const state = { down: false };
-  const server = createServer(async (req, res) => {
-    if (state.down) {
-      res.writeHead(503, { 'Content-Type': 'application/json' });
-      return res.end('{"message":"down"}');
-    }
-    const response = await fetch(`${target}${req.url}`);
-    res.writeHead(response.status, { 'Content-Type': 'application/json' });
-    res.end(await response.text());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    state,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 /** The real in-memory book, recording what became of each claim that did not end in a delivery. */

@@ -26,7 +26,13 @@ import { SqlitePaymentBook } from '../paywall-worker/payment-book-sqlite.ts';
 import { signedPaymentOf } from '../paywall-worker/core/group-policy.ts';
 import { REFUSAL_MEMORY_MS } from '../paywall-worker/core/decide.ts';
 import { createDevBuyer } from '../paywall-worker/buy.ts';
-import { fetchChallenge, newBuyer, resourceById, writePaidFixtures } from './paywall-harness.ts';
+import {
+  fetchChallenge,
+  newBuyer,
+  resourceById,
+  startIndexer,
+  writePaidFixtures,
+} from './paywall-harness.ts';
 
 const resource = resourceById('paidMarketRegime');
 const NETWORK = 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k';
@@ -198,30 +204,6 @@ async function startFacilitator(target: string) {
       state.gate = { reached, open, arrive, opened };
       return state.gate;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/** An indexer in front of the development facilitator's indexer API that can be down. */
-async function startIndexer(target: string) {
-  const state = { down: false };
-  const server = createServer(async (req, res) => {
-    if (state.down) {
-      res.writeHead(503, { 'Content-Type': 'application/json' });
-      return res.end('{"message":"down"}');
-    }
-    const response = await fetch(`${target}${req.url}`);
-    res.writeHead(response.status, { 'Content-Type': 'application/json' });
-    res.end(await response.text());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    state,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
