@@ -168,3 +168,32 @@ export async function startIndexer(target: string) {
       }),
   };
 }
+
+/** A development facilitator, a folder of fresh paid files, an opted-in payee and a buyer with 5 USDC. */
+export interface DevSale {
+  facilitator: DevFacilitator;
+  paidDir: string;
+  payTo: string;
+  buyer: Buyer;
+  close(): Promise<void>;
+}
+
+/** A `DevSale` with its facilitator on `port` and its paid files in a new temporary folder named from `prefix`. */
+export async function startDevSale(port: number, prefix: string): Promise<DevSale> {
+  const facilitator = await startDevFacilitator({ port });
+  const paidDir = await mkdtemp(join(tmpdir(), prefix));
+  await writePaidFixtures(paidDir);
+  const payTo = algosdk.generateAccount().addr.toString();
+  facilitator.ledger.optIn(payTo);
+  const buyer = await newBuyer(facilitator, '5000000');
+  return {
+    facilitator,
+    paidDir,
+    payTo,
+    buyer,
+    close: async () => {
+      await facilitator.close();
+      await rm(paidDir, { recursive: true, force: true });
+    },
+  };
+}

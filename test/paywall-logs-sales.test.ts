@@ -1,9 +1,6 @@
 // What the paywall's log says about money: one line per sale and per redelivery, a closing line for a payment first
 // logged as unknown and later settled, a refused payment sent again in a loop answered from memory (one settle
 // call, one line with a count), a settlement the payment book could not record, and no payer's address.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import algosdk from 'algosdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HTTPFacilitatorClient } from '@x402/core/server';
@@ -14,33 +11,28 @@ import { createPaywallApp } from '../paywall-worker/app.ts';
 import type { PaywallApp } from '../paywall-worker/app.ts';
 import type { PaywallLogEntry } from '../paywall-worker/core/decide.ts';
 import { REFUSAL_MEMORY_MS } from '../paywall-worker/core/decide.ts';
-import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { MemoryPaymentBook } from '../paywall-worker/payment-book.ts';
 import type { PaymentBook } from '../paywall-worker/payment-book.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
-import { newBuyer, paymentHeader, resourceById, writePaidFixtures } from './paywall-harness.ts';
-import type { Buyer } from './paywall-harness.ts';
+import { newBuyer, paymentHeader, resourceById, startDevSale } from './paywall-harness.ts';
+import type { Buyer, DevSale } from './paywall-harness.ts';
 
 const resource = resourceById('paidMarketRegime');
 const PORT = 19680;
 
+let sale: DevSale;
 let facilitator: DevFacilitator;
 let paidDir: string;
 let payTo: string;
 let buyer: Buyer;
 
 beforeAll(async () => {
-  facilitator = await startDevFacilitator({ port: PORT });
-  paidDir = await mkdtemp(join(tmpdir(), 'emi-paylogs-'));
-  await writePaidFixtures(paidDir);
-  payTo = algosdk.generateAccount().addr.toString();
-  facilitator.ledger.optIn(payTo);
-  buyer = await newBuyer(facilitator, '5000000');
+  sale = await startDevSale(PORT, 'emi-paylogs-');
+  ({ facilitator, paidDir, payTo, buyer } = sale);
 });
 afterAll(async () => {
-  await facilitator?.close();
-  if (paidDir) await rm(paidDir, { recursive: true, force: true });
+  await sale?.close();
 });
 afterEach(() => {
   vi.restoreAllMocks();

@@ -19,7 +19,6 @@ import { createArenaVoteApp } from '../paywall-worker/arena-vote/app.ts';
 import { formatVoteMessage } from '../paywall-worker/arena-vote/message.ts';
 import { openSqliteVoteStore } from '../paywall-worker/arena-vote/store-sqlite.ts';
 import { MAX_REFUSALS, createRefusalMemory } from '../paywall-worker/core/memories.ts';
-import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { MAX_PAYMENT_HEADER_CHARS } from '../paywall-worker/payment-header.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
@@ -27,29 +26,25 @@ import { roundAt } from '../generator/engines/arena/rounds.ts';
 import { ALGORAND_MAINNET, ALGORAND_MAINNET_LONG } from '../schemas/paid/terms.ts';
 import { MINUTE, T0 } from './arena-fixtures.ts';
 import { signedDataVote } from './helpers/signed-vote.ts';
-import { newBuyer, resourceById, writePaidFixtures } from './paywall-harness.ts';
-import type { Buyer } from './paywall-harness.ts';
+import { newBuyer, resourceById, startDevSale, writePaidFixtures } from './paywall-harness.ts';
+import type { Buyer, DevSale } from './paywall-harness.ts';
 import { account, publisherEntry, startPublisherStack } from './publishers-harness.ts';
 
 const resource = resourceById('paidMarketRegime');
 const PORT = 20180;
 
+let sale: DevSale;
 let facilitator: DevFacilitator;
 let paidDir: string;
 let payTo: string;
 let buyer: Buyer;
 
 beforeAll(async () => {
-  facilitator = await startDevFacilitator({ port: PORT });
-  paidDir = await mkdtemp(join(tmpdir(), 'emi-pinned-'));
-  await writePaidFixtures(paidDir);
-  payTo = algosdk.generateAccount().addr.toString();
-  facilitator.ledger.optIn(payTo);
-  buyer = await newBuyer(facilitator, '5000000');
+  sale = await startDevSale(PORT, 'emi-pinned-');
+  ({ facilitator, paidDir, payTo, buyer } = sale);
 });
 afterAll(async () => {
-  await facilitator?.close();
-  if (paidDir) await rm(paidDir, { recursive: true, force: true });
+  await sale?.close();
 });
 afterEach(async () => {
   await writePaidFixtures(paidDir);
