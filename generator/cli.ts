@@ -279,8 +279,14 @@ function checkAsOfAhead(flags: GenerateFlags, command: 'generate' | 'up'): void 
   );
 }
 
-/** Regenerates and rebuilds on a cron expression until SIGINT or SIGTERM. */
-async function scheduleRuns(flags: GenerateFlags & { cron: string; dist: string; baseUrl: string }) {
+/**
+ * Regenerates and rebuilds on a cron expression until SIGINT or SIGTERM, which stop the schedule and then `alsoStop`
+ * (`emi up`'s server).
+ */
+async function scheduleRuns(
+  flags: GenerateFlags & { cron: string; dist: string; baseUrl: string },
+  alsoStop: () => Promise<void> = async () => undefined,
+): Promise<void> {
   const { startSchedule } = await import('./schedule.ts');
   const schedule = startSchedule(
     flags.cron,
@@ -304,8 +310,12 @@ async function scheduleRuns(flags: GenerateFlags & { cron: string; dist: string;
     },
     () => console.log('previous run still in progress: this tick was skipped'),
   );
+  onShutdown(async () => {
+    await schedule.stop();
+    await alsoStop();
+  });
+  // Said once a signal stops it cleanly: a supervisor (or a test) may send SIGTERM as soon as it reads this line.
   console.log(`scheduled: "${flags.cron}" in UTC (Ctrl-C to stop)`);
-  return schedule;
 }
 
 function onShutdown(stop: () => Promise<void>): void {
@@ -476,8 +486,7 @@ function registerSchedule(program: Command): void {
       const baseUrl = requireBaseUrl(o.baseUrl);
       // Before the first tick: a second scheduler on this --state says what already runs there and stops.
       await (await import('./state/instance-lock.ts')).claimStateFolder(o.state, 'schedule');
-      const schedule = await scheduleRuns({ ...o, baseUrl });
-      onShutdown(schedule.stop);
+      await scheduleRuns({ ...o, baseUrl });
     });
 }
 
@@ -545,11 +554,7 @@ function registerUp(program: Command): void {
           await stateClaim.listening(url);
         },
       });
-      const schedule = await scheduleRuns({ ...o, baseUrl });
-      onShutdown(async () => {
-        await schedule.stop();
-        await stack.close();
-      });
+      await scheduleRuns({ ...o, baseUrl }, stack.close);
     });
 }
 
