@@ -16,6 +16,7 @@ import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { startPaywallServer } from '../paywall-worker/server.ts';
 import type { PaywallAppOptions } from '../paywall-worker/app.ts';
+import type { PaywallConfig } from '../paywall-worker/config.ts';
 import type { PaywallServer } from '../paywall-worker/server.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
 import { createDevBuyer } from '../paywall-worker/buy.ts';
@@ -175,6 +176,8 @@ export interface DevSale {
   paidDir: string;
   payTo: string;
   buyer: Buyer;
+  /** A paywall configuration selling these files to that payee (the facilitator as indexer too), files up to 1 h. */
+  config(): PaywallConfig;
   close(): Promise<void>;
 }
 
@@ -191,6 +194,15 @@ export async function startDevSale(port: number, prefix: string): Promise<DevSal
     paidDir,
     payTo,
     buyer,
+    config: () => ({
+      payTo,
+      facilitatorUrl: facilitator.url,
+      baseUrl: 'http://127.0.0.1:8080',
+      storage: createFsStorage(paidDir),
+      allowSimulated: true,
+      indexerUrl: facilitator.url,
+      maxDataAgeSeconds: 3600,
+    }),
     close: async () => {
       await facilitator.close();
       await rm(paidDir, { recursive: true, force: true });

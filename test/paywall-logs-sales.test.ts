@@ -14,25 +14,23 @@ import { REFUSAL_MEMORY_MS } from '../paywall-worker/core/decide.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { MemoryPaymentBook } from '../paywall-worker/payment-book.ts';
 import type { PaymentBook } from '../paywall-worker/payment-book.ts';
-import { createFsStorage } from '../paywall-worker/storage-fs.ts';
 import { newBuyer, paymentHeader, resourceById, startDevSale } from './paywall-harness.ts';
 import type { Buyer, DevSale } from './paywall-harness.ts';
 
 const resource = resourceById('paidMarketRegime');
 const PORT = 19680;
 
-let sale: DevSale;
+let devSale: DevSale;
 let facilitator: DevFacilitator;
-let paidDir: string;
 let payTo: string;
 let buyer: Buyer;
 
 beforeAll(async () => {
-  sale = await startDevSale(PORT, 'emi-paylogs-');
-  ({ facilitator, paidDir, payTo, buyer } = sale);
+  devSale = await startDevSale(PORT, 'emi-paylogs-');
+  ({ facilitator, payTo, buyer } = devSale);
 });
 afterAll(async () => {
-  await sale?.close();
+  await devSale?.close();
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -46,17 +44,6 @@ interface Worker {
 }
 
 /** The worker on the development facilitator (in this process, no port), its log, its settle calls and its clock. */
-/** The app's configuration: this test's payee, facilitator (its indexer too) and paid files. */
-const paywallConfig = () => ({
-  payTo,
-  facilitatorUrl: facilitator.url,
-  baseUrl: 'http://127.0.0.1:8080',
-  storage: createFsStorage(paidDir),
-  allowSimulated: true,
-  indexerUrl: facilitator.url,
-  maxDataAgeSeconds: 3600,
-});
-
 function worker(
   options: {
     book?: PaymentBook;
@@ -80,7 +67,7 @@ function worker(
   };
   const logged: PaywallLogEntry[] = [];
   const clock = { ms: Date.now() };
-  const app = createPaywallApp(paywallConfig(), {
+  const app = createPaywallApp(devSale.config(), {
     facilitatorClient: client,
     paymentBook: options.book,
     log: (entry) => void logged.push(entry),
@@ -128,7 +115,7 @@ describe('sales and redeliveries', () => {
 
   it('logs a redelivery, and the default logger writes both sale lines with their time', async () => {
     const stderr = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const app = createPaywallApp(paywallConfig(), {});
+    const app = createPaywallApp(devSale.config(), {});
     const payload = await payFor(app); // the harness's buyer sends a payment id: it may collect its file again
     const first = await send(app, payload);
     const again = await send(app, payload);

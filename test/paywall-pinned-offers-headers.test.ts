@@ -21,7 +21,6 @@ import { openSqliteVoteStore } from '../paywall-worker/arena-vote/store-sqlite.t
 import { MAX_REFUSALS, createRefusalMemory } from '../paywall-worker/core/memories.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { MAX_PAYMENT_HEADER_CHARS } from '../paywall-worker/payment-header.ts';
-import { createFsStorage } from '../paywall-worker/storage-fs.ts';
 import { roundAt } from '../generator/engines/arena/rounds.ts';
 import { ALGORAND_MAINNET, ALGORAND_MAINNET_LONG } from '../schemas/paid/terms.ts';
 import { MINUTE, T0 } from './arena-fixtures.ts';
@@ -33,18 +32,17 @@ import { account, publisherEntry, startPublisherStack } from './publishers-harne
 const resource = resourceById('paidMarketRegime');
 const PORT = 20180;
 
-let sale: DevSale;
+let devSale: DevSale;
 let facilitator: DevFacilitator;
 let paidDir: string;
-let payTo: string;
 let buyer: Buyer;
 
 beforeAll(async () => {
-  sale = await startDevSale(PORT, 'emi-pinned-');
-  ({ facilitator, paidDir, payTo, buyer } = sale);
+  devSale = await startDevSale(PORT, 'emi-pinned-');
+  ({ facilitator, paidDir, buyer } = devSale);
 });
 afterAll(async () => {
-  await sale?.close();
+  await devSale?.close();
 });
 afterEach(async () => {
   await writePaidFixtures(paidDir);
@@ -62,18 +60,7 @@ function worker(options: { getSupported?: FacilitatorClient['getSupported'] } = 
       return real.settle(payload, requirements);
     },
   };
-  const app = createPaywallApp(
-    {
-      payTo,
-      facilitatorUrl: facilitator.url,
-      baseUrl: 'http://127.0.0.1:8080',
-      storage: createFsStorage(paidDir),
-      allowSimulated: true,
-      indexerUrl: facilitator.url,
-      maxDataAgeSeconds: 3600,
-    },
-    { facilitatorClient: client, log: () => undefined },
-  );
+  const app = createPaywallApp(devSale.config(), { facilitatorClient: client, log: () => undefined });
   return { app, settleCalls: () => settles };
 }
 

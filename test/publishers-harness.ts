@@ -17,6 +17,7 @@ import type { PaywallServer } from '../paywall-worker/server.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
 import { parsePublishers } from '../paywall-worker/publishers/config.ts';
 import type { Publisher, PublisherInput } from '../paywall-worker/publishers/config.ts';
+import type { SaleRecord } from '../paywall-worker/publishers/credit-ledger.ts';
 import { SqliteCreditLedger } from '../paywall-worker/publishers/credit-ledger-sqlite.ts';
 import { creditHooks, publisherSalePoints } from '../paywall-worker/publishers/sale-points.ts';
 import { writePaidFixtures } from './paywall-harness.ts';
@@ -189,3 +190,18 @@ export async function startPublisherStack(
   };
   return stack;
 }
+
+/** A delivered sale of acme's atlas (1 credit, 0.05 USDC) as the worker reports it to the credit ledger. */
+export const sale = (transaction: string, at = '2026-11-01T10:00:00.000Z'): SaleRecord => ({
+  at,
+  publisherId: 'acme',
+  product: 'atlas',
+  path: '/p/acme/api/x402-atlas.php',
+  priceUsd: '0.05',
+  amountAtomic: '50000',
+  payTo: 'PAYTO',
+  payer: 'PAYER',
+  transaction,
+  network: 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k',
+  credits: 1,
+});

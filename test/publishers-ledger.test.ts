@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CreditError, RESERVATION_TTL_MS } from '../paywall-worker/publishers/credit-ledger.ts';
-import type { CreditLedger, SaleRecord } from '../paywall-worker/publishers/credit-ledger.ts';
+import type { CreditLedger } from '../paywall-worker/publishers/credit-ledger.ts';
 import { SqliteCreditLedger } from '../paywall-worker/publishers/credit-ledger-sqlite.ts';
 import { StorageCreditLedger } from '../paywall-worker/publishers/credit-ledger-storage.ts';
 import type { LedgerStorage } from '../paywall-worker/publishers/credit-ledger-storage.ts';
@@ -16,7 +16,7 @@ import {
   durableCreditLedger,
 } from '../paywall-worker/publishers/credit-ledger-durable.ts';
 import { statementCsv, statementText } from '../paywall-worker/publishers/statement.ts';
-import { account } from './publishers-harness.ts';
+import { account, sale } from './publishers-harness.ts';
 import { emiInProcess } from './helpers/emi-in-process.ts';
 
 let dir: string;
@@ -70,20 +70,6 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
-});
-
-const sale = (transaction: string, at = '2026-11-01T10:00:00.000Z'): SaleRecord => ({
-  at,
-  publisherId: 'acme',
-  product: 'atlas',
-  path: '/p/acme/api/x402-atlas.php',
-  priceUsd: '0.05',
-  amountAtomic: '50000',
-  payTo: 'PAYTO',
-  payer: 'PAYER',
-  transaction,
-  network: 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k',
-  credits: 1,
 });
 
 describe.each(Object.keys(LEDGERS))('%s', (kind) => {

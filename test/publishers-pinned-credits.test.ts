@@ -14,29 +14,14 @@ import algosdk from 'algosdk';
 import type { PaymentPayload } from '@x402/core/types';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RESERVATION_TTL_MS } from '../paywall-worker/publishers/credit-ledger.ts';
-import type { SaleRecord } from '../paywall-worker/publishers/credit-ledger.ts';
 import { SqliteCreditLedger } from '../paywall-worker/publishers/credit-ledger-sqlite.ts';
 import { statementText } from '../paywall-worker/publishers/statement.ts';
 import { PaywallErrorBody } from '../schemas/paid/payment-required.ts';
 import { fetchChallenge, newBuyer, paymentHeader } from './paywall-harness.ts';
-import { account, publisherEntry, startPublisherStack } from './publishers-harness.ts';
+import { account, publisherEntry, sale, startPublisherStack } from './publishers-harness.ts';
 import type { PublisherStack } from './publishers-harness.ts';
 
 const reportOf = (id: string) => `/p/${id}/api/x402-atlas-human-report.php`;
-
-const sale = (transaction: string, at: string): SaleRecord => ({
-  at,
-  publisherId: 'acme',
-  product: 'atlas',
-  path: '/p/acme/api/x402-atlas.php',
-  priceUsd: '0.05',
-  amountAtomic: '50000',
-  payTo: 'PAYTO',
-  payer: 'PAYER',
-  transaction,
-  network: 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k',
-  credits: 1,
-});
 
 /** The last round the signed payment can land in. */
 function lastValidOf(payload: PaymentPayload): bigint {
