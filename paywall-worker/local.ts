@@ -133,6 +133,7 @@ function withStorefronts(
         ...(development && buyerPage.devFundUrl ? { devFundUrl: buyerPage.devFundUrl } : {}),
       },
       readBuyerFile: buyerFileReader(buyerPage.dir),
+      closedAt: programme.closedAt,
     }),
   );
   app.all('*', (c) => paywall.fetch(c.req.raw, c.env)); // c.env: Node's socket, for the vote route's client address

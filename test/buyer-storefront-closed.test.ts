@@ -2,8 +2,9 @@
 // its buyer page `/p/<id>/x402-buyer/`, in a real browser at a phone's size, on the whole local stack (`emi serve`)
 // with the freshly bundled page: the refusal is final (no button offers to check the price again or retry) and the
 // page links to the site's own buyer page, where the report is still sold. A storefront that is open but has no
-// credit left (503) keeps its retry. The payment path reads a 410 as final too.
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+// credit left (503) keeps its retry. The payment path reads a 410 as final too. Without JavaScript the page itself
+// is Gone (410) and says it is closed, from the config file as it is now (`emi publisher close` on a running stack).
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -24,11 +25,11 @@ import { account, publisherEntry } from './publishers-harness.ts';
 const PHONE = { width: 360, height: 640 };
 
 let dir: string;
+let config: string;
 let stack: LocalStack;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!hasChromium) return;
   dir = await mkdtemp(join(tmpdir(), 'emi-storefront-closed-'));
   const dist = join(dir, 'dist');
   await mkdir(join(dist, 'x402-buyer'), { recursive: true });
@@ -40,7 +41,7 @@ beforeAll(async () => {
   const paid = join(dir, 'paid');
   await mkdir(paid);
   await writePaidFixtures(paid);
-  const config = join(dir, 'emi.config.json');
+  config = join(dir, 'emi.config.json');
   const closedAt = new Date(Date.now() - 60_000).toISOString();
   await writeFile(
     config,
@@ -62,7 +63,7 @@ beforeAll(async () => {
     ledgerFile,
     log: () => {},
   });
-  browser = await launchChromium();
+  if (hasChromium) browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -105,6 +106,12 @@ describe.skipIf(!hasChromium)("a storefront's buyer page at a phone's size", () 
       expect(box && box.x + box.width).toBeLessThanOrEqual(PHONE.width);
       expect((await fetch(href)).status).toBe(200);
 
+      // The page's own notice, written before its code ran, fits the phone too.
+      const notice = page.locator('.publisher-closed');
+      expect(await notice.isVisible()).toBe(true);
+      const noticeBox = await notice.boundingBox();
+      expect(noticeBox && noticeBox.x + noticeBox.width).toBeLessThanOrEqual(PHONE.width);
+
       // The rest of the page stays as it was: the wallet choices work, the status is announced.
       expect(await page.getAttribute('#problem', 'role')).toBe('alert');
       expect(await page.getAttribute('#status', 'aria-live')).toBe('polite');
@@ -133,6 +140,61 @@ describe.skipIf(!hasChromium)("a storefront's buyer page at a phone's size", () 
       await page.close();
     }
   }, 60_000);
+});
+
+describe("a storefront's buyer page without JavaScript", () => {
+  const page = async (id: string) => {
+    const response = await fetch(`${stack.url}/p/${id}/x402-buyer/`);
+    return { status: response.status, html: await response.text() };
+  };
+  const CLOSED = /<p class="problem publisher-closed"><strong>This storefront is closed\.<\/strong>/;
+
+  it('closed: is Gone (410) and says since when, that payments made are delivered, and where it is still sold', async () => {
+    const { status, html } = await page('gone');
+    expect(status).toBe(410);
+    expect(html).toMatch(CLOSED);
+    const closedAt = Date.parse(
+      (JSON.parse(await readFile(config, 'utf8')) as { publishers: Array<{ closedAt?: string }> })
+        .publishers[0]?.closedAt ?? '',
+    );
+    const since = `${new Date(closedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+    expect(html.replace(/\s+/g, ' ')).toContain(
+      `stopped selling here on ${since}: this page sells nothing new.`,
+    );
+    expect(html).toContain('A payment already made here is still delivered');
+    expect(html).toMatch(/<a href="\/x402-buyer\/">the site's own buyer page<\/a>/);
+    expect(html).toContain('src="/x402-buyer/app.js"'); // its code still runs, to send a made payment again
+  });
+
+  it('open: answers 200 and says nothing of a close', async () => {
+    const { status, html } = await page('dry');
+    expect(status).toBe(200);
+    expect(html).not.toContain('publisher-closed');
+  });
+
+  it('closed on the running stack by a change of the config file: says so at the next request', async () => {
+    const before = await readFile(config, 'utf8');
+    const entries = JSON.parse(before) as { publishers: Array<{ id: string; closedAt?: string }> };
+    const dry = entries.publishers.find((p) => p.id === 'dry');
+    if (!dry) throw new Error('no dry publisher in the fixture');
+    try {
+      dry.closedAt = new Date(Date.now() - 1_000).toISOString();
+      await writeFile(`${config}.new`, JSON.stringify(entries));
+      await rename(`${config}.new`, config); // as `emi publisher close` writes it
+      const { status, html } = await page('dry');
+      expect(status).toBe(410);
+      expect(html).toMatch(CLOSED);
+
+      // A closing time ahead is not a close yet.
+      dry.closedAt = new Date(Date.now() + 3_600_000).toISOString();
+      await writeFile(`${config}.new`, JSON.stringify(entries));
+      await rename(`${config}.new`, config);
+      expect((await page('dry')).status).toBe(200);
+    } finally {
+      await writeFile(`${config}.new`, before);
+      await rename(`${config}.new`, config);
+    }
+  });
 });
 
 describe('a signed payment refused for good (410)', () => {

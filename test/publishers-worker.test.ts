@@ -250,3 +250,22 @@ describe('/x402/health on the Worker', () => {
     expect(state.get('/p/gone/api/x402-atlas.php')).toMatchObject({ state: 'seller_closed', seller: 'gone' });
   });
 });
+
+describe("a closed storefront's page on the Worker", () => {
+  it('is Gone (410) and says it is closed, from EMI_PUBLISHERS as on Node; an open one is not', async () => {
+    const request = workerWith({
+      EMI_PUBLISHERS: JSON.stringify([
+        publisherEntry('acme', acmePayTo),
+        publisherEntry('gone', account(), { closedAt: '2026-01-01T00:00:00Z' }),
+      ]),
+    });
+    const closed = await request('/p/gone/x402-buyer/');
+    expect(closed.status).toBe(410);
+    const html = await closed.text();
+    expect(html).toContain('This storefront is closed.');
+    expect(html.replace(/\s+/g, ' ')).toContain('stopped selling here on 2026-01-01 00:00 UTC');
+    const open = await request('/p/acme/x402-buyer/');
+    expect(open.status).toBe(200);
+    expect(await open.text()).not.toContain('This storefront is closed.');
+  });
+});

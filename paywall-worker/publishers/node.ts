@@ -54,6 +54,8 @@ export interface PublisherProgramme {
   salePoints: SalePoint[];
   hooks: SaleHooks;
   ledger: SqliteCreditLedger;
+  /** Each storefront's closing time as the config file says now (see liveClosures). */
+  closedAt(publisher: Publisher): Promise<number | null>;
   close(): void;
 }
 
@@ -149,6 +151,7 @@ export async function startPublisherProgramme(
     salePoints: publisherSalePoints(publishers),
     hooks: creditHooks(publishers, ledger, options.log, { closedAt }),
     ledger,
+    closedAt,
     close: () => ledger.close(),
   };
 }

@@ -24,6 +24,12 @@ export interface StorefrontOptions {
   buyerConfig: Readonly<Record<string, unknown>>;
   /** Reads one file of the built buyer page (`index.html`, `buyer.css`); null when absent. */
   readBuyerFile(name: string): Promise<Uint8Array | null>;
+  /**
+   * When a publisher's storefront closes (ms since the epoch, null: open), asked at each page request; default its
+   * `closedAt` as configured at start (`emi serve` passes the one it reads again when the config file changes).
+   */
+  closedAt?: (publisher: Publisher) => Promise<number | null>;
+  now?: () => number;
 }
 
 const ESCAPES: Readonly<Record<string, string>> = {
@@ -51,6 +57,19 @@ function brandBanner(publisher: Publisher): string {
     </aside>`;
 }
 
+/**
+ * What a closed storefront's page says before its code runs (and to a reader without JavaScript): closed since when,
+ * that a payment already made is still delivered, and where the report is still sold.
+ */
+function closedNotice(publisher: Publisher, closedAt: number): string {
+  const name = escapeHtml(publisher.brand.name);
+  const since = `${new Date(closedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return `<p class="problem publisher-closed"><strong>This storefront is closed.</strong> ${name} stopped selling
+      here on ${since}: this page sells nothing new. A payment already made here is still delivered (this page sends
+      it again from the tab you paid in). The same report is sold on
+      <a href="${SITE_BUYER_PAGE}">the site's own buyer page</a>.</p>`;
+}
+
 /** Where the site serves the buyer page's files, its code among them. */
 const SITE_BUYER_PAGE = '/x402-buyer/';
 
@@ -72,7 +91,7 @@ const BODY = /<body[^>]*>/;
  * The buyer page in the publisher's brand: title, banner, accent colour, and the publisher's price in its text;
  * its code from the site's own buyer page.
  */
-export function brandPage(html: string, publisher: Publisher): string {
+export function brandPage(html: string, publisher: Publisher, closedAt: number | null = null): string {
   const name = escapeHtml(publisher.brand.name);
   const price = publisher.products.find((p) => p.slug === HUMAN_REPORT)?.priceUsd;
   const colors = accentColors(publisher.brand.accentColor);
@@ -80,7 +99,10 @@ export function brandPage(html: string, publisher: Publisher): string {
   return siteScripts(html)
     .replace(/<title>([^<]*)<\/title>/, (_m, title: string) => `<title>${name}: ${title}</title>`)
     .replace('</head>', `    ${style}\n  </head>`)
-    .replace(SKIP_LINK.test(html) ? SKIP_LINK : BODY, (tag) => `${tag}\n    ${brandBanner(publisher)}`)
+    .replace(SKIP_LINK.test(html) ? SKIP_LINK : BODY, (tag) => {
+      const closed = closedAt === null ? '' : `\n    ${closedNotice(publisher, closedAt)}`;
+      return `${tag}\n    ${brandBanner(publisher)}${closed}`;
+    })
     .replaceAll(BASE_PRICE_TEXT, price ? `${price} USDC` : BASE_PRICE_TEXT);
 }
 
@@ -94,6 +116,13 @@ const PAGE_FILES: Readonly<Record<string, string>> = {
 
 export function createStorefront(options: StorefrontOptions): Hono {
   const byId = new Map(options.publishers.map((publisher) => [publisher.id, publisher]));
+  const closedAtOf = options.closedAt ?? ((publisher: Publisher) => Promise.resolve(publisher.closedAt));
+  const now = options.now ?? Date.now;
+  /** Since when `publisher` has been closed; null while it sells (a closing time ahead is not yet a close). */
+  const closedSince = async (publisher: Publisher): Promise<number | null> => {
+    const closedAt = await closedAtOf(publisher);
+    return closedAt !== null && closedAt <= now() ? closedAt : null;
+  };
   const app = new Hono();
   const notFound = () => errorResponse(404, 'not_found', 'No such publisher storefront.');
   const sellsReport = (publisher: Publisher) => publisher.products.some((p) => p.slug === HUMAN_REPORT);
@@ -133,7 +162,13 @@ export function createStorefront(options: StorefrontOptions): Hono {
       c.header('Content-Type', 'text/html; charset=utf-8');
       // The same policy as the site's pages: the branding adds a style element, never a script.
       c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-      return c.body(brandPage(new TextDecoder().decode(page), publisher));
+      // A closed storefront's page is Gone, as its paths are (410), and says so in words; its code still runs, to
+      // send again a payment made here before the close.
+      const closedAt = await closedSince(publisher);
+      return c.body(
+        brandPage(new TextDecoder().decode(page), publisher, closedAt),
+        closedAt === null ? 200 : 410,
+      );
     }
     // The page's stylesheet; anything else (its code among it: the page loads the site's) is the JSON 404.
     const type = Object.hasOwn(PAGE_FILES, file) ? PAGE_FILES[file] : undefined;
