@@ -512,8 +512,8 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
       const runClockNow = runClock(asOf, snapshot.mode, now(), cadence);
       clock = runClockNow;
       const provider = snapshot.provider;
-      let storeProblem: string | null = null;
-      const publish = async (bodies: RunBodies) => {
+      // Publishes one run's bodies; `storeProblem` says why the arena store was left out, as a note of the run.
+      const publish = (storeProblem: string | null) => async (bodies: RunBodies) => {
         await removeLeftovers(options.outDir);
         await removeLeftovers(options.stateDir);
         const generation = await stageGeneration(options, runClockNow, bodies, fs);
@@ -550,14 +550,14 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
       };
       try {
         reachedStore = true;
-        await publishWithStore(options, snapshot, runClockNow, publish);
+        await publishWithStore(options, snapshot, runClockNow, publish(null));
       } catch (error) {
         if (report) throw error;
         // A damaged store, or one this user may not use: the market snapshots are published without it.
-        storeProblem = await unusableStoreMessage(storeFileOf(options), error);
+        const storeProblem = await unusableStoreMessage(storeFileOf(options), error);
         if (storeProblem === null) throw storeFailure(storeFileOf(options), error);
         console.error(`emi: ${storeProblem}`);
-        await publishWithoutStore(options, snapshot, runClockNow, publish);
+        await publishWithoutStore(options, snapshot, runClockNow, publish(storeProblem));
       }
     }
   } catch (error) {
