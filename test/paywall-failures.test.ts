@@ -1,7 +1,7 @@
 // What the worker does when something other than the payment is wrong: the facilitator is down, slow, answering
 // 500 or garbage, settlement is refused, or the paid file is missing. The paid body is never
 // served, and nobody is charged for a body that cannot be served.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Hono } from 'hono';
@@ -357,6 +357,29 @@ describe('configuration', () => {
       /^EMI_NETWORK is not a supported network/,
     );
     expect(await answer({ EMI_INDEXER_URL: 'ftp://x' })).toMatch(/^EMI_INDEXER_URL must be http\(s\)/);
+  });
+
+  it("the vote route of a Worker with a bad EMI_BASE_URL answers the paywall's 500 naming it, not an unhandled one", async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const env = {
+        EMI_BASE_URL: 'not a url',
+        ARENA_VOTES: { idFromName: () => 'votes', get: () => ({}) },
+        ASSETS: { fetch: async () => new Response('asset') },
+      };
+      const response = await createSiteWorker(() => new MemoryPaymentBook()).fetch(
+        new Request('http://127.0.0.1/arena/vote', { method: 'POST', body: '{}' }),
+        env,
+      );
+      expect(response.status).toBe(500);
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      const body = PaywallErrorBody.parse(await response.json());
+      expect(body.error).toBe('paywall_misconfigured');
+      expect(body.message).toBe('EMI_BASE_URL is not a URL: "not a url"');
+      expect(errors.mock.calls.some((call) => String(call[0]).includes('"unhandled"'))).toBe(false);
+    } finally {
+      errors.mockRestore();
+    }
   });
 
   const valid = {

@@ -263,7 +263,9 @@ function mcpAnswer(request: Request, env: SiteWorkerEnv, built: Built, origin: s
 function buildVoteApp(env: SiteWorkerEnv, origin: string): Hono | null {
   if (!env.ARENA_VOTES) return null;
   const token = typeof env.EMI_VOTE_EXPORT_TOKEN === 'string' ? env.EMI_VOTE_EXPORT_TOKEN : undefined;
-  const site = typeof env.EMI_BASE_URL === 'string' ? new URL(env.EMI_BASE_URL).origin : origin;
+  const { baseUrl } = settingsFromEnv(env);
+  if (baseUrl !== undefined) checkSettings({ baseUrl }); // names EMI_BASE_URL, as the paywall's check does
+  const site = baseUrl === undefined ? origin : new URL(baseUrl).origin;
   const app = createArenaVoteApp({
     store: durableObjectVoteStore(env.ARENA_VOTES as DoNamespace),
     site,
@@ -273,6 +275,12 @@ function buildVoteApp(env: SiteWorkerEnv, origin: string): Hono | null {
   // Another method (GET /arena/vote), or the export without its token: the JSON 404 `emi paywall` answers, with
   // CORS, rather than Hono's plain-text one.
   return app.notFound(() => errorResponse(404, 'not_found', 'The paywall serves only the paid paths.'));
+}
+
+/** A configuration the worker cannot run with: the 500 naming what to mend (not built, so asked again next time). */
+function misconfigured(error: unknown): Response {
+  const message = error instanceof Error ? error.message : 'invalid configuration';
+  return errorResponse(500, 'paywall_misconfigured', message);
 }
 
 const noLedger: LedgerFor = () => {
@@ -320,15 +328,18 @@ export function createSiteWorker(
         return serveAsset({ request, acceptEncoding: clientAcceptEncoding(incoming) }, env, route.path);
       case 'paid':
         if (route.path === VOTE_PATH || route.path === VOTE_EXPORT_PATH) {
-          if (votes === undefined) votes = buildVoteApp(env, url.origin);
+          try {
+            if (votes === undefined) votes = buildVoteApp(env, url.origin);
+          } catch (error) {
+            return misconfigured(error);
+          }
           return votes ? votes.fetch(request) : errorAnswer(404, notFoundError());
         }
         try {
           built ??= buildPaywall(env, bookFor(env), ledgerFor, url.origin);
         } catch (error) {
           // A misconfigured worker refuses every paid request rather than take payments it cannot honour.
-          const message = error instanceof Error ? error.message : 'invalid configuration';
-          return errorResponse(500, 'paywall_misconfigured', message);
+          return misconfigured(error);
         }
         // The publishers' sales pay the publishers, whose opt-ins publisherRoutes checks.
         if (route.path.startsWith(PUBLISHER_PREFIX)) return built.publishers(request);
