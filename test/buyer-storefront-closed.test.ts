@@ -4,72 +4,42 @@
 // page links to the site's own buyer page, where the report is still sold. A storefront that is open but has no
 // credit left (503) keeps its retry. The payment path reads a 410 as final too. Without JavaScript the page itself
 // is Gone (410) and says it is closed, from the config file as it is now (`emi publisher close` on a running stack).
-import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { bundleBuyerPage } from '../generator/buyer/bundle.ts';
-import { startLocalStack } from '../generator/local-stack.ts';
 import type { LocalStack } from '../generator/local-stack.ts';
 import { errorBody } from '../paywall-worker/core/decide.ts';
-import { SqliteCreditLedger } from '../paywall-worker/publishers/credit-ledger-sqlite.ts';
 import { pendingPayments, sendPayment } from '../site/x402-buyer/src/x402-flow.ts';
 import type { PendingPayment } from '../site/x402-buyer/src/x402-flow.ts';
 import { HUMAN_REPORT_AMOUNT } from '../generator/buyer/human-report-terms.ts';
 import { hasChromium, launchChromium } from './buyer-stack.ts';
 import { stubSessionStorage } from './helpers/session-storage.ts';
-import { writePaidFixtures } from './paywall-harness.ts';
 import { account, publisherEntry } from './publishers-harness.ts';
+import { startStorefrontStack, type StorefrontStack } from './storefront-stack.ts';
 
 const PHONE = { width: 360, height: 640 };
 
-let dir: string;
+let storefront: StorefrontStack;
 let config: string;
 let stack: LocalStack;
 let browser: Browser;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'emi-storefront-closed-'));
-  const dist = join(dir, 'dist');
-  await mkdir(join(dist, 'x402-buyer'), { recursive: true });
-  for (const file of ['index.html', 'buyer.css']) {
-    await copyFile(join('site/x402-buyer', file), join(dist, 'x402-buyer', file));
-  }
-  // The page's real code, as `emi build` bundles it (its chunks under dist/assets/x402-buyer/).
-  await bundleBuyerPage({ outFile: join(dist, 'x402-buyer', 'app.js'), minify: false });
-  const paid = join(dir, 'paid');
-  await mkdir(paid);
-  await writePaidFixtures(paid);
-  config = join(dir, 'emi.config.json');
   const closedAt = new Date(Date.now() - 60_000).toISOString();
-  await writeFile(
-    config,
-    JSON.stringify({
-      publishers: [publisherEntry('gone', account(), { closedAt }), publisherEntry('dry', account())],
-    }),
-  );
-  const ledgerFile = join(dir, 'publishers.sqlite');
-  const ledger = new SqliteCreditLedger(ledgerFile);
-  await ledger.credit('gone', 2); // credit left: the refusal is the closing, not a lack of credit
-  ledger.close();
-  stack = await startLocalStack({
-    port: 0,
-    host: '127.0.0.1',
-    dir: dist,
-    paid,
-    devFacilitatorPort: 0,
-    config,
-    ledgerFile,
-    log: () => {},
+  storefront = await startStorefrontStack({
+    prefix: 'emi-storefront-closed-',
+    publishers: [publisherEntry('gone', account(), { closedAt }), publisherEntry('dry', account())],
+    credits: { gone: 2 }, // credit left: the refusal is the closing, not a lack of credit
+    // The page's real code, as `emi build` bundles it (its chunks under dist/assets/x402-buyer/).
+    app: { bundle: true, minify: false },
   });
+  ({ config, stack } = storefront);
   if (hasChromium) browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  await stack?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await storefront?.close();
 });
 
 /** The storefront's buyer page at a phone's size, once its own price check has shown a problem. */

@@ -2,23 +2,19 @@
 // facilitator): `/p/<id>/x402-buyer/` is the buyer page in the publisher's brand, its config.json names only the
 // publisher's address, brand text cannot inject markup, and unknown storefronts are JSON 404s.
 import { readFileSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack } from '../generator/local-stack.ts';
 import type { LocalStack } from '../generator/local-stack.ts';
 import { brandPage, escapeHtml } from '../paywall-worker/publishers/storefront.ts';
 import { parsePublishers } from '../paywall-worker/publishers/config.ts';
-import { SqliteCreditLedger } from '../paywall-worker/publishers/credit-ledger-sqlite.ts';
 import { parseBuyerConfig } from '../site/x402-buyer/src/config.ts';
 import { checkChallenge } from '../generator/buyer/challenge.ts';
 import { USDC_ASA_ID } from '../schemas/paid/terms.ts';
 import { CONTENT_SECURITY_POLICY } from '../schemas/delivery.ts';
 import { contrast, MIN_TEXT_CONTRAST } from '../paywall-worker/publishers/accent.ts';
 import { hasChromium, launchChromium } from './buyer-stack.ts';
-import { fetchChallenge, writePaidFixtures } from './paywall-harness.ts';
+import { fetchChallenge } from './paywall-harness.ts';
 import { account, publisherEntry } from './publishers-harness.ts';
+import { startStorefrontStack, type StorefrontStack } from './storefront-stack.ts';
 
 const EVIL_NAME = `Evil </title><script>alert("x")</script> & 'Co'`;
 const evilPayTo = account();
@@ -33,52 +29,28 @@ const evilEntry = {
   },
 };
 
-let dir: string;
+let storefront: StorefrontStack;
 let stack: LocalStack;
 /** The built site's pages the buyer page links to: the home page, the docs and the payment terms. */
 const SITE_PAGES = ['', 'docs', 'docs/payment-terms'];
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'emi-storefront-'));
-  const dist = join(dir, 'dist');
-  await mkdir(join(dist, 'x402-buyer'), { recursive: true });
-  for (const file of ['index.html', 'buyer.css']) {
-    await copyFile(join('site/x402-buyer', file), join(dist, 'x402-buyer', file));
-  }
-  await writeFile(join(dist, 'x402-buyer', 'app.js'), 'console.log("buyer page");\n');
-  // The site's pages the buyer page links to (as `emi build` writes them).
-  for (const page of SITE_PAGES) {
-    await mkdir(join(dist, page), { recursive: true });
-    await writeFile(join(dist, page, 'index.html'), `<!doctype html><title>site page /${page}</title>\n`);
-  }
-  const paid = join(dir, 'paid');
-  await mkdir(paid);
-  await writePaidFixtures(paid);
-  const config = join(dir, 'emi.config.json');
   const light = { ...publisherEntry('light', account()) };
   light.brand = { ...light.brand, accentColor: '#ffff00' }; // a light accent: white or yellow text would vanish
-  await writeFile(
-    config,
-    JSON.stringify({ publishers: [evilEntry, publisherEntry('plain', account()), light] }),
-  );
-  const ledgerFile = join(dir, 'publishers.sqlite');
-  const ledger = new SqliteCreditLedger(ledgerFile);
-  await ledger.credit('evil', 2);
-  ledger.close();
-  stack = await startLocalStack({
-    port: 0,
-    host: '127.0.0.1',
-    dir: dist,
-    paid,
-    devFacilitatorPort: 0,
-    config,
-    ledgerFile,
-    log: () => {},
+  storefront = await startStorefrontStack({
+    prefix: 'emi-storefront-',
+    publishers: [evilEntry, publisherEntry('plain', account()), light],
+    credits: { evil: 2 },
+    app: { stub: 'console.log("buyer page");\n' },
+    // The site's pages the buyer page links to (as `emi build` writes them).
+    pages: Object.fromEntries(
+      SITE_PAGES.map((page) => [page, `<!doctype html><title>site page /${page}</title>\n`]),
+    ),
   });
+  ({ stack } = storefront);
 }, 60_000);
 afterAll(async () => {
-  await stack?.close();
-  await rm(dir, { recursive: true, force: true });
+  await storefront?.close();
 });
 
 describe('branded storefront', () => {

@@ -4,52 +4,28 @@
 // /x402-buyer/app.js (its chunk imports then resolve where the chunks are; from /p/<id>/x402-buyer/app.js they
 // would point into /p/<id>/assets/, a 404 on every host), become ready under the site's policy (same origin), show
 // the publisher's brand and price, and sell the report with the development wallet paying the publisher's address.
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import algosdk from 'algosdk';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleBuyerPage } from '../generator/buyer/bundle.ts';
 import { decodeBase64Json } from '../generator/buyer/x402-codec.ts';
-import { startLocalStack, type LocalStack } from '../generator/local-stack.ts';
-import { SqliteCreditLedger } from '../paywall-worker/publishers/credit-ledger-sqlite.ts';
+import type { LocalStack } from '../generator/local-stack.ts';
 import { CONTENT_SECURITY_POLICY } from '../schemas/delivery.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import { hasChromium, launchChromium } from './buyer-stack.ts';
 import { humanReportFixture } from './buyer-report-fixture.ts';
+import { portsInRange } from './free-port.ts';
 import { writePaidFixtures } from './paywall-harness.ts';
 import { account, publisherEntry } from './publishers-harness.ts';
+import { startStorefrontStack, type StorefrontStack } from './storefront-stack.ts';
 
 /** The ports this suite may use (the stack's own port is part of every paid path's resource URL). */
 const PORTS = { first: 19600, last: 19609 };
 const REPORT_PATH = '/p/acme/api/x402-atlas-human-report.php';
 
-const portIsFree = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-
-async function freePortInRange(): Promise<number> {
-  for (let port = PORTS.first; port <= PORTS.last; port += 1) if (await portIsFree(port)) return port;
-  throw new Error(`no free port in ${PORTS.first}-${PORTS.last}`);
-}
-
-/** The built buyer page as `emi build` leaves it in dist/: index.html, buyer.css, app.js and its chunks. */
-async function writeBuiltBuyerPage(dist: string): Promise<void> {
-  const page = join(dist, 'x402-buyer');
-  await mkdir(page, { recursive: true });
-  for (const file of ['index.html', 'buyer.css'])
-    await copyFile(join(import.meta.dirname, '..', 'site', 'x402-buyer', file), join(page, file));
-  await bundleBuyerPage({ outFile: join(page, 'app.js') }); // chunks in dist/assets/x402-buyer/
-}
-
 /** The paid files, fresh, with a human report the page renders in full. */
 async function writePaidFiles(paid: string): Promise<void> {
-  await mkdir(paid, { recursive: true });
   await writePaidFixtures(paid);
   const report = PAID_RESOURCES.find((resource) => resource.id === 'atlasHumanReport')!;
   await writeFile(
@@ -69,7 +45,7 @@ function paidReceiver(paymentSignature: string): string | undefined {
 
 describe.skipIf(!hasChromium)("a publisher's storefront in chromium, with the chunked buyer page", () => {
   const acmePayTo = account();
-  let root = '';
+  let storefront: StorefrontStack;
   let stack: LocalStack;
   let browser: Browser;
   let page: Page;
@@ -77,27 +53,17 @@ describe.skipIf(!hasChromium)("a publisher's storefront in chromium, with the ch
   const failed: string[] = [];
 
   beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), 'emi-storefront-browser-'));
-    const dist = join(root, 'dist');
-    const paid = join(root, 'paid');
-    await Promise.all([writeBuiltBuyerPage(dist), writePaidFiles(paid)]);
-    await writeFile(join(dist, 'index.html'), '<!doctype html><title>home</title>\n');
-    const config = join(root, 'emi.config.json');
-    await writeFile(config, JSON.stringify({ publishers: [publisherEntry('acme', acmePayTo)] }));
-    const ledgerFile = join(root, 'publishers.sqlite');
-    const ledger = new SqliteCreditLedger(ledgerFile);
-    await ledger.credit('acme', 2);
-    ledger.close();
-    stack = await startLocalStack({
-      port: await freePortInRange(),
-      host: '127.0.0.1',
-      dir: dist,
-      paid,
-      devFacilitatorPort: 0,
-      config,
-      ledgerFile,
-      log: () => {},
+    storefront = await startStorefrontStack({
+      prefix: 'emi-storefront-browser-',
+      publishers: [publisherEntry('acme', acmePayTo)],
+      credits: { acme: 2 },
+      // The built buyer page as `emi build` leaves it in dist/: app.js minified, its chunks in assets/x402-buyer/.
+      app: { bundle: true },
+      pages: { '': '<!doctype html><title>home</title>\n' },
+      port: portsInRange(PORTS.first, PORTS.last),
+      writePaid: writePaidFiles,
     });
+    ({ stack } = storefront);
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     // Nothing leaves the machine.
@@ -115,8 +81,7 @@ describe.skipIf(!hasChromium)("a publisher's storefront in chromium, with the ch
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.close();
-    if (root) await rm(root, { recursive: true, force: true });
+    await storefront?.close();
   });
 
   it(
