@@ -40,9 +40,20 @@ export const DISCLAIMER =
   'fund-management advice, gives no personalised recommendation and no guarantee of future outcomes. ' +
   'Confidence describes the strength and agreement of the available evidence, not certainty.';
 
+/** The notice of the bodies that carry no `disclaimer` (arena, reasoning, history): the same scope, said shorter. */
 export const EDUCATIONAL_NOTICE =
+  'Educational market context only: not financial, investment, trading, tax, legal, betting, gambling or ' +
+  'fund-management advice, no personalised recommendation and no guarantee of future outcomes. Do not treat any ' +
+  'bias, consensus or score here as a recommendation to buy, sell or hold.';
+
+/**
+ * The notices published before this one, which the history's finished day files keep (a day file is never
+ * rewritten once its day is over).
+ */
+export const EARLIER_EDUCATIONAL_NOTICES = [
   'Educational market context only, not advice. Do not treat any bias, consensus or score here as a ' +
-  'recommendation to buy, sell or hold.';
+    'recommendation to buy, sell or hold.',
+] as const;
 
 /** Where the numbers came from: a seeded simulation, live public venues, or a replay of recorded responses. */
 export const DataMode = z.enum(['simulated', 'live', 'replay']);

@@ -1,7 +1,13 @@
 // The published history: one compact row per generator run and per free resource, in day files, a latest file
 // and an index. Columns are declared once here; the row schema, the CSV header and the docs all come from them.
 import * as z from 'zod';
-import { DataMode, EDUCATIONAL_NOTICE, IsoTimestamp, TRACKED_ASSETS } from './common.ts';
+import {
+  DataMode,
+  EARLIER_EDUCATIONAL_NOTICES,
+  EDUCATIONAL_NOTICE,
+  IsoTimestamp,
+  TRACKED_ASSETS,
+} from './common.ts';
 import { UNPUBLISHED_RUNS_DAYS } from './status.ts';
 
 export type ColumnKind = 'number' | 'string';
@@ -198,6 +204,9 @@ const historyRows = (which: string) =>
 /** `/api/history/<resource>/<YYYY-MM-DD>.json`: one UTC day, append-only until the day is over. */
 export const HistoryDayFile = z.object({
   ...fileFields,
+  educational_notice: z
+    .enum([EDUCATIONAL_NOTICE, ...EARLIER_EDUCATIONAL_NOTICES])
+    .describe('the notice of the day the file was written (a finished day keeps the one it had)'),
   date: z.iso.date(),
   rows: historyRows('one row per run of this UTC day, oldest first'),
 });

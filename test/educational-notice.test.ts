@@ -1,0 +1,86 @@
+// The specification's first rule (section 1): every response is educational only, "not financial, investment,
+// trading, tax, legal, betting, gambling or fund-management advice", with "no personalised recommendations and no
+// guarantee of future outcomes", and carries a disclaimer or educational-notice field. Checked on every JSON body
+// one simulated run publishes, free and paid; and a finished history day written with the earlier, shorter notice
+// still passes `emi validate` (a day file is never rewritten once its day is over).
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runPipeline } from '../generator/pipeline.ts';
+import { validateHistoryOutput } from '../generator/publish/validate-output.ts';
+import { EARLIER_EDUCATIONAL_NOTICES } from '../schemas/common.ts';
+import { tempDir } from './helpers/temp-dir.ts';
+
+/** What the spec says every response is not, and does not give. */
+const SCOPE = [
+  'financial',
+  'investment',
+  'trading',
+  'tax',
+  'legal',
+  'betting',
+  'gambling',
+  'fund-management',
+  'no personalised recommendation',
+  'no guarantee of future outcomes',
+];
+
+/** Every JSON body under `dir`, its folders' links followed (a published site links to its current generation). */
+async function jsonFiles(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const name of await readdir(dir)) {
+    const path = join(dir, name);
+    if ((await stat(path)).isDirectory()) files.push(...(await jsonFiles(path)));
+    else if (/\.(json|php)$/.test(name)) files.push(path);
+  }
+  return files;
+}
+
+describe('the educational notice of every published body', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await tempDir('emi-notice-');
+    const report = await runPipeline({
+      outDir: join(root, 'site'),
+      paidDir: join(root, 'paid'),
+      stateDir: join(root, 'state'),
+      source: 'sim',
+      seed: 7,
+      asOf: Date.parse('2026-11-20T12:00:00Z'),
+    });
+    expect(report.status).not.toBe('failed');
+  }, 60_000);
+
+  it('says the whole scope of the spec in its disclaimer or educational_notice, free and paid', async () => {
+    const files = [...(await jsonFiles(join(root, 'site'))), ...(await jsonFiles(join(root, 'paid')))];
+    expect(files.length).toBeGreaterThan(30);
+    const short: string[] = [];
+    for (const file of files) {
+      const body = JSON.parse(await readFile(file, 'utf8')) as {
+        disclaimer?: unknown;
+        educational_notice?: unknown;
+      };
+      const notice = body.disclaimer ?? body.educational_notice;
+      const text = typeof notice === 'string' ? notice : '';
+      const missing = SCOPE.filter((words) => !text.includes(words));
+      if (missing.length > 0) short.push(`${relative(root, file)}: lacks ${missing.join(', ')}`);
+    }
+    expect(short).toEqual([]);
+  });
+
+  it('a finished history day written with the earlier notice still passes emi validate', async () => {
+    const days = join(root, 'site', 'api', 'history', 'statistics');
+    const day = (await readdir(days)).find((name) => /^\d{4}-\d{2}-\d{2}\.json$/.test(name));
+    if (!day) throw new Error('no history day file was published');
+    const file = join(days, day);
+    const body = JSON.parse(await readFile(file, 'utf8')) as { educational_notice: string };
+    await writeFile(file, JSON.stringify({ ...body, educational_notice: EARLIER_EDUCATIONAL_NOTICES[0] }));
+    const failed = (await validateHistoryOutput(join(root, 'site'))).filter((check) => !check.ok);
+    expect(failed).toEqual([]);
+
+    // Any other text is refused: the notice is a published constant, not free text.
+    await writeFile(file, JSON.stringify({ ...body, educational_notice: 'Not advice.' }));
+    const refused = (await validateHistoryOutput(join(root, 'site'))).filter((check) => !check.ok);
+    expect(refused.map((check) => check.file)).toContain(`api/history/statistics/${day}`);
+  });
+});
