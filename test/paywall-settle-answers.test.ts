@@ -36,6 +36,9 @@ import {
 
 const resource = resourceById('paidMarketRegime');
 const NETWORK = 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k';
+/** Algorand mainnet as the exact scheme's document writes it (the whole genesis hash). */
+const LONG_NETWORK = 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73ktiC1qzkkit8=';
+const OTHER_TXID = 'X'.repeat(52);
 
 type Mode =
   /** forwarded as it is */
@@ -59,6 +62,10 @@ type Mode =
   | 'submit-rejected'
   /** submitted, then the official AVM scheme's answer when the wait for confirmation fails (naming the transaction) */
   | 'confirmation-failed'
+  /** submitted, then the confirmation-failed answer naming ANOTHER transaction (a confused or lying facilitator) */
+  | 'confirmation-failed-other'
+  /** forwarded, with the network in the long CAIP-2 form (the scheme document's own spelling) */
+  | 'long-network'
   /** submitted, then the connection is reset: the answer is lost */
   | 'lose'
   /** waits until the test opens the gate, then forwarded */
@@ -181,6 +188,19 @@ async function startFacilitator(target: string) {
             network: NETWORK,
           }),
         );
+      case 'confirmation-failed-other':
+        return reply(
+          200,
+          JSON.stringify({
+            success: false,
+            errorReason: 'invalid_exact_avm_confirmation_failed',
+            errorMessage: 'Transaction submitted but confirmation failed: timeout',
+            transaction: OTHER_TXID,
+            network: NETWORK,
+          }),
+        );
+      case 'long-network':
+        return reply(answer.status, JSON.stringify({ ...JSON.parse(answer.text), network: LONG_NETWORK }));
       case 'refuse500':
         return reply(
           (JSON.parse(answer.text) as { success: boolean }).success ? answer.status : 500,
@@ -407,6 +427,16 @@ describe('a facilitator failing after it submitted the payment', () => {
     },
   );
 
+  it('a failed answer naming another transaction is not passed on as the buyer’s: the body names the payment', async () => {
+    facilitator.state.mode = 'confirmation-failed-other';
+    indexer.state.down = true; // the outcome cannot be found out: the answer is the worker's word alone
+    const buyer = await officialBuyer();
+    const first = await buyer.pay(url());
+    const txid = txidOf(JSON.parse(Buffer.from(buyer.signature(), 'base64').toString()) as PaymentPayload);
+    await expectKept(first, txid);
+    expect(first.headers.get('PAYMENT-RESPONSE')).toBeNull(); // was the facilitator's, naming OTHER_TXID
+  });
+
   it('an honest refusal (nothing submitted, absent from the chain) stays a 402 with its reason, and is released', async () => {
     const buyer = await newBuyer(chain, '1'); // cannot pay the price: the facilitator refuses before submitting
     const { paymentRequired } = await fetchChallenge(url());
@@ -469,6 +499,21 @@ describe('a facilitator failing after it submitted the payment', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe("the settlement's network", () => {
+  it('is passed on in the offers’ spelling whatever form the facilitator wrote it in, and kept so for redelivery', async () => {
+    facilitator.state.mode = 'long-network';
+    const buyer = await officialBuyer();
+    const paid = await buyer.pay(url());
+    expect(paid.status).toBe(200);
+    const answer = decodePaymentResponseHeader(paid.headers.get('PAYMENT-RESPONSE')!);
+    expect(answer).toMatchObject({ success: true, network: NETWORK }); // was LONG_NETWORK
+    const offered = (await fetchChallenge(url())).paymentRequired.accepts[0]?.network;
+    expect(answer.network).toBe(offered);
+    const again = await sendAgain(buyer.signature());
+    expect(decodePaymentResponseHeader(again.headers.get('PAYMENT-RESPONSE')!).network).toBe(NETWORK);
   });
 });
 

@@ -11,7 +11,13 @@ import type { ChainStatus } from './chain-lookup.ts';
 import { challengeWith, fail } from './answers.ts';
 import type { Attempt, CoreDeps, Decision, ErrorStatus, PaywallLogEntry } from './decision.ts';
 import type { RefusalMemory } from './memories.ts';
-import { confirmedSettlement, notSettled, settlementMismatch } from './settlement.ts';
+import {
+  confirmedSettlement,
+  failureToPassOn,
+  inOfferSpelling,
+  notSettled,
+  settlementMismatch,
+} from './settlement.ts';
 import {
   LANDING_MARGIN_MS,
   MIN_ROUND_MS,
@@ -168,7 +174,8 @@ export function createSettler(
       txid,
       detail: `${reason}: ${why}`,
     });
-    return challengeWith(offer, reason, `Settlement was refused: ${why}. ${refusalRule()}`, settlement);
+    const passedOn = failureToPassOn(settlement, txid);
+    return challengeWith(offer, reason, `Settlement was refused: ${why}. ${refusalRule()}`, passedOn);
   }
 
   /**
@@ -178,11 +185,12 @@ export function createSettler(
    */
   async function deliver(
     attempt: Attempt,
-    settlement: SettleResponse,
+    answer: SettleResponse,
     confirmedOnChain = false,
   ): Promise<Decision> {
     const { offer, expected, presentation: payment, body, resumed } = attempt;
     const { path, payTo, amountAtomic } = offer.point;
+    const settlement = inOfferSpelling(answer);
     const record = { path, settlement, payment, body };
     try {
       // Delivered on a retry after a lost answer, the first request never got the body: the same bytes may collect
@@ -331,7 +339,8 @@ export function createSettler(
       attempt.offer.point,
       txid,
     );
-    return Promise.resolve(settlement ? { ...decision, settlement } : decision);
+    const passedOn = settlement && failureToPassOn(settlement, txid);
+    return Promise.resolve(passedOn ? { ...decision, settlement: passedOn } : decision);
   }
 
   return { settleAndDeliver, resume, refusalOf };

@@ -24,6 +24,20 @@ export function settlementMismatch(settlement: SettleResponse, expected: Expecte
   return null;
 }
 
+/** A facilitator's answer with its network in the offers' spelling (CAIP-2 genesis hash, short form). */
+export const inOfferSpelling = (settlement: SettleResponse): SettleResponse =>
+  settlement.network
+    ? { ...settlement, network: normalizeNetwork(settlement.network) as SettleResponse['network'] }
+    : settlement;
+
+/**
+ * A facilitator's failed answer as the worker passes it on (PAYMENT-RESPONSE, MCP's `_meta`): in the offers'
+ * spelling, or none at all when it names another transaction than this payment's, which a buyer must not be told is
+ * theirs.
+ */
+export const failureToPassOn = (settlement: SettleResponse, txid: string): SettleResponse | undefined =>
+  settlement.transaction && settlement.transaction !== txid ? undefined : inOfferSpelling(settlement);
+
 /** The settlement response the worker hands out when it confirmed the payment on chain itself. */
 export const confirmedSettlement = (expected: ExpectedSettlement, amount: string): SettleResponse => ({
   success: true,
