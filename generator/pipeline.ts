@@ -475,8 +475,11 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
   let reachedStore = false;
   /** What the run was doing, for the record of a run that was asked to stop. */
   let phase = 'checking its folders';
+  /** Whether the output folder passed its check: one this user may not write to cannot take status.json either. */
+  let outputWritable = false;
   try {
     await assertWritableFolder(options.outDir, 'output folder');
+    outputWritable = true;
     await assertWritableFolder(options.paidDir, 'paid folder');
     phase = 'collecting market data';
     const deadlineMs = options.collectDeadlineMs ?? DEFAULT_COLLECT_DEADLINE_MS;
@@ -588,6 +591,8 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
     });
   }
   await writeRecord(reportFile, pretty(final));
+  // The run's error already names an output folder it may not write to, in one line: no second line about its file.
+  if (!outputWritable) return final;
   try {
     const status = runStatus(final, snapshot?.provider ?? null, clock, await readRunStatus(options.outDir));
     await writeRecord(join(options.outDir, STATUS_FILE), pretty(status));

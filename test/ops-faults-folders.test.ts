@@ -64,6 +64,7 @@ describe.skipIf(!runnable)('a folder the service user may not write to', () => {
     const run = await runAsService(dir, generate('2026-11-21T13:00:00Z'));
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).not.toMatch(/run with --help/);
+    expect(errorLines(run)).toHaveLength(1); // not a raw EACCES line about site/status.json first
     const failure = errorLines(run).at(-1);
     expect(failure).toMatch(/^emi: generate failed: output folder .*site is not writable: /);
     expect(failure).toMatch(REMEDY);
