@@ -294,6 +294,25 @@ try {
     goal: '(linear: at most 10x)',
     met: growth70.ratio <= 10,
   });
+  /** The peak memory of the larger of a pair of universes against the smaller's, measured in the same processes. */
+  const memoryRow = (id: string, size: number, growth: typeof growth70) => {
+    const ratio = growth.value.maxRssMiB / growth.baseline.maxRssMiB;
+    rows.push({
+      id,
+      measure: `peak memory of generate, ${size} assets`,
+      how: 'whole process',
+      value: growth.value.maxRssMiB,
+      unit: 'MiB',
+      baseline: `the same, ${size / 10} assets`,
+      baselineValue: growth.baseline.maxRssMiB,
+      ratio,
+      ratioLabel: 'x baseline',
+      lowerIsBetter: true,
+      goal: '(grows slower than the assets: under 10x)',
+      met: ratio < 10,
+    });
+  };
+  memoryRow('memory_70_assets', 70, growth70);
   if (!SHORT) {
     const growth700 = await paired(universe(700), universe(70));
     rows.push({
@@ -310,6 +329,7 @@ try {
       goal: 'under 2 s, and at most 11x',
       met: growth700.value.wallMs < 2000 && growth700.ratio <= 11,
     });
+    memoryRow('memory_700_assets', 700, growth700);
   }
 
   if (SHORT) {
