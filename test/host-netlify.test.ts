@@ -77,6 +77,14 @@ describe.skipIf(!hasNetlifyCli())('Netlify recipe in netlify dev', { timeout: 12
     expect(await (await fetch(`${netlify.url}/api/reasoning.php`)).json()).toEqual({
       file: 'api/reasoning.php',
     });
+    // Mixed case, which the static rules do not list: redirected to the upper-case spelling (any case is read).
+    const mixed = await fetch(`${netlify.url}/api/reasoning.php?asset=Eth`, { redirect: 'manual' });
+    expect(mixed.status).toBe(301);
+    expect(mixed.headers.get('location')).toBe('/api/reasoning.php?asset=ETH');
+    expect(mixed.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await (await fetch(`${netlify.url}/api/reasoning.php?asset=hBaR`)).json()).toEqual({
+      asset: 'HBAR',
+    });
     const invalid = await fetch(`${netlify.url}/api/reasoning.php?asset=DOGE`);
     expect(invalid.status).toBe(400);
     expect(invalid.headers.get('content-type')).toMatch(/^application\/json/);

@@ -4,6 +4,7 @@
 // Cloudflare Worker or `emi paywall` on Node), named by PAYWALL_ORIGIN.
 import { TRACKED_ASSETS } from '../../schemas/common.ts';
 import {
+  CORS_HEADERS,
   ENTRY_SCRIPTS,
   FREE_CACHE,
   FREE_PATHS,
@@ -34,15 +35,29 @@ const BUYER_CHUNK_FOLDER = HASHED_CHUNK_FOLDERS[0];
 
 const INVALID_ASSET_FUNCTION = '/.netlify/functions/invalid-asset';
 
-/** netlify/functions/invalid-asset.mjs: a self-contained Netlify Function answering the policy's JSON 400. */
+/**
+ * netlify/functions/invalid-asset.mjs: a self-contained Netlify Function for reasoning.php?asset= values the static
+ * rules do not list. A tracked asset in another case (`Eth`) is redirected to its upper-case spelling, which the
+ * rules serve (the policy reads `asset` in any case); anything else gets the policy's JSON 400.
+ */
 export function renderInvalidAssetFunction(): string {
   return [
-    '// Rendered from schemas/delivery.ts by `npm run render:deploy`: do not edit. The JSON 400 of the delivery',
-    '// policy for reasoning.php?asset= with an unknown value (Netlify Functions v2).',
+    '// Rendered from schemas/delivery.ts by `npm run render:deploy`: do not edit. reasoning.php?asset= with a value',
+    '// the static rules do not list (Netlify Functions v2): a tracked asset in another case is redirected to its',
+    "// upper-case spelling, any other value gets the delivery policy's JSON 400.",
+    `const ASSETS = ${JSON.stringify(TRACKED_ASSETS)};`,
     `const BODY = ${JSON.stringify(invalidAssetError())};`,
     `const HEADERS = ${JSON.stringify(errorAnswerHeaders(400))};`,
+    `const CORS = ${JSON.stringify(CORS_HEADERS)};`,
     '',
-    'export default () => new Response(JSON.stringify(BODY), { status: 400, headers: HEADERS });',
+    'export default (request) => {',
+    "  const asset = (new URL(request.url).searchParams.get('asset') ?? '').toUpperCase();",
+    '  if (ASSETS.includes(asset)) {',
+    `    const location = \`${REASONING_PATH}?asset=\${asset}\`;`,
+    "    return new Response(null, { status: 301, headers: { ...CORS, Location: location, 'Cache-Control': 'no-store' } });",
+    '  }',
+    '  return new Response(JSON.stringify(BODY), { status: 400, headers: HEADERS });',
+    '};',
     '',
   ].join('\n');
 }
