@@ -1,49 +1,37 @@
 import { spawn } from 'node:child_process';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir as selfRemovingDir } from './helpers/temp-dir.ts';
 import * as z from 'zod';
-import { PublishValidationError, publishAll } from '../generator/publish/publish.ts';
+import { PublishValidationError, serialiseAll } from '../generator/publish/publish.ts';
 
 const Body = z.strictObject({ n: z.number() });
 const tempDir = () => selfRemovingDir('emi-publish-');
 
-describe('publishAll', () => {
-  it('writes every valid body as two-space JSON', async () => {
-    const root = await tempDir();
-    await publishAll([
-      { root, file: 'api/a.php', schema: Body, body: { n: 1 } },
-      { root, file: 'api/b.php', schema: Body, body: { n: 2 } },
+describe('serialiseAll', () => {
+  it('gives every valid body as two-space JSON with a trailing newline, at its path under its root', () => {
+    const root = '/site';
+    expect(
+      serialiseAll([
+        { root, file: 'api/a.php', schema: Body, body: { n: 1 } },
+        { root, file: 'api/b.php', schema: Body, body: { n: 2 } },
+      ]),
+    ).toEqual([
+      { target: join(root, 'api/a.php'), data: '{\n  "n": 1\n}\n' },
+      { target: join(root, 'api/b.php'), data: '{\n  "n": 2\n}\n' },
     ]);
-    expect(await readFile(join(root, 'api/a.php'), 'utf8')).toBe('{\n  "n": 1\n}\n');
-    expect(JSON.parse(await readFile(join(root, 'api/b.php'), 'utf8'))).toEqual({ n: 2 });
   });
 
-  it('writes nothing when any body fails its schema, and names the file', async () => {
-    const root = await tempDir();
-    await publishAll([{ root, file: 'a.php', schema: Body, body: { n: 1 } }]);
-    const attempt = publishAll([
-      { root, file: 'a.php', schema: Body, body: { n: 99 } },
-      { root, file: 'b.php', schema: Body, body: { n: 'two', extra: true } },
-    ]);
-    await expect(attempt).rejects.toBeInstanceOf(PublishValidationError);
-    await expect(attempt).rejects.toThrow(/b\.php/);
-    expect(JSON.parse(await readFile(join(root, 'a.php'), 'utf8'))).toEqual({ n: 1 });
-    expect((await readdir(root)).sort()).toEqual(['a.php']);
-  });
-
-  it('leaves the last good files and no temporary files when a write fails part-way', async () => {
-    const root = await tempDir();
-    await publishAll([{ root, file: 'a.php', schema: Body, body: { n: 1 } }]);
-    await writeFile(join(root, 'blocker'), 'a file where a folder is needed');
-    const attempt = publishAll([
-      { root, file: 'a.php', schema: Body, body: { n: 2 } },
-      { root, file: 'blocker/c.php', schema: Body, body: { n: 3 } },
-    ]);
-    await expect(attempt).rejects.toThrow();
-    expect(JSON.parse(await readFile(join(root, 'a.php'), 'utf8'))).toEqual({ n: 1 });
-    expect((await readdir(root)).sort()).toEqual(['a.php', 'blocker']);
+  it('refuses the whole set when any body fails its schema, naming each failing file', () => {
+    const attempt = () =>
+      serialiseAll([
+        { root: '/site', file: 'a.php', schema: Body, body: { n: 99 } },
+        { root: '/site', file: 'b.php', schema: Body, body: { n: 'two', extra: true } },
+      ]);
+    expect(attempt).toThrow(PublishValidationError);
+    expect(attempt).toThrow(/b\.php/);
+    expect(attempt).not.toThrow(/a\.php/);
   });
 });
 

@@ -1,9 +1,7 @@
-// Publishing is all or nothing: every body must pass its schema, every file is staged, and only then are the
-// staged files renamed over the last good ones. A failure at any step leaves the previous files untouched.
-import { rename, rm } from 'node:fs/promises';
+// What a run publishes, checked before anything is written: every body must pass its schema, or nothing is
+// published (the generation folders, publish/generations.ts, then switch all files at once).
 import { join } from 'node:path';
 import type * as z from 'zod';
-import { stageFile } from './atomic-write.ts';
 
 export interface PublishItem {
   /** Folder the file belongs to (the public site root or the private paid root). */
@@ -42,19 +40,4 @@ export function serialiseAll(items: readonly PublishItem[]): Array<{ target: str
   });
   if (failures.length > 0) throw new PublishValidationError(failures);
   return serialised;
-}
-
-/** Validates every item, then stages and swaps them in file by file. Returns the absolute paths written. */
-export async function publishAll(items: readonly PublishItem[]): Promise<string[]> {
-  const serialised = serialiseAll(items);
-
-  const staged: Array<{ temp: string; target: string }> = [];
-  try {
-    for (const { target, data } of serialised) staged.push({ temp: await stageFile(target, data), target });
-  } catch (error) {
-    await Promise.all(staged.map(({ temp }) => rm(temp, { force: true })));
-    throw error;
-  }
-  for (const { temp, target } of staged) await rename(temp, target);
-  return staged.map(({ target }) => target);
 }
