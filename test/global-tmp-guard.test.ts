@@ -1,11 +1,15 @@
 // The tmp guard (test/global-tmp-guard.ts): a run's own TMPDIR, its emi-* leftovers reported and its folder removed.
+import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makersOf, reportLines, startTmpGuard } from './global-tmp-guard.ts';
 import { tempDir } from './helpers/temp-dir.ts';
+import { tmpfsMounter } from './helpers/tmpfs.ts';
 
 const NO_SOURCES = new Map<string, string>();
+/** Whether this user may mount (root): a disk test killed mid-run leaves its tmpfs mounted in the run's folder. */
+const disk = tmpfsMounter();
 
 describe('the tmp guard', () => {
   it('gives the run its own TMPDIR inside the temp folder, and restores the old one at the end', async () => {
@@ -72,6 +76,32 @@ describe('the tmp guard', () => {
     await guard.finish();
     expect(await readdir(parent)).toEqual(['emi-test-run-222-a1B2c3']);
   });
+
+  it.skipIf(!disk.allowed)(
+    'says, and leaves, an ended run folder it cannot remove (a tmpfs a killed disk test left mounted in it)',
+    async () => {
+      const parent = await tempDir('emi-guard-parent-');
+      const mountedIn = join(parent, 'emi-test-run-111-a1B2c3', 'emi-tmpfs-probe-x1y2z3');
+      await mkdir(mountedIn, { recursive: true });
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mountedIn]);
+      try {
+        const warnings: string[] = [];
+        const guard = await startTmpGuard({
+          parent,
+          env: {},
+          settleMs: 0,
+          isAlive: () => false,
+          warn: (line) => warnings.push(line),
+        });
+        await guard.finish();
+        expect(warnings).toEqual([
+          expect.stringMatching(/could not remove .*emi-test-run-111-a1B2c3.*EBUSY.*umount/),
+        ]);
+      } finally {
+        execFileSync('umount', ['-l', mountedIn]); // the folder then goes with the test's own temp folder
+      }
+    },
+  );
 
   it('names the files that use a leftover prefix, and prints nothing for a clean run', () => {
     const sources = new Map([

@@ -25,6 +25,8 @@ export interface TmpGuardOptions {
   settleMs?: number;
   /** Whether a process is running: run folders of ended runs (interrupted, never torn down) are removed. */
   isAlive?: (pid: number) => boolean;
+  /** Where a warning goes (default stderr). */
+  warn?: (line: string) => void;
 }
 
 export interface TmpGuardReport {
@@ -50,12 +52,24 @@ const processIsAlive = (pid: number): boolean => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Removes the run folders of runs whose process has ended (a run stopped with ^C never tears down). */
-async function removeEndedRuns(parent: string, isAlive: (pid: number) => boolean): Promise<void> {
+/**
+ * Removes the run folders of runs whose process has ended (a run stopped with ^C never tears down). One that cannot
+ * be removed (a disk test's tmpfs left mounted in it by a killed run: EBUSY) is said, and left: it is not this run's.
+ */
+async function removeEndedRuns(
+  parent: string,
+  isAlive: (pid: number) => boolean,
+  warn: (line: string) => void,
+): Promise<void> {
   for (const name of await readdir(parent)) {
     const pid = RUN_DIR.exec(name)?.[1];
-    if (pid !== undefined && !isAlive(Number(pid)))
-      await rm(join(parent, name), { recursive: true, force: true });
+    if (pid === undefined || isAlive(Number(pid))) continue;
+    await rm(join(parent, name), { recursive: true, force: true }).catch((error: NodeJS.ErrnoException) => {
+      const hint = error.code === 'EBUSY' ? ' (a file system still mounted in it? umount -l it)' : '';
+      warn(
+        `tmp guard (warning): could not remove ${join(parent, name)}, left by an ended run: ${error.code}${hint}`,
+      );
+    });
   }
 }
 
@@ -77,8 +91,8 @@ async function settledLeftovers(dir: string, settleMs: number): Promise<string[]
 export async function startTmpGuard(
   options: TmpGuardOptions,
 ): Promise<{ runDir: string; finish: () => Promise<TmpGuardReport> }> {
-  const { parent, env, settleMs = 3_000, isAlive = processIsAlive } = options;
-  await removeEndedRuns(parent, isAlive);
+  const { parent, env, settleMs = 3_000, isAlive = processIsAlive, warn = console.error } = options;
+  await removeEndedRuns(parent, isAlive, warn);
   const before = new Set(await emiFolders(parent));
   const runDir = await mkdtemp(join(parent, `${RUN_DIR_PREFIX}${process.pid}-`));
   await chmod(runDir, 0o1777); // as /tmp: tests run emi as another user (nobody) in folders made here
