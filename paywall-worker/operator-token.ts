@@ -7,6 +7,7 @@
 // - A client that keeps sending wrong tokens is held off (429, Retry-After) for the rest of its minute: per client
 //   address, in memory, as the vote limits are (one isolate, one process).
 import type { Context } from 'hono';
+import { DISCLAIMER } from '../schemas/common.ts';
 import { NO_STORE } from '../schemas/delivery.ts';
 import { createRateLimiter } from './arena-vote/rate-limit.ts';
 import type { RateLimit } from './arena-vote/rate-limit.ts';
@@ -50,7 +51,7 @@ export interface OperatorTokenOptions {
 const refusal = (c: Context, status: 401 | 429 | 503, error: string, message: string): Response => {
   c.header('Cache-Control', NO_STORE);
   if (status === 401) c.header('WWW-Authenticate', 'Bearer');
-  return c.json({ success: false, error, message }, status);
+  return c.json({ success: false, error, message, disclaimer: DISCLAIMER }, status);
 };
 
 /**

@@ -10,7 +10,7 @@ import {
   IsoTimestamp,
   TrackedAsset,
 } from './common.ts';
-import { TeacherBrain } from './teacher-lessons.ts';
+import { RulesUrl, TeacherBrain } from './teacher-lessons.ts';
 
 const Percent = z.number().min(0).max(100);
 const Count = z.number().int().min(0);
@@ -28,10 +28,7 @@ export const RoundInfo = z.strictObject({
 });
 export type RoundInfo = z.infer<typeof RoundInfo>;
 
-/** Where every published arena figure points for its rules (the docs page quotes the same rules). */
-export const RulesUrl = z
-  .string()
-  .describe('link to the arena rules: vote window, reference price, tie rule, rounding (site-relative)');
+export { RulesUrl };
 
 export const CrowdCallStatus = z
   .enum(['called', 'tie', 'no_votes'])

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { ArenaReading, Confidence, DataMode, IsoTimestamp, TrackedAsset } from './common.ts';
 import { PublicPerformance } from './performance.ts';
-import { RoundInfo, VoteSources } from './arena.ts';
+import { RoundInfo, RulesUrl, VoteSources } from './arena.ts';
 import { TeacherBrain } from './teacher-lessons.ts';
 
 const Count = z.number().int().min(0);
@@ -75,6 +75,7 @@ export const StatisticsResponse = z.strictObject({
   arena: ArenaStatistics,
   teacher_brain: TeacherBrain,
   api_ecosystem: ApiEcosystemStatistics,
+  rules_url: RulesUrl,
   developer_note: z.string(),
   educational_notice: z.string(),
   updated_utc: IsoTimestamp,

@@ -75,6 +75,15 @@ export type TeacherLesson = z.infer<typeof TeacherLesson>;
 
 const Probability = z.number().min(0).max(1);
 
+/**
+ * Where every published arena figure points for its rules (the docs page quotes the same rules): here the lessons'
+ * human_consensus (a tie is NONE), crowd_correct and actual_outcome (the reference price). Defined here, the file
+ * arena.ts and statistics.ts import, and re-exported by arena.ts.
+ */
+export const RulesUrl = z
+  .string()
+  .describe('link to the arena rules: vote window, reference price, tie rule, rounding (site-relative)');
+
 /** How one forecaster (brain, crowd or both combined) fared over the resolved rounds it took part in. */
 export const ForecasterMetrics = z.strictObject({
   n: Count.describe('resolved rounds scored for this forecaster'),
@@ -148,6 +157,7 @@ export const TeacherLessonsResponse = z.strictObject({
   latest_lessons: z
     .array(TeacherLesson)
     .describe('newest first, at most 20; only rounds recorded in the data mode of this run'),
+  rules_url: RulesUrl,
   developer_note: z.string(),
   privacy_note: z.string(),
   educational_notice: z.string(),

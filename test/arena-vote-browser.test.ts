@@ -1,10 +1,13 @@
 // The arena page in chromium on a phone-sized screen, served by the local stack (`emi serve`'s composition) on
 // 127.0.0.1: a visitor connects a wallet (the local stack's throwaway key: Pera and Defly need their phone apps),
 // votes for the asset's next round, sees the vote in "your votes", and the next generator run imports it as a
-// human vote. The wallet code is fetched only on the first click.
+// human vote. The wallet code is fetched only on the first click. "Your votes" scores the votes this browser kept
+// against the latest lessons the page reads, and says truthfully why the others are not scored.
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LATEST_LESSONS } from '../generator/engines/arena/bodies.ts';
+import { roundAt, roundByIndex } from '../generator/engines/arena/rounds.ts';
 import type { LocalStack } from '../generator/local-stack.ts';
 import { allVotesTally } from '../generator/state/repo.ts';
 import { openArenaStore } from '../generator/state/store.ts';
@@ -81,4 +84,54 @@ describe.skipIf(!hasChromium)('arena page: connect a wallet and vote', () => {
     }
     await page.close();
   });
+
+  it('scores the kept votes found in the latest lessons, and says why the others are not scored', async () => {
+    const now = roundAt(Date.now());
+    const past = (hours: number) => roundByIndex(now.index - hours).id;
+    const [right, wrong, old, open] = [past(2), past(3), past(40), roundByIndex(now.index + 1).id];
+    const kept = [
+      { address: 'A', round: right, prediction: 'BULLISH' },
+      { address: 'A', round: wrong, prediction: 'BEARISH' },
+      { address: 'A', round: old, prediction: 'NEUTRAL' },
+      { address: 'A', round: open, prediction: 'BULLISH' },
+    ];
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.addInitScript((votes) => localStorage.setItem('emi-arena-votes', votes), JSON.stringify(kept));
+    // The lessons the page reads: two of the kept votes' rounds among them (the old round is past the latest ones).
+    const lessons = [
+      { round_id: right, actual_outcome: 'BULLISH' },
+      { round_id: wrong, actual_outcome: 'NEUTRAL' },
+    ];
+    await page.route('**/api/teacher-lessons.php', (route) =>
+      route.fulfill({ contentType: 'application/json', body: JSON.stringify({ latest_lessons: lessons }) }),
+    );
+    await page.goto(`${stack.url}/docs/arena-rules/`);
+    await expect
+      .poll(() => page.textContent('#arena-score'))
+      .toBe(`1 of 2 resolved votes right (scored from the latest ${LATEST_LESSONS} published lessons only).`);
+    const rows = await page.$$eval('#arena-history tbody tr', (trs) =>
+      trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent)),
+    );
+    expect(rows).toEqual([
+      [right, 'BULLISH', 'BULLISH', 'yes'],
+      [wrong, 'BEARISH', 'NEUTRAL', 'no'],
+      [
+        old,
+        'NEUTRAL',
+        `not among the latest ${LATEST_LESSONS} lessons: resolved or not, it is outside what this page reads`,
+        '',
+      ],
+      [open, 'BULLISH', 'round not over yet', ''],
+    ]);
+
+    // None of them among the lessons: nothing is scored, and the line does not promise that it will be.
+    lessons.length = 0;
+    await page.reload();
+    await expect
+      .poll(() => page.textContent('#arena-score'))
+      .toBe(
+        `None of your votes is among the latest ${LATEST_LESSONS} published lessons, the only ones this page scores.`,
+      );
+    await page.close();
+  }, 60_000);
 });

@@ -7,12 +7,14 @@ import path from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import algosdk from 'algosdk';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DISCLAIMER } from '../schemas/common.ts';
 import { roundAt, roundByIndex } from '../generator/engines/arena/rounds.ts';
 import { VOTE_GRACE_SECONDS } from '../generator/engines/arena/rules.ts';
 import { importEndpointVotes } from '../generator/state/endpoint-votes.ts';
 import { openArenaStore } from '../generator/state/store.ts';
 import { createArenaVoteApp, MAX_VOTE_BODY_BYTES } from '../paywall-worker/arena-vote/app.ts';
 import { openSqliteVoteStore, type SqliteVoteStore } from '../paywall-worker/arena-vote/store-sqlite.ts';
+import { MIN_OPERATOR_TOKEN_LENGTH } from '../paywall-worker/operator-token.ts';
 import { MINUTE, step, T0 } from './arena-fixtures.ts';
 import { signedDataVote, voteMessage, type VoteText } from './helpers/signed-vote.ts';
 import { tempDirSync } from './helpers/temp-dir.ts';
@@ -187,5 +189,62 @@ describe('POST /arena/vote', () => {
     expect(await stored(h)).toBe(1);
     h.setNow(T0 - 8 * MINUTE);
     expect((await h.post(dataVote(algosdk.generateAccount()), { ip: 'flood' })).status).toBe(201);
+  });
+});
+
+describe('the disclaimer of the vote app (spec section 1: every response carries one)', () => {
+  it('is on every JSON answer: each refusal, the accepted vote, and the export route', async () => {
+    const votes = openSqliteVoteStore(path.join(tempDirSync('emi-vote-disclaimer-'), 'arena-votes.sqlite'));
+    cleanups.push(() => votes.close());
+    const token = 't'.repeat(MIN_OPERATOR_TOKEN_LENGTH);
+    const app = createArenaVoteApp({
+      store: votes,
+      site: SITE,
+      now: () => T0 - 10 * MINUTE,
+      limits: { perIp: { max: 100, windowMs: 60_000 }, perAddress: { max: 3, windowMs: 60_000 } },
+      exportToken: token,
+      clientIp: () => 'ip-1',
+    });
+    // No server: the app answers in process, as the Worker calls it.
+    const vote = (body: unknown, type = 'application/json') =>
+      app.request('/arena/vote', {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+    const alice = algosdk.generateAccount();
+    const aliceVote = dataVote(alice);
+    const answers: Record<string, Response> = {
+      unsupported_media_type: await vote({}, 'text/plain'),
+      payload_too_large: await vote('x'.repeat(MAX_VOTE_BODY_BYTES + 1)),
+      malformed_body: await vote('{"form":'),
+      bad_signature: await vote({ ...dataVote(algosdk.generateAccount()), address: alice.addr.toString() }),
+      wrong_site: await vote(dataVote(alice, messageFor({ site: 'https://other.example' }))),
+      accepted: await vote(aliceVote),
+      replayed_signature: await vote(aliceVote),
+      rate_limited: await vote(dataVote(alice, messageFor({ prediction: 'NEUTRAL' }))),
+      export_bad_after: await app.request('/arena/votes/export?after=-1', {
+        headers: { authorization: `Bearer ${token}` },
+      }),
+      export: await app.request('/arena/votes/export', { headers: { authorization: `Bearer ${token}` } }),
+    };
+    const seen: Record<string, { status: number; error: unknown; disclaimer: unknown }> = {};
+    for (const [name, res] of Object.entries(answers)) {
+      const body = (await res.json()) as { error?: unknown; disclaimer?: unknown };
+      seen[name] = { status: res.status, error: body.error, disclaimer: body.disclaimer };
+    }
+    const withDisclaimer = (status: number, error?: unknown) => ({ status, error, disclaimer: DISCLAIMER });
+    expect(seen).toEqual({
+      unsupported_media_type: withDisclaimer(415, 'unsupported_media_type'),
+      payload_too_large: withDisclaimer(413, 'payload_too_large'),
+      malformed_body: withDisclaimer(400, 'malformed_body'),
+      bad_signature: withDisclaimer(401, 'bad_signature'),
+      wrong_site: withDisclaimer(400, 'wrong_site'),
+      accepted: withDisclaimer(201),
+      replayed_signature: withDisclaimer(409, 'replayed_signature'),
+      rate_limited: withDisclaimer(429, 'rate_limited'),
+      export_bad_after: withDisclaimer(400, 'after must be a whole number'),
+      export: withDisclaimer(200),
+    });
   });
 });

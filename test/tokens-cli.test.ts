@@ -2,6 +2,7 @@
 // start (exit 2, one line naming the variable and how to make one, never the token); the scheme is read in any case
 // (RFC 9110 11.1); and a client that keeps sending wrong tokens is held off with 429 for the rest of its minute,
 // even with the right one then, while another client is not.
+import { DISCLAIMER } from '../schemas/common.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,7 +54,7 @@ describe('EMI_VOTE_EXPORT_TOKEN on Node', () => {
     for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
       const answer = await exported(`${scheme} ${TOKEN}`);
       expect(answer.status, scheme).toBe(200);
-      expect(await answer.json()).toEqual({ success: true, votes: [] });
+      expect(await answer.json()).toEqual({ success: true, votes: [], disclaimer: DISCLAIMER });
     }
 
     for (let i = 1; i <= WRONG_TOKENS_ALLOWED; i++) {

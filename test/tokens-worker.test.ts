@@ -4,6 +4,7 @@
 // never the token, even to a request that sends it. With good tokens both routes read the scheme in any case
 // (RFC 9110 11.1) and hold a client that keeps sending wrong tokens off with 429, the right token included. And a
 // method the vote route does not take answers the JSON 404 that `emi paywall` answers, with CORS.
+import { DISCLAIMER } from '../schemas/common.ts';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -121,7 +122,9 @@ describe('operator tokens on the Worker (wrangler dev)', { timeout: 120_000 }, (
           const wrong = await ask(`Bearer guess-${i}-${'x'.repeat(32)}`);
           expect(wrong.status, `guess ${i}`).toBe(401);
           expect(wrong.headers.get('www-authenticate')).toBe('Bearer');
-          expect(((await wrong.json()) as Refusal).error).toBe('unauthorized');
+          const refusal = (await wrong.json()) as Refusal & { disclaimer?: string };
+          expect(refusal.error).toBe('unauthorized');
+          expect(refusal.disclaimer).toBe(DISCLAIMER); // every JSON answer is educational (spec, section 1)
         }
         for (const authorization of ['Bearer one-more-guess', `Bearer ${token}`]) {
           const held = await ask(authorization);

@@ -1,10 +1,11 @@
 // POST /arena/vote: a vote signed by the voter's Algorand wallet, checked in order of cost (size, rate per IP,
 // shape, signature, rate per address, content, round rules) and stored once. Every refusal is a 4xx JSON error
 // and never touches the store. GET /arena/votes/export hands accepted votes to the generator (bearer token, checked
-// as operator-token.ts says).
+// as operator-token.ts says). Every JSON answer of this app carries the disclaimer (spec section 1), as the paywall's.
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { roundFromId, voteWindowProblem } from '../../generator/engines/arena/rules.ts';
 import { operatorTokenCheck } from '../operator-token.ts';
+import { DISCLAIMER } from '../../schemas/common.ts';
 import { CORS_HEADERS, VOTE_PATH } from '../../schemas/delivery.ts';
 import { apiSecurityHeaders } from '../security-headers.ts';
 import { answerUnhandled } from '../unhandled.ts';
@@ -48,7 +49,7 @@ type ErrorCode =
   | 'replayed_signature';
 
 const refuse = (c: Context, status: 400 | 401 | 409 | 413 | 415 | 429, error: ErrorCode, message: string) =>
-  c.json({ success: false, error, message }, status);
+  c.json({ success: false, error, message, disclaimer: DISCLAIMER }, status);
 
 /**
  * The paid paths' CORS headers (CORS_HEADERS) on every answer of the vote route, refusals included: the host's
@@ -203,6 +204,7 @@ export const createArenaVoteApp = (options: ArenaVoteOptions): Hono => {
         prediction: message.prediction,
         received_at: new Date(receivedAt).toISOString(),
         note: 'Counted in the round once the next generator run imports it; one vote per wallet per round.',
+        disclaimer: DISCLAIMER,
       },
       201,
     );
@@ -220,9 +222,9 @@ export const createArenaVoteApp = (options: ArenaVoteOptions): Hono => {
       if (refused) return refused;
       const after = Number(c.req.query('after') ?? 0);
       if (!Number.isSafeInteger(after) || after < 0) {
-        return c.json({ success: false, error: 'after must be a whole number' }, 400);
+        return c.json({ success: false, error: 'after must be a whole number', disclaimer: DISCLAIMER }, 400);
       }
-      return c.json({ success: true, votes: await options.store.since(after, 1000) });
+      return c.json({ success: true, votes: await options.store.since(after, 1000), disclaimer: DISCLAIMER });
     });
   }
   // The Worker calls this app's fetch itself: without this, a failing vote store is Hono's text/plain 500.

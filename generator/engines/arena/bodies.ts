@@ -272,11 +272,12 @@ function teacherLessonsBody(c: BodyContext): TeacherLessonsResponse {
     teacher_brain: c.teacher,
     // Stored lessons keep the labels they were written with; published, they follow the current rule.
     latest_lessons: c.v.lessons.slice(0, LATEST_LESSONS).map(currentLessonLabels),
+    rules_url: RULES_URL,
     developer_note:
       'One lesson per resolved arena round: the brain call recorded at the round start and the crowd consensus ' +
       'scored against the price move over the round. Definitions are in teacher_brain.metrics (outcome_rule, ' +
       'score_definitions). Lessons with provenance.replayed come from a backfill replay of the simulated market. ' +
-      `${MODE_SCOPE_NOTE} ${SMALL_CROWD_RULE} Historical learning context, not a live signal.`,
+      `${MODE_SCOPE_NOTE} ${SMALL_CROWD_RULE} Rules: ${RULES_URL} Historical learning context, not a live signal.`,
     privacy_note: PRIVACY_NOTE,
     educational_notice: EDUCATIONAL_NOTICE,
     updated_utc: c.updatedUtc,
@@ -337,6 +338,7 @@ function statisticsBody(c: BodyContext): StatisticsResponse {
       },
       store_schema_version: v.schemaVersion,
     },
+    rules_url: RULES_URL,
     developer_note:
       'Counts and track records read from the arena store when this file was generated; nothing here is estimated. ' +
       `${runsNote(v.runs.unfinished)} ` +

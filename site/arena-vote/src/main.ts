@@ -1,11 +1,16 @@
 // The arena page's vote form: connect a wallet (Pera, Defly, or a throwaway key on the local stack), sign the
 // vote for the asset's next round, post it to POST /arena/vote on this origin, and score this browser's past
 // votes against the published teacher lessons. No account: past votes live in this browser's localStorage.
-import { votingRoundFor } from '../../../generator/engines/arena/rules.ts';
+import { roundFromId, votingRoundFor } from '../../../generator/engines/arena/rules.ts';
 import { formatVoteMessage } from '../../../paywall-worker/arena-vote/message.ts';
 import type { VoteBody, VoteWallet, VoteWalletKind } from './vote-wallets.ts';
 
 const STORAGE_KEY = 'emi-arena-votes';
+/**
+ * How many lessons /api/teacher-lessons.php lists, newest first (LATEST_LESSONS of generator/engines/arena/bodies.ts,
+ * not imported: it would bring the schemas into this small script). An older vote is never scored here.
+ */
+const LATEST_LESSONS = 20;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 interface KeptVote {
@@ -44,24 +49,37 @@ const keptVotes = (): KeptVote[] => {
   }
 };
 
+/** The outcome cell of a vote the lessons read do not score: why, as far as this page can tell. */
+const unscoredText = (roundId: string, lessonsRead: boolean, now: number): string => {
+  if ((roundFromId(roundId)?.end ?? 0) > now) return 'round not over yet';
+  return lessonsRead
+    ? `not among the latest ${LATEST_LESSONS} lessons: resolved or not, it is outside what this page reads`
+    : 'the lessons could not be read';
+};
+
 async function showHistory(): Promise<void> {
   const address = wallet?.address;
   const votes = keptVotes().filter((v) => !address || v.address === address);
   let lessons: { round_id: string; actual_outcome: string }[] = [];
+  let lessonsRead = false;
   try {
     const res = await fetch(new URL('/api/teacher-lessons.php', location.origin));
-    if (res.ok) lessons = ((await res.json()) as { latest_lessons?: typeof lessons }).latest_lessons ?? [];
+    if (res.ok) {
+      lessons = ((await res.json()) as { latest_lessons?: typeof lessons }).latest_lessons ?? [];
+      lessonsRead = true;
+    }
   } catch {
     // Offline or not yet published: votes are shown without outcomes.
   }
   const outcome = new Map(lessons.map((l) => [l.round_id, l.actual_outcome]));
+  const now = Date.now();
   const rows = votes.map((v) => {
     const o = outcome.get(v.round);
     const row = document.createElement('tr');
     for (const cell of [
       v.round,
       v.prediction,
-      o ?? 'not in the latest lessons yet',
+      o ?? unscoredText(v.round, lessonsRead, now),
       o ? (o === v.prediction ? 'yes' : 'no') : '',
     ]) {
       const td = document.createElement('td');
@@ -76,9 +94,9 @@ async function showHistory(): Promise<void> {
   const scored = rows.filter((r) => r.scored).length;
   const right = rows.filter((r) => r.scored && r.right).length;
   $('arena-score').textContent = scored
-    ? `${right} of ${scored} resolved votes right (scored from the published lessons of the latest rounds).`
+    ? `${right} of ${scored} resolved votes right (scored from the latest ${LATEST_LESSONS} published lessons only).`
     : votes.length
-      ? 'None of your votes is resolved in the latest published lessons yet.'
+      ? `None of your votes is among the latest ${LATEST_LESSONS} published lessons, the only ones this page scores.`
       : 'No vote from this browser yet.';
 }
 
