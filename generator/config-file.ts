@@ -8,6 +8,7 @@
 // see configurationHook).
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import type { EnvSettings } from '../paywall-worker/config.ts';
 import { stateFolder } from './defaults.ts';
 import { assertWritableFolder, isPermissionFault } from './publish/writable.ts';
 import { loadSourcesConfig } from './sources/config.ts';
@@ -27,8 +28,11 @@ export function configKeysProblem(file: string, json: object): string | null {
   );
 }
 
-/** Throws a one-line error unless `file` is a readable JSON object with only known keys and valid settings. */
-export async function checkConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+/**
+ * The configuration file as a JSON object with only known keys, or a one-line error: the one reader of the file for
+ * every command (and for the paywall's publishers, at start and when it reads the file again while running).
+ */
+export async function readConfigObject(file: string): Promise<Record<string, unknown>> {
   const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     throw new Error(
       error.code === 'ENOENT'
@@ -52,9 +56,15 @@ export async function checkConfigFile(file: string, env: NodeJS.ProcessEnv = pro
   }
   const keysProblem = configKeysProblem(file, json);
   if (keysProblem) throw new Error(keysProblem);
+  return json as Record<string, unknown>;
+}
+
+/** Throws a one-line error unless `file` is a readable JSON object with only known keys and valid settings. */
+export async function checkConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const json = await readConfigObject(file);
   await checkSourcesConfig(file, env);
   const { parsePublishers } = await import('../paywall-worker/publishers/config.ts');
-  parsePublishers((json as { publishers?: unknown }).publishers ?? []);
+  parsePublishers(json.publishers ?? []);
 }
 
 /**
@@ -113,7 +123,7 @@ async function checkPaywallSettings(
   opts: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
 ): Promise<void> {
-  const { SETTING_VARIABLES, checkSettings, settingsFromEnv } = await import('../paywall-worker/config.ts');
+  const { SETTING_VARIABLES, settingsFromEnv } = await import('../paywall-worker/config.ts');
   const settings = settingsFromEnv(env);
   const names: Partial<Record<(typeof PAYWALL_OPTIONS)[number][0], string>> = {};
   for (const [key, flag] of PAYWALL_OPTIONS) {
@@ -124,12 +134,33 @@ async function checkPaywallSettings(
       if (command.getOptionValueSource(key) === 'cli') names[key] = flag;
     } else if (settings[key] === undefined) names[key] = `${flag} or ${SETTING_VARIABLES[key]}`;
   }
+  await checkPaywallStart(settings, names, env);
+}
+
+/** The paywall's settings (named as `checkSettings` names them) and the vote export's token; throws one line. */
+async function checkPaywallStart(
+  settings: EnvSettings,
+  names: Partial<Record<keyof EnvSettings, string>>,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  const { checkSettings } = await import('../paywall-worker/config.ts');
   checkSettings(settings, names);
   // The vote export's bearer token (the Worker answers 503 for one too short; a start is refused instead).
   const { operatorTokenProblem } = await import('../paywall-worker/operator-token.ts');
   const exportToken = env.EMI_VOTE_EXPORT_TOKEN;
   const tokenProblem = exportToken ? operatorTokenProblem('EMI_VOTE_EXPORT_TOKEN', exportToken) : null;
   if (tokenProblem) throw new Error(tokenProblem);
+}
+
+/**
+ * What `emi paywall` checks before it starts, for a start that takes everything from the environment (the preview
+ * scripts): EMI_CONFIG's file, then the paywall's EMI_* settings. Throws the first problem as one line.
+ */
+export async function checkPaywallEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  // An empty EMI_CONFIG is unset, as for the commands.
+  if (env.EMI_CONFIG) await checkConfigFile(env.EMI_CONFIG, env);
+  const { settingsFromEnv } = await import('../paywall-worker/config.ts');
+  await checkPaywallStart(settingsFromEnv(env), {}, env);
 }
 
 type FolderRole = readonly [option: string, role: string];

@@ -1,7 +1,8 @@
 // `emi paywall` (run the worker on Node) and `emi buy PATH` (pay for a path with a development wallet). The
-// paywall's settings (its options and EMI_* variables) are checked before it starts, by the configuration hook
-// (generator/config-file.ts): a bad one is a usage mistake, exit code 2. A payee that cannot receive USDC, or an
-// algod that cannot be asked, stops the start with exit code 1: the machine's or the chain's state, not a typo.
+// paywall's settings (its options and EMI_* variables) and its configuration file (--config or EMI_CONFIG) are
+// checked before it starts, by the configuration hook (generator/config-file.ts): a bad one is a usage mistake,
+// exit code 2. A payee that cannot receive USDC, or an algod that cannot be asked, stops the start with exit code 1:
+// the machine's or the chain's state, not a typo.
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createLocalPaywall, paywallEnv } from './local.ts';
@@ -92,6 +93,8 @@ export function registerPaywallCommands(program: Command): void {
         `imports from its own --state), the payment book and the publishers' credit ledger`,
       stateFolder(),
     )
+    // Read and checked as `emi serve` reads it (generator/config-file.ts): a bad file is exit code 2 before a start.
+    .option('--config <file>', 'JSON configuration file, e.g. its publishers (default: EMI_CONFIG)')
     .option(
       '--dev-facilitator-port <n>',
       'port of the development facilitator, when no facilitator URL is set (0: any free port)',
@@ -114,6 +117,7 @@ export function registerPaywallCommands(program: Command): void {
         baseUrl?: string;
         site?: string;
         state: string;
+        config?: string;
         devFacilitatorPort: number;
         production?: boolean;
       }) => {
@@ -133,6 +137,7 @@ export function registerPaywallCommands(program: Command): void {
           baseUrl,
           payTo,
           facilitatorUrl,
+          configFile: o.config ?? env.configFile,
           devFacilitatorPort: o.devFacilitatorPort,
           ...paywallFolders(o.site, o.state),
         }).catch((error: NodeJS.ErrnoException) => {

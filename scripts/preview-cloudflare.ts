@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import algosdk from 'algosdk';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import { startWranglerDev, uploadPaidFiles } from '../deploy/cloudflare/run.ts';
+import { checkPaywallEnvironment } from '../generator/config-file.ts';
 import { paywallEnv } from '../paywall-worker/local.ts';
 import { parsePublishers } from '../paywall-worker/publishers/config.ts';
 import { readConfigJson } from '../paywall-worker/publishers/node.ts';
@@ -66,10 +67,17 @@ for (const [what, file] of [
   }
 }
 
+// The configuration `emi paywall` would refuse (EMI_CONFIG's file, the EMI_* settings): one line, exit 2, as it does.
+await checkPaywallEnvironment().catch((error: Error) => {
+  console.error(`preview:cloudflare: ${error.message.split('\n')[0]}`);
+  process.exit(2);
+});
+
 const env = paywallEnv();
 const payTo = env.payTo ?? algosdk.generateAccount().addr.toString();
 const publishers = env.configFile ? (await readConfigJson(env.configFile)).publishers : undefined;
-// Development: the publishers' addresses can receive test USDC too (a bad entry is left for the Worker to name).
+// Development: the publishers' addresses can receive test USDC too (one that is the operator's payee is left for the
+// Worker to name: the entries were checked above).
 const publisherAddresses = (() => {
   try {
     return parsePublishers(publishers, payTo).map((p) => p.payTo);

@@ -12,6 +12,7 @@ import { startNginx } from '../deploy/nginx/run.ts';
 import { MCP_PATH } from '../schemas/delivery.ts';
 import { createLocalPaywall, paywallEnv } from '../paywall-worker/local.ts';
 import { paywallFolders } from '../paywall-worker/cli.ts';
+import { checkPaywallEnvironment } from '../generator/config-file.ts';
 import { stateFolder } from '../generator/defaults.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
 import { onShutdown, portOption } from './cli-args.ts';
@@ -43,6 +44,12 @@ if (!(await stat(join(root, 'index.html')).catch(() => null))) {
   process.exit(2);
 }
 
+// The configuration `emi paywall` would refuse (EMI_CONFIG's file, the EMI_* settings): one line, exit 2, as it does.
+await checkPaywallEnvironment().catch((error: Error) => {
+  console.error(`preview:nginx: ${error.message.split('\n')[0]}`);
+  process.exit(2);
+});
+
 const url = `http://127.0.0.1:${port}`;
 const paywall = await createLocalPaywall({
   ...paywallEnv(),
@@ -51,6 +58,10 @@ const paywall = await createLocalPaywall({
   // As `emi paywall --site dist` behind the recipe: /mcp, the storefronts, the votes (and their export with
   // EMI_VOTE_EXPORT_TOKEN), the payment book and the credit ledger in the state folder (EMI_STATE_DIR, else var).
   ...paywallFolders(root, stateFolder()),
+}).catch((error: unknown) => {
+  // What is left is the machine's or the chain's state (a payee without USDC, a port in use): exit 1, as emi's.
+  console.error(`preview:nginx: ${(error as Error).message.split('\n')[0]}`);
+  process.exit(1);
 });
 const { app, mcp } = paywall;
 const worker = await listen({

@@ -1,6 +1,8 @@
 // `npm run preview:cloudflare` hands the Worker the settings a deployed one reads from its variables and secrets:
 // with EMI_ALGOD_URL the payee's USDC opt-in is asked of that algod before a sale, and with EMI_VOTE_EXPORT_TOKEN
 // GET /arena/votes/export answers the generator on another machine (401 without the token, the votes with it).
+import { DISCLAIMER } from '../schemas/common.ts';
+import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -75,7 +77,7 @@ describe(
         expect((await exported({})).status).toBe(401);
         const answer = await exported({ Authorization: `Bearer ${TOKEN}` });
         expect(answer.status).toBe(200);
-        expect(await answer.json()).toEqual({ success: true, votes: [] });
+        expect(await answer.json()).toEqual({ success: true, votes: [], disclaimer: DISCLAIMER });
 
         // The payee holds no USDC on that algod: no 402 offers a payment it could not receive.
         const paid = await fetch(`${base}/api/x402-market-regime.php`);
@@ -88,3 +90,39 @@ describe(
     });
   },
 );
+
+describe('npm run preview:cloudflare with a configuration emi paywall refuses', () => {
+  it(
+    'says it in one line and exits 2, before wrangler or a facilitator starts',
+    { timeout: 60_000 },
+    async () => {
+      const site = await mkdtemp(join(tmpdir(), 'emi-preview-cloudflare-config-'));
+      try {
+        await mkdir(join(site, 'dist'));
+        await mkdir(join(site, 'paid'));
+        await writeFile(join(site, 'dist', 'index.html'), '<!doctype html><title>home</title>');
+        await writePaidFixtures(join(site, 'paid'));
+        await writeFile(join(site, 'emi.json'), '{"publishers": [');
+        // This machine's EMI_* settings are left out: only the faulty one is given (a file that is not JSON).
+        const machine = Object.entries(process.env).filter(([name]) => !name.startsWith('EMI_'));
+        const env = { ...Object.fromEntries(machine), EMI_CONFIG: join(site, 'emi.json') };
+        const args = ['bin/run-ts.js', 'scripts/preview-cloudflare.ts', '--port', '20326', '--dir'];
+        args.push(join(site, 'dist'), '--paid', join(site, 'paid'), '--persist-to', join(site, 'wrangler'));
+        const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+          const child = execFile(process.execPath, args, { env, timeout: 50_000 }, (_error, _out, err) =>
+            resolve({ code: child.exitCode, stderr: err }),
+          );
+        });
+        expect(code, stderr).toBe(2);
+        expect(stderr).not.toMatch(/^\s+at /m);
+        const lines = stderr.trimEnd().split('\n');
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toContain(
+          `preview:cloudflare: configuration file ${join(site, 'emi.json')} is not valid JSON: `,
+        );
+      } finally {
+        await rm(site, { recursive: true, force: true });
+      }
+    },
+  );
+});

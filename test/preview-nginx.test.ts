@@ -1,6 +1,7 @@
 // `npm run preview:nginx -- --port P` as an operator runs it: nginx in front of the Node worker in the foreground,
 // answering the site and the 402; Ctrl-C stops nginx, the worker and everything else it started.
-import { spawn } from 'node:child_process';
+import { DISCLAIMER } from '../schemas/common.ts';
+import { execFile, spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, rm, writeFile, chmod } from 'node:fs/promises';
 import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -208,7 +209,7 @@ describe.skipIf(!hasNginx())('npm run preview:nginx', () => {
           expect((await exported({})).status).toBe(401);
           const answer = await exported({ Authorization: `Bearer ${token}` });
           expect(answer.status).toBe(200);
-          expect(await answer.json()).toEqual({ success: true, votes: [] });
+          expect(await answer.json()).toEqual({ success: true, votes: [], disclaimer: DISCLAIMER });
 
           const storefront = await fetch(`${base}/p/acme/x402-buyer/`);
           expect(storefront.status).toBe(200);
@@ -243,6 +244,39 @@ describe.skipIf(!hasNginx())('npm run preview:nginx', () => {
       await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow(); // and it was stopped
     } finally {
       await rm(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm run preview:nginx with a configuration emi paywall refuses', () => {
+  it('says it in one line and exits 2, before nginx or the worker starts', { timeout: 60_000 }, async () => {
+    const site = await mkdtemp(join(tmpdir(), 'emi-preview-nginx-config-'));
+    try {
+      await mkdir(join(site, 'dist'), { recursive: true });
+      await writeFile(join(site, 'dist/index.html'), '<!doctype html><title>home</title>');
+      // This machine's EMI_* settings are left out: only the faulty one is given (a facilitator without a payee).
+      const machine = Object.entries(process.env).filter(([name]) => !name.startsWith('EMI_'));
+      const env = { ...Object.fromEntries(machine), EMI_FACILITATOR_URL: 'http://127.0.0.1:20324' };
+      const args = [
+        'bin/run-ts.js',
+        'scripts/preview-nginx.ts',
+        '--port',
+        '20325',
+        '--dir',
+        join(site, 'dist'),
+      ];
+      const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = execFile(process.execPath, args, { env, timeout: 50_000 }, (_error, _out, err) =>
+          resolve({ code: child.exitCode, stderr: err }),
+        );
+      });
+      expect(code, stderr).toBe(2);
+      expect(stderr).not.toMatch(/^\s+at /m);
+      expect(stderr.trimEnd().split('\n')).toEqual([
+        'preview:nginx: a payee address (EMI_PAYTO) is required when a facilitator URL is configured',
+      ]);
+    } finally {
+      await rm(site, { recursive: true, force: true });
     }
   });
 });

@@ -1,4 +1,4 @@
-// The publisher programme on Node (`emi serve`, `emi up`, `emi publisher`): publishers from the config file
+// The publisher programme on Node (`emi paywall`, `serve`, `up`, `emi publisher`): publishers from the config file
 // (`--config` or EMI_CONFIG), checked once at start, whose closures (`closedAt`, written by `emi publisher close`)
 // are read again whenever the file changes; the credit ledger in the state folder; the paywall's extra sale points
 // and hooks; and the branded storefronts.
@@ -17,24 +17,17 @@ import { creditHooks, publisherSalePoints } from './sale-points.ts';
 export const defaultLedgerFile = (env: NodeJS.ProcessEnv = process.env): string =>
   resolve(stateFolder(env), DEFAULT_LEDGER_FILE);
 
-/** The whole config file as JSON; `publishers` is this module's part (other keys belong to others). */
+/**
+ * The whole config file as JSON; `publishers` is this module's part (other keys belong to others). Read as every
+ * `emi` command reads it (generator/config-file.ts): a misspelt key, invalid JSON or anything but an object is a
+ * PublisherConfigError (one line, the same line as the configuration check's), not a worker selling nothing.
+ */
 export async function readConfigJson(path: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new PublisherConfigError(`cannot read configuration ${path}: ${(error as Error).message}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new PublisherConfigError(`configuration ${path} is not valid JSON`);
-  }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw new PublisherConfigError(`configuration ${path} is not a JSON object`);
-  }
-  return json as Record<string, unknown>;
+  // Loaded here only: the worker reads a file only when it has one.
+  const { readConfigObject } = await import('../../generator/config-file.ts');
+  return readConfigObject(path).catch((error: Error) => {
+    throw new PublisherConfigError(error.message, { cause: error });
+  });
 }
 
 export interface PublisherProgrammeOptions {
@@ -81,7 +74,8 @@ export interface LiveClosuresOptions {
  * call) and read again only when it changed, so that `emi publisher close` stops new sales at once rather than at
  * the next restart. Only closures are taken: anything else in the file (a new publisher, a price) waits for a
  * restart. An entry that disappeared is closed from when that was seen (its paths stay until the restart, still
- * delivering payments already made). A file that cannot be read or that the worker would refuse at start changes
+ * delivering payments already made). A file that cannot be read or that the worker would refuse at start (read by
+ * the same strict reader: a misspelt key too, which `emi publisher` would refuse to write to as well) changes
  * nothing, and is logged once per version.
  */
 export function liveClosures(options: LiveClosuresOptions): (publisher: Publisher) => Promise<number | null> {
