@@ -52,16 +52,24 @@ const MAX_RETRY_AFTER_SECONDS = 600;
 export const PAYMENT_META = 'x402/payment';
 export const PAYMENT_RESPONSE_META = 'x402/payment-response';
 
-/** The payment in `_meta`, encoded as the HTTP header; an error message when it is not a payment object. */
+/** Why `_meta["x402/payment"]` is not a payment: an x402 v1 payload, or anything else that is not a v2 one. */
+export type InvalidPaymentCode = 'invalid_x402_version' | 'invalid_payload';
+
+/**
+ * The payment in `_meta`, encoded as the HTTP header; an error message when it is not a payment object, with the
+ * x402 reason code the payment-required result carries (`code`).
+ */
 export function paymentHeaderOf(meta: Record<string, unknown> | undefined): {
   header?: string;
   payment?: PaymentPayload;
   error?: string;
+  code?: InvalidPaymentCode;
 } {
   const payment = meta?.[PAYMENT_META];
   if (payment === undefined) return {};
   if (payment === null || typeof payment !== 'object' || Array.isArray(payment)) {
     return {
+      code: 'invalid_payload',
       error:
         `_meta["${PAYMENT_META}"] must be an x402 v2 PaymentPayload object (x402Version, accepted, payload), ` +
         `got ${payment === null ? 'null' : Array.isArray(payment) ? 'an array' : typeof payment}.`,
@@ -70,6 +78,7 @@ export function paymentHeaderOf(meta: Record<string, unknown> | undefined): {
   const record = payment as Record<string, unknown>;
   if (record.x402Version !== 2 || typeof record.accepted !== 'object' || typeof record.payload !== 'object') {
     return {
+      code: record.x402Version === 1 ? 'invalid_x402_version' : 'invalid_payload',
       error: `_meta["${PAYMENT_META}"] is not an x402 v2 PaymentPayload: it needs x402Version 2, accepted and payload.`,
     };
   }
@@ -247,8 +256,10 @@ export async function toolResultOf(
     transaction && !message.includes(`again with the same _meta["${PAYMENT_META}"]`)
       ? ` Do not sign a new payment: ${callAgainWithSamePayment(resource)}.`
       : '';
+  // 409: this payment's id belongs to another payment; refused before anything was settled (the message says which).
+  const lead = response.status === 409 ? 'refused this payment' : 'is not available';
   const result = toolError(
-    `${resource.path} is not available (${response.status} ${error})${message ? `: ${message}` : ''}` +
+    `${resource.path} ${lead} (${response.status} ${error})${message ? `: ${message}` : ''}` +
       `${retryAfter ? ` Retry after ${retryAfter} s.` : ''}${sameAgain}`,
     { status: response.status, error, message, ...(transaction ? { transaction } : {}) },
   );
@@ -295,6 +306,31 @@ function ifSettledElsewhere(resource: PaidResource, payment: PaymentPayload, txi
     `${txid ? `; quote transaction ${txid} to the seller` : ''}. ` +
     PAYMENT_ID_HINT
   );
+}
+
+/**
+ * The answer to a `_meta["x402/payment"]` that is not an x402 v2 PaymentPayload (the x402 MCP transport's "Payment
+ * Invalid"): the payment-required result, with the reason code and the readable sentence, as a refused payment over
+ * HTTP gets its 402. The PaymentRequired is the paywall's own (an unpaid ask of the path); when it gives none (the
+ * file is not for sale now, the paywall cannot be reached), the sentence alone, as a tool error.
+ */
+export async function invalidPaymentResult(
+  resource: PaidResource,
+  fetchPaid: FetchPaid,
+  invalid: { error: string; code: InvalidPaymentCode },
+): Promise<CallToolResult> {
+  try {
+    const response = await fetchPaid(resource.path);
+    const header = response.status === 402 ? response.headers.get('PAYMENT-REQUIRED') : null;
+    await response.body?.cancel();
+    if (header) {
+      const offered = decodePaymentRequiredHeader(header);
+      return paymentRequiredResult(resource, { ...offered, error: invalid.code }, invalid.error);
+    }
+  } catch {
+    // no PaymentRequired to give: the sentence alone
+  }
+  return toolError(invalid.error, { error: invalid.code, message: invalid.error });
 }
 
 /** Error codes that mean the request never left this process: nothing reached the paywall, so nothing was paid. */
@@ -425,7 +461,12 @@ export function registerPaidTools(server: McpServer, fetchPaid: FetchPaid, now: 
       },
       async (_args, extra) => {
         const payment = paymentHeaderOf(extra._meta as Record<string, unknown> | undefined);
-        if (payment.error) return toolError(payment.error);
+        if (payment.error) {
+          return invalidPaymentResult(resource, fetchPaid, {
+            error: payment.error,
+            code: payment.code ?? 'invalid_payload',
+          });
+        }
         try {
           const response = await fetchPaid(resource.path, payment.header);
           return await toolResultOf(response, resource, now(), payment.payment);

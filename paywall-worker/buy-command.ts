@@ -310,6 +310,12 @@ export function readOutcome(attempt: PaidAttempt, origin: string, now = Date.now
     // Refused before anything was settled (stale data, a missing file...): a resend cannot help, nothing was charged.
     return { kind: 'refused', reason: `${code} (nothing was charged)` };
   }
+  if (status === 409) {
+    // This signature's payment id belongs to another payment: refused before anything was settled (README
+    // "Decisions": one payment id, one payment). The site's message names that payment.
+    const said = errorField(body, 'message');
+    return { kind: 'refused', reason: `${code ?? status} (nothing was charged)${said ? `: ${said}` : ''}` };
+  }
   const answered = `${origin} answered ${status}${code ? ` ${code}` : ''}`;
   const stillSettling = code === 'payment_in_progress'; // 503; 402 from a paywall of an earlier version
   if (stillSettling || status === 408 || status === 429 || status >= 500) {

@@ -1,11 +1,19 @@
 // The payment book in one SQLite file (WAL), for Node: `emi paywall`, `emi serve` and `emi up` with a real
 // facilitator. A settled payment's record (and the body it bought) survives a restart, so a buyer whose answer was
 // lost still gets the file by sending the same payment again; two workers on one state folder share it. Each claim
-// is one write transaction (BEGIN IMMEDIATE), so one payment is claimed by one request at a time across processes.
+// is one write transaction (BEGIN IMMEDIATE), so one payment is claimed by one request at a time across processes;
+// so is each binding of a payment id (table payment_ids, created beside an older book's table when it opens).
 import type Database from 'better-sqlite3';
 import { openMoneyDatabase } from './sqlite-file.ts';
-import { claimEntry, pendingEntry, RECORD_TTL_MS } from './payment-book.ts';
-import type { BookEntry, ClaimResult, PaymentBook, SettledPayment } from './payment-book.ts';
+import { bindEntry, claimEntry, pendingEntry, RECORD_TTL_MS } from './payment-book.ts';
+import type {
+  BindResult,
+  BookEntry,
+  ClaimResult,
+  IdBinding,
+  PaymentBook,
+  SettledPayment,
+} from './payment-book.ts';
 
 export const DEFAULT_PAYMENT_BOOK_FILE = 'payments.sqlite';
 
@@ -16,6 +24,12 @@ CREATE TABLE IF NOT EXISTS payments (
   entry TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS payments_by_age ON payments (since);
+CREATE TABLE IF NOT EXISTS payment_ids (
+  id TEXT PRIMARY KEY,
+  txid TEXT NOT NULL,
+  since INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS payment_ids_by_age ON payment_ids (since);
 `;
 
 export class SqlitePaymentBook implements PaymentBook {
@@ -70,6 +84,29 @@ export class SqlitePaymentBook implements PaymentBook {
 
   settled(txid: string, record: SettledPayment): Promise<void> {
     this.put(txid, { state: 'settled', since: this.now(), record });
+    return Promise.resolve();
+  }
+
+  bindId(id: string, txid: string): Promise<BindResult> {
+    const run = this.db.transaction((): BindResult => {
+      const now = this.now();
+      this.db.prepare('DELETE FROM payment_ids WHERE since <= ?').run(now - RECORD_TTL_MS);
+      const known = this.db
+        .prepare<[string], IdBinding>('SELECT txid, since FROM payment_ids WHERE id = ?')
+        .get(id);
+      const { result, entry } = bindEntry(known, txid, now);
+      if (entry) {
+        this.db
+          .prepare('INSERT OR REPLACE INTO payment_ids (id, txid, since) VALUES (?, ?, ?)')
+          .run(id, entry.txid, entry.since);
+      }
+      return result;
+    });
+    return Promise.resolve(run.immediate());
+  }
+
+  unbindId(id: string, txid: string): Promise<void> {
+    this.db.prepare('DELETE FROM payment_ids WHERE id = ? AND txid = ?').run(id, txid);
     return Promise.resolve();
   }
 }

@@ -3,7 +3,9 @@
 // the same books: a payment is processed by one request at a time, settled at most once, and once settled the body
 // it bought is delivered again (never charged again, never replaced by newer data) to the same presentation (the
 // signed payment and the payment identifier it was sent with) before the record expires, as an idempotency key
-// replays its stored response. Nothing else is needed: the chain itself refuses a transaction id it has already
+// replays its stored response. It also keeps which payment each payment id belongs to, so that a new signature
+// sent with a used id is refused (409) rather than charged as a second purchase (x402's payment-identifier spec:
+// same id, different payload). Nothing else is needed: the chain itself refuses a transaction id it has already
 // confirmed.
 import type { SettleResponse } from '@x402/core/types';
 
@@ -55,6 +57,22 @@ export interface PaymentBook {
   pending(txid: string, payment: string, attemptedAt: number, body?: string): Promise<void>;
   /** The payment is confirmed on chain: remember it for redelivery. */
   settled(txid: string, record: SettledPayment): Promise<void>;
+  /**
+   * Atomically binds a payment id (x402's payment-identifier extension) to the payment it came with, unless it is
+   * bound to another payment within RECORD_TTL_MS: then nothing changes and the answer names that payment. One id
+   * belongs to one payment, so a new signature sent with a used id is refused, never settled as a second purchase.
+   */
+  bindId(id: string, txid: string): Promise<BindResult>;
+  /** The payment was not settled and not submitted: its id is free again (only if it is still bound to `txid`). */
+  unbindId(id: string, txid: string): Promise<void>;
+}
+
+export type BindResult = { bound: true } | { bound: false; txid: string };
+
+/** A payment id's binding to one payment's transaction id; `since` is when it was bound. */
+export interface IdBinding {
+  txid: string;
+  since: number;
 }
 
 /**
@@ -120,9 +138,29 @@ export function claimEntry(
   };
 }
 
+/**
+ * The book's rule for binding a payment id, the same in every home: what the caller is told, and the binding to
+ * store (null: leave it as it is). Only ever a refusal, never a merge: an id bound to another payment within
+ * RECORD_TTL_MS stays that payment's; the same payment binding again, or an expired binding, binds (anew).
+ */
+export function bindEntry(
+  known: IdBinding | undefined,
+  txid: string,
+  now: number,
+): { result: BindResult; entry: IdBinding | null } {
+  if (known && known.txid !== txid && now - known.since < RECORD_TTL_MS) {
+    return { result: { bound: false, txid: known.txid }, entry: null };
+  }
+  return { result: { bound: true }, entry: { txid, since: now } };
+}
+
+/** Whether unbindId(id, txid) removes the binding: only while it still points to that payment. */
+export const unbinds = (known: IdBinding | undefined, txid: string): boolean => known?.txid === txid;
+
 /** The book in one process's memory (Node, tests). Entries are forgotten after RECORD_TTL_MS, oldest first. */
 export class MemoryPaymentBook implements PaymentBook {
   private readonly entries = new Map<string, BookEntry>();
+  private readonly ids = new Map<string, IdBinding>();
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -151,20 +189,38 @@ export class MemoryPaymentBook implements PaymentBook {
     return Promise.resolve();
   }
 
+  bindId(id: string, txid: string): Promise<BindResult> {
+    this.forgetExpired();
+    const { result, entry } = bindEntry(this.ids.get(id), txid, this.now());
+    if (entry) this.putIn(this.ids, id, entry);
+    return Promise.resolve(result);
+  }
+
+  unbindId(id: string, txid: string): Promise<void> {
+    if (unbinds(this.ids.get(id), txid)) this.ids.delete(id);
+    return Promise.resolve();
+  }
+
   private put(txid: string, entry: BookEntry): void {
-    this.entries.delete(txid); // re-insert so that insertion order stays age order
-    this.entries.set(txid, entry);
-    if (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
+    this.putIn(this.entries, txid, entry);
+  }
+
+  private putIn<T>(map: Map<string, T>, key: string, value: T): void {
+    map.delete(key); // re-insert so that insertion order stays age order
+    map.set(key, value);
+    if (map.size > this.maxEntries) {
+      const oldest = map.keys().next().value;
+      if (oldest !== undefined) map.delete(oldest);
     }
   }
 
   private forgetExpired(): void {
     const now = this.now();
-    for (const [txid, { since }] of this.entries) {
-      if (now - since < RECORD_TTL_MS) break;
-      this.entries.delete(txid);
+    for (const map of [this.entries, this.ids]) {
+      for (const [key, { since }] of map) {
+        if (now - since < RECORD_TTL_MS) break;
+        map.delete(key);
+      }
     }
   }
 }

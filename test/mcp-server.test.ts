@@ -228,6 +228,10 @@ describe.each(Object.entries(transports))('over %s', (_name, makeTransport) => {
     })) as CallToolResult;
     expect(text.isError).toBe(true);
     expect(textOf(text)).toMatch(/must be an x402 v2 PaymentPayload object .* got string/);
+    // The x402 MCP transport's "Payment Invalid": the PaymentRequired again, with the reason.
+    const invalid = text.structuredContent as { x402Version: number; error: string; accepts: unknown[] };
+    expect(invalid).toMatchObject({ x402Version: 2, error: 'invalid_payload' });
+    expect(invalid.accepts.length).toBeGreaterThan(0);
 
     const shapeless = (await client.callTool({
       name: 'atlas',
@@ -236,6 +240,9 @@ describe.each(Object.entries(transports))('over %s', (_name, makeTransport) => {
     })) as CallToolResult;
     expect(shapeless.isError).toBe(true);
     expect(textOf(shapeless)).toMatch(/not an x402 v2 PaymentPayload/);
+    const v1 = shapeless.structuredContent as { error: string; accepts: unknown[] };
+    expect(v1.error).toBe('invalid_x402_version');
+    expect(v1.accepts.length).toBeGreaterThan(0);
 
     // Right shape, garbage inside: the paywall's own decoder refuses it, answered as a payment-required result.
     const garbage = (await client.callTool({

@@ -149,6 +149,13 @@ const PAYWALL_ERRORS: Readonly<Record<string, PaywallError>> = {
       '`request_timeout`: the Node paywall did not receive the whole request within 30 s (the time to answer does ' +
       'not count). Nothing was verified or settled.',
   },
+  '409': {
+    description:
+      '`payment_id_conflict`: the payment carries a payment id (the payment-identifier extension) that already ' +
+      'belongs to another payment, named in the message. Nothing was verified or settled and this payment was not ' +
+      'charged: send that other payment again (the same PAYMENT-SIGNATURE, with its id) to collect what it bought, ' +
+      'or use a new payment id for a new purchase.',
+  },
   '431': {
     description:
       "`request_headers_too_large`: the request's headers exceed the Node paywall's 16 KiB limit (a " +

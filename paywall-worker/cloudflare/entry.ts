@@ -3,7 +3,7 @@
 // every isolate and restart; and each publisher's credits in a Durable Object of its own, so that two buyers racing
 // for the last credit cannot both hold it.
 import { DurableObject } from 'cloudflare:workers';
-import type { ClaimResult, PaymentBook, SettledPayment } from '../payment-book.ts';
+import type { BindResult, ClaimResult, PaymentBook, SettledPayment } from '../payment-book.ts';
 import type { CreditBalance, SaleRecord } from '../publishers/credit-ledger.ts';
 import { creditLedgerObject, durableCreditLedger } from '../publishers/credit-ledger-durable.ts';
 import type {
@@ -31,6 +31,12 @@ export class PaymentBookObject extends DurableObject {
   }
   settled(txid: string, record: SettledPayment): Promise<void> {
     return this.book.settled(txid, record);
+  }
+  bindId(id: string, txid: string): Promise<BindResult> {
+    return this.book.bindId(id, txid);
+  }
+  unbindId(id: string, txid: string): Promise<void> {
+    return this.book.unbindId(id, txid);
   }
   alarm(): Promise<void> {
     return this.book.sweep();
@@ -65,14 +71,21 @@ interface BookNamespace {
   get(id: unknown): PaymentBook;
 }
 
-/** Payments are spread over 32 objects by the first letter of their transaction id (base32). */
+/**
+ * Payments are spread over 32 objects by the first letter of their transaction id (base32). A payment id's binding
+ * lives in an object named by the id itself (its last character), so that two payments sent with one id meet in
+ * one object, whose input gate makes the binding atomic.
+ */
 function durableBook(namespace: BookNamespace): PaymentBook {
   const shard = (txid: string) => namespace.get(namespace.idFromName(`payments-${txid.charAt(0)}`));
+  const idShard = (id: string) => namespace.get(namespace.idFromName(`payments-id-${id.slice(-1)}`));
   return {
     claim: (txid, payment, body) => shard(txid).claim(txid, payment, body),
     release: (txid) => shard(txid).release(txid),
     pending: (txid, payment, attemptedAt, body) => shard(txid).pending(txid, payment, attemptedAt, body),
     settled: (txid, record) => shard(txid).settled(txid, record),
+    bindId: (id, txid) => idShard(id).bindId(id, txid),
+    unbindId: (id, txid) => idShard(id).unbindId(id, txid),
   };
 }
 

@@ -2,9 +2,17 @@
 // inside one Durable Object, whose input gate makes every read-then-write here atomic with respect to other
 // requests, so one payment is claimed by one request at a time across every isolate and restart. Entries expire as
 // in the other homes: an alarm set with the first entry sweeps out those older than RECORD_TTL_MS (a settled one
-// holds the body it sold, so an object that never forgot would grow with every sale).
-import { claimEntry, pendingEntry, RECORD_TTL_MS } from '../payment-book.ts';
-import type { BookEntry, ClaimResult, PaymentBook, SettledPayment } from '../payment-book.ts';
+// holds the body it sold, so an object that never forgot would grow with every sale). A payment id's binding is
+// kept under `id:<id>` (a transaction id is base32, never `id:`), and swept by the same alarm.
+import { bindEntry, claimEntry, pendingEntry, RECORD_TTL_MS, unbinds } from '../payment-book.ts';
+import type {
+  BindResult,
+  BookEntry,
+  ClaimResult,
+  IdBinding,
+  PaymentBook,
+  SettledPayment,
+} from '../payment-book.ts';
 
 /** The part of a Durable Object's `ctx.storage` the book uses. */
 export interface BookStorage {
@@ -44,13 +52,28 @@ export class StoragePaymentBook implements PaymentBook {
     await this.put(txid, { state: 'settled', since: this.now(), record });
   }
 
-  /** The alarm's work: forgets expired entries, and wakes again when the oldest one left expires. */
+  async bindId(id: string, txid: string): Promise<BindResult> {
+    const key = idKey(id);
+    const { result, entry } = bindEntry(await this.storage.get<IdBinding>(key), txid, this.now());
+    if (entry) await this.put(key, entry);
+    return result;
+  }
+
+  async unbindId(id: string, txid: string): Promise<void> {
+    const key = idKey(id);
+    if (unbinds(await this.storage.get<IdBinding>(key), txid)) await this.storage.delete(key);
+  }
+
+  /**
+   * The alarm's work: forgets expired entries (payments and id bindings alike: both have `since`), and wakes again
+   * when the oldest one left expires.
+   */
   async sweep(): Promise<void> {
     const now = this.now();
     const expired: string[] = [];
     let oldest = Infinity;
-    for (const [txid, entry] of await this.storage.list<BookEntry>()) {
-      if (now - entry.since >= RECORD_TTL_MS) expired.push(txid);
+    for (const [key, entry] of await this.storage.list<BookEntry | IdBinding>()) {
+      if (now - entry.since >= RECORD_TTL_MS) expired.push(key);
       else oldest = Math.min(oldest, entry.since);
     }
     for (let i = 0; i < expired.length; i += DELETE_BATCH) {
@@ -59,8 +82,11 @@ export class StoragePaymentBook implements PaymentBook {
     if (oldest !== Infinity) await this.storage.setAlarm(oldest + RECORD_TTL_MS);
   }
 
-  private async put(txid: string, entry: BookEntry): Promise<void> {
-    await this.storage.put<BookEntry>(txid, entry);
+  private async put(key: string, entry: BookEntry | IdBinding): Promise<void> {
+    await this.storage.put(key, entry);
     if ((await this.storage.getAlarm()) === null) await this.storage.setAlarm(entry.since + RECORD_TTL_MS);
   }
 }
+
+/** The storage key of a payment id's binding. */
+const idKey = (id: string): string => `id:${id}`;

@@ -92,3 +92,18 @@ export const inProgress = (point: SalePoint, txid: string): Decision =>
     point,
     txid,
   );
+
+/** Why a payment whose id belongs to another payment (`otherTxid`) is refused, and what to do instead. */
+export const paymentIdConflictMessage = (otherTxid: string): string =>
+  `This payment id already belongs to another payment (transaction ${otherTxid}). Send that payment again ` +
+  '(the same PAYMENT-SIGNATURE, with its payment id) to collect what it bought. A new signature with this id is ' +
+  'refused so that you are not charged twice: nothing was verified or settled. Use a new payment id for a new ' +
+  'purchase.';
+
+/**
+ * A new payment sent with a payment id that belongs to another payment (x402's payment-identifier spec: same id,
+ * different payload, 409). Nothing was verified or settled; the buyer collects with the payment the id belongs to,
+ * and a new purchase takes a new id. Refused, never merged into the other payment (README "Decisions").
+ */
+export const paymentIdConflict = (point: SalePoint, otherTxid: string): Decision =>
+  fail(409, 'payment_id_conflict', paymentIdConflictMessage(otherTxid), point);

@@ -10,9 +10,10 @@
 // is reconciled on chain, never released as if nothing happened, so no path ends with a charged buyer and no file.
 //
 // This file is the order of the steps; each step's rules are in their own module: payment-check.ts (a payment
-// against the offer), redelivery.ts (a payment the book holds as settled), settle.ts (settle, reconcile on chain,
-// deliver), verdict.ts (what a settle answer is worth), memories.ts (recent verdicts, why a path stopped selling),
-// offer-cache.ts (offers and bodies once per data generation), answers.ts (the answers' wording), decision.ts (types).
+// against the offer), redelivery.ts (a payment the book holds as settled), payment-id.ts (one payment id, one
+// payment), settle.ts (settle, reconcile on chain, deliver), verdict.ts (what a settle answer is worth), memories.ts
+// (recent verdicts, why a path stopped selling), offer-cache.ts (offers and bodies once per data generation),
+// answers.ts (the answers' wording), decision.ts (types).
 import type { SettleResponse } from '@x402/core/types';
 import { classifyFacilitatorError, describeError } from '../facilitator-errors.ts';
 import type { Offer, SalePoint } from '../offers.ts';
@@ -26,6 +27,7 @@ import { freshnessRefusal } from './paid-file.ts';
 import type { PaidFile } from './paid-file.ts';
 import { checkPayment } from './payment-check.ts';
 import type { PaymentCheck } from './payment-check.ts';
+import { createPaymentIds } from './payment-id.ts';
 import { createRedelivery } from './redelivery.ts';
 import { createSettler } from './settle.ts';
 import type { ExpectedSettlement } from './settlement.ts';
@@ -64,6 +66,7 @@ export function createPaywallCore(deps: CoreDeps): {
   const offers = createOfferCache(deps);
   const redelivery = createRedelivery(book, log);
   const settler = createSettler(deps, log, refusals);
+  const paymentIds = createPaymentIds(book, log);
 
   /**
    * The 402 of an unpaid request, answered at once (no I/O wait, no promise) when it can only be the one a full
@@ -213,8 +216,10 @@ export function createPaywallCore(deps: CoreDeps): {
 
   /**
    * Claims the payment in the book (one request at a time per payment), then settles it, or resumes the earlier
-   * attempt whose answer was lost. Whatever happens, a claim that did not end in a delivery is left pending (an
-   * answer naming the transaction: it may have landed) or released, and a reserved credit is given back.
+   * attempt whose answer was lost. A payment new to the book first binds its payment id (payment-id.ts): an id that
+   * belongs to another payment is refused (409) before anything is verified. Whatever happens, a claim that did not
+   * end in a delivery is left pending (an answer naming the transaction: it may have landed) or released with its
+   * id unbound, and a reserved credit is given back.
    */
   async function claimAndSettle(
     offer: Offer,
@@ -236,6 +241,12 @@ export function createPaywallCore(deps: CoreDeps): {
     const claim = await book.claim(group.txid, presentation, offered);
     const known = await answerFromBook(claim, offer, payment, notForSale);
     if (known) return known;
+    const { paymentId } = payment;
+    // A resumed payment bound its id when it was first sent.
+    if (claim.state === 'claimed' && paymentId !== null) {
+      const refused = await paymentIds.bind(point, group.txid, paymentId);
+      if (refused) return refused;
+    }
 
     // When the attempt that may land this payment began: this request, or the earlier one it resumes.
     const attemptedAt = claim.state === 'pending' ? claim.attemptedAt : claimedAt;
@@ -309,6 +320,7 @@ export function createPaywallCore(deps: CoreDeps): {
             detail: `${mayHaveLanded ? 'pending' : 'release'}: ${describeError(error)}`,
           });
         });
+        if (!mayHaveLanded && paymentId !== null) await paymentIds.unbind(point, group.txid, paymentId);
         if (reserved) await deps.hooks?.release(point, group.txid);
       }
     }

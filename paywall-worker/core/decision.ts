@@ -21,7 +21,7 @@ export interface PaidRequest {
   legacyPayment?: boolean;
 }
 
-export type ErrorStatus = 400 | 404 | 405 | 408 | 410 | 417 | 431 | 500 | 501 | 502 | 503 | 504;
+export type ErrorStatus = 400 | 404 | 405 | 408 | 409 | 410 | 417 | 431 | 500 | 501 | 502 | 503 | 504;
 
 export type Decision =
   | {

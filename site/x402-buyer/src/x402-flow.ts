@@ -6,6 +6,7 @@
 // signed transaction has one id and can land on the ledger at most once, and it expires after its validity window.
 // The kept payment is dropped only when the server has given a definite answer (200, a 402 refusal other than
 // "this payment is still being processed", or a refusal to sell the file that names no transaction: see notForSale).
+// A 409 (its payment id belongs to another payment) refuses only the signature sent: the kept payment stays.
 import type { ChallengeCheck, PaymentRequirement } from '../../../generator/buyer/challenge.ts';
 import { checkChallenge } from '../../../generator/buyer/challenge.ts';
 import type { ChallengeSource } from '../../../generator/buyer/x402-codec.ts';
@@ -232,6 +233,8 @@ function notForSaleMessage(status: number, serverMessage: string): string {
 
 /** HTTP 410 Gone: the sale point was closed for good (a publisher's `seller_closed`); asking again cannot help. */
 const GONE = 410;
+/** HTTP 409 Conflict: the payment's id belongs to another payment (`payment_id_conflict`); this one was refused. */
+const CONFLICT = 409;
 
 /**
  * Why a price check met a permanent refusal, in the page's own words: the server's message names its API path,
@@ -438,6 +441,7 @@ export async function sendPayment(payment: PendingPayment): Promise<PaidResult> 
     return { kind: 'problem', problem: { kind: 'payment-refused', message, retrySafe: false, txId } };
   }
   const body = await readErrorBody(response);
+  if (response.status === CONFLICT) return { kind: 'problem', problem: idConflictProblem(body, txId) };
   if (response.status === 503 && body.code === 'payment_in_progress')
     return inProgress(txId, retryAfterSeconds(response.headers.get('Retry-After')));
   if (notForSale(response.status, body)) {
@@ -463,6 +467,24 @@ export async function sendPayment(payment: PendingPayment): Promise<PaidResult> 
       retrySafe: true,
       txId,
     },
+  };
+}
+
+/**
+ * A signature refused before anything was verified or settled, because its payment id belongs to another payment
+ * (the server names it): final for this signature, so Retry does not resend it; a payment the page keeps is not
+ * dropped (a page signs a new id with every payment, so a 409 here means something is wrong, not that money is safe
+ * to forget).
+ */
+function idConflictProblem(body: ErrorBody, txId: string): Problem {
+  const said = body.message ? ` The server said: ${asSentence(body.message)}` : '';
+  return {
+    kind: 'payment-refused',
+    message:
+      `The server refused this signed payment before settling it: it was not charged (${httpDetail(CONFLICT, body.code ?? '')}).` +
+      `${said} Look up the transaction the server names before paying again.`,
+    retrySafe: false,
+    txId,
   };
 }
 
