@@ -156,9 +156,10 @@ export function paymentRequiredResult(
   paymentRequired: PaymentRequired,
   message: string | null,
   settlement?: SettleResponse,
+  facts?: DataFacts,
 ): CallToolResult {
   const readable = message === null ? null : inMcpTerms(message, resource);
-  const content = { ...paymentRequired, ...(readable ? { message: readable } : {}) };
+  const content = { ...paymentRequired, ...facts, ...(readable ? { message: readable } : {}) };
   const code = paymentRequired.error ?? 'payment_required';
   const what =
     code === 'payment_required'
@@ -204,7 +205,10 @@ export async function toolResultOf(
     const paymentRequired = decodePaymentRequiredHeader(header);
     const refused = response.headers.get('PAYMENT-RESPONSE');
     const settlement = refused ? decodePaymentResponseHeader(refused) : undefined;
-    return paymentRequiredResult(resource, paymentRequired, messageOf(await response.text()), settlement);
+    const text = await response.text();
+    // What the file on offer is (the 402's `data`: its mode and generation time), as every result says it.
+    const offered = factsOfBody((jsonOrUndefined(text) as { data?: unknown } | undefined)?.data, now);
+    return paymentRequiredResult(resource, paymentRequired, messageOf(text), settlement, offered);
   }
   if (response.status === 200) {
     // The money rule, kept here too: a paid body only with a successful settlement of this very payment. Another

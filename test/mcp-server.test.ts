@@ -174,6 +174,16 @@ describe.each(Object.entries(transports))('over %s', (_name, makeTransport) => {
     expect(required.accepts[0]).toMatchObject({ scheme: 'exact', amount: '20000', payTo: paywall.payTo });
     expect(required.resource.url).toBe(`${BASE_URL}/api/x402-atlas.php`);
     expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
+    // What is on offer, as every result says it (README "MCP"): the 402's data mode and generation time.
+    const offer = (await (await paywall.app.request('/api/x402-atlas.php')).json()) as {
+      data: { mode: string; generated_at: string };
+    };
+    expect(result.structuredContent).toMatchObject({
+      educational_notice: EDUCATIONAL_NOTICE,
+      data_mode: 'simulated',
+      generated_at: offer.data.generated_at,
+      data_age_seconds: expect.any(Number),
+    });
   });
 
   it('pays with a development wallet: the body and the settlement; a replayed payment is never charged twice', async () => {
