@@ -3,6 +3,7 @@
 // and every body valid against the documented schema. The answers come over real HTTP from the preview server with
 // the real paywall app mounted, as `emi serve` runs them.
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import algosdk from 'algosdk';
@@ -59,6 +60,7 @@ async function answerOf(
     withoutPaywall?: boolean;
   },
   method = 'GET',
+  headers: Record<string, string> = {},
 ): Promise<Answer> {
   const dir = await mkdtemp(join(tmpdir(), 'emi-paid-errors-'));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
@@ -78,7 +80,8 @@ async function answerOf(
       );
   const server: Listening = await listen(createPreviewApp({ root: dir, paywall }), 0);
   cleanups.push(() => server.close());
-  const response = await fetch(`${server.url}${PATH}`, { method });
+  if (method === 'TRACE' || headers.Expect) return rawAnswerOf(`${server.url}${PATH}`, method, headers);
+  const response = await fetch(`${server.url}${PATH}`, { method, headers });
   const body = (await response.json()) as { error: string };
   return {
     status: response.status,
@@ -86,6 +89,28 @@ async function answerOf(
     retryAfter: response.headers.get('retry-after'),
     body,
   };
+}
+
+/** A request fetch will not send (TRACE, an `Expect` header), through node:http. */
+function rawAnswerOf(url: string, method: string, headers: Record<string, string>): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { error: string };
+        const retryAfter = response.headers['retry-after'];
+        resolve({
+          status: response.statusCode ?? 0,
+          error: body.error,
+          retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+          body,
+        });
+      });
+    });
+    request.on('error', reject);
+    request.end();
+  });
 }
 
 describe('OpenAPI: the error answers of a paid path', () => {
@@ -107,6 +132,8 @@ describe('OpenAPI: the error answers of a paid path', () => {
       await answerOf({ paidFiles: { ageSeconds: 0 }, facilitatorUrl: facilitatorDown }),
     );
     answers.set('POST', await answerOf({ paidFiles: { ageSeconds: 0 } }, 'POST'));
+    answers.set('TRACE', await answerOf({ paidFiles: { ageSeconds: 0 } }, 'TRACE'));
+    answers.set('Expect', await answerOf({ paidFiles: { ageSeconds: 0 } }, 'GET', { Expect: 'foo' }));
     answers.set('paywall not running', await answerOf({ withoutPaywall: true }));
   }, 60_000);
 
@@ -118,6 +145,8 @@ describe('OpenAPI: the error answers of a paid path', () => {
       'payee not opted in': '503 payee_not_opted_in',
       'facilitator unreachable': '503 facilitator_unreachable',
       POST: '405 method_not_allowed',
+      TRACE: '501 method_not_implemented',
+      Expect: '417 expectation_failed',
       'paywall not running': '503 paywall_unavailable',
     });
   });

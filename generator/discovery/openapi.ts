@@ -156,6 +156,11 @@ const PAYWALL_ERRORS: Readonly<Record<string, PaywallError>> = {
       'charged: send that other payment again (the same PAYMENT-SIGNATURE, with its id) to collect what it bought, ' +
       'or use a new payment id for a new purchase.',
   },
+  '417': {
+    description:
+      '`expectation_failed`: the request sent an `Expect` other than `100-continue`, which the Node paywall does not ' +
+      'meet. Nothing was verified or settled.',
+  },
   '431': {
     description:
       "`request_headers_too_large`: the request's headers exceed the Node paywall's 16 KiB limit (a " +
@@ -163,6 +168,11 @@ const PAYWALL_ERRORS: Readonly<Record<string, PaywallError>> = {
   },
   '500': {
     description: `\`internal_error\`: the paywall could not handle the request; the file was not served. ${MAY_HAVE_LANDED}`,
+  },
+  '501': {
+    description:
+      '`method_not_implemented`: the Node paywall does not implement the method (TRACE). Nothing was verified or ' +
+      'settled.',
   },
   '502': {
     description:
