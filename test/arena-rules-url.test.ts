@@ -2,11 +2,12 @@
 // makes a crowd's consensus NONE, the reference price an outcome is measured from, the vote window. Checked on every
 // JSON body of a simulated site after two hourly runs, the second resolving the round of the first, so that the teacher
 // lessons hold lessons (each with its human_consensus, crowd_correct and actual_outcome).
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_PATHS } from '../generator/discovery/docs-paths.ts';
 import { runPipeline } from '../generator/pipeline.ts';
+import { jsonFiles } from './helpers/json-files.ts';
 import { tempDir } from './helpers/temp-dir.ts';
 
 // Inside the round's entry window, so that the call is recorded and the next hour's run resolves the round.
@@ -18,17 +19,6 @@ const HOUR = 3_600_000;
  * each file names its `source_path`, the statistics body, which links the rules. Checked below rather than linked.
  */
 const linkedThroughSource = (name: string): boolean => /^site\/api\/history\/[^/]+\/[^/]+\.json$/.test(name);
-
-/** Every JSON body under `dir`, its folders' links followed (a published site links to its current generation). */
-async function jsonFiles(dir: string): Promise<string[]> {
-  const files: string[] = [];
-  for (const name of await readdir(dir)) {
-    const path = join(dir, name);
-    if ((await stat(path)).isDirectory()) files.push(...(await jsonFiles(path)));
-    else if (/\.(json|php)$/.test(name)) files.push(path);
-  }
-  return files;
-}
 
 /** Every property name anywhere in a JSON value. */
 function keysIn(value: unknown, into = new Set<string>()): Set<string> {

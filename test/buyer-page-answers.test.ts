@@ -7,25 +7,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { errorBody } from '../paywall-worker/core/decide.ts';
 import type { ErrorStatus } from '../paywall-worker/core/decide.ts';
 import { pendingPayments, sendPayment } from '../site/x402-buyer/src/x402-flow.ts';
-import type { PendingPayment } from '../site/x402-buyer/src/x402-flow.ts';
-import { HUMAN_REPORT_AMOUNT, HUMAN_REPORT_PATH } from '../generator/buyer/human-report-terms.ts';
+import { HUMAN_REPORT_PATH } from '../generator/buyer/human-report-terms.ts';
+import { pendingPayment } from './helpers/pending-payment.ts';
 import { stubSessionStorage } from './helpers/session-storage.ts';
 
 const url = `http://127.0.0.1:9${HUMAN_REPORT_PATH}`;
-const payment: PendingPayment = {
-  url,
-  header: 'c2lnbmVk',
-  txId: 'TXID',
-  requirement: {
-    scheme: 'exact',
-    network: 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k',
-    amount: HUMAN_REPORT_AMOUNT,
-    asset: '31566704',
-    payTo: 'PAYEE',
-    maxTimeoutSeconds: 300,
-    extra: {},
-  },
-};
+const payment = pendingPayment(url);
 
 describe('the answer to a signed payment', () => {
   let answer: Response;

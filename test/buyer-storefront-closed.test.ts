@@ -10,9 +10,8 @@ import type { Browser, Page } from 'playwright-core';
 import type { LocalStack } from '../generator/local-stack.ts';
 import { errorBody } from '../paywall-worker/core/decide.ts';
 import { pendingPayments, sendPayment } from '../site/x402-buyer/src/x402-flow.ts';
-import type { PendingPayment } from '../site/x402-buyer/src/x402-flow.ts';
-import { HUMAN_REPORT_AMOUNT } from '../generator/buyer/human-report-terms.ts';
 import { hasChromium, launchChromium } from './buyer-stack.ts';
+import { pendingPayment } from './helpers/pending-payment.ts';
 import { stubSessionStorage } from './helpers/session-storage.ts';
 import { account, publisherEntry } from './publishers-harness.ts';
 import { startStorefrontStack, type StorefrontStack } from './storefront-stack.ts';
@@ -168,20 +167,7 @@ describe("a storefront's buyer page without JavaScript", () => {
 });
 
 describe('a signed payment refused for good (410)', () => {
-  const payment: PendingPayment = {
-    url: 'http://127.0.0.1:9/p/gone/api/x402-atlas-human-report.php',
-    header: 'c2lnbmVk',
-    txId: 'TXID',
-    requirement: {
-      scheme: 'exact',
-      network: 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k',
-      amount: HUMAN_REPORT_AMOUNT,
-      asset: '31566704',
-      payTo: 'PAYEE',
-      maxTimeoutSeconds: 300,
-      extra: {},
-    },
-  };
+  const payment = pendingPayment('http://127.0.0.1:9/p/gone/api/x402-atlas-human-report.php');
   afterEach(() => vi.unstubAllGlobals());
 
   it.each([

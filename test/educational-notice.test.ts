@@ -3,12 +3,13 @@
 // guarantee of future outcomes", and carries a disclaimer or educational-notice field. Checked on every JSON body
 // one simulated run publishes, free and paid; and a finished history day written with the earlier, shorter notice
 // still passes `emi validate` (a day file is never rewritten once its day is over).
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runPipeline } from '../generator/pipeline.ts';
 import { validateHistoryOutput } from '../generator/publish/validate-output.ts';
 import { EARLIER_EDUCATIONAL_NOTICES } from '../schemas/common.ts';
+import { jsonFiles } from './helpers/json-files.ts';
 import { tempDir } from './helpers/temp-dir.ts';
 
 /** What the spec says every response is not, and does not give. */
@@ -24,17 +25,6 @@ const SCOPE = [
   'no personalised recommendation',
   'no guarantee of future outcomes',
 ];
-
-/** Every JSON body under `dir`, its folders' links followed (a published site links to its current generation). */
-async function jsonFiles(dir: string): Promise<string[]> {
-  const files: string[] = [];
-  for (const name of await readdir(dir)) {
-    const path = join(dir, name);
-    if ((await stat(path)).isDirectory()) files.push(...(await jsonFiles(path)));
-    else if (/\.(json|php)$/.test(name)) files.push(path);
-  }
-  return files;
-}
 
 describe('the educational notice of every published body', () => {
   let root: string;

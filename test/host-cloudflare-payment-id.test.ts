@@ -2,22 +2,17 @@
 // by the id (not by the transaction), so that two payments sent with one id meet in one object. The official docs'
 // buyer (@x402/fetch, one id appended to every payment) calling twice is refused the second time (409), charged
 // once, and the first payment sent again still collects its file. (Node: test/paywall-payment-id-conflict.test.ts.)
-import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import algosdk from 'algosdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toClientAvmSigner } from '@x402/avm';
-import { ExactAvmScheme } from '@x402/avm/exact/client';
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
-import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';
 import { PaywallErrorBody } from '../schemas/paid/payment-required.ts';
 import { uploadPaidFiles } from '../deploy/cloudflare/run.ts';
 import type { WranglerDev } from '../deploy/cloudflare/run.ts';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
-import { resourceById, writePaidFixtures } from './paywall-harness.ts';
+import { officialBuyerWithOneId, resourceById, writePaidFixtures } from './paywall-harness.ts';
 import { startTestWorker } from './helpers/test-worker.ts';
 
 /** This suite's ports: 20300-20319. */
@@ -57,21 +52,8 @@ describe('payment ids in workerd (wrangler dev)', { timeout: 120_000 }, () => {
   it('refuses a second signature with the id the official client appends (409), charging once', async () => {
     const resource = resourceById('paidMarketRegime');
     const url = `${worker.url}${resource.path}`;
-    const signer = toClientAvmSigner(Buffer.from(algosdk.generateAccount().sk).toString('base64'));
-    facilitator.ledger.fund(signer.address, 1_000_000n);
-    const id = `pay_${randomUUID().replaceAll('-', '')}`;
-    const client = new x402Client()
-      .register('algorand:*', new ExactAvmScheme(signer, { algodUrl: facilitator.url }))
-      .onBeforePaymentCreation(async ({ paymentRequired }) => {
-        appendPaymentIdentifierToExtensions(paymentRequired.extensions ?? {}, id);
-      });
-    const sent: string[] = [];
-    const fetchWithPayment = wrapFetchWithPayment((input, init) => {
-      const signature = new Request(input, init).headers.get('PAYMENT-SIGNATURE');
-      if (signature) sent.push(signature);
-      return fetch(input, init);
-    }, client);
-    const charged = () => 1_000_000n - facilitator.ledger.assetBalance(signer.address);
+    const { fetchWithPayment, sent, balance } = officialBuyerWithOneId(facilitator, 1_000_000n);
+    const charged = () => 1_000_000n - balance();
 
     const first = await fetchWithPayment(url);
     expect(first.status).toBe(200);

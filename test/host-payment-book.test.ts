@@ -7,30 +7,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SettleResponse } from '@x402/core/types';
 import { StoragePaymentBook } from '../paywall-worker/cloudflare/storage-payment-book.ts';
-import type { BookStorage } from '../paywall-worker/cloudflare/storage-payment-book.ts';
 import { IN_FLIGHT_LEASE_MS, MemoryPaymentBook, RECORD_TTL_MS } from '../paywall-worker/payment-book.ts';
 import type { PaymentBook } from '../paywall-worker/payment-book.ts';
 import { SqlitePaymentBook } from '../paywall-worker/payment-book-sqlite.ts';
-
-/** `ctx.storage` as a Durable Object has it, in a Map; `alarm` is the time its one alarm is set for. */
-function mapStorage(): BookStorage & { map: Map<string, unknown>; alarm: number | null } {
-  const map = new Map<string, unknown>();
-  const storage = {
-    map,
-    alarm: null as number | null,
-    get: <T>(key: string) => Promise.resolve(map.get(key) as T | undefined),
-    put: <T>(key: string, value: T) => Promise.resolve(void map.set(key, structuredClone(value))),
-    delete: ((keys: string | string[]) => {
-      if (typeof keys === 'string') return Promise.resolve(map.delete(keys));
-      if (keys.length > 128) throw new Error('more than 128 keys in one delete');
-      return Promise.resolve(keys.filter((key) => map.delete(key)).length);
-    }) as BookStorage['delete'],
-    list: <T>() => Promise.resolve(new Map(map) as Map<string, T>),
-    getAlarm: () => Promise.resolve(storage.alarm),
-    setAlarm: (time: number) => Promise.resolve(void (storage.alarm = time)),
-  };
-  return storage;
-}
+import { mapStorage } from './helpers/map-storage.ts';
 
 const settlement = { success: true, transaction: 'TX', network: 'algorand:x', payer: 'P' } as SettleResponse;
 const record = { path: '/api/x402-atlas.php', settlement, payment: 'SIGNED-A', body: '{"sold":1}' };

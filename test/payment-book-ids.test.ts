@@ -10,29 +10,10 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SettleResponse } from '@x402/core/types';
 import { StoragePaymentBook } from '../paywall-worker/cloudflare/storage-payment-book.ts';
-import type { BookStorage } from '../paywall-worker/cloudflare/storage-payment-book.ts';
 import { MemoryPaymentBook, RECORD_TTL_MS } from '../paywall-worker/payment-book.ts';
 import type { PaymentBook } from '../paywall-worker/payment-book.ts';
 import { SqlitePaymentBook } from '../paywall-worker/payment-book-sqlite.ts';
-
-/** `ctx.storage` as a Durable Object has it, in a Map; `alarm` is the time its one alarm is set for. */
-function mapStorage(): BookStorage & { map: Map<string, unknown>; alarm: number | null } {
-  const map = new Map<string, unknown>();
-  const storage = {
-    map,
-    alarm: null as number | null,
-    get: <T>(key: string) => Promise.resolve(map.get(key) as T | undefined),
-    put: <T>(key: string, value: T) => Promise.resolve(void map.set(key, structuredClone(value))),
-    delete: ((keys: string | string[]) => {
-      if (typeof keys === 'string') return Promise.resolve(map.delete(keys));
-      return Promise.resolve(keys.filter((key) => map.delete(key)).length);
-    }) as BookStorage['delete'],
-    list: <T>() => Promise.resolve(new Map(map) as Map<string, T>),
-    getAlarm: () => Promise.resolve(storage.alarm),
-    setAlarm: (time: number) => Promise.resolve(void (storage.alarm = time)),
-  };
-  return storage;
-}
+import { mapStorage } from './helpers/map-storage.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'emi-book-ids-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

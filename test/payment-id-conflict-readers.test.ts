@@ -10,8 +10,8 @@ import { toolResultOf } from '../mcp/paid-tools.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import { buildOpenApiDocument } from '../generator/discovery/openapi.ts';
 import { pendingPayments, sendPayment } from '../site/x402-buyer/src/x402-flow.ts';
-import type { PendingPayment } from '../site/x402-buyer/src/x402-flow.ts';
-import { HUMAN_REPORT_AMOUNT, HUMAN_REPORT_PATH } from '../generator/buyer/human-report-terms.ts';
+import { HUMAN_REPORT_PATH } from '../generator/buyer/human-report-terms.ts';
+import { pendingPayment } from './helpers/pending-payment.ts';
 import { stubSessionStorage } from './helpers/session-storage.ts';
 
 const OTHER = 'OTHERTXIDOFTHEPAYMENTTHEIDBELONGSTO';
@@ -19,20 +19,7 @@ const conflictBody = () => errorBody(409, 'payment_id_conflict', paymentIdConfli
 
 describe('the buyer page', () => {
   const url = `http://127.0.0.1:9${HUMAN_REPORT_PATH}`;
-  const payment: PendingPayment = {
-    url,
-    header: 'c2lnbmVk',
-    txId: 'TXID',
-    requirement: {
-      scheme: 'exact',
-      network: 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k',
-      amount: HUMAN_REPORT_AMOUNT,
-      asset: '31566704',
-      payTo: 'PAYEE',
-      maxTimeoutSeconds: 300,
-      extra: {},
-    },
-  };
+  const payment = pendingPayment(url);
   beforeEach(() => {
     stubSessionStorage();
     vi.stubGlobal('fetch', async () => Response.json(conflictBody(), { status: 409 }));

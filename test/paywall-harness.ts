@@ -1,5 +1,6 @@
 // Shared set-up for the paywall tests: paid fixture files in a temporary folder, the development facilitator and
 // the worker on loopback (port 0), and buyers whose payments are built by the official x402 client.
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -8,7 +9,10 @@ import { join } from 'node:path';
 import algosdk from 'algosdk';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
-import type { x402Client } from '@x402/core/client';
+import { toClientAvmSigner } from '@x402/avm';
+import { ExactAvmScheme } from '@x402/avm/exact/client';
+import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
 import type { PaidResource } from '../schemas/resources.ts';
 import { PAID_EXAMPLES } from '../schemas/paid/examples.ts';
@@ -117,6 +121,38 @@ export async function newBuyer(facilitator: DevFacilitator, fundAtomic = '100000
       const changed = build ? build(structuredClone(offered)) : offered;
       return client.createPaymentPayload({ ...paymentRequired, accepts: [changed] });
     },
+  };
+}
+
+/**
+ * A buyer as the official docs write one: @x402/fetch's wrapper over the official client with the AVM exact scheme,
+ * appending one payment id (`appendPaymentIdentifierToExtensions`) to every payment it signs, funded with
+ * `fundAtomic` on the development ledger. `sent` keeps each PAYMENT-SIGNATURE the wrapper sent, so that a test can
+ * send one again by hand.
+ */
+export function officialBuyerWithOneId(facilitator: DevFacilitator, fundAtomic: bigint) {
+  const account = algosdk.generateAccount();
+  const signer = toClientAvmSigner(Buffer.from(account.sk).toString('base64'));
+  facilitator.ledger.fund(signer.address, fundAtomic);
+  const id = `pay_${randomUUID().replaceAll('-', '')}`;
+  const client = new x402Client()
+    .register('algorand:*', new ExactAvmScheme(signer, { algodUrl: facilitator.url }))
+    .onBeforePaymentCreation(async ({ paymentRequired }) => {
+      appendPaymentIdentifierToExtensions(paymentRequired.extensions ?? {}, id);
+    });
+  const sent: string[] = [];
+  const recording: typeof fetch = (input, init) => {
+    const signature = new Request(input, init).headers.get('PAYMENT-SIGNATURE');
+    if (signature) sent.push(signature);
+    return fetch(input, init);
+  };
+  return {
+    id,
+    address: signer.address,
+    client,
+    sent,
+    balance: () => facilitator.ledger.assetBalance(signer.address),
+    fetchWithPayment: wrapFetchWithPayment(recording, client),
   };
 }
 

@@ -4,16 +4,12 @@
 // first payment sent again (the same bytes and id) still collects what it bought. The same holds after a lost settle
 // answer; a payment that never landed frees its id; two payments racing with one id settle once.
 // (The book's rule in each of its homes: test/payment-book-ids.test.ts.)
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import algosdk from 'algosdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { toClientAvmSigner } from '@x402/avm';
-import { ExactAvmScheme } from '@x402/avm/exact/client';
-import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
-import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';
+import { decodePaymentResponseHeader } from '@x402/fetch';
 import { PaywallErrorBody } from '../schemas/paid/payment-required.ts';
 import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
@@ -21,7 +17,12 @@ import { startPaywallServer } from '../paywall-worker/server.ts';
 import type { PaywallServer } from '../paywall-worker/server.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
 import { settleHold, startSettleProxy } from './publishers-harness.ts';
-import { fetchChallenge, resourceById, writePaidFixtures } from './paywall-harness.ts';
+import {
+  fetchChallenge,
+  officialBuyerWithOneId,
+  resourceById,
+  writePaidFixtures,
+} from './paywall-harness.ts';
 
 const resource = resourceById('paidMarketRegime');
 const PRICE = BigInt(resource.amountAtomic);
@@ -61,37 +62,6 @@ beforeEach(() => {
 });
 
 /**
- * A buyer as the official docs write one: @x402/fetch's wrapper over the official client with the AVM exact scheme,
- * appending one payment id (`appendPaymentIdentifierToExtensions`) to every payment it signs. `sent` keeps each
- * PAYMENT-SIGNATURE the wrapper sent, so that a test can send one again by hand.
- */
-function officialBuyer(fundAtomic: bigint) {
-  const account = algosdk.generateAccount();
-  const signer = toClientAvmSigner(Buffer.from(account.sk).toString('base64'));
-  facilitator.ledger.fund(signer.address, fundAtomic);
-  const id = `pay_${randomUUID().replaceAll('-', '')}`;
-  const client = new x402Client()
-    .register('algorand:*', new ExactAvmScheme(signer, { algodUrl: facilitator.url }))
-    .onBeforePaymentCreation(async ({ paymentRequired }) => {
-      appendPaymentIdentifierToExtensions(paymentRequired.extensions ?? {}, id);
-    });
-  const sent: string[] = [];
-  const recording: typeof fetch = (input, init) => {
-    const signature = new Request(input, init).headers.get('PAYMENT-SIGNATURE');
-    if (signature) sent.push(signature);
-    return fetch(input, init);
-  };
-  return {
-    id,
-    address: signer.address,
-    client,
-    sent,
-    balance: () => facilitator.ledger.assetBalance(signer.address),
-    fetchWithPayment: wrapFetchWithPayment(recording, client),
-  };
-}
-
-/**
  * Holds the first settle that reaches the facilitator until `send` (told when one arrived) has returned, then lets it
  * go and waits for every answer.
  */
@@ -122,7 +92,7 @@ const transactionOf = (response: Response) =>
 
 describe('one payment id, one payment, with the official client', () => {
   it('refuses a second signature with the id (409, not charged); the first payment sent again collects its file', async () => {
-    const buyer = officialBuyer(1_000_000n);
+    const buyer = officialBuyerWithOneId(facilitator, 1_000_000n);
     const first = await buyer.fetchWithPayment(url());
     expect(first.status).toBe(200);
     const bought = await first.text();
@@ -148,7 +118,7 @@ describe('one payment id, one payment, with the official client', () => {
   });
 
   it('after a lost settle answer, refuses a new signature with the id; the kept payment collects its file', async () => {
-    const buyer = officialBuyer(1_000_000n);
+    const buyer = officialBuyerWithOneId(facilitator, 1_000_000n);
     proxy.state.settle = 'lose-after-submit';
     proxy.state.indexerDown = true; // whether it landed cannot be found out now: the payment stays pending
     const lost = await buyer.fetchWithPayment(url());
@@ -174,7 +144,7 @@ describe('one payment id, one payment, with the official client', () => {
   });
 
   it('frees the id of a payment the facilitator refused: a funded new signature with it is sold', async () => {
-    const buyer = officialBuyer(PRICE - 1n); // not enough
+    const buyer = officialBuyerWithOneId(facilitator, PRICE - 1n); // not enough
     const refused = await buyer.fetchWithPayment(url());
     expect(refused.status).toBe(402);
     expect(buyer.balance()).toBe(PRICE - 1n);
@@ -186,7 +156,7 @@ describe('one payment id, one payment, with the official client', () => {
   });
 
   it('settles one of two payments sent at once with one id; the other is refused, and the buyer charged once', async () => {
-    const buyer = officialBuyer(1_000_000n);
+    const buyer = officialBuyerWithOneId(facilitator, 1_000_000n);
     const { paymentRequired } = await fetchChallenge(url());
     const sign = () => buyer.client.createPaymentPayload(structuredClone(paymentRequired));
     const first = await sign();
