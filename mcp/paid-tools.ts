@@ -206,9 +206,13 @@ export async function toolResultOf(
     const refused = response.headers.get('PAYMENT-RESPONSE');
     const settlement = refused ? decodePaymentResponseHeader(refused) : undefined;
     const text = await response.text();
-    // What the file on offer is (the 402's `data`: its mode and generation time), as every result says it.
-    const offered = factsOfBody((jsonOrUndefined(text) as { data?: unknown } | undefined)?.data, now);
-    return paymentRequiredResult(resource, paymentRequired, messageOf(text), settlement, offered);
+    return paymentRequiredResult(
+      resource,
+      paymentRequired,
+      messageOf(text),
+      settlement,
+      offeredFacts(text, now),
+    );
   }
   if (response.status === 200) {
     // The money rule, kept here too: a paid body only with a successful settlement of this very payment. Another
@@ -274,6 +278,10 @@ export async function toolResultOf(
     : result;
 }
 
+/** What the file on offer is, from a 402's body (its `data`: mode and generation time), as every result says it. */
+const offeredFacts = (text: string, now: number): DataFacts =>
+  factsOfBody((jsonOrUndefined(text) as { data?: unknown } | undefined)?.data, now);
+
 const jsonOrUndefined = (text: string): unknown => {
   try {
     return JSON.parse(text) as unknown;
@@ -322,15 +330,23 @@ export async function invalidPaymentResult(
   resource: PaidResource,
   fetchPaid: FetchPaid,
   invalid: { error: string; code: InvalidPaymentCode },
+  now: number,
 ): Promise<CallToolResult> {
   try {
     const response = await fetchPaid(resource.path);
     const header = response.status === 402 ? response.headers.get('PAYMENT-REQUIRED') : null;
-    await response.body?.cancel();
     if (header) {
       const offered = decodePaymentRequiredHeader(header);
-      return paymentRequiredResult(resource, { ...offered, error: invalid.code }, invalid.error);
+      const facts = offeredFacts(await response.text(), now);
+      return paymentRequiredResult(
+        resource,
+        { ...offered, error: invalid.code },
+        invalid.error,
+        undefined,
+        facts,
+      );
     }
+    await response.body?.cancel();
   } catch {
     // no PaymentRequired to give: the sentence alone
   }
@@ -466,10 +482,8 @@ export function registerPaidTools(server: McpServer, fetchPaid: FetchPaid, now: 
       async (_args, extra) => {
         const payment = paymentHeaderOf(extra._meta as Record<string, unknown> | undefined);
         if (payment.error) {
-          return invalidPaymentResult(resource, fetchPaid, {
-            error: payment.error,
-            code: payment.code ?? 'invalid_payload',
-          });
+          const invalid = { error: payment.error, code: payment.code ?? 'invalid_payload' } as const;
+          return invalidPaymentResult(resource, fetchPaid, invalid, now());
         }
         try {
           const response = await fetchPaid(resource.path, payment.header);

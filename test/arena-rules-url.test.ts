@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_PATHS } from '../generator/discovery/docs-paths.ts';
-import { runPipeline } from '../generator/pipeline.ts';
+import { publishSimulatedRuns } from './site-fixture.ts';
 import { jsonFiles } from './helpers/json-files.ts';
 import { tempDir } from './helpers/temp-dir.ts';
 
@@ -38,17 +38,7 @@ describe('rules_url on every body with crowd figures', () => {
   let root: string;
   beforeAll(async () => {
     root = await tempDir('emi-rules-url-');
-    for (const asOf of [FIRST_RUN, FIRST_RUN + HOUR]) {
-      const report = await runPipeline({
-        outDir: join(root, 'site'),
-        paidDir: join(root, 'paid'),
-        stateDir: join(root, 'state'),
-        source: 'sim',
-        seed: 7,
-        asOf,
-      });
-      expect(report.status).not.toBe('failed');
-    }
+    await publishSimulatedRuns(root, [FIRST_RUN, FIRST_RUN + HOUR]);
   }, 60_000);
 
   it('the teacher lessons link to the arena rules, and hold lessons whose figures the rules define', async () => {

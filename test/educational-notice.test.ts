@@ -6,7 +6,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runPipeline } from '../generator/pipeline.ts';
+import { publishSimulatedRuns } from './site-fixture.ts';
 import { validateHistoryOutput } from '../generator/publish/validate-output.ts';
 import { EARLIER_EDUCATIONAL_NOTICES } from '../schemas/common.ts';
 import { jsonFiles } from './helpers/json-files.ts';
@@ -30,15 +30,7 @@ describe('the educational notice of every published body', () => {
   let root: string;
   beforeAll(async () => {
     root = await tempDir('emi-notice-');
-    const report = await runPipeline({
-      outDir: join(root, 'site'),
-      paidDir: join(root, 'paid'),
-      stateDir: join(root, 'state'),
-      source: 'sim',
-      seed: 7,
-      asOf: Date.parse('2026-11-20T12:00:00Z'),
-    });
-    expect(report.status).not.toBe('failed');
+    await publishSimulatedRuns(root, [Date.parse('2026-11-20T12:00:00Z')]);
   }, 60_000);
 
   it('says the whole scope of the spec in its disclaimer or educational_notice, free and paid', async () => {

@@ -242,6 +242,8 @@ describe.each(Object.entries(transports))('over %s', (_name, makeTransport) => {
     const invalid = text.structuredContent as { x402Version: number; error: string; accepts: unknown[] };
     expect(invalid).toMatchObject({ x402Version: 2, error: 'invalid_payload' });
     expect(invalid.accepts.length).toBeGreaterThan(0);
+    // What is on offer, as every result says it.
+    expect(invalid).toMatchObject({ educational_notice: EDUCATIONAL_NOTICE, data_mode: 'simulated' });
 
     const shapeless = (await client.callTool({
       name: 'atlas',

@@ -66,6 +66,24 @@ export async function generateAndBuild(options: {
   return site;
 }
 
+/**
+ * One simulated run (seed 7) per time in `asOfs`, published into `root`'s site/, paid/ and state/ folders (no
+ * build); throws if a run failed.
+ */
+export async function publishSimulatedRuns(root: string, asOfs: readonly number[]): Promise<void> {
+  for (const asOf of asOfs) {
+    const report = await runPipeline({
+      outDir: join(root, 'site'),
+      paidDir: join(root, 'paid'),
+      stateDir: join(root, 'state'),
+      source: 'sim',
+      seed: 7,
+      asOf,
+    });
+    if (report.status === 'failed') throw new Error(`pipeline run failed: ${report.error}`);
+  }
+}
+
 /** The URL path of every HTML page in a built folder ("/docs/api/" for docs/api/index.html), sorted. */
 export async function htmlPages(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });

@@ -96,9 +96,9 @@ export const inProgress = (point: SalePoint, txid: string): Decision =>
 /** Why a payment whose id belongs to another payment (`otherTxid`) is refused, and what to do instead. */
 export const paymentIdConflictMessage = (otherTxid: string): string =>
   `This payment id already belongs to another payment (transaction ${otherTxid}). Send that payment again ` +
-  '(the same PAYMENT-SIGNATURE, with its payment id) to collect what it bought. A new signature with this id is ' +
-  'refused so that you are not charged twice: nothing was verified or settled. Use a new payment id for a new ' +
-  'purchase.';
+  '(the same PAYMENT-SIGNATURE, with its payment id) to the path it paid for to collect what it bought. A new ' +
+  'signature with this id is refused so that you are not charged twice: nothing was verified or settled. Use a ' +
+  'new payment id for a new purchase.';
 
 /**
  * A new payment sent with a payment id that belongs to another payment (x402's payment-identifier spec: same id,

@@ -242,10 +242,12 @@ export function createPaywallCore(deps: CoreDeps): {
     const known = await answerFromBook(claim, offer, payment, notForSale);
     if (known) return known;
     const { paymentId } = payment;
-    // A resumed payment bound its id when it was first sent.
-    if (claim.state === 'claimed' && paymentId !== null) {
-      const refused = await paymentIds.bind(point, group.txid, paymentId);
-      if (refused) return refused;
+    if (paymentId !== null) {
+      // A new payment takes its id or is refused; a resumed one (it may have landed) keeps it, never refused.
+      if (claim.state === 'claimed') {
+        const refused = await paymentIds.bind(point, group.txid, paymentId);
+        if (refused) return refused;
+      } else await paymentIds.keep(point, group.txid, paymentId);
     }
 
     // When the attempt that may land this payment began: this request, or the earlier one it resumes.
@@ -304,9 +306,10 @@ export function createPaywallCore(deps: CoreDeps): {
       );
       return outcome;
     } finally {
-      if (outcome?.kind !== 'serve') {
-        // An error naming the transaction means the payment may have landed: the next try must find out first.
-        const mayHaveLanded = outcome?.kind === 'error' && outcome.body.transaction !== null;
+      const served = outcome?.kind === 'serve';
+      // An error naming the transaction means the payment may have landed: the next try must find out first.
+      const mayHaveLanded = outcome?.kind === 'error' && outcome.body.transaction !== null;
+      if (!served) {
         await (
           mayHaveLanded ? book.pending(group.txid, presentation, attemptedAt, body) : book.release(group.txid)
         ).catch((error: unknown) => {
@@ -320,8 +323,12 @@ export function createPaywallCore(deps: CoreDeps): {
             detail: `${mayHaveLanded ? 'pending' : 'release'}: ${describeError(error)}`,
           });
         });
-        if (!mayHaveLanded && paymentId !== null) await paymentIds.unbind(point, group.txid, paymentId);
         if (reserved) await deps.hooks?.release(point, group.txid);
+      }
+      // Its id goes with the payment's record: kept (its time refreshed with the record's) or freed.
+      if (paymentId !== null) {
+        const { txid } = group;
+        await (served || mayHaveLanded ? paymentIds.keep : paymentIds.unbind)(point, txid, paymentId);
       }
     }
   }

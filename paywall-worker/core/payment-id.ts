@@ -1,7 +1,8 @@
 // One payment id, one payment (x402's payment-identifier spec, "Idempotency Behavior": same id, different payload
 // is a 409). A payment new to the book binds its id to its transaction before it is settled; a new signature sent
 // with an id bound to another payment is refused, never settled as a second purchase and never merged into the
-// first (README "Decisions"). A payment that ends without landing frees its id again.
+// first (README "Decisions"). A payment that ends without landing frees its id again; one delivered or that may have
+// landed keeps it as long as its record.
 import { describeError } from '../facilitator-errors.ts';
 import type { SalePoint } from '../offers.ts';
 import type { PaymentBook } from '../payment-book.ts';
@@ -15,6 +16,12 @@ export interface PaymentIds {
    * (nothing was verified or settled either way).
    */
   bind(point: SalePoint, txid: string, paymentId: string): Promise<Decision | null>;
+  /**
+   * The payment was delivered or may have landed: its id stays its own as long as its record, so it is bound anew
+   * (its time refreshed) whenever the record is written; a resumed payment's record outlives its first binding. Never
+   * a refusal (money may have moved): an id another payment took meanwhile is logged. Best effort, as unbind.
+   */
+  keep(point: SalePoint, txid: string, paymentId: string): Promise<void>;
   /** The payment did not land: its id is free again. Best effort: a failure is logged, the answer stands. */
   unbind(point: SalePoint, txid: string, paymentId: string): Promise<void>;
 }
@@ -55,11 +62,27 @@ export function createPaymentIds(book: PaymentBook, log: (entry: PaywallLogEntry
     return paymentIdConflict(point, bound.txid);
   }
 
+  async function keep(point: SalePoint, txid: string, paymentId: string): Promise<void> {
+    const bound = await book.bindId(paymentId, txid).catch((error: unknown) => {
+      bookFailed(point, txid, 'keep id', error);
+      return null;
+    });
+    if (bound?.bound === false) {
+      log({
+        level: 'error',
+        event: 'payment_id_conflict',
+        path: point.path,
+        txid,
+        detail: `this payment was delivered or may have landed, but its id is bound to ${bound.txid}`,
+      });
+    }
+  }
+
   async function unbind(point: SalePoint, txid: string, paymentId: string): Promise<void> {
     await book
       .unbindId(paymentId, txid)
       .catch((error: unknown) => bookFailed(point, txid, 'unbind id', error));
   }
 
-  return { bind, unbind };
+  return { bind, keep, unbind };
 }

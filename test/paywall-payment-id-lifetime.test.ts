@@ -1,0 +1,92 @@
+// A payment id stays with its payment as long as the payment's record does. A payment whose settle answer was lost
+// is collected later, and its record (which delivers it again for an hour) starts then, not when it was first sent:
+// an id binding that dated from the first send lapsed while the record still delivered, and the official client's
+// next call with the same id (a new signature) was charged a second time. The binding is bound anew whenever the
+// record is written, so the new signature gets 409 for as long as the first payment can be collected.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import algosdk from 'algosdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryPaymentBook } from '../paywall-worker/payment-book.ts';
+import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
+import { startPaywallServer } from '../paywall-worker/server.ts';
+import type { PaywallServer } from '../paywall-worker/server.ts';
+import { createFsStorage } from '../paywall-worker/storage-fs.ts';
+import { PaywallErrorBody } from '../schemas/paid/payment-required.ts';
+import { officialBuyerWithOneId, resourceById, writePaidFixtures } from './paywall-harness.ts';
+import { startSettleProxy } from './publishers-harness.ts';
+
+const MINUTE = 60_000;
+const resource = resourceById('paidMarketRegime');
+const PRICE = BigInt(resource.amountAtomic);
+let offset = 0;
+const clock = () => Date.now() + offset;
+let paidDir: string;
+let facilitator: DevFacilitator;
+let proxy: Awaited<ReturnType<typeof startSettleProxy>>;
+let worker: PaywallServer;
+const url = () => `${worker.url}${resource.path}`;
+
+beforeAll(async () => {
+  paidDir = await mkdtemp(join(tmpdir(), 'emi-id-lifetime-'));
+  facilitator = await startDevFacilitator();
+  proxy = await startSettleProxy(facilitator.url);
+  const payTo = algosdk.generateAccount().addr.toString();
+  facilitator.ledger.optIn(payTo);
+  worker = await startPaywallServer(
+    {
+      port: 0,
+      payTo,
+      facilitatorUrl: proxy.url,
+      indexerUrl: proxy.url,
+      facilitatorTimeoutMs: 5000,
+      baseUrl: 'http://127.0.0.1:8080',
+      storage: createFsStorage(paidDir),
+      allowSimulated: true,
+    },
+    { now: clock, paymentBook: new MemoryPaymentBook(clock), log: () => undefined },
+  );
+});
+afterAll(async () => {
+  await worker?.close();
+  await proxy?.close();
+  await facilitator?.close();
+  await rm(paidDir, { recursive: true, force: true });
+});
+
+/** The paid files as of the shifted clock (the worker refuses to sell a file older than its limit). */
+const freshFiles = () => writePaidFixtures(paidDir, -offset / 1000);
+
+describe('a payment id collected late', () => {
+  it('stays bound while the record delivers: a new signature with it is refused (409), never charged again', async () => {
+    await freshFiles();
+    const buyer = officialBuyerWithOneId(facilitator, 1_000_000n);
+    proxy.state.settle = 'lose-after-submit';
+    proxy.state.indexerDown = true;
+    const lost = await buyer.fetchWithPayment(url());
+    expect(lost.status).toBeGreaterThanOrEqual(500); // the answer was lost: the payment kept pending
+    expect(buyer.balance()).toBe(1_000_000n - PRICE);
+    proxy.state.settle = 'pass';
+    proxy.state.indexerDown = false;
+    const [kept] = buyer.sent;
+    const sendKept = () => fetch(url(), { headers: { 'PAYMENT-SIGNATURE': kept! } });
+
+    // Collected 40 minutes later: its record (the body it bought) lasts an hour from now.
+    offset = 40 * MINUTE;
+    await freshFiles();
+    expect((await sendKept()).status).toBe(200);
+
+    // 65 minutes after the first send: the record still delivers, and the id still belongs to that payment.
+    offset = 65 * MINUTE;
+    await freshFiles();
+    expect((await sendKept()).status).toBe(200);
+    facilitator.ledger.advance(1);
+    const second = await buyer.fetchWithPayment(url());
+    expect(second.status).toBe(409); // was 200: a second charge
+    expect(PaywallErrorBody.parse(await second.json()).error).toBe('payment_id_conflict');
+    expect(buyer.balance()).toBe(1_000_000n - PRICE);
+    expect((await sendKept()).status).toBe(200);
+  }, 60_000);
+});
