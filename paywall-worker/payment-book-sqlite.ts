@@ -5,7 +5,14 @@
 // so is each binding of a payment id (table payment_ids, created beside an older book's table when it opens).
 import type Database from 'better-sqlite3';
 import { openMoneyDatabase } from './sqlite-file.ts';
-import { bindEntry, claimEntry, pendingEntry, RECORD_TTL_MS } from './payment-book.ts';
+import {
+  bindEntry,
+  claimEntry,
+  paymentIdOfPresentation,
+  pendingEntry,
+  presentationOfEntry,
+  RECORD_TTL_MS,
+} from './payment-book.ts';
 import type {
   BindResult,
   BookEntry,
@@ -44,6 +51,27 @@ export class SqlitePaymentBook implements PaymentBook {
     this.db = openMoneyDatabase(file, SCHEMA); // a settled payment's record survives a power loss
     this.read = this.db.prepare('SELECT entry FROM payments WHERE txid = ?');
     this.write = this.db.prepare('INSERT OR REPLACE INTO payments (txid, since, entry) VALUES (?, ?, ?)');
+    this.bindKnownIds();
+  }
+
+  /**
+   * Binds the id of every payment the book holds that has none bound: a book written by a release before payment
+   * ids were bound (its payments' ids would otherwise be free to a second charge for the rest of their hour), or a
+   * worker stopped between a claim and its binding. An id already bound stays as it is.
+   */
+  private bindKnownIds(): void {
+    const rows = this.db.prepare<[], { txid: string; since: number; entry: string }>(
+      'SELECT txid, since, entry FROM payments',
+    );
+    const bind = this.db.prepare('INSERT OR IGNORE INTO payment_ids (id, txid, since) VALUES (?, ?, ?)');
+    this.db
+      .transaction(() => {
+        for (const row of rows.all()) {
+          const id = paymentIdOfPresentation(presentationOfEntry(JSON.parse(row.entry) as BookEntry));
+          if (id !== null) bind.run(id, row.txid, row.since);
+        }
+      })
+      .immediate();
   }
 
   close(): void {

@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { publishSimulatedRuns } from './site-fixture.ts';
 import { validateHistoryOutput } from '../generator/publish/validate-output.ts';
-import { EARLIER_EDUCATIONAL_NOTICES } from '../schemas/common.ts';
+import { EARLIER_EDUCATIONAL_NOTICES, EDUCATIONAL_NOTICE } from '../schemas/common.ts';
 import { jsonFiles } from './helpers/json-files.ts';
 import { tempDir } from './helpers/temp-dir.ts';
 
@@ -64,5 +64,18 @@ describe('the educational notice of every published body', () => {
     await writeFile(file, JSON.stringify({ ...body, educational_notice: 'Not advice.' }));
     const refused = (await validateHistoryOutput(join(root, 'site'))).filter((check) => !check.ok);
     expect(refused.map((check) => check.file)).toContain(`api/history/statistics/${day}`);
+  });
+
+  it("the day's file written by another release (a notice this one does not know) gets the next run's row", async () => {
+    const dir = await tempDir('emi-notice-day-');
+    const first = Date.parse('2026-11-20T12:00:00Z');
+    await publishSimulatedRuns(dir, [first]);
+    const file = join(dir, 'site', 'api', 'history', 'statistics', '2026-11-20.json');
+    const body = JSON.parse(await readFile(file, 'utf8')) as { rows: unknown[] };
+    await writeFile(file, JSON.stringify({ ...body, educational_notice: 'A notice of a later release.' }));
+    await publishSimulatedRuns(dir, [first + 20 * 60_000]);
+    const after = JSON.parse(await readFile(file, 'utf8')) as { rows: unknown[]; educational_notice: string };
+    expect(after.rows).toHaveLength(body.rows.length + 1); // was: taken for damaged, the run's row not kept
+    expect(after.educational_notice).toBe(EDUCATIONAL_NOTICE);
   });
 });

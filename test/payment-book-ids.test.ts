@@ -94,6 +94,42 @@ describe('payment ids in a SQLite book', () => {
     book.close();
   });
 
+  it('binds, when it opens a book an older version wrote, the ids of the payments it holds (settled and pending)', async () => {
+    const file = sqliteFile();
+    const old = new Database(file);
+    old.exec('CREATE TABLE payments (txid TEXT PRIMARY KEY, since INTEGER NOT NULL, entry TEXT NOT NULL);');
+    const settlement = {
+      success: true,
+      transaction: 'S',
+      network: 'algorand:x',
+      payer: 'P',
+    } as SettleResponse;
+    const entries = {
+      // Presentations as presentationOf writes them: the signed bytes, a space, the payment id.
+      S: {
+        state: 'settled',
+        since: 10,
+        record: { path: '/p', settlement, payment: 'SIGNED-S pay_settled_0123456789', body: '{}' },
+      },
+      P: { state: 'pending', since: 20, payment: 'SIGNED-P pay_pending_0123456789', attemptedAt: 5 },
+      N: { state: 'settled', since: 30, record: { path: '/p', settlement, payment: 'SIGNED-N', body: '{}' } },
+    };
+    const insert = old.prepare('INSERT INTO payments (txid, since, entry) VALUES (?, ?, ?)');
+    for (const [txid, entry] of Object.entries(entries)) insert.run(txid, entry.since, JSON.stringify(entry));
+    old.close();
+
+    const book = new SqlitePaymentBook(file, () => 1_000);
+    // A new signature with either id is told which payment it belongs to (the paywall's 409), for their hour.
+    expect(await book.bindId('pay_settled_0123456789', 'NEW')).toEqual({ bound: false, txid: 'S' });
+    expect(await book.bindId('pay_pending_0123456789', 'NEW')).toEqual({ bound: false, txid: 'P' });
+    expect(await book.bindId('pay_settled_0123456789', 'S')).toEqual({ bound: true }); // its own payment: kept
+    book.close();
+    // Opening again changes nothing already bound.
+    const again = new SqlitePaymentBook(file, () => 2_000);
+    expect(await again.bindId('pay_pending_0123456789', 'NEW')).toEqual({ bound: false, txid: 'P' });
+    again.close();
+  });
+
   it('is one binding for two workers on one file', async () => {
     const file = sqliteFile();
     const first = new SqlitePaymentBook(file, () => 0);

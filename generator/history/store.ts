@@ -137,7 +137,12 @@ const dayFileSchemas = new Map<HistoryResourceId, z.ZodType<{ rows: unknown[] }>
 function dayFileSchema(id: HistoryResourceId): z.ZodType<{ rows: unknown[] }> {
   let schema = dayFileSchemas.get(id);
   if (!schema) {
-    schema = HistoryDayFile.extend({ rows: z.array(historyRowSchema(HISTORY_RESOURCES[id])) });
+    // Any notice: the rows are what the store keeps and checks; the notice is rewritten with the file. A file another
+    // release wrote (a notice it knew) is appended to, never taken for damaged and left without the run's row.
+    schema = HistoryDayFile.extend({
+      educational_notice: z.string(),
+      rows: z.array(historyRowSchema(HISTORY_RESOURCES[id])),
+    });
     dayFileSchemas.set(id, schema);
   }
   return schema;
