@@ -1,17 +1,23 @@
 // The publisher programme as a running `emi serve` / `emi up` worker meets the operator's commands and a monitor:
 // `emi publisher close` stops new sales at once (the worker reads the config file again when it changes, not only
 // at its start), while a payment made before the close is still delivered; and `/x402/health` says which publisher
-// paths do not sell (closed, out of credit) without turning the operator's own health red.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+// paths do not sell (closed, out of credit) without turning the operator's own health red. A closure once reached
+// holds until a restart, even if the entry comes back (it would reopen with its start-up payee and price), and a
+// change the running worker does not apply is logged.
+import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { PaywallLogEntry } from '../paywall-worker/core/decide.ts';
 import type { Health } from '../paywall-worker/core/health.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { createLocalPaywall } from '../paywall-worker/local.ts';
 import type { LocalPaywall } from '../paywall-worker/local.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
+import { parsePublishers } from '../paywall-worker/publishers/config.ts';
+import type { Publisher, PublisherInput } from '../paywall-worker/publishers/config.ts';
 import { SqliteCreditLedger } from '../paywall-worker/publishers/credit-ledger-sqlite.ts';
+import { liveClosures } from '../paywall-worker/publishers/node.ts';
 import { PaywallErrorBody } from '../schemas/paid/payment-required.ts';
 import { HEALTH_PATH } from '../schemas/delivery.ts';
 import { emiInProcess } from './helpers/emi-in-process.ts';
@@ -153,5 +159,165 @@ describe('emi publisher close on a running worker', () => {
       errors.mockRestore();
       await writeFile(config, before);
     }
+  });
+});
+
+describe('a closed storefront whose entry comes back on a running worker', () => {
+  it('stays closed until a restart, and the change the worker does not apply is logged', async () => {
+    // Here `acme` is closed (`emi publisher close`) and `other` removed: the operator adds `other` again with a new
+    // payee and deletes acme's `closedAt` by hand.
+    const before = await readFile(config, 'utf8');
+    const written = JSON.parse(before) as { publishers: Array<Record<string, unknown>> };
+    const reopened = written.publishers.map(({ closedAt: _closedAt, ...entry }) => entry);
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    await writeFile(
+      config,
+      JSON.stringify({ publishers: [...reopened, publisherEntry('other', account())] }),
+    );
+    try {
+      for (const path of [OTHER, ACME]) {
+        const response = await fetch(url(path));
+        expect(response.status).toBe(410);
+        expect(response.headers.get('PAYMENT-REQUIRED')).toBeNull();
+        expect(PaywallErrorBody.parse(await response.json()).error).toBe('seller_closed');
+      }
+      const changed = errors.mock.calls
+        .map((call) => String(call[0]))
+        .filter((line) => line.includes('"publishers_config_changed"'))
+        .map((line) => JSON.parse(line) as PaywallLogEntry);
+      expect(changed).toHaveLength(1);
+      expect(changed[0]?.level).toBe('warn');
+      expect(changed[0]?.detail).toContain('publishers other differ');
+      expect(changed[0]?.detail).toContain(
+        'restart to apply (until then the storefronts keep the settings they started with)',
+      );
+    } finally {
+      errors.mockRestore();
+      await writeFile(config, before);
+    }
+  });
+});
+
+describe('liveClosures', () => {
+  const START = Date.parse('2026-01-01T00:00:00Z');
+  const HOUR = 3_600_000;
+  const payeeA = account();
+  const payeeB = account();
+  let liveDir: string;
+  let file: string;
+  let stamp = 1_700_000_000;
+  let clock = START;
+  let logged: PaywallLogEntry[];
+
+  /** Writes the file so that its version surely changes (a new modification time each time). */
+  const writeEntries = async (entries: PublisherInput[]) => {
+    await writeFile(file, JSON.stringify({ publishers: entries }));
+    stamp += 1;
+    await utimes(file, stamp, stamp);
+  };
+  const start = async (entries: PublisherInput[]) => {
+    await writeEntries(entries);
+    logged = [];
+    clock = START;
+    return liveClosures({
+      configFile: file,
+      publishers: parsePublishers(entries),
+      version: null,
+      operatorPayTo: account(),
+      log: (entry) => logged.push(entry),
+      now: () => clock,
+    });
+  };
+  const changes = () => logged.filter((entry) => entry.event === 'publishers_config_changed');
+  const publisher = (id: string) => ({ id }) as Publisher;
+
+  beforeAll(async () => {
+    liveDir = await mkdtemp(join(tmpdir(), 'emi-live-closures-'));
+    file = join(liveDir, 'emi.config.json');
+  });
+  afterAll(() => rm(liveDir, { recursive: true, force: true }));
+
+  it('keeps a storefront seen removed closed when its entry comes back with another payee', async () => {
+    const closedAt = await start([publisherEntry('zeroco', payeeA), publisherEntry('keep', payeeA)]);
+    expect(await closedAt(publisher('zeroco'))).toBeNull();
+    clock = START + HOUR;
+    await writeEntries([publisherEntry('keep', payeeA)]);
+    expect(await closedAt(publisher('zeroco'))).toBe(START + HOUR);
+    clock = START + 2 * HOUR;
+    await writeEntries([publisherEntry('keep', payeeA), publisherEntry('zeroco', payeeB)]);
+    expect(await closedAt(publisher('zeroco'))).toBe(START + HOUR);
+    expect(await closedAt(publisher('keep'))).toBeNull();
+  });
+
+  it('keeps a reached closedAt when it is deleted by hand, or moved later', async () => {
+    const closing = new Date(START + HOUR).toISOString();
+    const closedAt = await start([publisherEntry('acme', payeeA, { closedAt: closing })]);
+    clock = START + 2 * HOUR;
+    await writeEntries([publisherEntry('acme', payeeA)]);
+    expect(await closedAt(publisher('acme'))).toBe(START + HOUR);
+    await writeEntries([
+      publisherEntry('acme', payeeA, { closedAt: new Date(START + 9 * HOUR).toISOString() }),
+    ]);
+    expect(await closedAt(publisher('acme'))).toBe(START + HOUR);
+  });
+
+  it('lets a closedAt not reached yet be moved or removed, and closes a removed entry at once', async () => {
+    const closedAt = await start([
+      publisherEntry('acme', payeeA, { closedAt: new Date(START + HOUR).toISOString() }),
+      publisherEntry('beta', payeeA, { closedAt: new Date(START + HOUR).toISOString() }),
+    ]);
+    expect(await closedAt(publisher('acme'))).toBe(START + HOUR);
+    await writeEntries([
+      publisherEntry('acme', payeeA, { closedAt: new Date(START + 3 * HOUR).toISOString() }),
+      publisherEntry('beta', payeeA, { closedAt: new Date(START + HOUR).toISOString() }),
+    ]);
+    expect(await closedAt(publisher('acme'))).toBe(START + 3 * HOUR);
+    clock = START + 30 * 60_000;
+    await writeEntries([publisherEntry('acme', payeeA)]);
+    expect(await closedAt(publisher('acme'))).toBeNull();
+    // beta, due to close in half an hour, was taken out of the file: closed from when that was seen.
+    expect(await closedAt(publisher('beta'))).toBe(START + 30 * 60_000);
+    clock = START + 5 * HOUR;
+    expect(await closedAt(publisher('acme'))).toBeNull();
+  });
+
+  it('logs once per file version what differs from the start-up publishers but closedAt', async () => {
+    const closedAt = await start([publisherEntry('acme', payeeA), publisherEntry('beta', payeeA)]);
+    await closedAt(publisher('acme'));
+    expect(changes()).toEqual([]);
+    // Only a closure: nothing to warn about.
+    await writeEntries([
+      publisherEntry('acme', payeeA, { closedAt: new Date(START + HOUR).toISOString() }),
+      publisherEntry('beta', payeeA),
+    ]);
+    await closedAt(publisher('acme'));
+    expect(changes()).toEqual([]);
+    // A price, a payee and a new publisher: named, once for this version however many sales ask.
+    await writeEntries([
+      publisherEntry('acme', payeeA, { products: { atlas: { priceUsd: '0.09' } } }),
+      publisherEntry('beta', payeeB),
+      publisherEntry('gamma', payeeA),
+    ]);
+    await closedAt(publisher('acme'));
+    await closedAt(publisher('beta'));
+    expect(changes()).toEqual([
+      {
+        level: 'warn',
+        event: 'publishers_config_changed',
+        detail:
+          'publishers acme, beta, gamma (new) differ in the config file from what this worker started with: ' +
+          'restart to apply (until then the storefronts keep the settings they started with)',
+      },
+    ]);
+    // A brand change in the next version is logged again.
+    await writeEntries([
+      publisherEntry('acme', payeeA),
+      publisherEntry('beta', payeeA, {
+        brand: { ...publisherEntry('beta', payeeA).brand, name: 'Beta Two' },
+      }),
+    ]);
+    await closedAt(publisher('acme'));
+    expect(changes().map((entry) => entry.detail)).toHaveLength(2);
+    expect(changes()[1]?.detail).toMatch(/^publishers beta differ/);
   });
 });

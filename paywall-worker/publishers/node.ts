@@ -4,6 +4,7 @@
 // and hooks; and the branded storefronts.
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type { PaywallLogEntry, SaleHooks } from '../core/decide.ts';
 import type { SalePoint } from '../offers.ts';
 import { PublisherConfigError, parsePublishers } from './config.ts';
@@ -69,14 +70,48 @@ export interface LiveClosuresOptions {
   now?: () => number;
 }
 
+/** Whether a storefront is closed at `now`: from then on it stays closed until a restart. */
+const closedBy = (closedAt: number | null, now: number): boolean => closedAt !== null && closedAt <= now;
+
+/** A storefront's closing time after the file changed: once reached (or its entry seen gone), it is kept. */
+export function nextClosure(seen: number | null, inFile: Publisher | undefined, now: number): number | null {
+  if (closedBy(seen, now)) return seen;
+  return inFile ? inFile.closedAt : now;
+}
+
+/** What only a restart applies: everything but the closing time, products in a stable order. */
+const startedSettings = (publisher: Publisher) => ({
+  ...publisher,
+  closedAt: null,
+  products: [...publisher.products].sort((a, b) => a.slug.localeCompare(b.slug)),
+});
+
+/** The ids the file adds or changes (closedAt aside) against the publishers the worker started with. */
+export function publishersAwaitingRestart(
+  started: readonly Publisher[],
+  inFile: readonly Publisher[],
+): string[] {
+  const startedById = new Map(started.map((p) => [p.id, p]));
+  return inFile
+    .filter((p) => {
+      const before = startedById.get(p.id);
+      return !before || !isDeepStrictEqual(startedSettings(before), startedSettings(p));
+    })
+    .map((p) => (startedById.has(p.id) ? p.id : `${p.id} (new)`));
+}
+
 /**
  * Each publisher's closing time, from the config file as it is now: at every sale the file is stat'ed (one system
  * call) and read again only when it changed, so that `emi publisher close` stops new sales at once rather than at
  * the next restart. Only closures are taken: anything else in the file (a new publisher, a price) waits for a
- * restart. An entry that disappeared is closed from when that was seen (its paths stay until the restart, still
- * delivering payments already made). A file that cannot be read or that the worker would refuse at start (read by
- * the same strict reader: a misspelt key too, which `emi publisher` would refuse to write to as well) changes
- * nothing, and is logged once per version.
+ * restart, and a file that differs from the start-up publishers in it is logged once per version
+ * (`publishers_config_changed`), since `emi publisher list` shows the file, not what the worker sells. An entry that
+ * disappeared is closed from when that was seen (its paths stay until the restart, still delivering payments already
+ * made). A closure once reached is kept until the restart, even if the entry comes back without `closedAt`: the
+ * storefront would reopen with its start-up payee, price and brand, not the file's. A `closedAt` not reached yet may
+ * still be moved or removed. A file that cannot be read or that the worker would refuse at start (read by the same
+ * strict reader: a misspelt key too, which `emi publisher` would refuse to write to as well) changes nothing, and is
+ * logged once per version.
  */
 export function liveClosures(options: LiveClosuresOptions): (publisher: Publisher) => Promise<number | null> {
   const now = options.now ?? Date.now;
@@ -93,19 +128,31 @@ export function liveClosures(options: LiveClosuresOptions): (publisher: Publishe
     }
     if (version === known) return;
     known = version;
+    let inFile: Publisher[];
     try {
       const config = await readConfigJson(options.configFile);
-      const current = new Map(
-        parsePublishers(config.publishers, options.operatorPayTo).map((p) => [p.id, p.closedAt]),
-      );
-      for (const { id } of options.publishers) {
-        closures.set(id, current.has(id) ? (current.get(id) ?? null) : (closures.get(id) ?? now()));
-      }
+      inFile = parsePublishers(config.publishers, options.operatorPayTo);
     } catch (error) {
       options.log({
         level: 'error',
         event: 'publishers_config_refused',
         detail: `${(error as Error).message}; the storefronts' closures stay as they were until it is mended`,
+      });
+      return;
+    }
+    const inFileById = new Map(inFile.map((p) => [p.id, p]));
+    const at = now();
+    for (const { id } of options.publishers) {
+      closures.set(id, nextClosure(closures.get(id) ?? null, inFileById.get(id), at));
+    }
+    const awaiting = publishersAwaitingRestart(options.publishers, inFile);
+    if (awaiting.length > 0) {
+      options.log({
+        level: 'warn',
+        event: 'publishers_config_changed',
+        detail:
+          `publishers ${awaiting.join(', ')} differ in the config file from what this worker started with: ` +
+          'restart to apply (until then the storefronts keep the settings they started with)',
       });
     }
   };
