@@ -72,6 +72,10 @@ describe('a closed storefront', () => {
     const before = [balance(late.address), balance(acmeAddress)];
     const refused = await fetch(stack.url(REPORT), { headers: paymentHeader(unsent) });
     expect(refused.status).toBe(410);
+    // It says what happened to the payment it carried (not "no payment was requested").
+    expect(PaywallErrorBody.parse(await refused.json()).message).toContain(
+      'nothing was charged (a payment sent with this request was not settled)',
+    );
     expect([balance(late.address), balance(acmeAddress)]).toEqual(before);
     expect(await stack.ledger.balance('acme')).toMatchObject({ balance: 4, reserved: 0, sales: 1 });
 
@@ -192,11 +196,14 @@ describe('emi serve after a restart', () => {
       }
       const lines = (await serve.done).stdout.split('\n').filter((line) => line.startsWith('publisher '));
       const products = '(atlas-human-report, atlas)';
+      // The storefronts still selling say their credits too (none here: the ledger is new).
+      const noCredits = (id: string) => `0 credits: answers 503 until \`emi publisher credit ${id} N\``;
       expect(lines).toEqual([
+        `publisher credits: ${join(dir, 'var', 'publishers.sqlite')}`,
         `publisher acme: /p/acme/ closed since ${closedAt}: sells nothing new (410), still delivers payments ` +
           `already made to ${acme} ${products}`,
-        `publisher soon: /p/soon/ pays ${soon} ${products}; closes at ${ahead}`,
-        `publisher open: /p/open/ pays ${open} ${products}`,
+        `publisher soon: /p/soon/ pays ${soon} ${products}; closes at ${ahead}; ${noCredits('soon')}`,
+        `publisher open: /p/open/ pays ${open} ${products}; ${noCredits('open')}`,
       ]);
     } finally {
       await rm(dir, { recursive: true, force: true });

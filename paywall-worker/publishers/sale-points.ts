@@ -97,7 +97,8 @@ export function creditHooks(
         error: 'seller_closed',
         message:
           `${publisher.brand.name} closed this storefront on ${new Date(closedAt).toISOString()}: ` +
-          'it sells nothing new, and no payment was requested. A payment made here before is still delivered ' +
+          'it sells nothing new, and nothing was charged (a payment sent with this request was not settled). A ' +
+          'payment made here before is still delivered ' +
           'when sent again. The same report is sold by the service itself at ' +
           `${product.resource.path}.`,
       };
