@@ -436,6 +436,12 @@ function registerServe(program: Command): void {
       DEFAULT_DEV_FACILITATOR_PORT,
     )
     .option('--config <file>', 'JSON configuration file, e.g. its publishers (default: EMI_CONFIG)')
+    .addHelpText(
+      'after',
+      "\nState: the arena votes, the payment book (with a configured facilitator) and the publishers' credit ledger\n" +
+        'are kept in EMI_STATE_DIR (default var), where `emi up --state` and `emi paywall --state` keep them;\n' +
+        'each path is printed at start.\n',
+    )
     .action(
       async (o: {
         port: number;
@@ -456,11 +462,13 @@ function registerServe(program: Command): void {
         const { claimInstance } = await import('./state/instance-lock.ts');
         const instance = await claimInstance({ folder: o.dir, port: o.port, host: o.host, command: 'serve' });
         const { startLocalStack } = await import('./local-stack.ts');
+        const { stateFiles } = await import('../paywall-worker/local.ts');
         const stack = await startLocalStack({
           ...o,
           dir: resolve(o.dir),
           paid: resolve(o.paid),
-          voteStorePath: resolve(stateFolder(), 'arena-votes.sqlite'),
+          // No --state: the votes, payment book and credit ledger of EMI_STATE_DIR (else var), each said at start.
+          ...stateFiles(stateFolder()),
           onListening: instance.listening,
         });
         onShutdown(stack.close);
@@ -540,6 +548,7 @@ function registerUp(program: Command): void {
         return;
       }
       const { startLocalStack } = await import('./local-stack.ts');
+      const { stateFiles } = await import('../paywall-worker/local.ts');
       const stack = await startLocalStack({
         port: o.port,
         host: o.host,
@@ -547,8 +556,8 @@ function registerUp(program: Command): void {
         paid: resolve(o.paid),
         devFacilitatorPort: o.devFacilitatorPort,
         config: o.config,
-        ledgerFile: resolve(o.state, 'publishers.sqlite'),
-        voteStorePath: resolve(o.state, 'arena-votes.sqlite'),
+        // The votes, the payment book and the credit ledger follow --state, as the arena store does.
+        ...stateFiles(o.state),
         onListening: async (url) => {
           await instance.listening(url);
           await stateClaim.listening(url);

@@ -59,12 +59,20 @@ export async function readConfigObject(file: string): Promise<Record<string, unk
   return json as Record<string, unknown>;
 }
 
-/** Throws a one-line error unless `file` is a readable JSON object with only known keys and valid settings. */
-export async function checkConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+/**
+ * Throws a one-line error unless `file` is a readable JSON object with only known keys and valid settings. With the
+ * operator's payee (`--pay-to`, else EMI_PAYTO), a publisher paid to it is refused as the paywall's start would
+ * refuse it, but before anything is written (`emi up` would otherwise generate and build first).
+ */
+export async function checkConfigFile(
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+  operatorPayTo: string | undefined = env.EMI_PAYTO || undefined,
+): Promise<void> {
   const json = await readConfigObject(file);
   await checkSourcesConfig(file, env);
   const { parsePublishers } = await import('../paywall-worker/publishers/config.ts');
-  parsePublishers(json.publishers ?? []);
+  parsePublishers(json.publishers ?? [], operatorPayTo);
 }
 
 /**
@@ -216,7 +224,11 @@ export async function checkCommandConfiguration(
   const file = checksFile
     ? ((opts.config as string | undefined) ?? (env.EMI_CONFIG || undefined))
     : undefined;
-  if (file !== undefined) await checkConfigFile(file, env);
+  // The payee a started paywall would take (`emi paywall --pay-to` over EMI_PAYTO): no publisher is paid to it. Not
+  // `emi publisher add --pay-to`, the publisher's own address (its file is not checked here).
+  const payTo =
+    startsPaywall(path, opts) && typeof opts.payTo === 'string' ? opts.payTo : env.EMI_PAYTO || undefined;
+  if (file !== undefined) await checkConfigFile(file, env, payTo);
   else if (COLLECTING_COMMANDS.includes(path)) await checkSourcesConfig(undefined, env);
   if (startsPaywall(path, opts)) await checkPaywallSettings(command, opts, env);
   // A build writes the buyer page's config.json from EMI_PAYTO and EMI_NETWORK: a bad one would fail every build (every

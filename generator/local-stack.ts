@@ -19,6 +19,8 @@ export interface LocalStackOptions {
   config?: string;
   /** The publishers' credit ledger; default `publishers.sqlite` in EMI_STATE_DIR or `var`. */
   ledgerFile?: string;
+  /** The payment book with a configured facilitator; default `payments.sqlite` in EMI_STATE_DIR or `var`. */
+  paymentBookFile?: string;
   /** SQLite file of wallet-signed votes (POST /arena/vote), imported by the generator at each run. */
   voteStorePath?: string;
   log?: (line: string) => void;
@@ -46,6 +48,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     devFacilitatorPort: options.devFacilitatorPort,
     ...(options.config ? { configFile: options.config } : {}),
     ledgerFile: options.ledgerFile,
+    paymentBookFile: options.paymentBookFile,
     voteStorePath: options.voteStorePath,
     buyerPage: { dir: join(options.dir, 'x402-buyer'), devFundUrl: `${DEV_FACILITATOR_PREFIX}/dev/fund` },
     siteDir: options.dir,

@@ -5,7 +5,7 @@
 // the machine's or the chain's state, not a typo.
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { createLocalPaywall, paywallEnv } from './local.ts';
+import { VOTE_STORE_FILE, createLocalPaywall, paywallEnv, stateFiles } from './local.ts';
 import type { LocalPaywallOptions } from './local.ts';
 import { MCP_PATH } from '../mcp/http.ts';
 import { normalisedRequest } from '../schemas/delivery.ts';
@@ -16,13 +16,8 @@ import { DEV_FACILITATOR_PORT } from './dev-facilitator/server.ts';
 import { parsePort, usageError } from '../generator/cli-options.ts';
 import { stateFolder } from '../generator/defaults.ts';
 import { DEFAULT_BASE_URL } from '../generator/discovery/urls.ts';
-import { DEFAULT_PAYMENT_BOOK_FILE } from './payment-book-sqlite.ts';
-import { DEFAULT_LEDGER_FILE } from './publishers/credit-ledger-sqlite.ts';
 
 type BuyCliOptions = Omit<BuyCommandOptions, 'path'>;
-
-/** The vote store's file in the state folder: the name `emi generate` imports votes from. */
-const VOTE_STORE_FILE = 'arena-votes.sqlite';
 
 const VOTES_HELP = [
   'Arena votes:',
@@ -45,10 +40,9 @@ export function paywallFolders(
   return {
     // The built site: /mcp over it, and the publishers' storefronts from its buyer page.
     ...(site ? { siteDir: resolve(site), buyerPage: { dir: join(resolve(site), 'x402-buyer') } } : {}),
-    // POST /arena/vote, proxied here by the nginx and Netlify recipes, stores where the generator imports from.
-    voteStorePath: resolve(state, VOTE_STORE_FILE),
-    paymentBookFile: resolve(state, DEFAULT_PAYMENT_BOOK_FILE),
-    ledgerFile: resolve(state, DEFAULT_LEDGER_FILE),
+    // POST /arena/vote (proxied here by the nginx and Netlify recipes) stores where the generator imports from; the
+    // payment book and the credit ledger are where `emi up`, `emi serve` and `emi publisher` keep theirs.
+    ...stateFiles(state),
   };
 }
 

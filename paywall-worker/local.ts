@@ -16,7 +16,7 @@ import type { EnvSettings } from './config.ts';
 import { logToStderr } from './core/log.ts';
 import { createPayeeGate } from './core/payee-gate.ts';
 import { payeeOptInProblem } from './opt-in.ts';
-import { buyerFileReader, startPublisherProgramme } from './publishers/node.ts';
+import { buyerFileReader, defaultLedgerFile, startPublisherProgramme } from './publishers/node.ts';
 import type { PublisherProgramme } from './publishers/node.ts';
 import type { Publisher } from './publishers/config.ts';
 import { createStorefront } from './publishers/storefront.ts';
@@ -25,6 +25,7 @@ import type { DevFacilitator } from './dev-facilitator/server.ts';
 import { createFsStorage } from './storage-fs.ts';
 import { stateFolder } from '../generator/defaults.ts';
 import { DEFAULT_PAYMENT_BOOK_FILE, SqlitePaymentBook } from './payment-book-sqlite.ts';
+import { DEFAULT_LEDGER_FILE } from './publishers/credit-ledger-sqlite.ts';
 import { createMcpRoute } from '../mcp/http.ts';
 import { readTextFrom } from '../mcp/published-fs.ts';
 import { createMcpServer, fetchPaidThrough } from '../mcp/server.ts';
@@ -102,6 +103,22 @@ export const paywallEnv = (
   voteExportToken: env.EMI_VOTE_EXPORT_TOKEN || undefined,
 });
 
+/** The vote store's file in the state folder: the name `emi generate` imports votes from. */
+export const VOTE_STORE_FILE = 'arena-votes.sqlite';
+
+/**
+ * The paywall's files in one state folder (`--state`, else EMI_STATE_DIR or `var`): the arena votes, the payment
+ * book and the publishers' credit ledger, so that `emi paywall`, `emi serve` and `emi up` keep each where the others
+ * (and `emi publisher`, `emi generate`) look for it.
+ */
+export const stateFiles = (
+  state: string,
+): Required<Pick<LocalPaywallOptions, 'voteStorePath' | 'paymentBookFile' | 'ledgerFile'>> => ({
+  voteStorePath: resolve(state, VOTE_STORE_FILE),
+  paymentBookFile: resolve(state, DEFAULT_PAYMENT_BOOK_FILE),
+  ledgerFile: resolve(state, DEFAULT_LEDGER_FILE),
+});
+
 /**
  * How many of the paid files are there at start, so that a mistyped `--paid`, or a worker started before the first
  * run, is seen at once rather than as a 503 on every paid path.
@@ -141,19 +158,37 @@ function withStorefronts(
 }
 
 /**
- * A publisher's start-up line; a closed storefront says so (its paths answer 410 to new sales), as `emi publisher
- * list` does, rather than look as if it sold.
+ * What a storefront can sell now: a sale consumes one credit, and without one its paths answer 503 before any 402
+ * (`not_available_from_seller`), which looks like an outage unless the start says so.
  */
-function storefrontLine(publisher: Publisher, now = Date.now()): string {
+function creditsNote(id: string, available: number): string {
+  if (available > 0) return `${available} credit(s) available`;
+  return `0 credits: answers 503 until \`emi publisher credit ${id} N\``;
+}
+
+/**
+ * A publisher's start-up line, with the credits it can sell with; a closed storefront says so (its paths answer 410
+ * to new sales), as `emi publisher list` does, rather than look as if it sold.
+ */
+function storefrontLine(publisher: Publisher, available: number, now = Date.now()): string {
   const { id, payTo, products, closedAt } = publisher;
   const sells = `${payTo} (${products.map((x) => x.slug).join(', ')})`;
-  if (closedAt === null) return `publisher ${id}: /p/${id}/ pays ${sells}`;
+  if (closedAt === null) return `publisher ${id}: /p/${id}/ pays ${sells}; ${creditsNote(id, available)}`;
   const at = new Date(closedAt).toISOString();
-  if (closedAt > now) return `publisher ${id}: /p/${id}/ pays ${sells}; closes at ${at}`;
+  if (closedAt > now) {
+    return `publisher ${id}: /p/${id}/ pays ${sells}; closes at ${at}; ${creditsNote(id, available)}`;
+  }
   return (
     `publisher ${id}: /p/${id}/ closed since ${at}: sells nothing new (410), still delivers payments ` +
     `already made to ${sells}`
   );
+}
+
+/** Each publisher's credits available at start, by id (the ledger is read once: the start-up lines are a snapshot). */
+async function availableCredits(programme: PublisherProgramme): Promise<Map<string, number>> {
+  const { ledger, publishers } = programme;
+  const books = await Promise.all(publishers.map((p) => ledger.balance(p.id)));
+  return new Map(books.map((b) => [b.publisherId, b.available]));
 }
 
 export async function createLocalPaywall(options: LocalPaywallOptions): Promise<LocalPaywall> {
@@ -175,15 +210,22 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
   // The operator reads this one: it names the algod asked (its origin only: a hosted node's token is in its path).
   const problem = await payee?.check();
   if (problem) throw new PaywallConfigError(problem.detail);
-  // Bad publishers stop the start before anything listens.
+  // Bad publishers stop the start before anything listens. The ledger's path is said at start: resolved here.
+  const ledgerFile = resolve(options.ledgerFile ?? defaultLedgerFile());
   const publishers = await startPublisherProgramme({
     configFile: options.configFile,
     operatorPayTo: payTo,
     algodUrl: options.algodUrl,
     algodToken: options.algodToken,
-    ledgerFile: options.ledgerFile,
+    ledgerFile,
     log: logToStderr,
   });
+  const credits = publishers
+    ? await availableCredits(publishers).catch((error: unknown) => {
+        publishers.close();
+        throw error;
+      })
+    : new Map<string, number>();
   const devFacilitator = options.facilitatorUrl
     ? null
     : await startDevFacilitator({
@@ -267,7 +309,12 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
             ]
           : []),
         `x402 sells: ${allowSimulated ? 'simulated, replayed or live data (each 402 says which)' : 'live data only'}, at most ${options.maxDataAgeSeconds ?? DEFAULT_MAX_DATA_AGE_SECONDS} s old`,
-        ...(publishers?.publishers.map((p) => storefrontLine(p)) ?? []),
+        ...(publishers
+          ? [
+              `publisher credits: ${ledgerFile}`,
+              ...publishers.publishers.map((p) => storefrontLine(p, credits.get(p.id) ?? 0)),
+            ]
+          : []),
       ],
       close: async () => {
         votes?.close();

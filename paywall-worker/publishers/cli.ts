@@ -6,9 +6,9 @@
 // `credit` and `statement` act on a Cloudflare Worker's Durable Object ledger through its admin route instead.
 // A usage mistake (an unknown id, a bad option, a configuration that cannot be changed safely) exits 2 before
 // anything is written.
-import { rename, writeFile } from 'node:fs/promises';
+import { chmod, lstat, readlink, realpath, rename, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CREDITS_RULE, MAX_CREDITS } from './admin-api.ts';
 import { parseWorkerUrl } from './admin-client.ts';
@@ -98,9 +98,20 @@ async function assertConfigured(
     );
     return;
   }
-  const ids = (await configuredPublishers(flags)).map((p) => p.id);
-  if (ids.includes(id)) return;
   const booked = ledgerToo ? (await ledgerBooks(flags)).map((b) => b.publisherId) : [];
+  let ids: string[];
+  try {
+    ids = (await configuredPublishers(flags)).map((p) => p.id);
+  } catch (error) {
+    // A reader of the ledger alone (a statement) is not stopped by a fault of the file elsewhere in it.
+    if (!ledgerToo || (error as Error).name !== 'PublisherConfigError' || !booked.includes(id)) throw error;
+    console.error(
+      `emi publisher: warning: configuration file ${file} is refused (${(error as Error).message}): "${id}" is read ` +
+        `from its books in ${ledgerFile(flags)} alone`,
+    );
+    return;
+  }
+  if (ids.includes(id)) return;
   if (booked.includes(id)) return;
   const known = ids.length > 0 ? `configured: ${ids.join(', ')}` : 'it names no publishers';
   const inLedger = ledgerToo
@@ -262,6 +273,21 @@ async function add(flags: AddFlags): Promise<void> {
     `added publisher ${flags.id} to ${file}; restart emi serve, emi up or emi paywall to open its storefront`,
   );
   if (flags.credits) await credit(flags.id, flags.credits, flags);
+  else await sayCreditsKept(flags);
+}
+
+/**
+ * Without --credits the storefront has only what the ledger kept for the id (`--keep-ledger`): none is a storefront
+ * that answers 503 to every buyer, said now rather than found at the first sale.
+ */
+async function sayCreditsKept(flags: AddFlags): Promise<void> {
+  const books = (await ledgerBooks(flags)).find((b) => b.publisherId === flags.id);
+  const available = books?.available ?? 0;
+  if (available > 0) {
+    console.log(`publisher ${flags.id}: ${available} credit(s) available, kept in ${ledgerFile(flags)}`);
+    return;
+  }
+  console.log(`publisher ${flags.id}: 0 credits: answers 503 until \`emi publisher credit ${flags.id} N\``);
 }
 
 /** Checks a `publishers` list whole, as the worker will at start (against the operator's payee when this shell has it). */
@@ -271,8 +297,23 @@ async function checkPublishers(publishers: unknown[]): Promise<void> {
 }
 
 /**
- * Writes the config file with a new `publishers` list, checked whole; written to a temporary file, then renamed, so
- * that a failed write never leaves half a configuration (and a running worker sees a new version of the file).
+ * The file a write to `file` must replace: a symlink's target (followed to the end), so that the link stays a link
+ * and the file it names is the one changed. A link whose target is not there yet names where it will be.
+ */
+async function writtenPath(file: string): Promise<string> {
+  try {
+    return await realpath(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const link = await lstat(file).catch(() => null);
+    return link?.isSymbolicLink() ? resolve(dirname(file), await readlink(file)) : file;
+  }
+}
+
+/**
+ * Writes the config file with a new `publishers` list, checked whole; written to a temporary file beside it, then
+ * renamed, so that a failed write never leaves half a configuration (and a running worker sees a new version of the
+ * file). A symlinked file is written at its target, and an existing file keeps its permissions (a 600 file stays 600).
  */
 async function writePublishers(
   file: string,
@@ -280,9 +321,18 @@ async function writePublishers(
   publishers: unknown[],
 ): Promise<void> {
   await checkPublishers(publishers);
-  const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify({ ...config, publishers }, null, 2)}\n`);
-  await rename(temporary, file);
+  const target = await writtenPath(file);
+  const mode = await stat(target).then(
+    (s) => s.mode & 0o7777,
+    () => null,
+  );
+  const temporary = `${target}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify({ ...config, publishers }, null, 2)}\n`, {
+    mode: mode ?? 0o666,
+  });
+  // writeFile's mode is cut by the umask: the file's own permissions are set as they were.
+  if (mode !== null) await chmod(temporary, mode);
+  await rename(temporary, target);
 }
 
 /**
