@@ -7,8 +7,10 @@
 // candles a trend part needs to settle (PROVISIONAL_RULE); FUNDING_RULE's marks, bands and z-scores, each "at or
 // above" / "at or below" its value, and crowded longs only above the base rate; LIQUIDITY_CONTEXT_RULE's spreads and
 // depths at their edges; a replayed run is not labelled simulated; a market context or regime that is not sound
-// makes the bodies built on it degraded; the prevailing positioning state and the run-wide data notes. These rules
-// are published with the bodies, so the code must keep to them.
+// makes the bodies built on it degraded; the prevailing positioning state and the run-wide data notes; a z-score from
+// exactly FUNDING_RULE.minHistory (10) settled rates, a positioning state read from open interest alone when funding
+// is missing, and no leverage proxy against a spot volume of 0. These rules are published with the bodies, so the
+// code must keep to them.
 import { describe, expect, it } from 'vitest';
 import { analyzeAsset, type AssetAnalysis } from '../generator/engines/asset-analysis.ts';
 import { missingDataNotes, overallBias, prevailingState } from '../generator/engines/aggregate.ts';
@@ -357,5 +359,44 @@ describe('the positioning lean at the edge of its dead band (±0.15 votes neutra
     ]);
     expect(reading.lean).toBe(-0.15);
     expect(reading.vote).toBe('neutral');
+  });
+});
+
+describe('positioning: the funding history bound, a reading without funding, no spot volume', () => {
+  const funding = (history8h: number[]): Funding => ({
+    rate8h: 0.0001,
+    rateKind: 'predicted',
+    intervalHours: 8,
+    markPrice: null,
+    indexPrice: null,
+    history8h,
+  });
+  const rates = (n: number) => Array.from({ length: n }, () => 0.0001);
+
+  it('exactly 10 settled rates (FUNDING_RULE.minHistory) give a z-score; 9 do not', () => {
+    expect(readFunding(funding(rates(10)), 'binance-usdm')).toMatchObject({ z: 0, levelBasis: 'history' });
+    expect(readFunding(funding(rates(9)), 'binance-usdm')).toMatchObject({
+      z: null,
+      levelBasis: 'fixed_band',
+    });
+  });
+
+  it('no funding but a 24-hour open-interest reading: the state is the reading, not unavailable', () => {
+    const asset = fixtureAsset('BTC', uptrend(), { fundingRate: null, openInterestChange: 0.05 });
+    const reading = readDerivatives(asset, 0.05, 1e6);
+    expect(reading.funding).toBeNull();
+    expect(reading.openInterest?.reading).toBe('new_longs');
+    expect(reading.state).toBe('new_longs');
+    expect(reading.vote).toBe('bullish');
+  });
+
+  it('a spot volume of 0 USD gives no leverage proxy (never Infinity); 1 000 000 USD gives 50', () => {
+    const asset = fixtureAsset('BTC', uptrend());
+    const none = readDerivatives(asset, 0.01, 0);
+    expect(none.openInterest?.leverageProxy).toBeNull();
+    expect(none.openInterest?.volumeVenue).toBeNull();
+    expect(none.evidence.join(' ')).not.toContain('times the day');
+    // The fixture's open interest is 50 000 000 USD.
+    expect(readDerivatives(asset, 0.01, 1e6).openInterest?.leverageProxy).toBe(50);
   });
 });
