@@ -218,6 +218,8 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
     algodUrl: options.algodUrl,
     algodToken: options.algodToken,
     ledgerFile,
+    // Without a facilitator URL the development facilitator settles (started below): its sales are test money.
+    development: !options.facilitatorUrl,
     log: logToStderr,
   });
   const credits = publishers

@@ -40,6 +40,8 @@ export interface PublisherProgrammeOptions {
   algodUrl?: string;
   algodToken?: string;
   ledgerFile?: string;
+  /** Sales are settled by the development facilitator: recorded as test money (see CreditHooksOptions). */
+  development?: boolean;
   log(entry: PaywallLogEntry): void;
 }
 
@@ -190,7 +192,7 @@ export async function startPublisherProgramme(
   return {
     publishers,
     salePoints: publisherSalePoints(publishers),
-    hooks: creditHooks(publishers, ledger, options.log, { closedAt }),
+    hooks: creditHooks(publishers, ledger, options.log, { closedAt, development: options.development }),
     ledger,
     closedAt,
     close: () => ledger.close(),

@@ -6,6 +6,7 @@ import type { PaywallLogEntry, SaleHooks, SellerRefusal } from '../core/decide.t
 import type { SalePoint } from '../offers.ts';
 import type { Publisher, PublisherProduct } from './config.ts';
 import type { CreditLedger } from './credit-ledger.ts';
+import { DEVELOPMENT_NETWORK } from './statement.ts';
 
 export const storefrontPrefix = (publisherId: string): string => `/p/${publisherId}`;
 
@@ -68,6 +69,12 @@ export interface CreditHooksOptions {
    * configured at start. On Node the configuration file is read again when it changes (`emi publisher close`).
    */
   closedAt?: (publisher: Publisher) => Promise<number | null>;
+  /**
+   * Sales are settled by the development facilitator (test money on an in-memory ledger): they still consume a
+   * credit, as in production, but are recorded with network `development` rather than the settlement's (which
+   * names mainnet), so that the statement does not count them as paid to the publisher.
+   */
+  development?: boolean;
 }
 
 /**
@@ -139,7 +146,7 @@ export function creditHooks(
           payTo: sale.publisher.payTo,
           payer: settlement.payer ?? '',
           transaction: txid,
-          network: settlement.network,
+          network: options.development ? DEVELOPMENT_NETWORK : settlement.network,
           credits: 1,
         });
       } catch (error) {

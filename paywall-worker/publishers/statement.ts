@@ -1,7 +1,20 @@
 // A publisher's statement: every sale made through its storefront, with what it needs to reconcile with the chain
 // (the transaction id, the address paid, the payer, the exact amount in USDC atomic units). Pure formatting.
+// Sales settled by the development facilitator share the ledger with real ones: they are kept apart here by their
+// network, `development`, so that test money is never counted as paid to the publisher.
 import { USDC_ASA_ID, USDC_DECIMALS } from '../../schemas/paid/terms.ts';
 import type { SaleRecord } from './credit-ledger.ts';
+
+/**
+ * The network of a sale settled by the development facilitator (test money on an in-memory ledger). Not a CAIP-2
+ * id on purpose: no chain has it, so nobody looks for its transaction on one.
+ */
+export const DEVELOPMENT_NETWORK = 'development';
+
+export const isTestSale = (sale: Pick<SaleRecord, 'network'>): boolean =>
+  sale.network === DEVELOPMENT_NETWORK;
+
+const TEST_MONEY_MARK = '(test money, development ledger)';
 
 export const STATEMENT_COLUMNS = [
   'time',
@@ -68,17 +81,27 @@ export function statementTotals(sales: readonly SaleRecord[]): StatementTotals {
   );
 }
 
-/** Human-readable lines: one per sale (with the address it paid), then the totals. */
+const saleLine = (s: SaleRecord): string =>
+  `${s.at}  ${s.product}  ${s.priceUsd} USDC  pay_to ${s.payTo}  payer ${s.payer}  tx ${s.transaction}  ` +
+  `credits ${s.credits}${isTestSale(s) ? `  ${TEST_MONEY_MARK}` : ''}`;
+
+/**
+ * Human-readable lines: one per sale (with the address it paid; a test sale marked), then the totals: real sales
+ * (what was paid directly to the publisher), and, when there are any, test sales apart.
+ */
 export function statementText(publisherId: string, sales: readonly SaleRecord[], since?: string): string[] {
-  const totals = statementTotals(sales);
+  const real = statementTotals(sales.filter((sale) => !isTestSale(sale)));
+  const test = statementTotals(sales.filter(isTestSale));
   return [
     `statement of publisher ${publisherId}${since ? ` since ${since}` : ''}`,
-    ...sales.map(
-      (s) =>
-        `${s.at}  ${s.product}  ${s.priceUsd} USDC  pay_to ${s.payTo}  payer ${s.payer}  tx ${s.transaction}  ` +
-        `credits ${s.credits}`,
-    ),
-    `${totals.sales} sale(s), ${sixDecimalUsdc(totals.amountAtomic)} USDC paid directly to the publisher, ` +
-      `${totals.credits} credit(s) consumed`,
+    ...sales.map(saleLine),
+    `${real.sales} sale(s), ${sixDecimalUsdc(real.amountAtomic)} USDC paid directly to the publisher, ` +
+      `${real.credits} credit(s) consumed`,
+    ...(test.sales > 0
+      ? [
+          `${test.sales} test sale(s), ${sixDecimalUsdc(test.amountAtomic)} USDC of test money on the development ` +
+            `ledger (not paid to the publisher), ${test.credits} credit(s) consumed`,
+        ]
+      : []),
   ];
 }
