@@ -17,15 +17,35 @@ import { DEFAULT_LIMITS } from '../paywall-worker/arena-vote/app.ts';
 import { MCP_INITIALIZE } from './helpers/mcp-initialize.ts';
 import { openVotingRound, signedVoteBody } from './helpers/signed-vote.ts';
 import { freePort } from './free-port.ts';
-import { startPaywallCli } from './ops-cli.ts';
+import { startEmi } from './ops-cli.ts';
+import type { Running } from './ops-cli.ts';
 
 const EMI = join(import.meta.dirname, '..', 'bin', 'emi.js');
 const SITE = 'https://arena.example';
 
+// Every cleanup runs even when an earlier one fails: an `emi paywall` left running outlives the test run.
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  const failures: unknown[] = [];
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0) throw failures[0];
 });
+
+/** Stops a started `emi`: SIGTERM, then SIGKILL if it has not ended within a few seconds. */
+async function stopped(running: Running): Promise<void> {
+  const { child } = running;
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  running.stop();
+  const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await running.done;
+  clearTimeout(kill);
+}
 
 /** This machine's environment without any EMI_* setting, plus `env`. */
 const cleanEnv = (env: Record<string, string>): NodeJS.ProcessEnv => ({
@@ -33,11 +53,19 @@ const cleanEnv = (env: Record<string, string>): NodeJS.ProcessEnv => ({
   ...env,
 });
 
-/** `emi paywall` in `cwd` as an operator runs it; resolves with its URL once it listens. */
+/**
+ * `emi paywall` in `cwd` as an operator runs it (ports the system picks); resolves with its URL once it listens.
+ * Stopped after the test from the moment it starts, also when it never comes to listen.
+ */
 async function startPaywall(cwd: string, args: string[], env: Record<string, string> = {}): Promise<string> {
-  const paywall = await startPaywallCli(cwd, ['--base-url', SITE, ...args], env);
-  cleanups.push(paywall.close);
-  return paywall.base;
+  const paywall = startEmi(
+    cwd,
+    ['paywall', '--port', '0', '--dev-facilitator-port', '0', '--base-url', SITE, ...args],
+    env,
+  );
+  cleanups.push(() => stopped(paywall));
+  await paywall.waitFor(/x402 paywall listening on http:\/\/\S+[^]*development facilitator on http:\/\/\S+/);
+  return /x402 paywall listening on (http:\/\/\S+)/.exec(paywall.output())?.[1] ?? '';
 }
 
 const tempRoot = async () => {
@@ -131,6 +159,7 @@ describe('emi paywall: the arena vote route', () => {
 
   it('--help says where the votes are kept', async () => {
     const child = spawn(process.execPath, [EMI, 'paywall', '--help'], { env: cleanEnv({}) });
+    cleanups.push(() => child.kill('SIGKILL'));
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     await new Promise((resolve) => child.once('close', resolve));

@@ -1,18 +1,56 @@
 // Processes sharing one state folder: a repair never moves the store from under a run, one scheduler per state
 // folder, a restart that overlaps the old process's stop, and two claimants of a lock left by a dead process.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { openArenaStore } from '../generator/state/store.ts';
 import { integrityOf } from '../generator/state/repair.ts';
 import { claimInstance, instanceLockFile } from '../generator/state/instance-lock.ts';
-import { runEmi, startEmi } from './ops-cli.ts';
+import { startEmi } from './ops-cli.ts';
+import type { Running, StartOptions } from './ops-cli.ts';
+import { freePort } from './free-port.ts';
 import { tempDir } from './helpers/temp-dir.ts';
+
+/**
+ * Every process a test starts, killed after it even when it failed or timed out: an `emi up` left running keeps its
+ * port and its state folder's instance lock, and fails every later run of this file.
+ */
+const started: ChildProcess[] = [];
+const tracked = <T extends ChildProcess>(child: T): T => (started.push(child), child);
+afterEach(async () => {
+  await Promise.all(
+    started.splice(0).map(async (child) => {
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+      const closed = new Promise((resolvePromise) => child.once('close', resolvePromise));
+      child.kill('SIGKILL');
+      await closed;
+    }),
+  );
+});
+
+/** startEmi, killed after the test if still running. */
+const start = (cwd: string, args: string[], options: StartOptions = {}): Running => {
+  const running = startEmi(cwd, args, {}, options);
+  tracked(running.child);
+  return running;
+};
+const runEmi = (cwd: string, args: string[], options: StartOptions = {}) => start(cwd, args, options).done;
+
+/** Free loopback ports, none handed out twice in this file (`emi up` takes two: its site and its facilitator). */
+const handedOut = new Set<number>();
+async function newPort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
+}
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -39,12 +77,12 @@ function damagedButOpening(file: string): void {
 
 /** A process that stays alive until killed: a run holding the lock, as far as its pid says. */
 function liveProcess(): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
+  return tracked(spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']));
 }
 
 /** The pid of a process that has exited. */
 async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', '']);
+  const child = tracked(spawn(process.execPath, ['-e', '']));
   await new Promise((resolve) => child.on('close', resolve));
   return child.pid!;
 }
@@ -88,12 +126,13 @@ describe('emi arena repair while a run holds the lock inside the store', () => {
   }, 60_000);
 });
 
-const upArgs = (port: number, dist = 'dist'): string[] => [
+/** `emi up` on `ports` (its site's, its facilitator's), publishing to `dist`. */
+const upArgs = (ports: readonly [number, number], dist = 'dist'): string[] => [
   'up',
   '--port',
-  String(port),
+  String(ports[0]),
   '--dev-facilitator-port',
-  String(port + 1),
+  String(ports[1]),
   '--dist',
   dist,
   '--backfill-days',
@@ -105,26 +144,27 @@ const upArgs = (port: number, dist = 'dist'): string[] => [
 describe('a second scheduler on the same state folder', () => {
   it('is refused at start, emi schedule and emi up alike, naming the emi up that uses it', async () => {
     const dir = await tempDir('emi-shared-');
-    const first = startEmi(dir, upArgs(20140));
+    const ports = [await newPort(), await newPort()] as const;
+    const first = start(dir, upArgs(ports));
     try {
-      await first.waitFor(/site: http:\/\/127\.0\.0\.1:20140\//);
+      await first.waitFor(`site: http://127.0.0.1:${ports[0]}/`);
       // Killed after a minute if not refused (a second scheduler that started runs until stopped).
       const bounded = { timeoutMs: 60_000 };
+      const secondPorts = [await newPort(), await newPort()] as const;
       const [schedule, up] = await Promise.all([
         runEmi(
           dir,
           ['schedule', '--base-url', 'https://emi.test', '--dist', 'dist2', '--cron', '0 0 1 1 *'],
-          {},
           bounded,
         ),
-        runEmi(dir, upArgs(20142, 'dist3'), {}, bounded),
+        runEmi(dir, upArgs(secondPorts, 'dist3'), bounded),
       ]);
       for (const second of [schedule, up]) {
         expect(second.code).toBe(1);
         expect(second.stderr).toMatch(
           new RegExp(
             `^emi: emi up is already running for ${escape(dir)}/var \\(pid ${first.child.pid} on .+, ` +
-              `http://127\\.0\\.0\\.1:20140, since .+\\): stop it first .*another --state`,
+              `http://127\\.0\\.0\\.1:${ports[0]}, since .+\\): stop it first .*another --state`,
             'm',
           ),
         );
@@ -141,13 +181,14 @@ describe('a second scheduler on the same state folder', () => {
 describe('a restart that overlaps the old process stopping (emi up started, old one stopped)', () => {
   it('waits for the old one to go, then runs', async () => {
     const dir = await tempDir('emi-shared-');
-    const old = startEmi(dir, upArgs(20144));
+    const ports = [await newPort(), await newPort()] as const;
+    const old = start(dir, upArgs(ports));
     await old.waitFor(/scheduled:/);
-    const next = startEmi(dir, upArgs(20144), {}, { timeoutMs: 120_000 });
+    const next = start(dir, upArgs(ports), { timeoutMs: 120_000 });
     try {
       await next.waitFor(`emi: emi up (pid ${old.child.pid}) holds ${dir}/dist: waiting up to 20 s`);
       old.stop();
-      await next.waitFor(/site: http:\/\/127\.0\.0\.1:20144\//);
+      await next.waitFor(`site: http://127.0.0.1:${ports[0]}/`);
       expect((await old.done).code).toBe(0);
     } finally {
       old.stop();
@@ -168,7 +209,7 @@ function slowStoppingHolder(folder: string): {
     process.on('SIGTERM', () => setTimeout(() => process.exit(0), 1500));
     setInterval(() => {}, 1000);
     console.log('claimed');`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
+  const child = tracked(spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]));
   const claimed = new Promise<void>((resolvePromise, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('claimed')) resolvePromise();
@@ -269,7 +310,7 @@ for await (const line of createInterface({ input: process.stdin })) {
 }`;
 
 function claimant(): { ask(line: string): Promise<string>; end(): Promise<void> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CLAIMANT]);
+  const child = tracked(spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CLAIMANT]));
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   return {
     async ask(line) {
