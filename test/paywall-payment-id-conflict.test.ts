@@ -7,16 +7,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import algosdk from 'algosdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodePaymentResponseHeader } from '@x402/fetch';
 import { PaywallErrorBody } from '../schemas/paid/payment-required.ts';
-import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
-import { startPaywallServer } from '../paywall-worker/server.ts';
 import type { PaywallServer } from '../paywall-worker/server.ts';
-import { createFsStorage } from '../paywall-worker/storage-fs.ts';
-import { settleHold, startSettleProxy } from './publishers-harness.ts';
+import { settleHold, startWorkerBehindProxy } from './publishers-harness.ts';
 import {
   fetchChallenge,
   officialBuyerWithOneId,
@@ -24,36 +20,24 @@ import {
   writePaidFixtures,
 } from './paywall-harness.ts';
 
+type Stack = Awaited<ReturnType<typeof startWorkerBehindProxy>>;
 const resource = resourceById('paidMarketRegime');
 const PRICE = BigInt(resource.amountAtomic);
 let paidDir: string;
 let facilitator: DevFacilitator;
-let proxy: Awaited<ReturnType<typeof startSettleProxy>>;
+let proxy: Stack['proxy'];
 let worker: PaywallServer;
+let stack: Stack;
 const url = () => `${worker.url}${resource.path}`;
 
 beforeAll(async () => {
   paidDir = await mkdtemp(join(tmpdir(), 'emi-id-conflict-'));
   await writePaidFixtures(paidDir);
-  facilitator = await startDevFacilitator();
-  proxy = await startSettleProxy(facilitator.url);
-  const payTo = algosdk.generateAccount().addr.toString();
-  facilitator.ledger.optIn(payTo);
-  worker = await startPaywallServer({
-    port: 0,
-    payTo,
-    facilitatorUrl: proxy.url,
-    indexerUrl: proxy.url,
-    facilitatorTimeoutMs: 5000,
-    baseUrl: 'http://127.0.0.1:8080',
-    storage: createFsStorage(paidDir),
-    allowSimulated: true,
-  });
+  stack = await startWorkerBehindProxy(paidDir);
+  ({ facilitator, proxy, worker } = stack);
 });
 afterAll(async () => {
-  await worker?.close();
-  await proxy?.close();
-  await facilitator?.close();
+  await stack?.close();
   await rm(paidDir, { recursive: true, force: true });
 });
 beforeEach(() => {

@@ -12,6 +12,7 @@ import { startDevFacilitator } from '../paywall-worker/dev-facilitator/server.ts
 import type { DevFacilitator } from '../paywall-worker/dev-facilitator/server.ts';
 import { listen } from '../paywall-worker/node-listen.ts';
 import { SqlitePaymentBook } from '../paywall-worker/payment-book-sqlite.ts';
+import type { PaywallAppOptions } from '../paywall-worker/app.ts';
 import { startPaywallServer } from '../paywall-worker/server.ts';
 import type { PaywallServer } from '../paywall-worker/server.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
@@ -89,6 +90,40 @@ export async function startSettleProxy(target: string) {
   });
   const listening = await listen(app, 0, '127.0.0.1');
   return { url: `http://127.0.0.1:${listening.port}`, state, close: listening.close };
+}
+
+/**
+ * `emi paywall`'s worker (startPaywallServer) selling the simulated fixtures in `paidDir`, behind a settle proxy
+ * (startSettleProxy) in front of the development facilitator, which the proxy also answers as the indexer for.
+ */
+export async function startWorkerBehindProxy(paidDir: string, appOptions: PaywallAppOptions = {}) {
+  const facilitator = await startDevFacilitator();
+  const proxy = await startSettleProxy(facilitator.url);
+  const payTo = algosdk.generateAccount().addr.toString();
+  facilitator.ledger.optIn(payTo);
+  const worker = await startPaywallServer(
+    {
+      port: 0,
+      payTo,
+      facilitatorUrl: proxy.url,
+      indexerUrl: proxy.url,
+      facilitatorTimeoutMs: 5000,
+      baseUrl: 'http://127.0.0.1:8080',
+      storage: createFsStorage(paidDir),
+      allowSimulated: true,
+    },
+    appOptions,
+  );
+  return {
+    facilitator,
+    proxy,
+    worker,
+    close: async () => {
+      await worker.close();
+      await proxy.close();
+      await facilitator.close();
+    },
+  };
 }
 
 export const account = (): string => algosdk.generateAccount().addr.toString();
