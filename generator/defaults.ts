@@ -24,3 +24,6 @@ export const DEFAULT_DEV_FACILITATOR_PORT = 4021;
  */
 export const stateFolder = (env: Readonly<Record<string, string | undefined>> = process.env): string =>
   env.EMI_STATE_DIR || 'var';
+
+/** The wallet-signed votes in the state folder: the paywall writes them, `emi generate` imports them. */
+export const VOTE_STORE_FILE = 'arena-votes.sqlite';

@@ -5,7 +5,7 @@
 // the machine's or the chain's state, not a typo.
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { VOTE_STORE_FILE, createLocalPaywall, paywallEnv, stateFiles } from './local.ts';
+import { createLocalPaywall, paywallEnv, stateFiles } from './local.ts';
 import type { LocalPaywallOptions } from './local.ts';
 import { MCP_PATH } from '../mcp/http.ts';
 import { normalisedRequest } from '../schemas/delivery.ts';
@@ -14,7 +14,7 @@ import { BUY_EXIT_CODES, BUY_EXIT_HELP, DEFAULT_RETRY_FOR_SECONDS, runBuy } from
 import type { BuyCommandOptions } from './buy-command.ts';
 import { DEV_FACILITATOR_PORT } from './dev-facilitator/server.ts';
 import { parsePort, usageError } from '../generator/cli-options.ts';
-import { stateFolder } from '../generator/defaults.ts';
+import { VOTE_STORE_FILE, stateFolder } from '../generator/defaults.ts';
 import { DEFAULT_BASE_URL } from '../generator/discovery/urls.ts';
 
 type BuyCliOptions = Omit<BuyCommandOptions, 'path'>;

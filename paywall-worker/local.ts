@@ -23,7 +23,7 @@ import { createStorefront } from './publishers/storefront.ts';
 import { DEV_FACILITATOR_PORT, startDevFacilitator } from './dev-facilitator/server.ts';
 import type { DevFacilitator } from './dev-facilitator/server.ts';
 import { createFsStorage } from './storage-fs.ts';
-import { stateFolder } from '../generator/defaults.ts';
+import { VOTE_STORE_FILE, stateFolder } from '../generator/defaults.ts';
 import { DEFAULT_PAYMENT_BOOK_FILE, SqlitePaymentBook } from './payment-book-sqlite.ts';
 import { DEFAULT_LEDGER_FILE } from './publishers/credit-ledger-sqlite.ts';
 import { createMcpRoute } from '../mcp/http.ts';
@@ -102,9 +102,6 @@ export const paywallEnv = (
   algodToken: env.EMI_ALGOD_TOKEN || undefined,
   voteExportToken: env.EMI_VOTE_EXPORT_TOKEN || undefined,
 });
-
-/** The vote store's file in the state folder: the name `emi generate` imports votes from. */
-export const VOTE_STORE_FILE = 'arena-votes.sqlite';
 
 /**
  * The paywall's files in one state folder (`--state`, else EMI_STATE_DIR or `var`): the arena votes, the payment

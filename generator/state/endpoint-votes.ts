@@ -16,6 +16,7 @@ import { resolve } from 'node:path';
 import { openSqliteVoteStore } from '../../paywall-worker/arena-vote/store-sqlite.ts';
 import type { SqliteVoteStore } from '../../paywall-worker/arena-vote/store-sqlite.ts';
 import type { StoredVote, VoteStore } from '../../paywall-worker/arena-vote/store.ts';
+import { VOTE_STORE_FILE } from '../defaults.ts';
 import { RESOLVE_WINDOW_MINUTES } from '../engines/arena/rounds.ts';
 import { iso } from '../engines/clock.ts';
 import type { ArenaStore } from './store.ts';
@@ -224,7 +225,7 @@ export const importRunVotes = (
   const { EMI_VOTE_EXPORT_URL: workerUrl, EMI_VOTE_EXPORT_TOKEN: token = '' } = env;
   return workerUrl
     ? importFromWorker(store, workerUrl, token, now)
-    : importFromVoteFile(store, resolve(stateDir, 'arena-votes.sqlite'), now);
+    : importFromVoteFile(store, resolve(stateDir, VOTE_STORE_FILE), now);
 };
 
 /** The number of votes imported from a vote store file; one that cannot be read is said through `warn`. */
