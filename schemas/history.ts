@@ -206,7 +206,10 @@ export const HistoryDayFile = z.object({
   ...fileFields,
   educational_notice: z
     .enum([EDUCATIONAL_NOTICE, ...EARLIER_EDUCATIONAL_NOTICES])
-    .describe('the notice of the day the file was written (a finished day keeps the one it had)'),
+    .describe(
+      `the notice of the day the file was written (a finished day keeps the one it had): "${EDUCATIONAL_NOTICE}", ` +
+        `or, in a day written by an earlier release, "${EARLIER_EDUCATIONAL_NOTICES.join('" or "')}"`,
+    ),
   date: z.iso.date(),
   rows: historyRows('one row per run of this UTC day, oldest first'),
 });

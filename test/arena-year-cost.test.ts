@@ -131,12 +131,16 @@ const sha = (text: string): string => createHash('sha256').update(text).digest('
 /**
  * Taken with the code before migration 5 (schema 4, every figure counted from the rows); taken again when
  * OUTCOME_RULE came to say that the return is compared with the band exactly: that text, in five places, is all
- * that differs from the bodies of the code before (it was eb0dc7069f9778a1, a5c734b21c4a395e, b15c1e4df4421ac7).
+ * that differs from the bodies of the code before (it was eb0dc7069f9778a1, a5c734b21c4a395e, b15c1e4df4421ac7);
+ * and again when `educational_notice` came to state the specification's whole scope and the teacher lessons and
+ * statistics to link the rules (`rules_url`, and "Rules: /docs/arena-rules/" ending the lessons' developer_note):
+ * those, compared field by field with the bodies before, are all that differs (it was 8f8a48dd83ae0e49,
+ * 2dc6016979bfd912, a396cac6c17c3b70).
  */
 const BODIES_BEFORE: Record<DataMode, string> = {
-  simulated: '8f8a48dd83ae0e49',
-  live: '2dc6016979bfd912',
-  replay: 'a396cac6c17c3b70',
+  simulated: '1320d41383a4ec33',
+  live: '5dd2dbac384aae2e',
+  replay: '68f4dc1626df6c78',
 };
 
 /** What counting every row says: the queries readArenaView and modeVotes ran before migration 5. */
