@@ -99,6 +99,10 @@ describe('a sale through `emi serve` with the development facilitator', () => {
     // The CSV keeps its columns; the network column says `development`.
     const csv = (await statement('--csv')).split('\r\n');
     expect(csv[1]?.split(',')[7]).toBe('development');
+
+    // `emi publisher list` counts it as a sale of test money.
+    const listed = await emiInProcess(['publisher', 'list', '--config', config, '--state', dir]);
+    expect(listed).toMatch(/^acme .* sales 1 \(1 of test money\)/m);
   }, 60_000);
 });
 

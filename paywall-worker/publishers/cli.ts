@@ -182,6 +182,7 @@ function withCommon(command: Command): Command {
 }
 
 async function list(flags: CommonFlags): Promise<void> {
+  const { isTestSale } = await import('./statement.ts');
   const publishers = await configuredPublishers(flags);
   const ledger = await openLedger(flags);
   try {
@@ -190,13 +191,15 @@ async function list(flags: CommonFlags): Promise<void> {
     for (const id of [...ids].sort()) {
       const publisher = publishers.find((p) => p.id === id);
       const b = await ledger.balance(id);
+      const tests = b.sales > 0 ? (await ledger.statement(id)).filter(isTestSale).length : 0;
       const products = publisher
         ? publisher.products.map((p) => `${p.slug} ${p.priceUsd}`).join(', ')
         : 'not in the configuration';
       const closed = publisher?.closedAt != null ? `  ${closedNote(publisher.closedAt)}` : '';
       console.log(
         `${id}  ${publisher ? `"${publisher.brand.name}" pays ${publisher.payTo}` : ''}  ` +
-          `credits ${b.balance} (${b.reserved} held, ${b.available} available)  sales ${b.sales}  [${products}]` +
+          `credits ${b.balance} (${b.reserved} held, ${b.available} available)  sales ${b.sales}` +
+          `${tests > 0 ? ` (${tests} of test money)` : ''}  [${products}]` +
           closed,
       );
     }
