@@ -1,30 +1,18 @@
 // The payment book's three homes keep the same rules: process memory, Durable Object storage (a Map standing in for
 // `ctx.storage` here; the real Durable Object runs in test/host-cloudflare.test.ts) and a SQLite file (Node with a
 // real facilitator), which also keeps its records across a restart and between two processes on one file.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SettleResponse } from '@x402/core/types';
 import { StoragePaymentBook } from '../paywall-worker/cloudflare/storage-payment-book.ts';
-import { IN_FLIGHT_LEASE_MS, MemoryPaymentBook, RECORD_TTL_MS } from '../paywall-worker/payment-book.ts';
-import type { PaymentBook } from '../paywall-worker/payment-book.ts';
+import { IN_FLIGHT_LEASE_MS, RECORD_TTL_MS } from '../paywall-worker/payment-book.ts';
 import { SqlitePaymentBook } from '../paywall-worker/payment-book-sqlite.ts';
 import { mapStorage } from './helpers/map-storage.ts';
+import { paymentBookHomes } from './helpers/payment-book-homes.ts';
 
 const settlement = { success: true, transaction: 'TX', network: 'algorand:x', payer: 'P' } as SettleResponse;
 const record = { path: '/api/x402-atlas.php', settlement, payment: 'SIGNED-A', body: '{"sold":1}' };
 
-const folder = mkdtempSync(join(tmpdir(), 'emi-book-'));
-afterAll(() => rmSync(folder, { recursive: true, force: true }));
-let files = 0;
-const sqliteFile = () => join(folder, `payments-${++files}.sqlite`);
-
-const homes: Array<[string, (now: () => number) => PaymentBook]> = [
-  ['memory', (now) => new MemoryPaymentBook(now)],
-  ['Durable Object storage', (now) => new StoragePaymentBook(mapStorage(), now)],
-  ['SQLite', (now) => new SqlitePaymentBook(sqliteFile(), now)],
-];
+const { homes, sqliteFile } = paymentBookHomes('emi-book-');
 
 describe.each(homes)('the payment book in %s', (_, open) => {
   it('claims a payment once; a release lets it be presented again', async () => {

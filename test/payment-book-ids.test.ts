@@ -3,28 +3,16 @@
 // belongs to (the paywall answers 409) until the binding is an hour old; only the payment it belongs to unbinds it.
 // The SQLite book adds its table to a file an older version made; Durable Object storage sweeps bindings like
 // payments. (The paywall's use of the rule: test/paywall-payment-id-conflict.test.ts.)
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SettleResponse } from '@x402/core/types';
 import { StoragePaymentBook } from '../paywall-worker/cloudflare/storage-payment-book.ts';
-import { MemoryPaymentBook, RECORD_TTL_MS } from '../paywall-worker/payment-book.ts';
-import type { PaymentBook } from '../paywall-worker/payment-book.ts';
+import { RECORD_TTL_MS } from '../paywall-worker/payment-book.ts';
 import { SqlitePaymentBook } from '../paywall-worker/payment-book-sqlite.ts';
 import { mapStorage } from './helpers/map-storage.ts';
+import { paymentBookHomes } from './helpers/payment-book-homes.ts';
 
-const folder = mkdtempSync(join(tmpdir(), 'emi-book-ids-'));
-afterAll(() => rmSync(folder, { recursive: true, force: true }));
-let files = 0;
-const sqliteFile = () => join(folder, `payments-${++files}.sqlite`);
-
-const homes: Array<[string, (now: () => number) => PaymentBook]> = [
-  ['memory', (now) => new MemoryPaymentBook(now)],
-  ['Durable Object storage', (now) => new StoragePaymentBook(mapStorage(), now)],
-  ['SQLite', (now) => new SqlitePaymentBook(sqliteFile(), now)],
-];
+const { homes, sqliteFile } = paymentBookHomes('emi-book-ids-');
 
 const ID = 'pay_0123456789abcdef0123';
 
