@@ -5,14 +5,7 @@
 // so is each binding of a payment id (table payment_ids, created beside an older book's table when it opens).
 import type Database from 'better-sqlite3';
 import { openMoneyDatabase } from './sqlite-file.ts';
-import {
-  bindEntry,
-  claimEntry,
-  paymentIdOfPresentation,
-  pendingEntry,
-  presentationOfEntry,
-  RECORD_TTL_MS,
-} from './payment-book.ts';
+import { bindEntry, claimEntry, pendingEntry, RECORD_TTL_MS } from './payment-book.ts';
 import type {
   BindResult,
   BookEntry,
@@ -57,21 +50,23 @@ export class SqlitePaymentBook implements PaymentBook {
   /**
    * Binds the id of every payment the book holds that has none bound: a book written by a release before payment
    * ids were bound (its payments' ids would otherwise be free to a second charge for the rest of their hour), or a
-   * worker stopped between a claim and its binding. An id already bound stays as it is.
+   * worker stopped between a claim and its binding. An id already bound stays as it is. Done in SQL, so that no body
+   * is loaded, over the last hour's entries only; an entry that cannot be read (not JSON, no presentation) is
+   * skipped, as a claim skips what it cannot read.
    */
   private bindKnownIds(): void {
-    const rows = this.db.prepare<[], { txid: string; since: number; entry: string }>(
-      'SELECT txid, since, entry FROM payments',
-    );
-    const bind = this.db.prepare('INSERT OR IGNORE INTO payment_ids (id, txid, since) VALUES (?, ?, ?)');
     this.db
-      .transaction(() => {
-        for (const row of rows.all()) {
-          const id = paymentIdOfPresentation(presentationOfEntry(JSON.parse(row.entry) as BookEntry));
-          if (id !== null) bind.run(id, row.txid, row.since);
-        }
-      })
-      .immediate();
+      .prepare(
+        `INSERT OR IGNORE INTO payment_ids (id, txid, since)
+         SELECT substr(presentation, instr(presentation, ' ') + 1), txid, since
+         FROM (
+           SELECT txid, since,
+             COALESCE(json_extract(entry, '$.record.payment'), json_extract(entry, '$.payment')) AS presentation
+           FROM payments WHERE since > ? AND json_valid(entry)
+         )
+         WHERE typeof(presentation) = 'text' AND instr(presentation, ' ') > 0`,
+      )
+      .run(this.now() - RECORD_TTL_MS);
   }
 
   close(): void {

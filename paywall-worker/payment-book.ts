@@ -89,10 +89,6 @@ export const paymentIdOfPresentation = (presentation: string): string | null => 
   return space > 0 ? presentation.slice(space + 1) : null;
 };
 
-/** The presentation an entry keeps: the one that settled, or the one whose attempt is in flight or pending. */
-export const presentationOfEntry = (entry: BookEntry): string =>
-  entry.state === 'settled' ? entry.record.payment : entry.payment;
-
 /** One payment's entry, in whichever home keeps the book; `since` is when it entered its state. */
 export type BookEntry =
   | { state: 'in_flight'; since: number; payment: string; attemptedAt?: number; body?: string }

@@ -2,7 +2,7 @@
 // free endpoint (it read `body.source.next_update_due`, which only three of the nine carry: it said `stale` or threw
 // on the others), and the pages a buyer pays from name every error status of a paid path the buyer must act on
 // (they named 402 alone, so a 409 `payment_id_conflict` or a 503 with Retry-After came as a surprise).
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointDocsPath } from '../generator/discovery/docs-paths.ts';
@@ -136,6 +136,25 @@ describe('the built docs pages, followed word for word', () => {
     for (const status of actOn) expect(namesStatus(terms, status), `payment terms: ${status}`).toBe(true);
     for (const words of ['payment-identifier', 'payment_id_conflict', 'payment_already_used', 'Retry-After'])
       expect(terms).toContain(words);
+    // Every 503 code the paywall's core and sale points can give, read from their sources (a storefront's
+    // not_available_from_seller included: the OpenAPI does not describe storefront paths, the terms do).
+    const sources = await Promise.all(
+      [
+        ...(await readdir('paywall-worker/core')).map((name) => `paywall-worker/core/${name}`),
+        'paywall-worker/facilitator-errors.ts',
+        'paywall-worker/publishers/sale-points.ts',
+      ].map((file) => readFile(file, 'utf8')),
+    );
+    const text = sources.join('\n');
+    const codes = new Set([
+      ...[...text.matchAll(/fail\(\s*503,\s*'([a-z_]+)'/g)].map((m) => m[1]!),
+      ...[...text.matchAll(/status: 503,\s*error: '([a-z_]+)'/g)].map((m) => m[1]!),
+    ]);
+    expect([...codes]).toEqual(
+      expect.arrayContaining(['paid_resource_unavailable', 'not_available_from_seller']),
+    );
+    for (const code of codes) expect(terms, `payment terms: 503 ${code}`).toContain(code);
+    expect(terms).toContain('502 or 504 naming no transaction');
 
     const overview = await pageText(site, 'docs');
     for (const status of [...actOn, '405', '410'])

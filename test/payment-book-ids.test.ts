@@ -118,6 +118,32 @@ describe('payment ids in a SQLite book', () => {
     again.close();
   });
 
+  it("opens a book holding rows it cannot read, and binds only the last hour's ids it can", async () => {
+    const file = sqliteFile();
+    const old = new Database(file);
+    old.exec('CREATE TABLE payments (txid TEXT PRIMARY KEY, since INTEGER NOT NULL, entry TEXT NOT NULL);');
+    const insert = old.prepare('INSERT INTO payments (txid, since, entry) VALUES (?, ?, ?)');
+    const now = 10 * RECORD_TTL_MS;
+    insert.run('BAD', now, 'not json');
+    insert.run('NORECORD', now, JSON.stringify({ state: 'settled', since: now }));
+    insert.run(
+      'OLD',
+      now - RECORD_TTL_MS - 1,
+      JSON.stringify({ state: 'pending', since: 0, payment: 'S pay_old_0123456789ab' }),
+    );
+    insert.run(
+      'P',
+      now,
+      JSON.stringify({ state: 'pending', since: now, payment: 'S pay_kept_0123456789ab' }),
+    );
+    old.close();
+
+    const book = new SqlitePaymentBook(file, () => now); // was: a SyntaxError out of the constructor
+    expect(await book.bindId('pay_kept_0123456789ab', 'NEW')).toEqual({ bound: false, txid: 'P' });
+    expect(await book.bindId('pay_old_0123456789ab', 'NEW')).toEqual({ bound: true }); // its hour had passed
+    book.close();
+  });
+
   it('is one binding for two workers on one file', async () => {
     const file = sqliteFile();
     const first = new SqlitePaymentBook(file, () => 0);

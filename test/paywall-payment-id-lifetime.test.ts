@@ -75,3 +75,35 @@ describe('a payment id collected late', () => {
     expect((await sendKept()).status).toBe(200);
   }, 60_000);
 });
+
+describe('a payment id whose payment is kept pending', () => {
+  it('stays bound when a copy without the id rewrites the record: a new signature an hour on is refused', async () => {
+    offset = 0;
+    await freshFiles();
+    const buyer = officialBuyerWithOneId(facilitator, 1_000_000n);
+    proxy.state.settle = 'lose-after-submit';
+    proxy.state.indexerDown = true; // the outcome stays unknown: the payment is kept pending
+    expect((await buyer.fetchWithPayment(url())).status).toBeGreaterThanOrEqual(500);
+    expect(buyer.balance()).toBe(1_000_000n - PRICE);
+    proxy.state.settle = 'pass';
+
+    // 50 minutes on, the same signed bytes without the id (anyone can rebuild them from the chain): refused, and
+    // the pending record is written anew.
+    offset = 50 * MINUTE;
+    await freshFiles();
+    const payload = JSON.parse(Buffer.from(buyer.sent[0]!, 'base64').toString('utf8')) as {
+      extensions?: unknown;
+    };
+    const copy = Buffer.from(JSON.stringify({ ...payload, extensions: {} })).toString('base64');
+    expect((await fetch(url(), { headers: { 'PAYMENT-SIGNATURE': copy } })).status).toBe(402);
+
+    // 70 minutes on: the record still holds the payment, so its id still does.
+    offset = 70 * MINUTE;
+    await freshFiles();
+    facilitator.ledger.advance(1);
+    const second = await buyer.fetchWithPayment(url());
+    expect(second.status).toBe(409); // was 200: a second charge
+    expect(buyer.balance()).toBe(1_000_000n - PRICE);
+    proxy.state.indexerDown = false;
+  }, 60_000);
+});

@@ -17,6 +17,7 @@
 import type { SettleResponse } from '@x402/core/types';
 import { classifyFacilitatorError, describeError } from '../facilitator-errors.ts';
 import type { Offer, SalePoint } from '../offers.ts';
+import { paymentIdOfPresentation } from '../payment-book.ts';
 import type { ClaimResult } from '../payment-book.ts';
 import { challengeWith, fail, inProgress, notThisPayment } from './answers.ts';
 import type { CoreDeps, Decision, PaidRequest, SellerRefusal } from './decision.ts';
@@ -197,8 +198,10 @@ export function createPaywallCore(deps: CoreDeps): {
       return redelivery.settledClaim(claim.record, offer, presentation, payment.paymentId !== null, txid);
     }
     if (claim.state === 'pending' && claim.payment !== presentation) {
-      // left for the payment that was sent
+      // left for the payment that was sent, its record written anew: its id with it (payment-id.ts, keep)
       await book.pending(txid, claim.payment, claim.attemptedAt, claim.body);
+      const pendingId = paymentIdOfPresentation(claim.payment);
+      if (pendingId !== null) await paymentIds.keep(offer.point, txid, pendingId);
       return notThisPayment(offer);
     }
     if (claim.state === 'claimed' && notForSale) {
