@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import algosdk from 'algosdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FacilitatorClient } from '@x402/core/server';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { createPaywallApp } from '../paywall-worker/app.ts';
 import { PaywallConfigError, checkSettings, resolveConfig } from '../paywall-worker/config.ts';
@@ -18,7 +17,7 @@ import type { PaywallConfig } from '../paywall-worker/config.ts';
 import type { PaidFileStorage } from '../paywall-worker/storage.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
 import { ALGORAND_MAINNET } from '../schemas/paid/terms.ts';
-import { resourceById, writePaidFixtures } from './paywall-harness.ts';
+import { resourceById, supportedOnlyFacilitator, writePaidFixtures } from './paywall-harness.ts';
 
 const payTo = algosdk.generateAccount().addr.toString();
 
@@ -104,23 +103,7 @@ describe('a payment stays valid for 300 s by default', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  const facilitator: FacilitatorClient = {
-    getSupported: () =>
-      Promise.resolve({
-        kinds: [
-          {
-            x402Version: 2,
-            scheme: 'exact',
-            network: ALGORAND_MAINNET,
-            extra: { feePayer: algosdk.generateAccount().addr.toString() },
-          },
-        ],
-        extensions: [],
-        signers: {},
-      }) as ReturnType<FacilitatorClient['getSupported']>,
-    verify: () => Promise.reject(new Error('not used')),
-    settle: () => Promise.reject(new Error('not used')),
-  };
+  const facilitator = supportedOnlyFacilitator(ALGORAND_MAINNET);
 
   it("the 402's accepts[0].maxTimeoutSeconds is 300 when none is set", async () => {
     expect(resolveConfig(config()).maxTimeoutSeconds).toBe(300);

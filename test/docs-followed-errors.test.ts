@@ -9,21 +9,10 @@ import { endpointDocsPath } from '../generator/discovery/docs-paths.ts';
 import { freeResourcesInIntegrationOrder, paidResources } from '../generator/discovery/endpoint-notes.ts';
 import { freshnessFieldsOf } from '../generator/discovery/freshness-fields.ts';
 import { createPreviewApp } from '../generator/serve/preview.ts';
-import { FIRST_RUN, generateAndBuild } from './site-fixture.ts';
+import { FIRST_RUN, codeBlocks, decodeEntities, generateAndBuild, pageHtml } from './site-fixture.ts';
 import type { BuiltSite } from './site-fixture.ts';
 
 const BASE = 'https://desk.emi.test';
-
-const decodeEntities = (text: string): string =>
-  text
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&gt;/g, '>')
-    .replace(/&lt;/g, '<')
-    .replace(/&amp;/g, '&');
-
-const pageHtml = (site: BuiltSite, page: string): Promise<string> =>
-  readFile(join(site.distDir, page, 'index.html'), 'utf8');
 
 /** Tags inside a line of text, which a reader does not see as a break. */
 const INLINE_TAG = /<\/?(?:a|code|em|strong|small|span|wbr)\b[^>]*>/g;
@@ -36,14 +25,6 @@ async function pageText(site: BuiltSite, page: string): Promise<string> {
     .replace(INLINE_TAG, '')
     .replace(/<[^>]+>/g, ' ');
   return decodeEntities(text).replace(/\s+/g, ' ');
-}
-
-/** The text of every <pre><code> block of a built page, as a reader copies it. */
-async function codeBlocks(site: BuiltSite, page: string): Promise<string[]> {
-  const html = await pageHtml(site, page);
-  return [...html.matchAll(/<pre[^>]*><code[^>]*>([\s\S]*?)<\/code><\/pre>/g)].map((m) =>
-    decodeEntities(m[1]!),
-  );
 }
 
 type Snippet = (fetch: (url: string) => Promise<Response>, date: DateConstructor) => Promise<unknown>;

@@ -6,22 +6,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateAndBuild } from './site-fixture.ts';
+import { codeBlocks, generateAndBuild } from './site-fixture.ts';
 import type { BuiltSite } from './site-fixture.ts';
 
 const BASE = 'https://desk.emi.test';
-
-/** The text of every <pre><code> block of a built page, entities decoded as a reader copies them. */
-async function codeBlocks(site: BuiltSite, page: string): Promise<string[]> {
-  const html = await readFile(join(site.distDir, page, 'index.html'), 'utf8');
-  return [...html.matchAll(/<pre[^>]*><code>([\s\S]*?)<\/code><\/pre>/g)].map((m) =>
-    m[1]!
-      .replace(/&quot;/g, '"')
-      .replace(/&gt;/g, '>')
-      .replace(/&lt;/g, '<')
-      .replace(/&amp;/g, '&'),
-  );
-}
 
 describe('commands on the built docs pages', () => {
   let site: BuiltSite;

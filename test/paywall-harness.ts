@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import algosdk from 'algosdk';
+import type { FacilitatorClient } from '@x402/core/server';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { toClientAvmSigner } from '@x402/avm';
@@ -245,3 +246,25 @@ export async function startDevSale(port: number, prefix: string): Promise<DevSal
     },
   };
 }
+
+/**
+ * A facilitator that answers `/supported` for `network` (with a fee payer) and nothing else: enough for a paywall to
+ * offer its 402s where no facilitator of that network is reachable.
+ */
+export const supportedOnlyFacilitator = (network: string): FacilitatorClient => ({
+  getSupported: () =>
+    Promise.resolve({
+      kinds: [
+        {
+          x402Version: 2,
+          scheme: 'exact',
+          network,
+          extra: { feePayer: algosdk.generateAccount().addr.toString() },
+        },
+      ],
+      extensions: [],
+      signers: {},
+    }) as ReturnType<FacilitatorClient['getSupported']>,
+  verify: () => Promise.reject(new Error('not used')),
+  settle: () => Promise.reject(new Error('not used')),
+});

@@ -5,30 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import algosdk from 'algosdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FacilitatorClient } from '@x402/core/server';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { createPaywallApp } from '../paywall-worker/app.ts';
 import { createFsStorage } from '../paywall-worker/storage-fs.ts';
 import { ALGORAND_MAINNET, ALGORAND_TESTNET } from '../schemas/paid/terms.ts';
-import { resourceById, writePaidFixtures } from './paywall-harness.ts';
-
-const facilitatorFor = (network: string): FacilitatorClient => ({
-  getSupported: () =>
-    Promise.resolve({
-      kinds: [
-        {
-          x402Version: 2,
-          scheme: 'exact',
-          network,
-          extra: { feePayer: algosdk.generateAccount().addr.toString() },
-        },
-      ],
-      extensions: [],
-      signers: {},
-    }) as ReturnType<FacilitatorClient['getSupported']>,
-  verify: () => Promise.reject(new Error('not used')),
-  settle: () => Promise.reject(new Error('not used')),
-});
+import { resourceById, supportedOnlyFacilitator, writePaidFixtures } from './paywall-harness.ts';
 
 describe('USDC asset per network', () => {
   let dir: string;
@@ -51,7 +32,7 @@ describe('USDC asset per network', () => {
         storage: createFsStorage(dir),
         allowSimulated: true,
       },
-      { facilitatorClient: facilitatorFor(network) },
+      { facilitatorClient: supportedOnlyFacilitator(network) },
     );
     const response = await app.request(resourceById('paidMarketRegime').path);
     expect(response.status).toBe(402);

@@ -1,6 +1,6 @@
 // A generated and built site in a temporary folder, for the site and discovery tests: the checkout's templates,
 // a few simulated generator runs (the real pipeline), then `buildSite`. Nothing is written into the checkout.
-import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { runPipeline } from '../generator/pipeline.ts';
@@ -91,4 +91,25 @@ export async function htmlPages(dir: string): Promise<string[]> {
     .filter((e) => e.isFile() && e.name.endsWith('.html'))
     .map((e) => `/${relative(dir, join(e.parentPath, e.name))}`.replace(/index\.html$/, ''))
     .sort();
+}
+
+/** Entities as the site's templates write them, decoded as a reader sees the text. */
+export const decodeEntities = (text: string): string =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&gt;/g, '>')
+    .replace(/&lt;/g, '<')
+    .replace(/&amp;/g, '&');
+
+/** A built page's HTML (`docs/agents` for dist/docs/agents/index.html). */
+export const pageHtml = (site: BuiltSite, page: string): Promise<string> =>
+  readFile(join(site.distDir, page, 'index.html'), 'utf8');
+
+/** The text of every <pre><code> block of a built page, entities decoded as a reader copies them. */
+export async function codeBlocks(site: BuiltSite, page: string): Promise<string[]> {
+  const html = await pageHtml(site, page);
+  return [...html.matchAll(/<pre[^>]*><code[^>]*>([\s\S]*?)<\/code><\/pre>/g)].map((m) =>
+    decodeEntities(m[1]!),
+  );
 }
