@@ -18,6 +18,7 @@ import { createPayeeGate } from './core/payee-gate.ts';
 import { payeeOptInProblem } from './opt-in.ts';
 import { buyerFileReader, defaultLedgerFile, startPublisherProgramme } from './publishers/node.ts';
 import type { PublisherProgramme } from './publishers/node.ts';
+import { isClosed } from './publishers/closure.ts';
 import type { Publisher } from './publishers/config.ts';
 import { createStorefront } from './publishers/storefront.ts';
 import { DEV_FACILITATOR_PORT, startDevFacilitator } from './dev-facilitator/server.ts';
@@ -169,16 +170,14 @@ function creditsNote(id: string, available: number): string {
  */
 function storefrontLine(publisher: Publisher, available: number, now = Date.now()): string {
   const { id, payTo, products, closedAt } = publisher;
+  const storefront = `publisher ${id}: /p/${id}/`;
   const sells = `${payTo} (${products.map((x) => x.slug).join(', ')})`;
-  if (closedAt === null) return `publisher ${id}: /p/${id}/ pays ${sells}; ${creditsNote(id, available)}`;
-  const at = new Date(closedAt).toISOString();
-  if (closedAt > now) {
-    return `publisher ${id}: /p/${id}/ pays ${sells}; closes at ${at}; ${creditsNote(id, available)}`;
+  if (isClosed(closedAt, now)) {
+    const since = new Date(closedAt).toISOString();
+    return `${storefront} closed since ${since}: sells nothing new (410), still delivers payments already made to ${sells}`;
   }
-  return (
-    `publisher ${id}: /p/${id}/ closed since ${at}: sells nothing new (410), still delivers payments ` +
-    `already made to ${sells}`
-  );
+  const closes = closedAt === null ? '' : `; closes at ${new Date(closedAt).toISOString()}`;
+  return `${storefront} pays ${sells}${closes}; ${creditsNote(id, available)}`;
 }
 
 /** Each publisher's credits available at start, by id (the ledger is read once: the start-up lines are a snapshot). */

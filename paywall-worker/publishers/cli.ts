@@ -12,6 +12,7 @@ import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CREDITS_RULE, MAX_CREDITS } from './admin-api.ts';
 import { parseWorkerUrl } from './admin-client.ts';
+import { isClosed } from './closure.ts';
 import { sinceTime } from './credit-ledger.ts';
 import { PUBLISHER_ID, PUBLISHER_ID_RULE } from './ids.ts';
 import { stateFolder } from '../../generator/defaults.ts';
@@ -347,7 +348,7 @@ async function writePublishers(
 function closedNote(closedAt: number, now = Date.now()): string {
   const at = new Date(closedAt).toISOString();
   const deletable = new Date(closedAt + PAYMENT_LEASE_MS + PAYMENT_RECORD_TTL_MS).toISOString();
-  return `${closedAt <= now ? 'closed since' : 'closes at'} ${at} (its entry may be deleted after ${deletable})`;
+  return `${isClosed(closedAt, now) ? 'closed since' : 'closes at'} ${at} (its entry may be deleted after ${deletable})`;
 }
 
 /**

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { PaywallLogEntry, SaleHooks } from '../core/decide.ts';
 import type { SalePoint } from '../offers.ts';
+import { isClosed } from './closure.ts';
 import { PublisherConfigError, parsePublishers } from './config.ts';
 import type { Publisher } from './config.ts';
 import { DEFAULT_LEDGER_FILE, SqliteCreditLedger } from './credit-ledger-sqlite.ts';
@@ -72,12 +73,9 @@ export interface LiveClosuresOptions {
   now?: () => number;
 }
 
-/** Whether a storefront is closed at `now`: from then on it stays closed until a restart. */
-const closedBy = (closedAt: number | null, now: number): boolean => closedAt !== null && closedAt <= now;
-
 /** A storefront's closing time after the file changed: once reached (or its entry seen gone), it is kept. */
 export function nextClosure(seen: number | null, inFile: Publisher | undefined, now: number): number | null {
-  if (closedBy(seen, now)) return seen;
+  if (isClosed(seen, now)) return seen; // once closed, closed until a restart
   return inFile ? inFile.closedAt : now;
 }
 

@@ -4,6 +4,7 @@
 import type { SettleResponse } from '@x402/core/types';
 import type { PaywallLogEntry, SaleHooks, SellerRefusal } from '../core/decide.ts';
 import type { SalePoint } from '../offers.ts';
+import { isClosed } from './closure.ts';
 import type { Publisher, PublisherProduct } from './config.ts';
 import type { CreditLedger } from './credit-ledger.ts';
 import { DEVELOPMENT_NETWORK } from './statement.ts';
@@ -98,7 +99,7 @@ export function creditHooks(
 
   async function refusal({ publisher, product }: SaleFacts): Promise<SellerRefusal | null> {
     const closedAt = await closedAtOf(publisher);
-    if (closedAt !== null && closedAt <= now()) {
+    if (isClosed(closedAt, now())) {
       return {
         status: 410,
         error: 'seller_closed',

@@ -10,6 +10,7 @@ import { CONTENT_SECURITY_POLICY, SITE_HEADERS } from '../../schemas/delivery.ts
 import { errorResponse } from '../app.ts';
 import { answerUnhandled } from '../unhandled.ts';
 import { accentColors } from './accent.ts';
+import { isClosed } from './closure.ts';
 import { PRODUCTS } from './config.ts';
 import type { Publisher } from './config.ts';
 import { publisherPath, storefrontPrefix } from './sale-points.ts';
@@ -121,7 +122,7 @@ export function createStorefront(options: StorefrontOptions): Hono {
   /** Since when `publisher` has been closed; null while it sells (a closing time ahead is not yet a close). */
   const closedSince = async (publisher: Publisher): Promise<number | null> => {
     const closedAt = await closedAtOf(publisher);
-    return closedAt !== null && closedAt <= now() ? closedAt : null;
+    return isClosed(closedAt, now()) ? closedAt : null;
   };
   const app = new Hono();
   const notFound = () => errorResponse(404, 'not_found', 'No such publisher storefront.');
