@@ -98,6 +98,8 @@ export interface PaywallAppOptions {
   hooks?: SaleHooks;
   /** The payee's USDC opt-in, asked before every new sale until it is confirmed (default: not checked). */
   payee?: PayeeGate;
+  /** Why the publishers' config file as it is now is not applied (a running worker re-reads it for closures). */
+  publishersConfigRefusal?: () => Promise<string | null>;
   log?: (entry: PaywallLogEntry) => void;
   now?: () => number;
 }
@@ -154,6 +156,7 @@ export function createPaywallApp(config: PaywallConfig, options: PaywallAppOptio
       facilitator: facilitatorState,
       payee: options.payee,
       hooks: options.hooks,
+      publishersConfigRefusal: options.publishersConfigRefusal,
       now,
     });
     return new Response(JSON.stringify(health, null, 2), {

@@ -256,7 +256,13 @@ export async function createLocalPaywall(options: LocalPaywallOptions): Promise<
         allowSimulated,
         maxDataAgeSeconds: options.maxDataAgeSeconds,
       },
-      { salePoints: publishers?.salePoints, hooks: publishers?.hooks, payee, paymentBook: book ?? undefined },
+      {
+        salePoints: publishers?.salePoints,
+        hooks: publishers?.hooks,
+        publishersConfigRefusal: publishers?.closedAt.refusal,
+        payee,
+        paymentBook: book ?? undefined,
+      },
     );
     votes = options.voteStorePath ? openSqliteVoteStore(options.voteStorePath) : null;
     if (votes) {

@@ -162,6 +162,31 @@ describe('emi publisher close on a running worker', () => {
   });
 });
 
+describe('a config file the running worker refuses, on /x402/health', () => {
+  it('says the file is not applied, without its path or its words, and applied again once mended', async () => {
+    const before = await readFile(config, 'utf8');
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect((await health()).body.publishers_config).toEqual({ applied: true, problem: null });
+      await writeFile(config, '{"publishers": [');
+      const refused = await health();
+      expect(refused.body.publishers_config?.applied).toBe(false);
+      expect(refused.body.publishers_config?.problem).toMatch(
+        /^since \S+Z the config file would be refused at start: closures written since are not applied/,
+      );
+      expect(JSON.stringify(refused.body)).not.toContain(dir);
+      expect(JSON.stringify(refused.body)).not.toContain('JSON');
+      expect(refused.status).toBe(200); // the operator's own sales go on
+      await rm(config);
+      expect((await health()).body.publishers_config?.problem).toContain('the config file cannot be read');
+    } finally {
+      errors.mockRestore();
+      await writeFile(config, before);
+    }
+    expect((await health()).body.publishers_config).toEqual({ applied: true, problem: null });
+  });
+});
+
 describe('a closed storefront whose entry comes back on a running worker', () => {
   it('stays closed until a restart, and the change the worker does not apply is logged', async () => {
     // Here `acme` is closed (`emi publisher close`) and `other` removed: the operator adds `other` again with a new

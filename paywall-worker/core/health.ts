@@ -32,6 +32,11 @@ export interface Health {
   facilitator: { answers: boolean; detail: string | null };
   /** The operator's payee: `checked` false when no algod is configured to ask (EMI_ALGOD_URL). */
   payee: { checked: boolean; problem: string | null };
+  /**
+   * Where a running worker re-reads its publishers' config file (emi serve / emi up): whether the file as it is now
+   * is applied (a closure written to a file it refuses is not). Leaves `ok` as it is: the operator's sales go on.
+   */
+  publishers_config?: { applied: boolean; problem: string | null };
   files: FileHealth[];
 }
 
@@ -44,6 +49,7 @@ export interface HealthDeps {
   /** The facilitator's state, as `facilitatorProbe` gives it (cached, logged on a change). */
   facilitator: () => Promise<Health['facilitator']>;
   payee?: PayeeGate;
+  publishersConfigRefusal?: () => Promise<string | null>;
   now: () => number;
 }
 
@@ -157,10 +163,11 @@ async function fileHealth(point: SalePoint, deps: HealthDeps): Promise<FileHealt
 }
 
 export async function checkHealth(deps: HealthDeps): Promise<Health> {
-  const [files, facilitator, problem] = await Promise.all([
+  const [files, facilitator, problem, refusal] = await Promise.all([
     Promise.all(deps.points.map((point) => fileHealth(point, deps))),
     deps.facilitator(),
     deps.payee?.problem() ?? null,
+    deps.publishersConfigRefusal?.(),
   ]);
   return {
     // A publisher's paths sell the operator's files: a problem of a file shows on the operator's path as well.
@@ -171,6 +178,7 @@ export async function checkHealth(deps: HealthDeps): Promise<Health> {
     checked_at: new Date(deps.now()).toISOString(),
     facilitator,
     payee: { checked: deps.payee !== undefined, problem },
+    ...(refusal === undefined ? {} : { publishers_config: { applied: refusal === null, problem: refusal } }),
     files,
   };
 }

@@ -51,8 +51,8 @@ export interface PublisherProgramme {
   salePoints: SalePoint[];
   hooks: SaleHooks;
   ledger: SqliteCreditLedger;
-  /** Each storefront's closing time as the config file says now (see liveClosures). */
-  closedAt(publisher: Publisher): Promise<number | null>;
+  /** Each storefront's closing time as the config file says now, and why the file is not applied (liveClosures). */
+  closedAt: LiveClosures;
   close(): void;
 }
 
@@ -61,6 +61,12 @@ async function fileVersion(file: string): Promise<string> {
   const s = await stat(file, { bigint: true });
   return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
 }
+
+/** Each storefront's closing time as the config file says now, and why the file as it is now is not applied. */
+export type LiveClosures = ((publisher: Publisher) => Promise<number | null>) & {
+  /** Null while the file is applied; else since when and why not, in fixed words (no path: health is public). */
+  refusal(): Promise<string | null>;
+};
 
 export interface LiveClosuresOptions {
   configFile: string;
@@ -113,18 +119,21 @@ export function publishersAwaitingRestart(
  * strict reader: a misspelt key too, which `emi publisher` would refuse to write to as well) changes nothing, and is
  * logged once per version.
  */
-export function liveClosures(options: LiveClosuresOptions): (publisher: Publisher) => Promise<number | null> {
+export function liveClosures(options: LiveClosuresOptions): LiveClosures {
   const now = options.now ?? Date.now;
   const closures = new Map(options.publishers.map((p) => [p.id, p.closedAt]));
   let known = options.version;
   let refreshing: Promise<void> | null = null;
+  let refusal: string | null = null;
 
   const refresh = async (): Promise<void> => {
     let version: string;
+    let readable = true;
     try {
       version = await fileVersion(options.configFile);
     } catch (error) {
       version = `unreadable: ${(error as Error).message}`;
+      readable = false;
     }
     if (version === known) return;
     known = version;
@@ -138,8 +147,11 @@ export function liveClosures(options: LiveClosuresOptions): (publisher: Publishe
         event: 'publishers_config_refused',
         detail: `${(error as Error).message}; the storefronts' closures stay as they were until it is mended`,
       });
+      const why = readable ? 'would be refused at start' : 'cannot be read';
+      refusal = `since ${new Date(now()).toISOString()} the config file ${why}: closures written since are not applied (see the log's publishers_config_refused)`;
       return;
     }
+    refusal = null;
     const inFileById = new Map(inFile.map((p) => [p.id, p]));
     const at = now();
     for (const { id } of options.publishers) {
@@ -157,12 +169,16 @@ export function liveClosures(options: LiveClosuresOptions): (publisher: Publishe
     }
   };
 
-  return async (publisher) => {
-    // Requests arriving together share one look at the file.
+  // Requests arriving together share one look at the file.
+  const look = async (): Promise<void> => {
     refreshing ??= refresh().finally(() => (refreshing = null));
     await refreshing;
+  };
+  const closedAt = async (publisher: Publisher) => {
+    await look();
     return closures.get(publisher.id) ?? null;
   };
+  return Object.assign(closedAt, { refusal: () => look().then(() => refusal) });
 }
 
 /** Loads and checks the publishers; throws PublisherConfigError (one line) on a bad entry. Null without any. */
