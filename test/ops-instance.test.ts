@@ -1,8 +1,10 @@
 // One instance per folder: a second `emi up` on the same folders says what is running and touches nothing.
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runEmi, startEmi } from './ops-cli.ts';
+import { errorLines, runEmi, startEmi } from './ops-cli.ts';
 import { tempDir } from './helpers/temp-dir.ts';
 
 /** Every entry below dir with its modification time, without following links (what "touched" means here). */
@@ -56,4 +58,34 @@ describe('a second emi up on the same folders', () => {
     // The first instance released its claim on the way out: the folder is free again.
     expect((await readdir(dir)).filter((n) => n.endsWith('.instance.json'))).toEqual([]);
   }, 240_000);
+});
+
+describe('emi serve on a port something else holds', () => {
+  it('says so in one line naming --port, and leaves no claim behind', async () => {
+    const dir = await tempDir('emi-port-held-');
+    await mkdir(join(dir, 'site'));
+    await writeFile(join(dir, 'site', 'index.html'), '<!doctype html><title>built</title>');
+    const holder = createServer();
+    await new Promise<void>((done) => holder.listen(0, '127.0.0.1', done));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const run = await runEmi(dir, [
+        'serve',
+        '--dir',
+        'site',
+        '--port',
+        String(port),
+        '--dev-facilitator-port',
+        '0',
+      ]);
+      expect(run.code).not.toBe(0);
+      expect(errorLines(run)).toEqual([
+        `emi: port ${port} on 127.0.0.1 is already in use (by another program, or an emi serve or up of other ` +
+          'folders): choose another with --port',
+      ]);
+    } finally {
+      await new Promise((done) => holder.close(done));
+    }
+    expect((await readdir(dir)).filter((n) => n.endsWith('.instance.json'))).toEqual([]);
+  }, 60_000);
 });

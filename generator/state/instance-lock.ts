@@ -117,7 +117,7 @@ export function assertPortFree(port: number, host: string): Promise<void> {
       reject(
         new InstanceRunningError(
           error.code === 'EADDRINUSE'
-            ? `port ${port} on ${host} is already in use by another program: choose another with --port`
+            ? `port ${port} on ${host} is already in use (by another program, or an emi serve or up of other folders): choose another with --port`
             : `cannot listen on ${host}:${port}: ${error.message}`,
         ),
       ),
