@@ -1,14 +1,18 @@
 // The buyer page as a person meets it on `emi up` (generate, bundle, build, then the local stack's composition on
 // 127.0.0.1) in Debian's chromium: what it downloads before a wallet is chosen, controls that look usable only once
-// they work, a 320 px screen at 200 % text, the Pera connect dialog from the keyboard, and a file that goes stale
-// between the price check and Pay (nothing charged, said plainly, the signed payment dropped).
+// they work, a 320 px screen at 200 % text, the Pera connect dialog from the keyboard, the proof of payment's explorer
+// link, and a file that goes stale between the price check and Pay (nothing charged, said plainly, the signed
+// payment dropped).
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HUMAN_REPORT_PATH } from '../generator/buyer/human-report-terms.ts';
 import type { LocalStack } from '../generator/local-stack.ts';
+import { ALGORAND_MAINNET } from '../schemas/paid/terms.ts';
 import { PAID_RESOURCES } from '../schemas/resources.ts';
+import { KEPT_REPORT_KEY } from '../site/x402-buyer/src/kept-report.ts';
+import type { KeptReport } from '../site/x402-buyer/src/kept-report.ts';
 import { hasChromium, launchChromium } from './buyer-stack.ts';
 import { startEmiUpSite, type EmiUpSite } from './helpers/emi-up-site.ts';
 
@@ -210,6 +214,40 @@ describe.skipIf(!hasChromium)('the buyer page on emi up, as a person meets it', 
     expect(overflow.beyond, when).toEqual([]);
     expect(overflow.scrollWidth, when).toBeLessThanOrEqual(overflow.width);
   }
+
+  it('links the proof of a mainnet payment kept in the tab to allo.info, and a development one to nothing', async () => {
+    const txId = '4R5VV7FJF5ZZQPWANIASBL77RBFALGW4WZM32WTTIL3JFHPHXXKA';
+    const kept = (development: boolean): KeptReport => ({
+      reportUrl: `${stack.url}${HUMAN_REPORT_PATH}`,
+      proof: { txId, network: ALGORAND_MAINNET, amountAtomic: '100000', payTo: 'PAYEE', development },
+      report: { title: 'Atlas human report' },
+      rawText: '{}',
+    });
+    const explorer = page.locator('#proof-container dd').last();
+    for (const development of [false, true]) {
+      await page.goto(pageUrl());
+      await page.evaluate(([key, value]) => sessionStorage.setItem(key, value), [
+        KEPT_REPORT_KEY,
+        JSON.stringify(kept(development)),
+      ] as const);
+      await page.reload();
+      await page.waitForSelector('#result:not([hidden])');
+      expect(await page.textContent('#tx-id')).toBe(txId);
+      if (development) {
+        expect(await explorer.textContent()).toBe(
+          'None: this transaction exists only on the local development ledger.',
+        );
+        expect(await page.locator('#explorer-link').count()).toBe(0);
+      } else {
+        const link = page.locator('#explorer-link');
+        expect(await link.getAttribute('href')).toBe(`https://allo.info/tx/${txId}`);
+        expect(await link.getAttribute('target')).toBe('_blank');
+        expect(await link.getAttribute('rel')).toContain('noopener');
+        expect(await link.textContent()).toBe('View on allo.info');
+      }
+    }
+    expect(pageErrors).toEqual([]);
+  });
 
   it('words an HTML error page from a proxy in between by its status, never as raw markup', async () => {
     await ready();
