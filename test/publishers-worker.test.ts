@@ -190,6 +190,7 @@ describe('the admin route', () => {
       since: '2026-11-01T00:00:00.000Z',
       balance: expect.objectContaining({ balance: 3, sales: 0 }),
       sales: [],
+      grants: [{ at: expect.any(String), publisherId: 'acme', credits: 3, note: 'first' }],
     });
     expect((await request('/p/acme/admin/statement?since=yesterday', auth)).status).toBe(400);
   });

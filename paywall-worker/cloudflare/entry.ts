@@ -4,7 +4,7 @@
 // for the last credit cannot both hold it.
 import { DurableObject } from 'cloudflare:workers';
 import type { BindResult, ClaimResult, PaymentBook, SettledPayment } from '../payment-book.ts';
-import type { CreditBalance, SaleRecord } from '../publishers/credit-ledger.ts';
+import type { CreditBalance, GrantRecord, SaleRecord } from '../publishers/credit-ledger.ts';
 import { creditLedgerObject, durableCreditLedger } from '../publishers/credit-ledger-durable.ts';
 import type {
   CreditLedgerNamespace,
@@ -63,6 +63,10 @@ export class PublisherCreditsObject extends DurableObject implements CreditLedge
   }
   statement(publisherId: string, since?: string): Promise<SaleRecord[]> {
     return this.ledger.statement(publisherId, since);
+  }
+
+  grants(publisherId: string, since?: string): Promise<GrantRecord[]> {
+    return this.ledger.grants(publisherId, since);
   }
 }
 

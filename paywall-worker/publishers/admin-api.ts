@@ -1,6 +1,6 @@
 // The operator's admin API of a worker, as its route (`admin-route.ts`) answers it and `emi publisher ... --worker`
 // (`admin-client.ts`) calls it. Both want `Authorization: Bearer <EMI_ADMIN_TOKEN>`.
-import type { CreditBalance, SaleRecord } from './credit-ledger.ts';
+import type { CreditBalance, GrantRecord, SaleRecord } from './credit-ledger.ts';
 
 /** POST: adds (or, negative, withdraws) credits; answers the new CreditBalance. */
 export const adminCreditsPath = (publisherId: string): string => `/p/${publisherId}/admin/credits`;
@@ -23,4 +23,9 @@ export interface StatementAnswer {
   since: string | null;
   balance: CreditBalance;
   sales: SaleRecord[];
+  /** Grants and withdrawals of credits, oldest first, `since` as the sales'. */
+  grants: GrantRecord[];
 }
+
+/** What `emi publisher statement --worker` may get: a Worker deployed before grants were listed answers without. */
+export type WorkerStatementAnswer = Omit<StatementAnswer, 'grants'> & { grants?: GrantRecord[] };

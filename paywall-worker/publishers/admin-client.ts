@@ -2,7 +2,7 @@
 // the operator token from EMI_ADMIN_TOKEN. What the worker answers is printed as the local commands print it.
 import { usageError } from '../../generator/cli-options.ts';
 import { adminCreditsPath, adminStatementPath } from './admin-api.ts';
-import type { CreditRequest, StatementAnswer } from './admin-api.ts';
+import type { CreditRequest, WorkerStatementAnswer } from './admin-api.ts';
 import type { CreditBalance } from './credit-ledger.ts';
 
 export interface WorkerAdmin {
@@ -80,5 +80,9 @@ export const statementThroughWorker = (
   admin: WorkerAdmin,
   publisherId: string,
   since?: string,
-): Promise<StatementAnswer> =>
+): Promise<WorkerStatementAnswer> =>
   call(admin, `${adminStatementPath(publisherId)}${since ? `?since=${encodeURIComponent(since)}` : ''}`);
+
+/** Says (one line) that a Worker answered a statement without grants: it runs a release from before they were listed. */
+export const noGrantsLine = (url: string): string =>
+  `${new URL(url).origin} lists no grants: it runs an older release (deploy this release to see them)`;

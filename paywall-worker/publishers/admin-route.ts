@@ -97,6 +97,7 @@ export function createAdminRoute(options: AdminRouteOptions): Hono {
       since,
       balance: await options.ledger.balance(id),
       sales: await options.ledger.statement(id, since ?? undefined),
+      grants: await options.ledger.grants(id, since ?? undefined),
     };
     return c.json(answer);
   });

@@ -1,5 +1,5 @@
-// `emi publisher list | add | close ID | credit ID N | statement ID [--since] [--csv]`: the operator's side of the
-// programme.
+// `emi publisher list | add | close ID | credit ID N | statement ID [--since] [--csv] [--grants]`: the operator's
+// side of the programme.
 // Publishers live in the config file (`--config` / EMI_CONFIG); credits and sales in the ledger of the state folder,
 // the same file the running worker uses, so a credit added here counts at the next sale, and a close (written to the
 // config file, which the running worker reads again when it changes) stops new sales at once. With `--worker URL`,
@@ -14,6 +14,7 @@ import { CREDITS_RULE, MAX_CREDITS } from './admin-api.ts';
 import { parseWorkerUrl } from './admin-client.ts';
 import { isClosed } from './closure.ts';
 import { sinceTime } from './credit-ledger.ts';
+import type { CreditBalance, GrantRecord, SaleRecord } from './credit-ledger.ts';
 import { PUBLISHER_ID, PUBLISHER_ID_RULE } from './ids.ts';
 import { stateFolder } from '../../generator/defaults.ts';
 import { USAGE_EXIT_CODE, usageError } from '../../generator/cli-options.ts';
@@ -408,28 +409,64 @@ async function credit(id: string, amount: number, flags: WorkerFlags & { note?: 
   console.log(`publisher ${id}: ${b.balance} credit(s) (${b.reserved} held by sales in progress)`);
 }
 
-async function salesOf(id: string, flags: WorkerFlags & { since?: string }) {
+type StatementFlags = WorkerFlags & { since?: string; csv?: boolean; grants?: boolean };
+
+/** What a statement prints from: `grants` is null when an older Worker answered without them. */
+interface Books {
+  sales: SaleRecord[];
+  grants: GrantRecord[] | null;
+  balance: CreditBalance;
+}
+
+async function booksOf(id: string, flags: StatementFlags): Promise<Books> {
   if (flags.worker) {
     assertIdShape(id);
     const { adminTokenFromEnv, statementThroughWorker } = await import('./admin-client.ts');
     const admin = { url: flags.worker, token: adminTokenFromEnv() };
-    return (await statementThroughWorker(admin, id, flags.since)).sales;
+    const answer = await statementThroughWorker(admin, id, flags.since);
+    return {
+      sales: answer.sales,
+      grants: Array.isArray(answer.grants) ? answer.grants : null,
+      balance: answer.balance,
+    };
   }
   // A publisher whose entry was deleted still has its statement: the ledger knows the id.
   await assertConfigured(id, flags, 'no statement', true);
   const ledger = await openLedger(flags);
   try {
-    return await ledger.statement(id, flags.since);
+    return {
+      sales: await ledger.statement(id, flags.since),
+      grants: await ledger.grants(id, flags.since),
+      balance: await ledger.balance(id),
+    };
   } finally {
     ledger.close();
   }
 }
 
-async function statement(id: string, flags: WorkerFlags & { since?: string; csv?: boolean }): Promise<void> {
-  const { statementCsv, statementText } = await import('./statement.ts');
-  const sales = await salesOf(id, flags);
-  if (flags.csv) process.stdout.write(statementCsv(sales));
-  else for (const line of statementText(id, sales, flags.since)) console.log(line);
+/**
+ * The sales (text or `--csv`, whose columns readers depend on), the grants after them in the text form, or with
+ * `--grants` the grants alone. An older Worker lists no grants: said on stderr, and an error when they were asked for.
+ */
+async function statement(id: string, flags: StatementFlags): Promise<void> {
+  const text = await import('./statement.ts');
+  const books = await booksOf(id, flags);
+  if (books.grants === null) {
+    const { noGrantsLine } = await import('./admin-client.ts');
+    if (flags.grants) throw new Error(noGrantsLine(flags.worker ?? ''));
+    console.error(`emi publisher: ${noGrantsLine(flags.worker ?? '')}`);
+  }
+  const { sales, grants, balance } = books;
+  if (flags.csv) {
+    process.stdout.write(flags.grants ? text.grantsCsv(grants ?? []) : text.statementCsv(sales));
+    return;
+  }
+  const lines = flags.grants
+    ? text.grantsText(id, grants ?? [], flags.since)
+    : grants === null
+      ? text.statementText(id, sales, flags.since)
+      : text.statementWithGrantsText(id, { sales, grants, balance }, flags.since);
+  for (const line of lines) console.log(line);
 }
 
 const WORKER_OPTION = [
@@ -490,10 +527,13 @@ export function registerPublisherCommands(program: Command): void {
   withCommon(
     publisher
       .command('statement')
-      .description("a publisher's sales, to reconcile with the chain")
+      .description(
+        "a publisher's sales, to reconcile with the chain, then its credit grants and withdrawals with their notes",
+      )
       .argument('<id>', 'publisher id')
-      .option('--since <iso>', 'only sales at or after this time', parseSince)
-      .option('--csv', 'CSV (RFC 4180) instead of text')
+      .option('--since <iso>', 'only sales and grants at or after this time', parseSince)
+      .option('--csv', 'CSV (RFC 4180) instead of text: the sales table (or with --grants, the grants table)')
+      .option('--grants', 'only the grants and withdrawals of credits, with their notes')
       .option(...WORKER_OPTION),
   ).action(refusingBadConfig(statement));
 }

@@ -3,7 +3,7 @@
 // ever touches its own publisher's object, so publishers never wait on each other. Importable in Node: the object
 // class itself lives in the Workers entry module.
 import { CreditError } from './credit-ledger.ts';
-import type { CreditBalance, CreditLedger, SaleRecord } from './credit-ledger.ts';
+import type { CreditBalance, CreditLedger, GrantRecord, SaleRecord } from './credit-ledger.ts';
 import type { StorageCreditLedger } from './credit-ledger-storage.ts';
 
 /** `credit` as a result: an error thrown in a Durable Object reaches the caller as a plain Error. */
@@ -17,6 +17,7 @@ export interface CreditLedgerObject {
   release(publisherId: string, txid: string): Promise<void>;
   credit(publisherId: string, amount: number, note?: string): Promise<CreditOutcome>;
   statement(publisherId: string, since?: string): Promise<SaleRecord[]>;
+  grants(publisherId: string, since?: string): Promise<GrantRecord[]>;
 }
 
 export interface CreditLedgerNamespace {
@@ -31,6 +32,7 @@ export const creditLedgerObject = (ledger: StorageCreditLedger): CreditLedgerObj
   consume: (sale) => ledger.consume(sale),
   release: (publisherId, txid) => ledger.release(publisherId, txid),
   statement: (publisherId, since) => ledger.statement(publisherId, since),
+  grants: (publisherId, since) => ledger.grants(publisherId, since),
   async credit(publisherId, amount, note) {
     try {
       return { ok: true, balance: await ledger.credit(publisherId, amount, note) };
@@ -53,6 +55,7 @@ export function durableCreditLedger(
     consume: (sale) => shard(sale.publisherId).consume(sale),
     release: (publisherId, txid) => shard(publisherId).release(publisherId, txid),
     statement: (publisherId, since) => shard(publisherId).statement(publisherId, since),
+    grants: (publisherId, since) => shard(publisherId).grants(publisherId, since),
     async credit(publisherId, amount, note) {
       const outcome = await shard(publisherId).credit(publisherId, amount, note);
       if (!outcome.ok) throw new CreditError(outcome.error);

@@ -4,7 +4,7 @@
 import type Database from 'better-sqlite3';
 import { openMoneyDatabase } from '../sqlite-file.ts';
 import { CreditError, RESERVATION_TTL_MS } from './credit-ledger.ts';
-import type { CreditBalance, CreditLedger, SaleRecord } from './credit-ledger.ts';
+import type { CreditBalance, CreditLedger, GrantRecord, SaleRecord } from './credit-ledger.ts';
 
 export const DEFAULT_LEDGER_FILE = 'publishers.sqlite';
 
@@ -191,6 +191,17 @@ export class SqliteCreditLedger implements CreditLedger {
       .prepare('SELECT * FROM publisher_sales WHERE publisher_id = ? AND at >= ? ORDER BY at, transaction_id')
       .all(publisherId, since ?? '') as SaleRow[];
     return Promise.resolve(rows.map(toRecord));
+  }
+
+  grants(publisherId: string, since?: string): Promise<GrantRecord[]> {
+    // By id within one time: two grants in the same millisecond keep the order they were made in.
+    const rows = this.db
+      .prepare(
+        `SELECT at, publisher_id AS publisherId, amount AS credits, note FROM credit_grants
+         WHERE publisher_id = ? AND at >= ? ORDER BY at, id`,
+      )
+      .all(publisherId, since ?? '') as GrantRecord[];
+    return Promise.resolve(rows);
   }
 
   list(): Promise<CreditBalance[]> {

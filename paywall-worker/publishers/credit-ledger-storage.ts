@@ -4,7 +4,7 @@
 // credit cannot both hold it, across every isolate. A hold left by an isolate that died mid-sale stops counting
 // after RESERVATION_TTL_MS, as the SQLite ledger's does.
 import { CreditError, RESERVATION_TTL_MS } from './credit-ledger.ts';
-import type { CreditBalance, CreditLedger, SaleRecord } from './credit-ledger.ts';
+import type { CreditBalance, CreditLedger, GrantRecord, SaleRecord } from './credit-ledger.ts';
 
 /** The part of a Durable Object's `ctx.storage` the ledger uses. */
 export interface LedgerStorage {
@@ -37,6 +37,8 @@ const keys = (publisherId: string) => {
     salesByTime: `${own}sale:`,
     sale: (at: string, txid: string) => `${own}sale:${at}:${txid}`,
     sold: (txid: string) => `${own}sold:${txid}`,
+    /** Grants in the order they were made (`grants` counts them). */
+    grantsInOrder: `${own}grant:`,
     grant: (n: number) => `${own}grant:${String(n).padStart(10, '0')}`,
     known: `known:${publisherId}`,
   };
@@ -125,6 +127,14 @@ export class StorageCreditLedger implements CreditLedger {
       ...(since ? { start: `${k.salesByTime}${since}` } : {}),
     });
     return [...rows.values()];
+  }
+
+  async grants(publisherId: string, since?: string): Promise<GrantRecord[]> {
+    // Keyed by their count, not their time: read whole (a publisher has a few grants, not thousands) and filtered.
+    const rows = await this.storage.list<Grant>({ prefix: keys(publisherId).grantsInOrder });
+    return [...rows.values()]
+      .filter((grant) => since === undefined || grant.at >= since)
+      .map((grant) => ({ at: grant.at, publisherId, credits: grant.amount, note: grant.note }));
   }
 
   async list(): Promise<CreditBalance[]> {

@@ -23,6 +23,17 @@ export interface SaleRecord {
   credits: number;
 }
 
+/** One grant or withdrawal of credits by the operator (`emi publisher credit`), as the ledger keeps it. */
+export interface GrantRecord {
+  /** ISO time the ledger took it. */
+  at: string;
+  publisherId: string;
+  /** Signed: a withdrawal is negative. */
+  credits: number;
+  /** The operator's `--note` (e.g. an invoice number), verbatim: any text. */
+  note: string | null;
+}
+
 export interface CreditBalance {
   publisherId: string;
   /** Credits not yet consumed. */
@@ -45,6 +56,8 @@ export interface CreditLedger {
   /** Adds (or, negative, withdraws) credits; never below what is held or zero. Returns the new balance. */
   credit(publisherId: string, amount: number, note?: string): Promise<CreditBalance>;
   statement(publisherId: string, since?: string): Promise<SaleRecord[]>;
+  /** Every grant and withdrawal, oldest first; `since` as the statement's (at or after that ISO time). */
+  grants(publisherId: string, since?: string): Promise<GrantRecord[]>;
   list(): Promise<CreditBalance[]>;
 }
 
