@@ -321,3 +321,75 @@ describe('an id the ledger already knows', () => {
     expect(run.stdout).toContain(`pay_to ${acmePayTo}`);
   });
 });
+
+describe('a publisher removed from the configuration, with credits left in the ledger', () => {
+  it('emi publisher credit withdraws them (a negative N) and refuses to add any (exit 2, nothing changed)', async () => {
+    await writeFile(config, JSON.stringify({ publishers: [publisherEntry('acme', acmePayTo)] }));
+    const ledger = new SqliteCreditLedger(ledgerFile);
+    await ledger.credit('gone', 5, 'bought before removal');
+    ledger.close();
+    const flags = ['--config', config, '--state', dir];
+
+    const added = await emi(['credit', 'gone', '3', ...flags]);
+    expect(added.status).toBe(2);
+    expect(added.stderr).toMatch(
+      /^emi: publisher "gone" is not in .* \(configured: acme\); no credits were changed/,
+    );
+
+    const withdrawn = await emi(['credit', 'gone', '-5', '--note', 'refunded', ...flags]);
+    expect(withdrawn.status, withdrawn.stderr).toBe(0);
+    expect(withdrawn.stdout).toContain('publisher gone: 0 credit(s)');
+
+    // An id the ledger never knew is still a typo, whatever the sign.
+    const typo = await emi(['credit', 'gnoe', '-1', ...flags]);
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toMatch(
+      /^emi: publisher "gnoe" is not in .* and has no books in .*\(which has: gone\)/,
+    );
+  });
+
+  it("the Worker's admin route gives its statement and a withdrawal, refuses a grant (409), and 404s an id it never knew", async () => {
+    const ledger = new SqliteCreditLedger(ledgerFile);
+    await ledger.credit('gone', 5);
+    const app = new Hono().route(
+      '/',
+      createAdminRoute({
+        publishers: parsePublishers([publisherEntry('acme', acmePayTo)]),
+        ledger,
+        token: ADMIN_TOKEN,
+        clientIp,
+      }),
+    );
+    const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+    const credit = (id: string, credits: number) =>
+      app.request(`/p/${id}/admin/credits`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ credits }),
+      });
+    try {
+      const statement = await app.request('/p/gone/admin/statement', { headers: auth });
+      expect(statement.status).toBe(200);
+      expect(((await statement.json()) as { balance: { balance: number } }).balance.balance).toBe(5);
+
+      const grant = await credit('gone', 2);
+      expect(grant.status).toBe(409);
+      expect(await grant.json()).toMatchObject({ error: 'publisher_removed' });
+      expect((await ledger.balance('gone')).balance).toBe(5);
+
+      const withdrawal = await credit('gone', -5);
+      expect(withdrawal.status).toBe(200);
+      expect((await ledger.balance('gone')).balance).toBe(0);
+
+      for (const answer of [
+        await credit('never', -1),
+        await app.request('/p/never/admin/statement', { headers: auth }),
+      ]) {
+        expect(answer.status).toBe(404);
+        expect(await answer.json()).toMatchObject({ error: 'unknown_publisher' });
+      }
+    } finally {
+      ledger.close();
+    }
+  });
+});

@@ -29,9 +29,6 @@ import { account, publisherEntry, sale } from './publishers-harness.ts';
 /** The admin route's token: long enough for it (operator-token.ts). */
 const TOKEN = 'secret-operator-token-of-32-char';
 const clientIp = () => 'test-client';
-/** This file's ports (its range is 20580-20599). */
-const NEW_WORKER_PORT = 20580;
-const OLD_WORKER_PORT = 20581;
 
 /**
  * The ledger's storage API over map-storage.ts's Map: that helper is the payment book's shape (one key per put, no
@@ -355,9 +352,9 @@ describe('emi publisher statement as the operator runs it', { timeout: 60_000 },
         clientIp,
       }),
     );
-    const server = await listen(app, NEW_WORKER_PORT, '127.0.0.1');
+    const server = await listen(app, 0, '127.0.0.1');
     try {
-      const worker = `http://127.0.0.1:${NEW_WORKER_PORT}`;
+      const worker = `http://127.0.0.1:${server.port}`;
       const done = await runEmi(dir, ['publisher', 'statement', 'acme', '--worker', worker], {
         EMI_ADMIN_TOKEN: TOKEN,
       });
@@ -379,8 +376,8 @@ describe('emi publisher statement as the operator runs it', { timeout: 60_000 },
       sales: [{ ...sale('TXOLD', '2026-11-02T10:00:00.000Z'), payTo }],
     };
     const old = new Hono().get('/p/acme/admin/statement', (c) => c.json(answer));
-    const server = await listen(old, OLD_WORKER_PORT, '127.0.0.1');
-    const worker = `http://127.0.0.1:${OLD_WORKER_PORT}`;
+    const server = await listen(old, 0, '127.0.0.1');
+    const worker = `http://127.0.0.1:${server.port}`;
     const line = `emi publisher: ${worker} lists no grants: it runs an older release (deploy this release to see them)`;
     const statementOf = (...more: string[]) =>
       runEmi(dir, ['publisher', 'statement', 'acme', '--worker', worker, ...more], {

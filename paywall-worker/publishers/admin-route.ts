@@ -2,7 +2,8 @@
 // commands cannot open: the Cloudflare Worker's Durable Objects. Without a configured token the routes do not exist
 // (404), so a Worker never exposes them by accident; with one, the token is checked as operator-token.ts says (a
 // token too short answers 503, a wrong one 401, a client sending wrong ones again and again 429), and an id the
-// Worker does not configure is a 404 `unknown_publisher` naming those it does.
+// Worker does not configure is a 404 `unknown_publisher` naming those it does, unless the ledger has books for it (a
+// publisher removed from the list: its statement, and a withdrawal of its unused credits, 409 for a grant).
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { NO_STORE } from '../../schemas/delivery.ts';
@@ -39,6 +40,12 @@ const creditRequestOf = (body: unknown): CreditRequest | null => {
   return { credits, ...(note ? { note } : {}) };
 };
 
+/** Whether the ledger has anything for `id`: credits, a sale or a grant (an id never configured has none). */
+async function hasBooks(ledger: CreditLedger, id: string): Promise<boolean> {
+  const { balance, sales } = await ledger.balance(id);
+  return balance > 0 || sales > 0 || (await ledger.grants(id)).length > 0;
+}
+
 export function createAdminRoute(options: AdminRouteOptions): Hono {
   const app = new Hono();
   const known = new Set(options.publishers.map((p) => p.id));
@@ -56,7 +63,8 @@ export function createAdminRoute(options: AdminRouteOptions): Hono {
     if (refused) return refused;
     // Only the operator gets this far: it may learn which publishers the Worker has.
     const id = c.req.param('id') ?? '';
-    if (!known.has(id)) {
+    // A publisher removed from the list keeps its books: its statement, and a withdrawal of its unused credits.
+    if (!known.has(id) && !(await hasBooks(options.ledger, id))) {
       return errorResponse(
         404,
         'unknown_publisher',
@@ -77,8 +85,18 @@ export function createAdminRoute(options: AdminRouteOptions): Hono {
         `the body must be {"credits": N, "note"?: text}: N ${CREDITS_RULE}`,
       );
     }
+    const id = c.req.param('id');
+    if (!known.has(id) && request.credits > 0) {
+      return refuse(
+        c,
+        409,
+        'publisher_removed',
+        `publisher "${id}" is no longer in this Worker's EMI_PUBLISHERS: its unused credits can be withdrawn ` +
+          '(a negative N), none added',
+      );
+    }
     try {
-      return c.json(await options.ledger.credit(c.req.param('id'), request.credits, request.note));
+      return c.json(await options.ledger.credit(id, request.credits, request.note));
     } catch (error) {
       if (error instanceof CreditError) return refuse(c, 409, 'credits_held', error.message);
       throw error;

@@ -398,7 +398,8 @@ async function credit(id: string, amount: number, flags: WorkerFlags & { note?: 
       ...(flags.note ? { note: flags.note } : {}),
     });
   } else {
-    await assertConfigured(id, flags);
+    // A publisher removed from the file keeps its books: its unused credits can be withdrawn, none added.
+    await assertConfigured(id, flags, 'no credits were changed', amount < 0);
     const ledger = await openLedger(flags);
     try {
       b = await ledger.credit(id, amount, flags.note);
