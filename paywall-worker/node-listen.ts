@@ -111,10 +111,20 @@ const asResponse = (answer: EarlyAnswer): Response =>
 function answerClientError(error: NodeJS.ErrnoException, socket: Socket, timeoutMs: number): void {
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
   if (!socket.writable || inFlight?.headersSent) return void socket.destroy();
-  if (error.code === 'HPE_HEADER_OVERFLOW') return void socket.end(rawAnswer(headersTooLarge()));
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return void socket.end(rawAnswer(tooSlow(timeoutMs)));
-  socket.end(rawAnswer(badRequest(`The request is not valid HTTP (${error.code ?? 'unreadable'})`)));
+  const answer =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? headersTooLarge()
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? tooSlow(timeoutMs)
+        : badRequest(`The request is not valid HTTP (${error.code ?? 'unreadable'})`);
+  // Closed once the answer is written, not only half-closed: a client that never closes its side would otherwise
+  // hold the socket (and a file descriptor) for good; one that never reads it loses it after a few seconds.
+  socket.setTimeout(ANSWER_FLUSH_MS, () => socket.destroy());
+  socket.end(rawAnswer(answer), () => socket.destroy());
 }
+
+/** How long the early answer of a refused request may take to leave before its socket is destroyed anyway. */
+const ANSWER_FLUSH_MS = 5_000;
 
 /**
  * @hono/node-server's error path: a request it cannot turn into a URL (a backslash in the path, a Host that is no

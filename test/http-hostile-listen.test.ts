@@ -3,6 +3,7 @@
 // gets the paywall's JSON error with CORS and the API security headers, as the 431 already did; and a client that
 // sends its request slower than the server's request timeout is cut off, while an answer that takes longer than
 // that timeout to stream (an MCP answer, a paid request waiting for its settlement) is not.
+import { existsSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
@@ -182,6 +183,31 @@ describe('the request timeout', () => {
     const body = PaywallErrorBody.parse(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)));
     expect(body).toMatchObject({ status: 408, error: 'request_timeout' });
   }, 30_000);
+
+  it.skipIf(!existsSync('/proc/self/fd'))(
+    'lets go of the sockets of clients that never close their side once the 408 is written',
+    async () => {
+      const server = await listen(new Hono(), 0, '127.0.0.1', { requestTimeoutMs: 500 });
+      servers.push(server);
+      const openFiles = () => readdirSync('/proc/self/fd').length;
+      const before = openFiles();
+      // Clients that send nothing and never end their side (allowHalfOpen: a FIN from the server is not answered).
+      const clients = Array.from({ length: 20 }, () => {
+        const socket = connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true });
+        socket.on('error', () => {});
+        return socket;
+      });
+      try {
+        // Both ends of each connection open once the server has accepted it.
+        await expect.poll(openFiles, { timeout: 5_000, interval: 20 }).toBeGreaterThanOrEqual(before + 40);
+        // The server's ends go once their 408 is written; the clients' stay open until destroyed below.
+        await expect.poll(openFiles, { timeout: 10_000, interval: 100 }).toBeLessThanOrEqual(before + 22);
+      } finally {
+        for (const socket of clients) socket.destroy();
+      }
+    },
+    30_000,
+  );
 
   it('does not cut an answer that streams for longer than the limit once the request is in', async () => {
     const app = new Hono().get('/stream', () => {
