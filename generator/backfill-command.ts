@@ -124,6 +124,8 @@ export async function backfillSimulated(options: {
   seed: number;
   asOf: number;
 }): Promise<BackfillResult & { history: AppendResult | null }> {
+  // Never past the clock, whoever calls (the CLI refuses such an --as-of): no history row for an hour not yet begun.
+  const asOf = Math.min(options.asOf, Date.now());
   const { hourAt, rowsAt } = simulatedHours(options.seed);
   const brainCallAt = async (ms: number) =>
     brainCallsOf(Object.values((await hourAt(ms)).free.mainBrain.coins));
@@ -137,12 +139,14 @@ export async function backfillSimulated(options: {
     return await withRunLock(store, runOwner(), async () => {
       const rounds = await backfill(store, {
         days: options.days,
-        asOf: options.asOf,
+        asOf,
         seed: options.seed,
         brainCallAt,
         priceAt,
       });
-      const history = options.outDir ? await backfillHistory(options.outDir, options, rowsAt) : null;
+      const history = options.outDir
+        ? await backfillHistory(options.outDir, { ...options, asOf }, rowsAt)
+        : null;
       return { ...rounds, history };
     });
   } finally {
@@ -203,6 +207,29 @@ export async function backfillAndReport(options: {
   if (result.history) for (const line of historySummary(result.history)) console.log(line);
 }
 
+/**
+ * Why `asOf` cannot be a backfill's end, or null: a time after `now`. A backfill replays rounds that ended by its
+ * --as-of, resolved against the simulated market's price at their end; a round that ends after the clock has no
+ * outcome yet, so replaying it would publish one that has not happened (a lesson dated tomorrow, history rows of
+ * hours still ahead) and make the round refuse the votes people still send for it.
+ */
+export function backfillAsOfProblem(asOf: number, now: number): string | null {
+  if (asOf <= now) return null;
+  return (
+    `${new Date(asOf).toISOString()} is after this machine's clock (${new Date(now).toISOString()}): ` +
+    'emi backfill replays the rounds that ended by --as-of, and no round after the clock has ended yet; ' +
+    'leave --as-of out to replay up to now'
+  );
+}
+
+/** --as-of of `emi backfill`: a time as `parseAsOf` takes it, not after this machine's clock. */
+export function parseBackfillAsOf(value: string): number {
+  const asOf = parseAsOf(value);
+  const problem = backfillAsOfProblem(asOf, Date.now());
+  if (problem) throw new InvalidArgumentError(problem);
+  return asOf;
+}
+
 function parseDays(value: string): number {
   const days = parsePositiveInt(value);
   if (days > MAX_BACKFILL_DAYS)
@@ -221,7 +248,11 @@ export function registerBackfillCommand(program: Command): void {
       DEFAULT_BACKFILL_DAYS,
     )
     .option('--seed <n>', 'simulator seed', parseSeed, DEFAULT_SEED)
-    .option('--as-of <iso>', 'replay rounds that ended by this time; defaults to now', parseAsOf)
+    .option(
+      '--as-of <iso>',
+      'replay rounds that ended by this time, not after now; defaults to now',
+      parseBackfillAsOf,
+    )
     .option('--state <dir>', 'folder holding the arena store', stateFolder())
     .option(
       '--out <dir>',

@@ -56,8 +56,16 @@ export function assertSiteTemplates(site: string): void {
 export const COLLECT_DEADLINE_VARIABLE = 'EMI_COLLECT_DEADLINE_SECONDS';
 
 /**
+ * The longest collection deadline (s): a day. Node holds a timer of at most 2^31-1 ms (about 24.8 days) and fires a
+ * longer one after 1 ms, so a larger value stopped collection at once "at its deadline"; and a run published every
+ * minute that has not collected in a day is stuck, not slow.
+ */
+export const MAX_COLLECT_DEADLINE_SECONDS = 86_400;
+
+/**
  * EMI_COLLECT_DEADLINE_SECONDS in ms, or undefined (unset or empty: the pipeline's default). Anything but a
- * positive number of seconds is a usage error: `emi generate` and `emi schedule` check it before anything runs.
+ * positive number of seconds up to a day is a usage error: `emi generate` and `emi schedule` check it before
+ * anything runs.
  */
 export function collectDeadlineFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
   const raw = env[COLLECT_DEADLINE_VARIABLE];
@@ -66,6 +74,12 @@ export function collectDeadlineFromEnv(env: NodeJS.ProcessEnv = process.env): nu
   if (!Number.isFinite(seconds) || seconds <= 0) {
     throw usageError(
       `${COLLECT_DEADLINE_VARIABLE} must be a positive number of seconds: ${JSON.stringify(raw)}`,
+    );
+  }
+  if (seconds > MAX_COLLECT_DEADLINE_SECONDS) {
+    throw usageError(
+      `${COLLECT_DEADLINE_VARIABLE} must be a positive number of seconds, at most ` +
+        `${MAX_COLLECT_DEADLINE_SECONDS} (a day): ${JSON.stringify(raw)}`,
     );
   }
   return Math.ceil(seconds * 1000);

@@ -242,9 +242,15 @@ describe('arena commands', () => {
     await program.parseAsync(['node', 'emi', ...args]);
     return { out, err, exitCode: process.exitCode };
   };
+  /** A store as a run leaves it: vote and import refuse a store no run has made (arena-vote-missing-store.test.ts). */
+  const runsStorePath = (): string => {
+    const file = tempStorePath();
+    openArenaStore(file).close();
+    return file;
+  };
 
   it('adds a vote, imports a file and shows the status', async () => {
-    const file = tempStorePath();
+    const file = runsStorePath();
     const one = await run(file, [
       'arena',
       'vote',
@@ -267,7 +273,7 @@ describe('arena commands', () => {
   });
 
   it('prints one line and exits non-zero on invalid input', async () => {
-    const file = tempStorePath();
+    const file = runsStorePath();
     const bad = await run(file, [
       'arena',
       'vote',

@@ -7,6 +7,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { openArenaStore } from '../generator/state/store.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const EMI = join(import.meta.dirname, '..', 'bin', 'emi.js');
@@ -76,8 +77,15 @@ describe('emi arena import', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
-  it('a file that is not JSON Lines of votes: one line naming the file and the problem, exit 2', async () => {
+  /** A folder whose var/ holds a store as a run leaves it: import refuses a store no run has made. */
+  const withRunsStore = async (): Promise<string> => {
     const dir = await scratch();
+    openArenaStore(join(dir, 'var', 'arena.sqlite')).close();
+    return dir;
+  };
+
+  it('a file that is not JSON Lines of votes: one line naming the file and the problem, exit 2', async () => {
+    const dir = await withRunsStore();
     await writeFile(join(dir, 'notes.txt'), 'BTC up, ETH down\n');
     await writeFile(join(dir, 'pretty.json'), `${JSON.stringify([JSON.parse(vote())], null, 2)}\n`);
     await writeFile(join(dir, 'wrapped.json'), `${JSON.stringify({ votes: [JSON.parse(vote())] })}\n`);
@@ -99,7 +107,7 @@ describe('emi arena import', () => {
   });
 
   it('some valid and some invalid lines: every problem in line order, exit 2, nothing imported', async () => {
-    const dir = await scratch();
+    const dir = await withRunsStore();
     const lines = [
       vote(),
       vote({ voter: 'bob', asset: 'DOGE' }),

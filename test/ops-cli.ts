@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { expect } from 'vitest';
 import { roundFromId } from '../generator/engines/arena/rules.ts';
 import type { Round } from '../generator/engines/arena/rounds.ts';
+import { openArenaStore } from '../generator/state/store.ts';
 
 export const EMI = resolve('bin/emi.js');
 
@@ -171,13 +172,15 @@ export const expectOk = (run: Finished): void => expect(run.code, `${run.stdout}
 
 /**
  * One human vote through `emi arena vote` (alice, BULLISH, for the asset's round open to votes), then a run one minute
- * into that round, which records its brain call: the round, to run on from.
+ * into that round, which records its brain call: the round, to run on from. The store in var/ is made first, as a
+ * first run leaves it (emi arena vote refuses a store no run has made), without a run that would record a round.
  */
 export async function voteAndOpenRound(
   cwd: string,
   asset = 'BTC',
   env: Record<string, string> = {},
 ): Promise<Round> {
+  openArenaStore(resolve(cwd, 'var', 'arena.sqlite')).close();
   const vote = await runEmi(
     cwd,
     ['arena', 'vote', '--asset', asset, '--prediction', 'bullish', '--voter', 'alice'],

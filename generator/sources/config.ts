@@ -22,8 +22,18 @@ const VenueSettings = z.strictObject({
   requestsPerSecond: z.number().positive().optional(),
 });
 
+/**
+ * The longest one HTTP request may wait (ms): 10 minutes. Node holds a timer of at most 2^31-1 ms (about 24.8 days) and
+ * fires a longer one after 1 ms, so a larger value failed every request at once ("skipped after 2 timeouts in a
+ * row"); and a venue that has not answered in 10 minutes is down for a run published every minute.
+ */
+export const MAX_HTTP_TIMEOUT_MS = 600_000;
+
 const HttpSettings = z.strictObject({
-  timeoutMs: PositiveInt.optional(),
+  timeoutMs: PositiveInt.max(
+    MAX_HTTP_TIMEOUT_MS,
+    `at most ${MAX_HTTP_TIMEOUT_MS} ms (10 minutes)`,
+  ).optional(),
   retries: z.number().int().min(0).max(10).optional(),
   backoffMs: PositiveInt.optional(),
   maxBackoffMs: PositiveInt.optional(),
@@ -162,10 +172,25 @@ function refuseUnknownNames(env: Env, prefix: string, known: readonly string[], 
 const numberFrom = (value: string | undefined): number | undefined =>
   value === undefined || value.trim() === '' ? undefined : Number(value);
 
+/**
+ * Throws one line naming EMI_HTTP_TIMEOUT_MS, its value and the range when it is a number of ms above the maximum
+ * (zod's line would name the file's key, http.timeoutMs, not the variable); other bad values are zod's to refuse.
+ */
+function refuseHttpTimeoutAboveMaximum(env: Env): void {
+  const raw = env.EMI_HTTP_TIMEOUT_MS;
+  const value = numberFrom(raw);
+  if (value === undefined || !(value > MAX_HTTP_TIMEOUT_MS)) return;
+  throw new Error(
+    'invalid source configuration in environment: EMI_HTTP_TIMEOUT_MS must be a positive whole number of ms, at ' +
+      `most ${MAX_HTTP_TIMEOUT_MS} (10 minutes for one request): ${JSON.stringify(raw)}`,
+  );
+}
+
 /** The environment's settings, in the file's shape (so the same schema checks them). */
 export function configFromEnv(env: Env): SourcesConfigInput {
   refuseUnknownNames(env, 'EMI_VENUE_URL_', VENUE_IDS.map(venueUrlEnvName), 'venue URL');
   refuseUnknownNames(env, 'EMI_SOURCE_ORDER_', SECTION_NAMES.map(orderEnvName), 'source order');
+  refuseHttpTimeoutAboveMaximum(env);
   const order = Object.fromEntries(
     SECTION_NAMES.flatMap((section) => {
       const value = env[orderEnvName(section)];

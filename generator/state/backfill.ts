@@ -16,6 +16,8 @@ export interface BackfillOptions {
   /** The brain's calls as they would have been at a past time (e.g. the simulator replayed to that time). */
   brainCallAt: (asOfMs: number) => Promise<BrainCall[]>;
   priceAt: (asset: string, ms: number) => Promise<number | null>;
+  /** This machine's clock (ms; default Date.now()): no round ending after it is replayed, whatever `asOf` says. */
+  now?: number;
 }
 
 export interface BackfillResult {
@@ -34,7 +36,9 @@ export const backfill = async (store: ArenaStore, opts: BackfillOptions): Promis
   }
   const salt = voterSalt(store);
   const first = Math.ceil((opts.asOf - opts.days * 86_400_000) / ROUND_MS);
-  const last = Math.floor(opts.asOf / ROUND_MS) - 1; // the last round that has ended by asOf
+  // The last round that has ended by asOf and by the clock: a round still running, or not begun, has no outcome yet
+  // (resolving it would publish one that has not happened and refuse the votes people still send for it).
+  const last = Math.floor(Math.min(opts.asOf, opts.now ?? Date.now()) / ROUND_MS) - 1;
   const result: BackfillResult = { rounds: 0, resolved: 0, voided: 0, skipped: 0 };
   for (let index = first; index <= last; index++) {
     const round = roundByIndex(index);

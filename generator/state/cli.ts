@@ -1,5 +1,6 @@
-// `emi arena import FILE`, `emi arena vote ...` and `emi arena status`. Errors print as one line (a refused import:
-// a count and its problems, one per line) with a non-zero exit code, never as a stack trace.
+// `emi arena import FILE`, `emi arena vote ...` and `emi arena status`, each on a store a run has made. Errors print
+// as one line (a refused import: a count and its problems, one per line) with a non-zero exit code, never as a stack
+// trace.
 import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { USAGE_EXIT_CODE } from '../cli-options.ts';
@@ -37,6 +38,17 @@ const withStore = <T>(deps: ArenaCommandDeps, o: StateOption, fn: (store: ArenaS
   } finally {
     store.close();
   }
+};
+
+/**
+ * Refuses a store no run has made, in `emi arena status`'s words and with its exit code (1), creating nothing, not
+ * even the folder: a vote or an import there (a mistyped --state or EMI_STATE_DIR) went to a new store that no run
+ * reads, so it never reached the published consensus.
+ */
+const refuseMissingStore = (file: string): void => {
+  if (existsSync(file)) return;
+  // Where there is no file this throws status's refusal ("no arena store at …"); it opens nothing, writes nothing.
+  openStoreForStatus(file).store.close();
 };
 
 /** Input the command refuses, as the lines to print: exit code 2, as other usage mistakes. */
@@ -131,6 +143,7 @@ export function registerArenaCommands(program: Command, deps: ArenaCommandDeps):
     .action(
       guarded(deps, (file: string, o: StateOption) => {
         const text = readVoteFile(file);
+        refuseMissingStore(storeFileOf(deps, o));
         const written = withStore(deps, o, (store) => {
           try {
             return importVotesJsonl(store, text, now());
@@ -155,6 +168,7 @@ export function registerArenaCommands(program: Command, deps: ArenaCommandDeps):
         deps,
         (o: StateOption & { asset: string; prediction: string; voter: string; round?: string }) => {
           const raw = { asset: o.asset, prediction: o.prediction, voter: o.voter, round_id: o.round };
+          refuseMissingStore(storeFileOf(deps, o));
           const [written] = withStore(deps, o, (store) =>
             addHumanVotes(store, [{ label: null, raw }], now()),
           );
