@@ -76,6 +76,19 @@ describe('EMI_HTTP_TIMEOUT_MS', () => {
     );
   });
 
+  it('so do the waits between attempts (backoffMs, maxBackoffMs, maxRetryAfterMs), which are timers too', async () => {
+    const dir = await tempDir('emi-http-backoff-file-');
+    const file = join(dir, 'emi.json');
+    for (const key of ['backoffMs', 'maxBackoffMs', 'maxRetryAfterMs']) {
+      await writeFile(file, JSON.stringify({ sources: { http: { [key]: 3_000_000_000 } } }));
+      await expect(loadSourcesConfig({ file, env: {} }), key).rejects.toThrow(
+        new RegExp(`at most 600000 ms \\(10 minutes\\)[\\s\\S]*http\\.${key}`),
+      );
+      await writeFile(file, JSON.stringify({ sources: { http: { [key]: 600_000 } } }));
+      await expect(loadSourcesConfig({ file, env: {} }), key).resolves.toBeDefined();
+    }
+  });
+
   it('emi generate --source live refuses it with exit 2 before anything is written', async () => {
     const dir = await tempDir('emi-http-timeout-max-');
     const args = ['generate', '--source', 'live', '--out', 'site', '--paid', 'paid', '--state', 'var'];

@@ -29,15 +29,15 @@ const VenueSettings = z.strictObject({
  */
 export const MAX_HTTP_TIMEOUT_MS = 600_000;
 
+/** A wait in ms that Node's timers hold: timeouts and the waits between attempts. */
+const TimerMs = z.number().int().max(MAX_HTTP_TIMEOUT_MS, `at most ${MAX_HTTP_TIMEOUT_MS} ms (10 minutes)`);
+
 const HttpSettings = z.strictObject({
-  timeoutMs: PositiveInt.max(
-    MAX_HTTP_TIMEOUT_MS,
-    `at most ${MAX_HTTP_TIMEOUT_MS} ms (10 minutes)`,
-  ).optional(),
+  timeoutMs: TimerMs.positive().optional(),
   retries: z.number().int().min(0).max(10).optional(),
-  backoffMs: PositiveInt.optional(),
-  maxBackoffMs: PositiveInt.optional(),
-  maxRetryAfterMs: z.number().int().min(0).optional(),
+  backoffMs: TimerMs.positive().optional(),
+  maxBackoffMs: TimerMs.positive().optional(),
+  maxRetryAfterMs: TimerMs.min(0).optional(),
   /** Per venue host, unless the venue sets its own. */
   concurrency: PositiveInt.optional(),
   requestsPerSecond: z.number().positive().optional(),
