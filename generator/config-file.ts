@@ -3,13 +3,14 @@
 // command that collects, with or without a file; the history retention of the environment for a command that
 // appends to the history; the paywall's settings (options and EMI_* variables) for a command that starts it; a
 // --cron expression is valid; a run's (and `emi sources check`'s) --source, --record and --replay agree; the
-// folders the command writes to are writable. Any problem is one line on stderr and exit code 2, before anything
-// is written, except a folder this user may not write to: a fault of the machine, not of the command line (exit 1,
-// see configurationHook).
+// folders the command is given do not overlap (folder-overlap.ts); the folders it writes to are writable. Any
+// problem is one line on stderr and exit code 2, before anything is written, except a folder this user may not
+// write to: a fault of the machine, not of the command line (exit 1, see configurationHook).
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { EnvSettings } from '../paywall-worker/config.ts';
 import { stateFolder } from './defaults.ts';
+import { commandFolders, folderOverlapProblem } from './folder-overlap.ts';
 import { assertWritableFolder, isPermissionFault } from './publish/writable.ts';
 import { loadSourcesConfig } from './sources/config.ts';
 
@@ -269,6 +270,12 @@ export async function checkCommandConfiguration(
     const slower = typeof opts.cadence === 'number' ? schedule.cadenceWarning(opts.cron, opts.cadence) : null;
     if (slower) console.error(`emi: warning: ${slower}`);
   }
+  // Folders that meet (`--out .`, `--paid` inside `--out`, `build --out` = `--published`): the run's links would
+  // move one aside with the others' files, or the working folder with everything in it.
+  const stateFromEnv =
+    command.getOptionValueSource('state') === 'default' && Boolean(env.EMI_STATE_DIR?.trim());
+  const overlap = folderOverlapProblem(commandFolders(path, opts, stateFromEnv), process.cwd());
+  if (overlap) throw new Error(overlap);
   for (const [folder, role] of writtenFolders(path, opts, env)) await assertWritableFolder(folder, role);
 }
 

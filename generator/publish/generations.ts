@@ -11,6 +11,8 @@
 import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { stateFolder } from '../defaults.ts';
+import { isSameOrInside } from '../folder-overlap.ts';
 import { processIsAlive } from '../state/lock.ts';
 import { linkTree } from '../site/link-tree.ts';
 import { folderMaker } from './folders.ts';
@@ -99,9 +101,32 @@ async function relativeTarget(folder: string, store: string, entry: string): Pro
   return relative(realFolder, join(realStore, CURRENT, entry));
 }
 
+/** A path through its symlinks, or as given when it does not exist. */
+const realOrGiven = (path: string): Promise<string> => nodeFs.realpath(path).catch(() => resolve(path));
+
+/**
+ * Why a real folder found where a link belongs must stay where it is, or null when it may be moved aside: it is the
+ * working folder or holds it, or it holds the store or the state folder (moved, it would take the operator's
+ * checkout, or the arena store and the generations themselves, with it). The commands refuse such folders before
+ * anything is written (folder-overlap.ts); this is the last line, for any other way in.
+ */
+async function unmovableFolder(path: string, store: string): Promise<string | null> {
+  const [folder, cwd, realStore, state] = await Promise.all([
+    realOrGiven(path),
+    realOrGiven(process.cwd()),
+    realOrGiven(store),
+    realOrGiven(stateFolder()),
+  ]);
+  if (isSameOrInside(cwd, folder)) return `is or holds the working folder ${cwd}`;
+  if (isSameOrInside(realStore, folder)) return `holds the generations ${realStore}`;
+  if (isSameOrInside(state, folder)) return `holds the state folder ${state}`;
+  return null;
+}
+
 /**
  * Makes each `link.path` a symlink through `current`. Real folders found there (an older layout, or folders made
- * by hand) are moved into the store as one legacy generation, never deleted, and served until the switch.
+ * by hand) are moved into the store as one legacy generation, never deleted, and served until the switch; a folder
+ * that holds the working folder, the store or the state folder is never moved (the run fails instead).
  */
 async function ensureLinks(store: string, links: readonly ServedLink[], fs: PublishFs): Promise<void> {
   let legacy: string | null = null;
@@ -113,6 +138,13 @@ async function ensureLinks(store: string, links: readonly ServedLink[], fs: Publ
     const info = await fs.lstat(path).catch(() => null);
     if (info?.isSymbolicLink() && (await fs.readlink(path)) === target) continue;
     if (info?.isDirectory()) {
+      const refusal = await unmovableFolder(path, store);
+      if (refusal) {
+        throw new Error(
+          `${link.path} is a real folder where a link belongs, but it ${refusal}: not moved aside ` +
+            '(give the command a folder of its own)',
+        );
+      }
       legacy ??= `legacy-${Date.now()}-${suffix()}`;
       // A folder served whole becomes the legacy generation itself; parts go below one shared legacy folder.
       if (link.entry) await fs.mkdir(join(store, legacy), { recursive: true });
