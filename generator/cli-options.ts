@@ -173,6 +173,31 @@ export function requireFolder(dir: string, use: FolderUse): void {
   );
 }
 
+/**
+ * A folder a command will write (a state folder), checked before it starts: a file in its path is a usage mistake
+ * (exit code 2), said in one line as `emi generate` says it, rather than a raw EEXIST when the folder is made. A
+ * folder this user may not write to is left to the command (it says so itself).
+ */
+export async function requireFolderPath(folder: string, role: string): Promise<void> {
+  const { assertWritableFolder, isPermissionFault } = await import('./publish/writable.ts');
+  try {
+    await assertWritableFolder(folder, role);
+  } catch (error) {
+    if (isPermissionFault(error)) return;
+    throw usageError((error as Error).message);
+  }
+}
+
+/**
+ * Commander's error text as one line: its first, with the "(Did you mean ...?)" hint it puts on a second line
+ * folded in (a typo's fix is the part worth reading).
+ */
+export function commanderErrorLine(text: string): string {
+  const [first = '', ...rest] = text.trim().split('\n');
+  const hint = rest.map((line) => line.trim()).find((line) => /^\(Did you mean .+\?\)$/.test(line));
+  return hint ? `${first} ${hint}` : first;
+}
+
 /** The value as it may be shown: a password (or user name) in it is never echoed to a terminal or a log. */
 const withoutUserinfo = (value: string): string =>
   value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@');

@@ -8,6 +8,7 @@ import {
   USAGE_EXIT_CODE,
   aheadOfClock,
   checkBaseUrl,
+  commanderErrorLine,
   httpUrlOrNull,
   isUsageError,
   MAX_CADENCE_SECONDS,
@@ -19,6 +20,7 @@ import {
   parsePositiveInt,
   parseSeed,
   requireFolder,
+  requireFolderPath,
   usageError,
 } from './cli-options.ts';
 import {
@@ -82,6 +84,32 @@ function requireBaseUrl(baseUrl: string | undefined): string {
     'refusing to build without a base URL: pass --base-url https://your.site (or set EMI_BASE_URL); ' +
       'for a local preview use --base-url http://127.0.0.1:8080',
   );
+}
+
+/**
+ * The longest `emi mcp --paywall-timeout`: an hour. Node's timers hold at most about 24.8 days (a longer one fires at
+ * once, a far longer one throws), and a paid call waiting an hour for its answer is waiting for nothing.
+ */
+export const MAX_PAYWALL_TIMEOUT_SECONDS = 3600;
+
+function parsePaywallTimeout(value: string): number {
+  const seconds = parsePositiveInt(value);
+  if (seconds > MAX_PAYWALL_TIMEOUT_SECONDS) {
+    throw usageError(
+      `"${value}" is more than an hour: --paywall-timeout is from 1 to ${MAX_PAYWALL_TIMEOUT_SECONDS} seconds.`,
+    );
+  }
+  return seconds;
+}
+
+/**
+ * `--port 0` asks for any free port. Without EMI_BASE_URL the server's own address is the base URL, which the built
+ * files and the paywall's answers carry: the port is chosen now, before the claim, the build and the listen, so that
+ * they all name the port really bound (never :0). With EMI_BASE_URL the listen picks one, as before.
+ */
+async function chosenPort(port: number, host: string): Promise<number> {
+  if (port !== 0 || process.env.EMI_BASE_URL) return port;
+  return (await import('./state/instance-lock.ts')).pickFreePort(host);
 }
 
 /**
@@ -348,6 +376,8 @@ const COMMANDER_USAGE_ERRORS: ReadonlySet<string> = new Set([
   'commander.optionMissingArgument',
   'commander.conflictingOption',
   'commander.invalidArgument',
+  // The help shown on stderr for a command group named without its subcommand (`emi arena`, bare `emi`).
+  'commander.help',
 ]);
 
 /** Commander exits 1 for its usage errors; emi's own usage mistakes exit 2, so these do too (the rest as is). */
@@ -459,12 +489,16 @@ function registerServe(program: Command): void {
           'its pages answer 404',
         );
         if (unbuilt) console.error(`emi: ${unbuilt}`);
+        // Its votes, payment book and credit ledger go there: a file in the way is said now, not as a raw EEXIST.
+        await requireFolderPath(stateFolder(), 'state folder');
+        const port = await chosenPort(o.port, o.host);
         const { claimInstance } = await import('./state/instance-lock.ts');
-        const instance = await claimInstance({ folder: o.dir, port: o.port, host: o.host, command: 'serve' });
+        const instance = await claimInstance({ folder: o.dir, port, host: o.host, command: 'serve' });
         const { startLocalStack } = await import('./local-stack.ts');
         const { stateFiles } = await import('../paywall-worker/local.ts');
         const stack = await startLocalStack({
           ...o,
+          port,
           dir: resolve(o.dir),
           paid: resolve(o.paid),
           // No --state: the votes, payment book and credit ledger of EMI_STATE_DIR (else var), each said at start.
@@ -523,13 +557,14 @@ function registerUp(program: Command): void {
     )
     .action(async (o: UpFlags) => {
       const envBaseUrl = process.env.EMI_BASE_URL;
-      const baseUrl = envBaseUrl ? checkBaseUrl(envBaseUrl) : `http://${o.host}:${o.port}`;
+      const port = await chosenPort(o.port, o.host);
+      const baseUrl = envBaseUrl ? checkBaseUrl(envBaseUrl) : `http://${o.host}:${port}`;
       // Before anything is written (the backfill too): its first run describes --as-of.
       await refusePastAsOf(o);
       checkAsOfAhead(o, 'up');
       // Before anything is written: a second `emi up` on the same folders says what runs there and stops.
       const { claimInstance, claimStateFolder } = await import('./state/instance-lock.ts');
-      const instance = await claimInstance({ folder: o.dist, port: o.port, host: o.host, command: 'up' });
+      const instance = await claimInstance({ folder: o.dist, port, host: o.host, command: 'up' });
       // And one scheduler per --state (an `emi schedule` too): two would refuse each other's runs every tick.
       const stateClaim = await claimStateFolder(o.state, 'up');
       if (o.source === 'sim' && o.backfillDays > 0) {
@@ -550,7 +585,7 @@ function registerUp(program: Command): void {
       const { startLocalStack } = await import('./local-stack.ts');
       const { stateFiles } = await import('../paywall-worker/local.ts');
       const stack = await startLocalStack({
-        port: o.port,
+        port,
         host: o.host,
         dir: resolve(o.dist),
         paid: resolve(o.paid),
@@ -615,8 +650,8 @@ function registerMcp(program: Command): void {
     )
     .option(
       '--paywall-timeout <seconds>',
-      'longest wait for the whole answer of --paywall-url (default 30; only with --paywall-url)',
-      parsePositiveInt,
+      `longest wait for the whole answer of --paywall-url (default 30, at most ${MAX_PAYWALL_TIMEOUT_SECONDS}; only with --paywall-url)`,
+      parsePaywallTimeout,
     )
     .option('--base-url <url>', 'base URL of the discovery documents', defaultBaseUrl() ?? DEFAULT_BASE_URL)
     .action(
@@ -663,7 +698,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     .version(packageVersion(), '-v, --version', 'print the version of emi')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride(exitForUsage)
-    .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') })
+    .configureOutput({ outputError: (text, write) => write(`${commanderErrorLine(text)}\n`) })
     .configureHelp({ optionDescription })
     .hook('preAction', async (program, command) => {
       // Bad configuration: one line, exit 2, before anything is written (loaded only when a command runs).
@@ -695,13 +730,32 @@ export async function programFor(argv: readonly string[]): Promise<Command> {
   return createProgram(group ? new Map([[group, await group.load()]]) : undefined);
 }
 
+const isHelpFlag = (arg: string): boolean => arg === '--help' || arg === '-h';
+
+/**
+ * `emi help nosuch` and `emi nosuch --help` name a command that does not exist, as `emi nosuch` does: commander
+ * shows the root help for them instead (exit 1 and 0). Returns the command line that makes commander say the same
+ * usage error as for `emi nosuch` (exit 2, with its "Did you mean"), or null for any other.
+ */
+function unknownCommandArgs(program: Command, args: readonly string[]): string[] | null {
+  const known = (name: string) =>
+    name === 'help' || program.commands.some((c) => c.name() === name || c.aliases().includes(name));
+  const [first, second] = args;
+  if (first === undefined || first.startsWith('-')) return null;
+  if (first === 'help')
+    return second !== undefined && !second.startsWith('-') && !known(second) ? [second] : null;
+  return !known(first) && args.some(isHelpFlag) ? args.filter((arg) => !isHelpFlag(arg)) : null;
+}
+
 /**
  * Runs the CLI: errors become one line on stderr and a non-zero exit, never a stack trace; 2 for a usage mistake
  * (see usageError), 1 for anything else.
  */
 export async function main(argv: string[]): Promise<void> {
   try {
-    await (await programFor(argv)).parseAsync(argv);
+    const program = await programFor(argv);
+    const unknown = unknownCommandArgs(program, argv.slice(2));
+    await (unknown ? program.parseAsync(unknown, { from: 'user' }) : program.parseAsync(argv));
   } catch (error) {
     console.error(`emi: ${oneLine((error as Error).message)}`);
     process.exitCode = process.exitCode || (isUsageError(error) ? USAGE_EXIT_CODE : 1);

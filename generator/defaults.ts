@@ -19,11 +19,11 @@ export const DEFAULT_PORT = 8080;
 export const DEFAULT_DEV_FACILITATOR_PORT = 4021;
 
 /**
- * The state folder (arena store, run reports, the paywall's payment book and credit ledger): EMI_STATE_DIR, or `var`
- * when it is unset or empty (an empty path would be the working folder).
+ * The state folder (arena store, run reports, the paywall's payment book and credit ledger): EMI_STATE_DIR, trimmed,
+ * or `var` when it is unset or blank (an empty path would be the working folder, spaces a folder named by spaces).
  */
 export const stateFolder = (env: Readonly<Record<string, string | undefined>> = process.env): string =>
-  env.EMI_STATE_DIR || 'var';
+  env.EMI_STATE_DIR?.trim() || 'var';
 
 /** The wallet-signed votes in the state folder: the paywall writes them, `emi generate` imports them. */
 export const VOTE_STORE_FILE = 'arena-votes.sqlite';

@@ -13,7 +13,7 @@ import { listen } from './node-listen.ts';
 import { BUY_EXIT_CODES, BUY_EXIT_HELP, DEFAULT_RETRY_FOR_SECONDS, runBuy } from './buy-command.ts';
 import type { BuyCommandOptions } from './buy-command.ts';
 import { DEV_FACILITATOR_PORT } from './dev-facilitator/server.ts';
-import { parsePort, usageError } from '../generator/cli-options.ts';
+import { parsePort, requireFolderPath, usageError } from '../generator/cli-options.ts';
 import { VOTE_STORE_FILE, stateFolder } from '../generator/defaults.ts';
 import { DEFAULT_BASE_URL } from '../generator/discovery/urls.ts';
 
@@ -124,7 +124,15 @@ export function registerPaywallCommands(program: Command): void {
             `--production needs ${[!payTo && 'a payee (EMI_PAYTO or --pay-to)', !facilitatorUrl && 'a facilitator URL (EMI_FACILITATOR_URL or --facilitator-url)'].filter(Boolean).join(' and ')}`,
           );
         }
-        const baseUrl = o.baseUrl ?? env.baseUrl ?? `http://${o.host}:${o.port}`;
+        // Its votes, payment book and credit ledger go there: a file in the way is said now, not as a raw EEXIST.
+        await requireFolderPath(o.state, 'state folder');
+        // Its 402 answers name the resource at the base URL: --port 0 without one is chosen before, never said as :0.
+        const explicitBase = o.baseUrl ?? env.baseUrl;
+        const port =
+          o.port === 0 && !explicitBase
+            ? await (await import('../generator/state/instance-lock.ts')).pickFreePort(o.host)
+            : o.port;
+        const baseUrl = explicitBase ?? `http://${o.host}:${port}`;
         const paywall = await createLocalPaywall({
           ...env,
           paidDir: resolve(o.paid),
@@ -152,11 +160,11 @@ export function registerPaywallCommands(program: Command): void {
               return (mcp && new URL(request.url).pathname === MCP_PATH ? mcp : app).fetch(request, env);
             },
           },
-          o.port,
+          port,
           o.host,
         ).catch(async (error: NodeJS.ErrnoException) => {
           await paywall.close();
-          throw listenError(error, `port ${o.port} on ${o.host}`, '--port');
+          throw listenError(error, `port ${port} on ${o.host}`, '--port');
         });
         console.log(`x402 paywall listening on http://${o.host}:${server.port}`);
         for (const line of paywall.describe()) console.log(line);

@@ -108,9 +108,8 @@ async function replaceWhole(file: string, text: string): Promise<void> {
   await rename(temp, file);
 }
 
-/** Resolves when host:port can be listened on; throws a sentence when something holds it. */
-export function assertPortFree(port: number, host: string): Promise<void> {
-  if (port === 0) return Promise.resolve();
+/** Listens on host:port and closes at once: resolves with the port bound; throws a sentence when it cannot. */
+function probePort(port: number, host: string): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const probe = createServer();
     probe.once('error', (error: NodeJS.ErrnoException) =>
@@ -122,9 +121,24 @@ export function assertPortFree(port: number, host: string): Promise<void> {
         ),
       ),
     );
-    probe.listen(port, host, () => probe.close(() => resolvePromise()));
+    probe.listen(port, host, () => {
+      const bound = probe.address();
+      probe.close(() => resolvePromise(typeof bound === 'object' && bound ? bound.port : port));
+    });
   });
 }
+
+/** Resolves when host:port can be listened on; throws a sentence when something holds it. */
+export async function assertPortFree(port: number, host: string): Promise<void> {
+  if (port !== 0) await probePort(port, host);
+}
+
+/**
+ * A port free on `host` now, chosen by the system (`--port 0`): the published files and the paywall's answers carry
+ * the base URL, so the port must be known before anything is built, not only once the server listens. Another
+ * program could take it in between; the listen then says the port is in use.
+ */
+export const pickFreePort = (host: string): Promise<number> => probePort(0, host);
 
 export interface ClaimOptions {
   folder: string;

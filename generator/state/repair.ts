@@ -91,7 +91,7 @@ const shellWord = (text: string): string =>
  */
 export function repairCommand(storeFile: string, env: NodeJS.ProcessEnv = process.env): string {
   const folder = dirname(resolve(storeFile));
-  const isDefault = !env.EMI_STATE_DIR && folder === resolve(stateFolder({}));
+  const isDefault = !env.EMI_STATE_DIR?.trim() && folder === resolve(stateFolder({}));
   return isDefault ? 'emi arena repair' : `emi arena repair --state ${shellWord(folder)}`;
 }
 

@@ -7,7 +7,7 @@
 // A usage mistake (an unknown id, a bad option, a configuration that cannot be changed safely) exits 2 before
 // anything is written.
 import { chmod, lstat, readlink, realpath, rename, stat, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CREDITS_RULE, MAX_CREDITS } from './admin-api.ts';
@@ -247,10 +247,28 @@ async function assertNewBooks(flags: AddFlags): Promise<void> {
   );
 }
 
+/** `add` creates the file, not its folder: a folder that is not there is a usage mistake, said before anything. */
+function assertFolderOf(file: string): void {
+  const folder = dirname(resolve(file));
+  let isFolder = false;
+  try {
+    isFolder = statSync(folder).isDirectory();
+  } catch {
+    // not there, or a file in its path: the same mistake
+  }
+  if (!isFolder) {
+    throw usageError(
+      `no folder ${folder} for the configuration file (--config ${file}): create it first, or give another ` +
+        '--config; nothing was written',
+    );
+  }
+}
+
 async function add(flags: AddFlags): Promise<void> {
   const file = configFile(flags);
   if (!file)
     throw usageError('emi publisher add needs the configuration file: --config FILE (or EMI_CONFIG)');
+  assertFolderOf(file);
   const config = existsSync(file) ? await readConfig(file) : {};
   if (config.publishers !== undefined && !Array.isArray(config.publishers)) {
     throw usageError(
