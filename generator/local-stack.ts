@@ -55,7 +55,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'EADDRINUSE') throw error;
     throw new Error(
-      `the development facilitator's port is in use (another emi serve or up?): choose one with --dev-facilitator-port`,
+      `the development facilitator's port ${options.devFacilitatorPort} is in use (another emi serve or up?): choose another with --dev-facilitator-port`,
     );
   });
   try {

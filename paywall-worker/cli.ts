@@ -13,7 +13,7 @@ import { listen } from './node-listen.ts';
 import { BUY_EXIT_CODES, BUY_EXIT_HELP, DEFAULT_RETRY_FOR_SECONDS, runBuy } from './buy-command.ts';
 import type { BuyCommandOptions } from './buy-command.ts';
 import { DEV_FACILITATOR_PORT } from './dev-facilitator/server.ts';
-import { parsePort, requireFolderPath, usageError } from '../generator/cli-options.ts';
+import { parsePort, requireFolder, requireFolderPath, usageError } from '../generator/cli-options.ts';
 import { VOTE_STORE_FILE, stateFolder } from '../generator/defaults.ts';
 import { DEFAULT_BASE_URL } from '../generator/discovery/urls.ts';
 
@@ -123,6 +123,14 @@ export function registerPaywallCommands(program: Command): void {
           throw usageError(
             `--production needs ${[!payTo && 'a payee (EMI_PAYTO or --pay-to)', !facilitatorUrl && 'a facilitator URL (EMI_FACILITATOR_URL or --facilitator-url)'].filter(Boolean).join(' and ')}`,
           );
+        }
+        // A --site that names no folder would serve no /mcp and no storefront, silently.
+        if (o.site) {
+          requireFolder(o.site, {
+            refusal: 'no MCP endpoint or storefront to serve',
+            option: '--site',
+            writtenBy: ['emi build', '--out'],
+          });
         }
         // Its votes, payment book and credit ledger go there: a file in the way is said now, not as a raw EEXIST.
         await requireFolderPath(o.state, 'state folder');

@@ -209,6 +209,52 @@ describe('emi paywall', () => {
   });
 });
 
+describe('emi serve and emi paywall name what is wrong with their folders and ports', () => {
+  it("emi serve names the development facilitator's port in use, and the option that chooses another", async () => {
+    const dir = await scratch();
+    await mkdir(join(dir, 'dist'));
+    await writeFile(join(dir, 'dist', 'index.html'), '<!doctype html><title>built</title>');
+    const devPort = await freePort();
+    const taken = await occupy(devPort);
+    try {
+      const result = await run(dir, [
+        'serve',
+        '--dir',
+        'dist',
+        '--port',
+        '0',
+        '--dev-facilitator-port',
+        String(devPort),
+      ]);
+      expect(result.code).toBe(1);
+      expect(errorLines(result)).toEqual([
+        `emi: the development facilitator's port ${devPort} is in use (another emi serve or up?): choose another ` +
+          'with --dev-facilitator-port',
+      ]);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('emi paywall --site naming no folder is a usage mistake, not a worker without /mcp', async () => {
+    const dir = await scratch();
+    const result = await run(dir, [
+      'paywall',
+      '--port',
+      '0',
+      '--dev-facilitator-port',
+      '0',
+      '--site',
+      'nowhere',
+    ]);
+    expect(result.code).toBe(2);
+    expect(errorLines(result)).toEqual([
+      'emi: no MCP endpoint or storefront to serve: folder nowhere does not exist (--site); run emi build --out ' +
+        'nowhere first, or give --site the folder emi build wrote to',
+    ]);
+  });
+});
+
 describe('--as-of', () => {
   const NOW = Date.parse('2026-11-25T12:00:00Z');
 
