@@ -226,13 +226,13 @@ describe('the source settings of the environment are checked without a configura
       'EMI_HTTP_RETRIES=abc emi generate',
       run,
       { EMI_HTTP_RETRIES: 'abc' },
-      /^emi: invalid source configuration in environment: .* at http\.retries$/,
+      /^emi: invalid source configuration in environment: EMI_HTTP_RETRIES: .*expected number/,
     ],
     [
       'EMI_SOURCE_ORDER_TICKER=nosuch emi generate',
       run,
       { EMI_SOURCE_ORDER_TICKER: 'nosuch' },
-      /^emi: invalid source configuration in environment: .* at order\.ticker/,
+      /^emi: invalid source configuration in environment: EMI_SOURCE_ORDER_TICKER: Invalid option/,
     ],
     [
       'EMI_HTTP_RETRIES=abc emi schedule',

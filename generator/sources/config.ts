@@ -213,21 +213,46 @@ export function configFromEnv(env: Env): SourcesConfigInput {
       return baseUrl ? [[venue, { baseUrl }]] : [];
     }),
   );
-  const http = {
-    timeoutMs: numberFrom(env.EMI_HTTP_TIMEOUT_MS),
-    retries: numberFrom(env.EMI_HTTP_RETRIES),
-    concurrency: numberFrom(env.EMI_HTTP_CONCURRENCY),
-    requestsPerSecond: numberFrom(env.EMI_HTTP_RPS),
-  };
+  const http = Object.fromEntries(
+    Object.entries(HTTP_ENV_NAMES)
+      .map(([key, name]) => [key, numberFrom(env[name])] as const)
+      .filter(([, v]) => v !== undefined),
+  );
   const raw = {
     venues,
     order,
-    http: Object.fromEntries(Object.entries(http).filter(([, v]) => v !== undefined)),
-    concurrency: numberFrom(env.EMI_SOURCE_CONCURRENCY),
-    priceDisagreementPct: numberFrom(env.EMI_PRICE_DISAGREEMENT_PCT),
-    fundingDisagreementPct8h: numberFrom(env.EMI_FUNDING_DISAGREEMENT_PCT_8H),
+    http,
+    ...Object.fromEntries(Object.entries(TOP_ENV_NAMES).map(([key, name]) => [key, numberFrom(env[name])])),
   };
-  return parseInput(raw, 'environment');
+  const result = SourcesConfigInput.safeParse(raw);
+  if (result.success) return result.data;
+  // Said by the variable the operator set, not by the file's key it stands for (`order.ticker[1]`).
+  const problems = result.error.issues.map((issue) => `${envNameOf(issue.path)}: ${issue.message}`);
+  throw new Error(`invalid source configuration in environment: ${[...new Set(problems)].join('; ')}`);
+}
+
+/** The variables of the `http` settings and of the top-level ones, by the key each stands for. */
+const HTTP_ENV_NAMES = {
+  timeoutMs: 'EMI_HTTP_TIMEOUT_MS',
+  retries: 'EMI_HTTP_RETRIES',
+  concurrency: 'EMI_HTTP_CONCURRENCY',
+  requestsPerSecond: 'EMI_HTTP_RPS',
+} as const;
+const TOP_ENV_NAMES = {
+  concurrency: 'EMI_SOURCE_CONCURRENCY',
+  priceDisagreementPct: 'EMI_PRICE_DISAGREEMENT_PCT',
+  fundingDisagreementPct8h: 'EMI_FUNDING_DISAGREEMENT_PCT_8H',
+} as const;
+
+/** The variable that gave the value at `path` of the file's shape. */
+function envNameOf(path: readonly PropertyKey[]): string {
+  const [first, second] = path.map(String);
+  if (first === 'venues' && second) return venueUrlEnvName(second as VenueId);
+  if (first === 'order' && second) return orderEnvName(second as SectionName);
+  if (first === 'http' && second && second in HTTP_ENV_NAMES)
+    return HTTP_ENV_NAMES[second as keyof typeof HTTP_ENV_NAMES];
+  if (first && first in TOP_ENV_NAMES) return TOP_ENV_NAMES[first as keyof typeof TOP_ENV_NAMES];
+  return path.join('.');
 }
 
 function parseInput(raw: unknown, origin: string): SourcesConfigInput {
