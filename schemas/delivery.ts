@@ -98,8 +98,6 @@ export const SITE_HEADERS: Readonly<Record<string, string>> = {
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
-/** Free API files: a short shared cache, one generation long. */
-export const FREE_CACHE = `public, max-age=${CACHE_SECONDS}`;
 /** Errors, 402 challenges and paid bodies: never stored by any cache. */
 export const NO_STORE = 'no-store';
 /** Seconds a client is asked to wait (`Retry-After`) before trying again after a 503. */
@@ -178,6 +176,23 @@ export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 /** Stored, but asked about (ETag) before every use: an entry script whose chunks' names it holds may change. */
 export const REVALIDATE_CACHE = 'no-cache';
 /**
+ * The cache hint of a free API file `ageSeconds` old (whole seconds since it was written, by its modification time):
+ * cached until the next file is due, CACHE_SECONDS after this one was published, and revalidated (ETag) after that, so
+ * that no cache serves a body past its `next_update_due` (/docs/freshness/). It is what nginx's
+ * `expires modified +60s` sends (max-age counted down to 0, then no-cache), so the nginx recipe needs no script. A host
+ * that cannot know the file's age (`null`: the Cloudflare Worker's static assets, Netlify) revalidates every use.
+ */
+export function freeCacheFor(ageSeconds: number | null): string {
+  if (ageSeconds === null) return REVALIDATE_CACHE;
+  const left = CACHE_SECONDS - Math.floor(ageSeconds);
+  return left < 0 ? REVALIDATE_CACHE : `max-age=${left}`;
+}
+/** A file's age as nginx counts it: whole seconds of the clock less whole seconds of its modification time. */
+export const fileAgeSeconds = (modifiedMs: number, nowMs: number): number =>
+  Math.floor(nowMs / 1000) - Math.floor(modifiedMs / 1000);
+/** The buyer page's settings (whom it pays): never stored, so that a changed payee is seen at once. */
+export const BUYER_CONFIG_PATH = '/x402-buyer/config.json';
+/**
  * The chunks of the site's two browser programs, as esbuild names them (generator/buyer/bundle.ts): `[name]-[hash].js`
  * in these folders (nothing else is written there), the hash 8 characters of base32 (A-Z, 2-7). The pattern is a
  * regular expression source, unanchored: the nginx recipe renders it as is.
@@ -189,13 +204,14 @@ const HASHED_CHUNK = new RegExp(`^${HASHED_CHUNK_PATTERN}$`);
 export const ENTRY_SCRIPTS: readonly string[] = ['/x402-buyer/app.js', '/assets/arena-vote/main.js'];
 
 /**
- * The cache hint of a static file: API files are cached for one generation, the run status never, hashed chunks for
- * a year and the entry scripts revalidated every time (a stale app.js would ask for chunks the next build removed);
+ * The cache hint of a static file: API files are cached until the next one is due (`freeCacheFor`, by the file's
+ * `ageSeconds`, null where the host cannot know it), the run status and the buyer's config never, hashed chunks for a
+ * year and the entry scripts revalidated every time (a stale app.js would ask for chunks the next build removed);
  * pages are left to the host.
  */
-export function cacheFor(path: string): string | null {
-  if (path === STATUS_PATH) return NO_STORE;
-  if (isApiPath(path)) return FREE_CACHE;
+export function cacheFor(path: string, ageSeconds: number | null = null): string | null {
+  if (path === STATUS_PATH || path === BUYER_CONFIG_PATH) return NO_STORE;
+  if (isApiPath(path)) return freeCacheFor(ageSeconds);
   if (HASHED_CHUNK.test(path)) return IMMUTABLE_CACHE;
   return ENTRY_SCRIPTS.includes(path) ? REVALIDATE_CACHE : null;
 }
@@ -333,10 +349,15 @@ export const notFoundFor = (path: string): { json: ErrorResponse } | { page: '/4
 
 /**
  * The headers of a static file served at URL `path`. The policy's type for the path's extension wins (`.php` is
- * JSON); otherwise `servedType`, the type of the file actually sent (a folder's index.html).
+ * JSON); otherwise `servedType`, the type of the file actually sent (a folder's index.html). `ageSeconds`: the file's
+ * age where the host knows it (`cacheFor`).
  */
-export function fileHeaders(path: string, servedType?: string | null): Record<string, string> {
-  const cache = cacheFor(path);
+export function fileHeaders(
+  path: string,
+  servedType?: string | null,
+  ageSeconds: number | null = null,
+): Record<string, string> {
+  const cache = cacheFor(path, ageSeconds);
   return {
     ...SITE_HEADERS,
     'Content-Type': contentTypeFor(path) ?? servedType ?? 'application/octet-stream',

@@ -4,9 +4,9 @@
 // Cloudflare Worker or `emi paywall` on Node), named by PAYWALL_ORIGIN.
 import { TRACKED_ASSETS } from '../../schemas/common.ts';
 import {
+  BUYER_CONFIG_PATH,
   CORS_HEADERS,
   ENTRY_SCRIPTS,
-  FREE_CACHE,
   FREE_PATHS,
   HASHED_CHUNK_FOLDERS,
   IMMUTABLE_CACHE,
@@ -19,6 +19,7 @@ import {
   WORKER_PATHS,
   REASONING_PATH,
   SITE_HEADERS,
+  freeCacheFor,
 } from '../../schemas/delivery.ts';
 import { invalidAssetError } from '../../schemas/error.ts';
 import { reasoningFileFor } from '../../schemas/resources.ts';
@@ -62,22 +63,32 @@ export function renderInvalidAssetFunction(): string {
   ].join('\n');
 }
 
+/**
+ * A rule here cannot know when a file was published (Netlify sends no age of the deploy's files to a rule): the free
+ * files are revalidated (ETag) at every use rather than cached past the next file's due time (`freeCacheFor`).
+ */
+const FREE_CACHE_UNKNOWN_AGE = freeCacheFor(null);
+
 export function renderNetlifyHeaders(): string {
-  const freeJson = { 'Content-Type': JSON_TYPE, 'Cache-Control': FREE_CACHE };
+  const freeJson = { 'Content-Type': JSON_TYPE, 'Cache-Control': FREE_CACHE_UNKNOWN_AGE };
   return [
     '# Rendered from schemas/delivery.ts by `npm run render:deploy`: do not edit. Copy into dist/ after `emi build`.',
     block('/*', SITE_HEADERS),
     '',
-    '# The free endpoints, listed one by one and never as /api/*, so that no cache rule can reach a paid path.',
+    '# The free endpoints, listed one by one and never as /api/*, so that no cache rule can reach a paid path. No rule',
+    "# can know a file's age, so they are revalidated (ETag) at every use, never served past the next file's due time.",
     ...FREE_PATHS.map((path) => `${block(path, freeJson)}\n`),
     block('/api/reasoning/*', freeJson),
     '',
     '# History day files, latest and index (JSON and CSV twins: Netlify types them by extension).',
-    block('/api/history/*', { 'Cache-Control': FREE_CACHE }),
+    block('/api/history/*', { 'Cache-Control': FREE_CACHE_UNKNOWN_AGE }),
     '',
     block('/errors/*', { 'Content-Type': JSON_TYPE, 'Cache-Control': NO_STORE }),
     '',
     block(STATUS_PATH, { 'Content-Type': JSON_TYPE, 'Cache-Control': NO_STORE }),
+    '',
+    "# The buyer page's settings (whom it pays): never stored, so that a changed payee is seen at once.",
+    block(BUYER_CONFIG_PATH, { 'Cache-Control': NO_STORE }),
     '',
     "# The browser programs: their entry scripts revalidated every time, the buyer page's chunks (the folder holds",
     "# nothing else, each name carries its content hash) kept for a year. The vote form's chunks share their folder",

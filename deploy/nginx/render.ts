@@ -3,11 +3,11 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { domainToASCII } from 'node:url';
-import { DEFAULT_REASONING_ASSET, TRACKED_ASSETS } from '../../schemas/common.ts';
+import { CACHE_SECONDS, DEFAULT_REASONING_ASSET, TRACKED_ASSETS } from '../../schemas/common.ts';
 import {
   ALLOWED_METHODS,
+  BUYER_CONFIG_PATH,
   ENTRY_SCRIPTS,
-  FREE_CACHE,
   HASHED_CHUNK_PATTERN,
   IMMUTABLE_CACHE,
   REVALIDATE_CACHE,
@@ -261,7 +261,8 @@ export async function renderNginxSite(options: NginxSiteOptions): Promise<string
       )
       .join('\n\n'),
     __STATUS_PATH__: STATUS_PATH,
-    __FREE_CACHE__: FREE_CACHE,
+    __CACHE_SECONDS__: String(CACHE_SECONDS),
+    __BUYER_CONFIG_PATH__: regexEscape(BUYER_CONFIG_PATH),
     __HASHED_CHUNK_PATTERN__: HASHED_CHUNK_PATTERN,
     __IMMUTABLE_CACHE__: IMMUTABLE_CACHE,
     __ENTRY_SCRIPTS__: ENTRY_SCRIPTS.map(regexEscape).join('|'),

@@ -303,8 +303,10 @@ function sharedComponents(): Json {
     },
     headers: {
       CacheControlFree: {
-        description: `Free snapshots may be cached for ${CACHE_SECONDS} seconds.`,
-        schema: { type: 'string', examples: [`public, max-age=${CACHE_SECONDS}`] },
+        description:
+          `Free snapshots may be cached until the next is due: at most ${CACHE_SECONDS} seconds after they were ` +
+          "written (`no-cache` where the host cannot know the file's age).",
+        schema: { type: 'string', examples: [`max-age=${CACHE_SECONDS}`, 'no-cache'] },
       },
       ETag: {
         description:

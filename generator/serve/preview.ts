@@ -8,11 +8,12 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { errorResponse, notFoundError } from '../../schemas/error.ts';
 import {
+  BUYER_CONFIG_PATH,
   errorAnswer,
   contentTypeFor,
+  fileAgeSeconds,
   fileHeaders,
   isNotModified,
-  NO_STORE,
   normalisedRequest,
   notFoundFor,
   paywallDownError,
@@ -65,9 +66,7 @@ export function createPreviewApp(options: PreviewOptions): Hono {
 
   const { buyerConfig, devFacilitatorUrl } = options;
   if (buyerConfig) {
-    app.get('/x402-buyer/config.json', () =>
-      Response.json(buyerConfig, { headers: { ...fileHeaders('/config.json'), 'Cache-Control': NO_STORE } }),
-    );
+    app.get(BUYER_CONFIG_PATH, () => Response.json(buyerConfig, { headers: fileHeaders(BUYER_CONFIG_PATH) }));
   }
   if (devFacilitatorUrl) {
     const forwardToFacilitator = (path: string) => async (c: Context) => {
@@ -172,8 +171,10 @@ async function serveFile(root: string, path: string, request: Request): Promise<
   const version = file ? await readVersion(file, headOnly) : null;
   if (file && version) {
     const validators = validatorsOf(version.info);
+    // A free file's cache lifetime runs from when it was written, as nginx counts it (`freeCacheFor`).
+    const age = fileAgeSeconds(version.info.mtimeMs, Date.now());
     const headers: Record<string, string> = {
-      ...fileHeaders(path, contentTypeFor(file)),
+      ...fileHeaders(path, contentTypeFor(file), age),
       ETag: validators.etag,
       'Last-Modified': validators.lastModified,
     };

@@ -215,8 +215,10 @@ async function serveAsset(asked: Asked, env: SiteWorkerEnv, path: string): Promi
       },
     });
   }
+  // The static assets carry no modification time, so a free file's age is unknown here: it is revalidated (its ETag)
+  // at every use rather than cached past the next file's due time (schemas/delivery.ts `freeCacheFor`).
   const headers: Record<string, string> = {
-    ...fileHeaders(path, type),
+    ...fileHeaders(path, type, null),
     ...VARY_ENCODING,
     ...pick(asset.headers, KEPT_HEADERS),
   };
