@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { oneLine, usageError } from './cli-options.ts';
 import type { RunReport } from './pipeline.ts';
+import { assertEleventyCanRead } from './site/load-eleventy.ts';
 import type { SourceName } from './market-source.ts';
 import type { WarmSiteBuilder, WarmSiteOptions } from './site/warm-build.ts';
 
@@ -45,7 +46,7 @@ export const REQUIRED_TEMPLATES = [
 /** Throws one line unless `site` holds the project's templates (an empty or wrong --site would build no site). */
 export function assertSiteTemplates(site: string): void {
   const missing = REQUIRED_TEMPLATES.filter((file) => !existsSync(resolve(site, file)));
-  if (missing.length === 0) return;
+  if (missing.length === 0) return assertEleventyCanRead(site);
   throw new Error(
     `refusing to build: ${resolve(site)} is not a site folder (no ${missing.join(', ')}); ` +
       `leave --site out to use the project's templates (${SITE_TEMPLATES})`,

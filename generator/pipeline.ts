@@ -477,6 +477,8 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
   let phase = 'checking its folders';
   /** Whether the output folder passed its check: one this user may not write to cannot take status.json either. */
   let outputWritable = false;
+  /** The folders the public status names paths relative to (it never shows a server's absolute paths). */
+  const statusFolders = [options.outDir, options.stateDir];
   try {
     await assertWritableFolder(options.outDir, 'output folder');
     outputWritable = true;
@@ -534,7 +536,9 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
             { target: reportFile, data: pretty(done) },
             {
               target: join(options.outDir, STATUS_FILE),
-              data: pretty(runStatus(done, provider, runClockNow, await readRunStatus(options.outDir))),
+              data: pretty(
+                runStatus(done, provider, runClockNow, await readRunStatus(options.outDir), statusFolders),
+              ),
             },
           ]);
         } catch (error) {
@@ -594,7 +598,13 @@ export async function runPipeline(options: PipelineOptions, fs: PublishFs = real
   // The run's error already names an output folder it may not write to, in one line: no second line about its file.
   if (!outputWritable) return final;
   try {
-    const status = runStatus(final, snapshot?.provider ?? null, clock, await readRunStatus(options.outDir));
+    const status = runStatus(
+      final,
+      snapshot?.provider ?? null,
+      clock,
+      await readRunStatus(options.outDir),
+      statusFolders,
+    );
     await writeRecord(join(options.outDir, STATUS_FILE), pretty(status));
   } catch (error) {
     console.error(`status.json was not written: ${(error as Error).message}`);

@@ -52,9 +52,58 @@ describe('a site whose folders sit under a path holding glob syntax', () => {
       () => null,
       (error: { code: number; stderr: string }) => error,
     );
-    expect(failure?.code).toBe(1);
+    expect(failure?.code).toBe(2);
     expect(failure?.stderr).toContain('Eleventy reads sites (old)/site');
     expect(failure?.stderr).toContain('as a glob');
+    expect(failure?.stderr).toContain(`run emi from ${project} or a folder inside it`);
     await expect(stat(join(outer, 'dist', 'index.html'))).rejects.toThrow();
+  });
+});
+
+describe('a checkout whose path holds # or %, which Eleventy 3.1 reads as URL syntax', () => {
+  for (const folder of ['a#1', 'b%20']) {
+    it(`is refused in one line, exit 2, before anything is written (${folder})`, async () => {
+      const site = join(outer, folder, 'site');
+      await mkdir(site, { recursive: true });
+      await copyTemplates(site);
+      const out = join(outer, folder, 'dist');
+      const failure = await run(
+        process.execPath,
+        [EMI, 'build', '--site', site, '--published', join(project, 'published'), '--out', out],
+        { cwd: join(outer, folder), env: { ...process.env, EMI_BASE_URL: BASE_URL } },
+      ).then(
+        () => null,
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failure?.code).toBe(2);
+      expect(failure?.stderr.trim().split('\n')).toHaveLength(1);
+      expect(failure?.stderr).toContain(`Eleventy cannot load the site templates from ${site}`);
+      expect(failure?.stderr).toContain('move or rename the folder');
+      await expect(stat(out)).rejects.toThrow();
+      await expect(stat(join(outer, folder, '.dist.generations'))).rejects.toThrow();
+    });
+  }
+
+  it('builds when the templates are given through a link without them, from a folder without them', async () => {
+    const site = join(outer, 'c#3', 'site');
+    await mkdir(site, { recursive: true });
+    await copyTemplates(site);
+    await symlink(join(ROOT, 'node_modules'), join(outer, 'c#3', 'node_modules'));
+    await symlink(join(outer, 'c#3'), join(outer, 'plain-link'));
+    await symlink(project, join(outer, 'project-link')); // its own name holds glob syntax
+    await run(
+      process.execPath,
+      [EMI, 'build', '--site', 'plain-link/site', '--published', 'project-link/published', '--out', 'linked'],
+      { cwd: outer, env: { ...process.env, EMI_BASE_URL: BASE_URL } },
+    );
+    expect((await stat(site)).isDirectory()).toBe(true);
+    expect(await readFile(join(outer, 'linked', 'robots.txt'), 'utf8')).toContain(`Sitemap: ${BASE_URL}/`);
+  });
+});
+
+describe('a published folder under a path holding glob syntax', () => {
+  it('builds when emi runs from inside the folder the refusal names', async () => {
+    await build(project, join(project, 'dist-from-inside'));
+    expect((await stat(join(project, 'dist-from-inside', 'index.html'))).isFile()).toBe(true);
   });
 });

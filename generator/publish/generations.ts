@@ -16,6 +16,7 @@ import { isSameOrInside } from '../folder-overlap.ts';
 import { processIsAlive } from '../state/lock.ts';
 import { linkTree } from '../site/link-tree.ts';
 import { folderMaker } from './folders.ts';
+import { makeFolders, PAID_FOLDERS, PUBLIC, setGenerationModes } from './modes.ts';
 
 /** Generations kept: the one served and the one before it (a rollback target, and readers still busy with it). */
 export const KEEP_GENERATIONS = 2;
@@ -133,7 +134,7 @@ async function ensureLinks(store: string, links: readonly ServedLink[], fs: Publ
   let movedAny = false;
   for (const link of links) {
     const path = resolve(link.path);
-    await fs.mkdir(dirname(path), { recursive: true });
+    await makeFolders(dirname(path), PUBLIC.folder, fs.mkdir);
     const target = await relativeTarget(dirname(path), store, link.entry);
     const info = await fs.lstat(path).catch(() => null);
     if (info?.isSymbolicLink() && (await fs.readlink(path)) === target) continue;
@@ -312,15 +313,19 @@ export async function generationsTidied(): Promise<void> {
   await Promise.all(tidying.values());
 }
 
-/** Starts a generation in `store` that will be served through `links`. */
+/**
+ * Starts a generation in `store` that will be served through `links`. Its files are made readable by others when it
+ * is served, but those under `privateFolders` (the paid bodies) its owner's alone (modes.ts).
+ */
 export async function beginGeneration(
   store: string,
   links: readonly ServedLink[],
   fs: PublishFs = realFs,
+  privateFolders: readonly string[] = PAID_FOLDERS,
 ): Promise<Generation> {
   store = resolve(store);
   await tidying.get(store);
-  await fs.mkdir(store, { recursive: true });
+  await makeFolders(store, PUBLIC.folder, fs.mkdir);
   await cleanGenerations(store, fs);
   // Ids order the generations for pruning: never behind the newest one, even after the clock has gone back (else
   // the generation served just before would be removed first, while readers may still be in it).
@@ -367,6 +372,8 @@ export async function beginGeneration(
     async commit() {
       if (state !== 'open') throw new Error('generation already finished');
       for (const link of links) await fs.mkdir(join(building, link.entry), { recursive: true });
+      // Whatever the umask the files were written under: nginx (another user) reads the public ones.
+      await setGenerationModes(building, privateFolders);
       await fs.rename(building, join(store, id));
       await ensureLinks(store, links, fs);
       await switchTo(store, id, fs);
@@ -401,8 +408,9 @@ export async function publishGeneration(
   links: readonly ServedLink[],
   fill: (generation: Generation) => Promise<void>,
   fs: PublishFs = realFs,
+  privateFolders: readonly string[] = PAID_FOLDERS,
 ): Promise<Generation> {
-  const generation = await beginGeneration(store, links, fs);
+  const generation = await beginGeneration(store, links, fs, privateFolders);
   try {
     await fill(generation);
     await generation.commit();

@@ -2,7 +2,7 @@
 // outside the generations, so a failed run can say so). When a run publishes nothing, the age of the data still
 // served comes from the previous status.
 import { lstat, readFile, readlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { DISCLAIMER, PROJECT } from '../../schemas/common.ts';
 import {
   RunStatus,
@@ -55,11 +55,35 @@ export function unpublishedRuns(report: RunReport, previous: RunStatus | null): 
     .slice(-UNPUBLISHED_RUNS_MAX);
 }
 
+/** An absolute path in an error line: from a slash not inside a word or URL, up to a space, quote or bracket. */
+const ABSOLUTE_PATH = /(?<![\w.~:/])\/[^\s'"`()<>,;]*[^\s'"`()<>,;:.]/g;
+
+/**
+ * An error line as the public status shows it: the server's absolute paths (the checkout, the operator's home) are
+ * nobody's business, so a path under one of `folders` (the working folder, the run's state and output folders) is
+ * shown relative to it, any other as its base name. The local records (last-run.json, stderr) keep the full line.
+ */
+export function publicError(line: string, folders: readonly string[] = []): string {
+  // A run's folder keeps its own name (`var/arena.sqlite`, not `arena.sqlite`): shown from its parent.
+  const roots = [
+    { folder: process.cwd(), from: process.cwd() },
+    ...folders.map((folder) => ({ folder: resolve(folder), from: dirname(resolve(folder)) })),
+  ].sort((a, b) => b.folder.length - a.folder.length);
+  return line.replace(ABSOLUTE_PATH, (path) => {
+    const root = roots.find(({ folder }) => path === folder || path.startsWith(`${folder}/`));
+    return root === undefined ? basename(path) : relative(root.from, path) || '.';
+  });
+}
+
+const publicErrorOrNull = (line: string | null, folders: readonly string[]): string | null =>
+  line === null ? null : publicError(line, folders);
+
 export function runStatus(
   report: RunReport,
   provider: string | null,
   published: { generatedAt: number; nextUpdateDue: number } | null,
   previous: RunStatus | null,
+  folders: readonly string[] = [],
 ): RunStatus {
   const publishedNow = report.status === 'ok' || report.status === 'degraded';
   const data =
@@ -86,7 +110,7 @@ export function runStatus(
       started_at: report.started_at,
       finished_at: report.finished_at,
       duration_ms: report.duration_ms,
-      error: report.error,
+      error: publicErrorOrNull(report.error, folders),
     },
     data,
     sources: {
@@ -97,7 +121,10 @@ export function runStatus(
         .slice(0, 20)
         .map(({ venue, symbol, section, message }) => ({ venue, symbol, section, message })),
     },
-    unpublished_runs: unpublishedRuns(report, previous),
+    unpublished_runs: unpublishedRuns(
+      { ...report, error: publicErrorOrNull(report.error, folders) },
+      previous,
+    ),
     disclaimer: DISCLAIMER,
   });
 }
@@ -136,7 +163,8 @@ export async function recordFailedStart(
     issues: [],
     error: failure.error,
   };
-  const text = `${JSON.stringify(runStatus(report, previous?.sources.provider ?? null, null, previous), null, 2)}\n`;
+  const status = runStatus(report, previous?.sources.provider ?? null, null, previous, [outDir]);
+  const text = `${JSON.stringify(status, null, 2)}\n`;
   const file = join(outDir, STATUS_FILE);
   // As the pipeline does: by rename, else in place (a folder this user may not add files to, a file it may write).
   return writeFileAtomic(file, text).then(
@@ -231,10 +259,13 @@ export async function recordBuildFailure(
     const report = await readObject(lastRun);
     if (report) await record(lastRun, prettyJson({ ...report, build: failure }));
   }
+  // The public copies name no server path (publicError); last-run.json, above, keeps the full line.
+  const folders = [paths.published, paths.dist, ...(paths.state === undefined ? [] : [paths.state])];
+  const publicFailure = { ...failure, error: publicError(failure.error, folders) };
   if (published) {
     await record(
       join(paths.published, STATUS_FILE),
-      prettyJson(RunStatus.parse({ ...published, build: failure })),
+      prettyJson(RunStatus.parse({ ...published, build: publicFailure })),
     );
   }
   // Last, the served copy: the last run's outcome, with the age of the data the served build holds. With no build
@@ -244,7 +275,7 @@ export async function recordBuildFailure(
     const data = served?.data ?? { generated_at: null, next_update_due: null };
     await record(
       join(paths.dist, STATUS_FILE),
-      prettyJson(RunStatus.parse({ ...base, data, build: failure })),
+      prettyJson(RunStatus.parse({ ...base, data, build: publicFailure })),
     );
   }
   return failure;

@@ -6,9 +6,10 @@
 // those this process has checked or its own run has written are known (history/passed-versions.ts), and so are
 // those an earlier build of the same site checked, kept in `history-passed.json` beside the built generations (a
 // one-off `emi build`, or `emi generate --dist` run by a timer, reads only the files that changed since).
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { storeBeside } from '../publish/generations.ts';
+import { makeFolders, PUBLIC } from '../publish/modes.ts';
 import { checkLines, validateHistoryOutput } from '../publish/validate-output.ts';
 import type { FileCheck } from '../publish/validate-output.ts';
 import { rememberPassed } from '../history/passed-versions.ts';
@@ -46,7 +47,8 @@ async function saveRecord(record: string, checks: readonly FileCheck[]): Promise
   if (records.get(record) === text) return;
   // A cache, not a record anyone relies on: written whole by rename, but not flushed to disk every build.
   const temp = `${record}.${process.pid}.tmp`;
-  await mkdir(dirname(record), { recursive: true })
+  // The build's store, when made here first: public whatever the umask (nginx reads the builds in it).
+  await makeFolders(dirname(record), PUBLIC.folder)
     .then(() => writeFile(temp, text))
     .then(() => rename(temp, record))
     .then(

@@ -2,9 +2,10 @@
 // compiled once per instance. Both rely on Eleventy 3.1 internals and are guarded by tests
 // (test/site-load-eleventy.test.ts; the byte-for-byte comparisons of test/site-warm-build.test.ts and
 // test/site-build-process.test.ts).
-import { relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import type Eleventy from '@11ty/eleventy';
 import type { EleventyUserConfig } from '@11ty/eleventy';
+import { usageError } from '../cli-options.ts';
 
 /**
  * On import, Eleventy 3.1 registers a module resolver hook (src/Util/EsmResolverPortAdapter.js) whose one job is
@@ -21,22 +22,69 @@ export async function loadEleventy(): Promise<typeof Eleventy> {
 
 /** Characters a glob reads as syntax. */
 const GLOB_SYNTAX = /[*?[\]{}()!]/;
+/**
+ * Characters Eleventy 3.1 cannot import a template from: it makes the template's absolute path into a URL as text
+ * (`new URL(\`file:${path}\`)` in its Require.js), where `#` and `?` end the path and `%` starts an escape, so a
+ * checkout under `hash#1/` failed every build with "Cannot find module '.../hash'".
+ */
+const URL_SYNTAX = /[#%?]/g;
+
+/** The characters of `syntax` found in `text`, once each, in order. */
+const charactersOf = (text: string, syntax: RegExp): string[] => [
+  ...new Set([...text].filter((char) => new RegExp(syntax.source).test(char))),
+];
 
 /**
- * A path as Eleventy takes it: relative to the working directory, where it matches its input, passthrough and
- * ignore globs. Eleventy reads each path as a glob, so one holding glob syntax would silently match nothing (a
- * checkout under `~/sites (old)/` built a site with no pages); relative, the checkout's own path stays out of it
- * when emi runs from the checkout, and anything else is refused.
+ * The deepest folder on `path` (itself included) whose name holds glob syntax: from there or any folder inside it,
+ * the way to `path` holds none.
  */
-export function eleventyPath(path: string): string {
+function globFreeStart(path: string): string {
+  for (let folder = resolve(path); dirname(folder) !== folder; folder = dirname(folder)) {
+    if (GLOB_SYNTAX.test(basename(folder))) return folder;
+  }
+  return resolve(path);
+}
+
+/**
+ * Why Eleventy cannot take `path` from this working directory, in one line, or null. One rule for every path a
+ * build hands it: relative to the working directory it must hold no glob syntax (Eleventy reads it as a glob and
+ * would silently match nothing: a checkout under `~/sites (old)/` built a site with no pages); and for the
+ * templates' folder (`imported`), the absolute path Eleventy makes of it (the working directory, which the system
+ * gives with every link resolved, joined to that relative path) must hold no `#`, `%` or `?`.
+ */
+export function eleventyPathProblem(path: string, { imported = false } = {}): string | null {
   const fromCwd = relative(process.cwd(), path) || '.';
-  if (GLOB_SYNTAX.test(fromCwd)) {
-    throw new Error(
-      `Eleventy reads ${fromCwd} (the way from the working directory to ${path}) as a glob, and would build ` +
-        'nothing from it: run emi from a folder with none of * ? [ ] { } ( ) ! on that way (the checkout itself)',
+  const glob = charactersOf(fromCwd, GLOB_SYNTAX);
+  if (glob.length > 0) {
+    return (
+      `Eleventy reads ${fromCwd} (the way from the working directory to ${path}) as a glob (it holds ` +
+      `${glob.join(' ')}), and would build nothing from it: run emi from ${globFreeStart(path)} or a folder ` +
+      'inside it, or rename the folders on that way'
     );
   }
-  return fromCwd;
+  const absolute = join(process.cwd(), fromCwd);
+  const url = charactersOf(absolute, URL_SYNTAX);
+  if (imported && url.length > 0) {
+    return (
+      `Eleventy cannot load the site templates from ${absolute}: its path holds ${url.join(' ')}, which Eleventy ` +
+      `3.1 reads as URL syntax: move or rename the folder so that its path holds none of # % ? (a link to it ` +
+      'does not help from inside it, as the working directory resolves links; only a --site given through a ' +
+      'link, from a working directory without them, is read as it is spelled)'
+    );
+  }
+  return null;
+}
+
+/** A path as Eleventy takes it (see eleventyPathProblem): relative to the working directory; refused in one line. */
+export function eleventyPath(path: string, options: { imported?: boolean } = {}): string {
+  const problem = eleventyPathProblem(path, options);
+  if (problem !== null) throw usageError(problem);
+  return relative(process.cwd(), path) || '.';
+}
+
+/** Throws the one line unless Eleventy can build from the templates in `siteDir` run from this working directory. */
+export function assertEleventyCanRead(siteDir: string): void {
+  eleventyPath(siteDir, { imported: true });
 }
 
 /**
@@ -52,7 +100,11 @@ export async function createEleventy(
   options: { quietMode: boolean; config: (eleventyConfig: EleventyUserConfig) => void | Promise<void> },
 ): Promise<Eleventy> {
   const Loaded = await loadEleventy();
-  return new Loaded(eleventyPath(siteDir), outDir, { ...options, configPath: false, loader: 'esm' });
+  return new Loaded(eleventyPath(siteDir, { imported: true }), outDir, {
+    ...options,
+    configPath: false,
+    loader: 'esm',
+  });
 }
 
 /** The part of Eleventy's instance that reaches its template engines; not in its published types. */

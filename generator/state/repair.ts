@@ -1,11 +1,13 @@
 // Keeping the arena store recoverable: a daily online backup (SQLite's backup API, safe while the store is in use),
 // an integrity check, and a repair that saves a damaged file aside, then restores the newest sound backup or starts
 // fresh. What `emi arena repair` runs, and what a run's error message points to.
-import { access, constants, copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { access, chmod, constants, copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { stateFolder } from '../defaults.ts';
+import { PRIVATE } from '../publish/modes.ts';
+import { longPathMessage, longPathProblem } from './sqlite-open-error.ts';
 import type { ArenaStore } from './store.ts';
 
 export const BACKUPS_KEPT = 7;
@@ -52,6 +54,9 @@ export async function unusableStoreMessage(storeFile: string, error: unknown): P
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string' || !/^SQLITE_(CORRUPT|NOTADB|CANTOPEN|READONLY|PERM|AUTH)/.test(code))
     return null;
+  // SQLite refuses a long path as it refuses a damaged file: said as what it is, never sent to a repair.
+  const tooLong = longPathProblem(storeFile, error);
+  if (tooLong !== null) return tooLong;
   const problem = await storeAccessProblem(storeFile);
   if (problem !== null) {
     return (
@@ -126,6 +131,7 @@ export async function dailyBackup(store: ArenaStore, now: number = Date.now()): 
     } finally {
       copy.close();
     }
+    await chmod(partial, PRIVATE.file); // a copy of the store is as private as the store
     await rename(partial, target);
   } catch (error) {
     await rm(partial, { force: true });
@@ -161,6 +167,8 @@ export interface RepairResult {
 
 /** Checks the store; if damaged, moves it (and its WAL) aside, then restores the newest sound backup or starts fresh. */
 export async function repairStore(storeFile: string, now: number = Date.now()): Promise<RepairResult> {
+  const tooLong = longPathMessage(storeFile);
+  if (tooLong !== null) throw new Error(tooLong); // no run could have made it: nothing to repair
   if (!existsSync(storeFile))
     return { action: 'fresh', savedAs: null, backup: null, problem: 'no store yet' };
   const problem = integrityOf(storeFile);

@@ -5,6 +5,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, RUN_OUTCOMES_FROM_KEY, RUN_OUTCOMES_VERSION } from './migrations.ts';
 import { backupFolder } from './repair.ts';
+import { openPrivately } from '../publish/modes.ts';
 
 export const DEFAULT_STORE_PATH = 'var/arena.sqlite';
 
@@ -58,7 +59,8 @@ export const newerStoreMessage = (file: string, version: number): string =>
 /** Opens (creating folders and file if needed) and migrates the store. */
 export const openArenaStore = (file: string = DEFAULT_STORE_PATH): ArenaStore => {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = new Database(file);
+  // The votes' addresses and the run log are the operator's: 0600 when made here, whatever the umask.
+  const db = openPrivately(file, () => new Database(file));
   try {
     const version = versionOf(db);
     if (version > LATEST_SCHEMA_VERSION) throw new Error(newerStoreMessage(file, version));

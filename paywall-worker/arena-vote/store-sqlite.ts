@@ -2,6 +2,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { openPrivately } from '../../generator/publish/modes.ts';
+import { openSqliteFile } from '../../generator/state/sqlite-open-error.ts';
 import type { AddResult, NewVote, StoredVote, VoteStore } from './store.ts';
 
 export const DEFAULT_VOTE_STORE_PATH = 'var/arena-votes.sqlite';
@@ -24,7 +26,8 @@ interface Row {
 
 export const openSqliteVoteStore = (file: string = DEFAULT_VOTE_STORE_PATH): SqliteVoteStore => {
   mkdirSync(dirname(file), { recursive: true }); // `emi serve` on a fresh clone has no state folder yet
-  const db = new Database(file);
+  // A path too long for SQLite is said as such; a file made here (signed votes) is 0600, whatever the umask.
+  const db = openPrivately(file, () => openSqliteFile(file, () => new Database(file)));
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   db.exec(`CREATE TABLE IF NOT EXISTS signed_votes (
