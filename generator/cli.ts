@@ -748,10 +748,38 @@ function unknownCommandArgs(program: Command, args: readonly string[]): string[]
 }
 
 /**
+ * Marks a failed write whose writer says the failure in its own words (emi buy keeps the payment it made): the shared
+ * rule below stays silent about it. A registry symbol, so that the writer needs no import of this module.
+ */
+const OUTPUT_FAULT_SAID = Symbol.for('emi.output-fault-said');
+
+/**
+ * The output that cannot be written ends the command as one line, never a stack trace or a silent exit 0: a full disk
+ * or a closed file is said on stderr and exits 1 once the command is done (a run is never cut off mid-write); EPIPE,
+ * the reader gone (`| head -1`), is what a pipe's reader asks for and stays quiet. Node emits a write's failure a tick
+ * later, so a command that writes its last line and calls process.exit is checked again on the way out.
+ */
+function guardOutput(stream: NodeJS.WriteStream): void {
+  let said = false;
+  const say = (error: NodeJS.ErrnoException): void => {
+    if (said || (error as unknown as Record<symbol, unknown>)[OUTPUT_FAULT_SAID] === true) return;
+    said = true;
+    if (error.code === 'EPIPE') return;
+    console.error(`emi: cannot write the output: ${oneLine(error.message)}`);
+    process.exitCode = 1;
+  };
+  stream.on('error', say);
+  process.once('exit', () => {
+    if (stream.errored) say(stream.errored);
+  });
+}
+
+/**
  * Runs the CLI: errors become one line on stderr and a non-zero exit, never a stack trace; 2 for a usage mistake
  * (see usageError), 1 for anything else.
  */
 export async function main(argv: string[]): Promise<void> {
+  guardOutput(process.stdout);
   try {
     const program = await programFor(argv);
     const unknown = unknownCommandArgs(program, argv.slice(2));

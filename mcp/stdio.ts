@@ -93,6 +93,9 @@ export async function runMcpStdio(options: McpStdioOptions): Promise<{ close(): 
   // Requests already read are answered first: a client may write its last request and close stdin at once, and a
   // paid call cut off mid-way could settle a payment whose answer is never written.
   process.stdin.once('end', () => void answered().then(close));
+  // Nothing more can be answered once stdout fails; EPIPE is the client gone (its end closed): the server ends, quietly
+  // (exit 0; the CLI says any other fault, exit 1). Without this the in-process paywall would keep the process alive.
+  process.stdout.once('error', () => void close().finally(() => process.exit()));
   void input.tooLong.then(async () => {
     failed(
       `a line is over ${MAX_LINE_BYTES} bytes, the most one message may take: stopped reading, answering ` +

@@ -41,8 +41,9 @@ export const BUY_EXIT_CODES = {
   /** The site answered something other than 402 or 200 (404, 503...), before any payment. */
   refused: 5,
   /**
-   * The payment was sent but no definite answer came before the retries ran out: it may have settled. The signed
-   * header is kept in a file; `--payment-signature @FILE` sends it again (never charged twice).
+   * The payment was sent but its file did not reach stdout: no definite answer came before the retries ran out (it
+   * may have settled), or it settled and stdout could not take the file (a full disk, a reader gone). The signed
+   * header is kept in a file; `--payment-signature @FILE` sends it again and collects the file (never charged twice).
    */
   paymentKept: 6,
 } as const;
@@ -72,7 +73,11 @@ export interface BuyCommandOptions {
 }
 
 export interface BuyIo {
-  stdout(text: string): void;
+  /**
+   * Writes to stdout. A promise (writeOutput's) is awaited, and rejects when the text could not be written; any other
+   * value (a stream's write() boolean, nothing) counts as written.
+   */
+  stdout(text: string): unknown;
   stderr(line: string): void;
   fetch?: typeof fetch;
   /** How long each request before the payment waits for an answer: UNPAID_REQUEST_TIMEOUT_MS without it. */
@@ -172,6 +177,29 @@ export function networkReason(error: unknown): string | null {
   return error.message === 'fetch failed' ? (cause?.message ?? 'network error') : null;
 }
 
+/**
+ * Marks a failed write that `emi buy` says in its own words, so that the CLI's shared rule for an output that cannot
+ * be written (generator/cli.ts guardOutput) stays silent about it. A registry symbol: the same in both modules.
+ */
+const OUTPUT_FAULT_SAID = Symbol.for('emi.output-fault-said');
+
+/**
+ * Writes `text` to `stream` and settles once it is written; rejects when it cannot be (ENOSPC, EPIPE...). The error
+ * is marked before the stream emits it: its caller says it.
+ */
+export function writeOutput(stream: NodeJS.WritableStream, text: string): Promise<void> {
+  return new Promise((resolveWrite, rejectWrite) => {
+    stream.write(text, (error) => {
+      if (!error) return resolveWrite();
+      (error as unknown as Record<symbol, unknown>)[OUTPUT_FAULT_SAID] = true;
+      rejectWrite(error);
+    });
+  });
+}
+
+/** Why a write failed, for one line: "ENOSPC: no space left on device, write". */
+const writeFault = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
 const bodyText = (body: unknown): string =>
   typeof body === 'string' ? body : `${JSON.stringify(body, null, 2)}\n`;
 
@@ -221,7 +249,14 @@ export async function runBuy(options: BuyCommandOptions, io: BuyIo): Promise<num
   }
   if (probe.status === 200) {
     io.stderr(`emi buy: ${url} is free (200 without a payment request): nothing was paid`);
-    io.stdout(probeText.endsWith('\n') ? probeText : `${probeText}\n`);
+    try {
+      await io.stdout(probeText.endsWith('\n') ? probeText : `${probeText}\n`);
+    } catch (error) {
+      // Nothing was paid: said as the CLI says any output it cannot write; a reader gone (EPIPE) stays quiet.
+      if ((error as NodeJS.ErrnoException).code === 'EPIPE') return BUY_EXIT_CODES.free;
+      io.stderr(`emi buy: cannot write the output: ${writeFault(error)}; nothing was paid`);
+      return BUY_EXIT_CODES.notSettled;
+    }
     return BUY_EXIT_CODES.free;
   }
   if (probe.status !== 402) {
@@ -366,7 +401,16 @@ async function deliver(delivery: Delivery): Promise<number> {
           ? `emi buy: settled, transaction ${outcome.transaction}`
           : 'emi buy: delivered (the site sent no settlement details)',
       );
-      io.stdout(bodyText(outcome.body));
+      try {
+        await io.stdout(bodyText(outcome.body));
+      } catch (error) {
+        // Paid, and the file lost on the way out: the payment is kept as for a lost answer, never a reason to pay
+        // again (the paywall delivers a settled payment again to the same header).
+        keptFile ??= await keepPayment(header);
+        io.stderr(undeliveredLine({ ...delivery, keptFile }, outcome.transaction, writeFault(error)));
+        return BUY_EXIT_CODES.paymentKept;
+      }
+      // Removed only once the file is written: until then the kept payment is the way to collect it.
       await dropKeptFile(keptFile, delivery.keptFile);
       return BUY_EXIT_CODES.paid;
     }
@@ -396,18 +440,34 @@ async function deliver(delivery: Delivery): Promise<number> {
 function handOver(
   state: Delivery & { keptFile: string | null; transaction: string | undefined; sends: number },
 ): void {
-  const { io, options, keptFile, transaction, sends } = state;
+  const { io, keptFile, transaction, sends } = state;
   io.stderr(
     `emi buy: no file after ${sends} send${sends === 1 ? '' : 's'} of the same payment; it may have settled` +
       `${transaction ? ` as ${transaction}` : ''}. Do not buy again: send this payment again later, it is ` +
       'never charged twice.',
   );
-  const signature = keptFile ? `@${keptFile}` : state.header;
   if (keptFile) io.stderr(`emi buy: the signed payment is kept in ${keptFile}; collect the file with:`);
   else io.stderr('emi buy: the signed payment could not be written to a file; collect the file with:');
+  io.stderr(`  ${collectCommand(state, keptFile)}`);
+}
+
+/** The command that sends the kept payment again: `emi buy PATH [--base-url URL] --payment-signature @FILE`. */
+function collectCommand(state: Delivery, keptFile: string | null): string {
+  const { options } = state;
+  const signature = keptFile ? `@${keptFile}` : state.header;
   const base = /^https?:\/\//i.test(options.path) ? [] : ['--base-url', options.baseUrl];
-  io.stderr(
-    `  ${['emi', 'buy', options.path, ...base, '--payment-signature', signature].map(shellWord).join(' ')}`,
+  return ['emi', 'buy', options.path, ...base, '--payment-signature', signature].map(shellWord).join(' ');
+}
+
+/** One line: paid, the file not written to stdout (why), and the command that collects it with the kept payment. */
+function undeliveredLine(state: Delivery, transaction: string | null, fault: string): string {
+  const paid = transaction ? `settled as transaction ${transaction}` : 'no settlement details';
+  const kept = state.keptFile
+    ? `the payment is kept in ${state.keptFile}`
+    : 'the payment could not be written to a file';
+  return (
+    `emi buy: paid (${paid}) but the file could not be written to stdout (${fault}); ${kept}: do not buy ` +
+    `again, collect the file, never charged twice, with: ${collectCommand(state, state.keptFile)}`
   );
 }
 
@@ -486,6 +546,8 @@ export const BUY_EXIT_HELP = [
   '  3  the path is free: nothing was paid (the body is on stdout)',
   '  4  the site or the development facilitator cannot be reached (before any payment was sent)',
   '  5  the site answered neither 402 nor 200 (e.g. 404, 503) before any payment',
-  '  6  the payment was sent but no definite answer came (it may have settled): the signed payment is kept',
-  '     in a file named on stderr; `emi buy PATH --payment-signature @FILE` collects the file, never paying twice',
+  '  6  the payment was sent but its file did not reach stdout: no definite answer came (it may have settled),',
+  '     or it settled and stdout could not take the file (a full disk, a reader gone); the signed payment is',
+  '     kept in a file named on stderr; `emi buy PATH --payment-signature @FILE` collects the file, never',
+  '     paying twice',
 ].join('\n');

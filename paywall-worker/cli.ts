@@ -10,7 +10,13 @@ import type { LocalPaywallOptions } from './local.ts';
 import { MCP_PATH } from '../mcp/http.ts';
 import { normalisedRequest } from '../schemas/delivery.ts';
 import { listen } from './node-listen.ts';
-import { BUY_EXIT_CODES, BUY_EXIT_HELP, DEFAULT_RETRY_FOR_SECONDS, runBuy } from './buy-command.ts';
+import {
+  BUY_EXIT_CODES,
+  BUY_EXIT_HELP,
+  DEFAULT_RETRY_FOR_SECONDS,
+  runBuy,
+  writeOutput,
+} from './buy-command.ts';
 import type { BuyCommandOptions } from './buy-command.ts';
 import { DEV_FACILITATOR_PORT } from './dev-facilitator/server.ts';
 import { parsePort, requireFolder, requireFolderPath, usageError } from '../generator/cli-options.ts';
@@ -212,7 +218,7 @@ export function registerPaywallCommands(program: Command): void {
     .action(async (path: string, o: BuyCliOptions) => {
       const code = await runBuy(
         { path, ...o },
-        { stdout: (text) => process.stdout.write(text), stderr: (line) => console.error(line) },
+        { stdout: (text) => writeOutput(process.stdout, text), stderr: (line) => console.error(line) },
       );
       process.exitCode = code;
       // The official client asks the facilitator for the ledger's parameters without a deadline of its own: past
