@@ -3,7 +3,8 @@
 // working folder (`--out .`, `--out ""`), an ancestor of it, or a folder another option also names or holds, that
 // move took the whole working folder (its state, .git, node_modules) or another option's files with it. The rule is
 // lexical (paths as given, resolved against the working folder), not through symlinks: after the first run the
-// paid folder is a link into the state folder by design. Across commands, `emi generate --out` and
+// paid folder is a link into the state folder by design. The state folder may hold the others (it is never moved).
+// Across commands, `emi generate --out` and
 // `emi build --published` name the same folder by design; within one command no two folder options may meet.
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 
@@ -15,6 +16,11 @@ export interface FolderOption {
   path: string;
   /** A run replaces this folder, or folders directly in it, by links to its generations. */
   linked: boolean;
+  /**
+   * Other folders may sit inside it: the state folder is never linked, moved or published, so a deployment with one
+   * data folder (`EMI_STATE_DIR=/data`, `--out /data/site`) is fine. Never the same folder as another, though.
+   */
+  holdsOthers?: boolean;
   /** The option's default, said in the refusal as a folder that works. */
   usual: string;
 }
@@ -58,6 +64,7 @@ export function folderOverlapProblem(folders: readonly FolderOption[], cwd: stri
       // The same folder: said from the later option (`build --out site` against the default --published site).
       const same = pathA === pathB;
       const [inner, outer] = same || isSameOrInside(pathB, pathA) ? [b, a] : [a, b];
+      if (!same && outer.holdsOthers) continue;
       const how = same ? 'the same folder as' : 'inside';
       return (
         `${named(inner)} is ${how} ${named(outer)}: give each its own folder, neither inside the other ` +
@@ -70,7 +77,7 @@ export function folderOverlapProblem(folders: readonly FolderOption[], cwd: stri
 
 type FolderSpec = Omit<FolderOption, 'path' | 'name'> & { key: string; flag: string };
 
-const STATE: FolderSpec = { key: 'state', flag: '--state', linked: false, usual: 'var' };
+const STATE: FolderSpec = { key: 'state', flag: '--state', linked: false, holdsOthers: true, usual: 'var' };
 
 /** A run's folders: `emi generate`, `emi schedule` and `emi up` (whose --dist is the build's output). */
 const RUN_FOLDERS: readonly FolderSpec[] = [

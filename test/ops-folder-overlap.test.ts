@@ -97,6 +97,41 @@ describe('folder options that meet are refused before anything is written (the r
     expect((await lstat(join(cwd, 'same'))).isDirectory()).toBe(true);
   });
 
+  it('one data folder holding the output, paid and build folders (EMI_STATE_DIR=data) runs, as it did before', async () => {
+    const cwd = await workingFolder();
+    const data = join(cwd, 'data');
+    const args = [
+      '--out',
+      `${data}/site`,
+      '--paid',
+      `${data}/paid`,
+      '--dist',
+      `${data}/dist`,
+      '--base-url',
+      BASE_URL,
+    ];
+    for (const asOf of [AS_OF, new Date(Date.parse(AS_OF) + 3_600_000).toISOString()]) {
+      expectOk(await runEmi(cwd, ['generate', '--as-of', asOf, ...args], { EMI_STATE_DIR: data }));
+    }
+    expect((await readdir(data)).filter((name) => name.includes('legacy'))).toEqual([]);
+    expect((await readdir(join(data, 'published'))).filter((name) => name.startsWith('legacy'))).toEqual([]);
+    expect((await lstat(join(data, 'arena.sqlite'))).isFile()).toBe(true);
+  });
+
+  it('emi build --out naming a state folder given with --state: refused, the store is not moved', async () => {
+    const cwd = await workingFolder();
+    expectOk(await runEmi(cwd, ['generate', '--state', 'st', '--out', 'o', '--paid', 'p', '--as-of', AS_OF]));
+    const run = await runEmi(cwd, ['build', '--base-url', BASE_URL, '--published', 'o', '--out', 'st']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/holds a state folder's .*arena\.sqlite/);
+    expect((await lstat(join(cwd, 'st'))).isDirectory()).toBe(true);
+    expect((await lstat(join(cwd, 'st', 'arena.sqlite'))).isFile()).toBe(true);
+    // Its generation store may have been made before the refusal; nothing was moved into it.
+    const store = join(cwd, '.st.generations');
+    const kept = existsSync(store) ? await readdir(store) : [];
+    expect(kept.filter((name) => name.startsWith('legacy'))).toEqual([]);
+  });
+
   it('EMI_STATE_DIR inside --out is named as the variable', async () => {
     const cwd = await workingFolder();
     const before = await snapshot(cwd);
@@ -179,12 +214,21 @@ describe('folderOverlapProblem (the rule)', () => {
       /^--paid site\/api\/paid is inside --out site/,
     );
     expect(run({ ...RUN_DEFAULTS, state: 'site/var' })).toMatch(/^--state site\/var is inside --out site/);
-    expect(run({ ...RUN_DEFAULTS, paid: 'var/paid' })).toMatch(/^--paid var\/paid is inside --state var/);
-    expect(run({ ...RUN_DEFAULTS, state: '.' })).toMatch(/^--out site is inside --state \./);
     expect(run({ ...RUN_DEFAULTS, dist: '/srv/emi/site' })).toMatch(
       /^--dist \/srv\/emi\/site is the same folder as --out site/,
     );
     expect(run({ state: 'site', out: 'site' }, 'backfill')).toMatch(/the same folder/);
+  });
+
+  it('lets the state folder hold the others (one data folder), never be the same as one', () => {
+    // It is never linked, moved or published: EMI_STATE_DIR=/data with --out /data/site worked before this rule.
+    expect(run({ ...RUN_DEFAULTS, paid: 'var/paid' })).toBeNull();
+    expect(
+      run({ out: '/data/site', paid: '/data/paid', dist: '/data/dist', state: '/data' }, 'generate', true),
+    ).toBeNull();
+    expect(run({ ...RUN_DEFAULTS, state: 'paid' })).toMatch(
+      /^--state paid is the same folder as --paid paid/,
+    );
   });
 
   it('names a state folder from the environment as EMI_STATE_DIR; ignores emi build --state', () => {

@@ -121,7 +121,27 @@ async function unmovableFolder(path: string, store: string): Promise<string | nu
   if (isSameOrInside(cwd, folder)) return `is or holds the working folder ${cwd}`;
   if (isSameOrInside(realStore, folder)) return `holds the generations ${realStore}`;
   if (isSameOrInside(state, folder)) return `holds the state folder ${state}`;
+  // Any run's state folder, not only the environment's: one given with --state is known by the files it keeps.
+  const kept = await stateFileWithin(folder);
+  if (kept !== null) return `holds a state folder's ${kept}`;
   return null;
+}
+
+/** The files only a state folder keeps (the arena store, the run records, the paywall's stores). */
+const STATE_FILES: ReadonlySet<string> = new Set([
+  'arena.sqlite',
+  'last-run.json',
+  'run-history.json',
+  'arena-votes.sqlite',
+  'payments.sqlite',
+  'publishers.sqlite',
+]);
+
+/** The first state file found in `folder` or below it (a rare, one-off walk: only before a folder is moved). */
+async function stateFileWithin(folder: string): Promise<string | null> {
+  const entries = await nodeFs.readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []);
+  const found = entries.find((entry) => entry.isFile() && STATE_FILES.has(entry.name));
+  return found ? join(found.parentPath, found.name) : null;
 }
 
 /**
