@@ -178,14 +178,16 @@ export const REVALIDATE_CACHE = 'no-cache';
 /**
  * The cache hint of a free API file `ageSeconds` old (whole seconds since it was written, by its modification time):
  * cached until the next file is due, CACHE_SECONDS after this one was published, and revalidated (ETag) after that, so
- * that no cache serves a body past its `next_update_due` (/docs/freshness/). It is what nginx's
+ * that no cache serves a body much past its `next_update_due` (/docs/freshness/). It is what nginx's
  * `expires modified +60s` sends (max-age counted down to 0, then no-cache), so the nginx recipe needs no script. A host
  * that cannot know the file's age (`null`: the Cloudflare Worker's static assets, Netlify) revalidates every use.
  */
 export function freeCacheFor(ageSeconds: number | null): string {
   if (ageSeconds === null) return REVALIDATE_CACHE;
   const left = CACHE_SECONDS - Math.floor(ageSeconds);
-  return left < 0 ? REVALIDATE_CACHE : `max-age=${left}`;
+  // A modification time ahead of the clock (a copy from a host whose clock runs ahead, a clock stepped back) never
+  // buys more than CACHE_SECONDS; nginx's `expires modified` cannot cap it (deploy/README.md says so).
+  return left < 0 ? REVALIDATE_CACHE : `max-age=${Math.min(left, CACHE_SECONDS)}`;
 }
 /** A file's age as nginx counts it: whole seconds of the clock less whole seconds of its modification time. */
 export const fileAgeSeconds = (modifiedMs: number, nowMs: number): number =>

@@ -77,6 +77,8 @@ describe('the shared rule (schemas/delivery.ts)', () => {
     expect(freeCacheFor(CACHE_SECONDS)).toBe('max-age=0');
     expect(freeCacheFor(CACHE_SECONDS + 1)).toBe('no-cache');
     expect(freeCacheFor(null)).toBe('no-cache');
+    // A modification time ahead of the clock buys no more than the usual lifetime.
+    expect(freeCacheFor(-7200)).toBe(`max-age=${CACHE_SECONDS}`);
   });
 
   it('never stores the buyer’s config.json, which names the payee', () => {

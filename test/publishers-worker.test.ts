@@ -196,6 +196,43 @@ describe('the admin route', () => {
   });
 });
 
+describe('the admin route after the last publisher was removed', () => {
+  it('still gives its statement and a withdrawal of its credits, and refuses a grant', async () => {
+    // One ledger across the two deploys, as the Durable Objects outlive a deploy.
+    const objects = new Map<unknown, StorageCreditLedger>();
+    const lasting: LedgerFor = (_env, ids) =>
+      durableCreditLedger(
+        {
+          idFromName: (name) => name,
+          get: (id) =>
+            creditLedgerObject(
+              objects.get(id) ?? objects.set(id, new StorageCreditLedger(memoryStorage())).get(id)!,
+            ),
+        },
+        ids,
+      );
+    const headers = { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' };
+    const post = (credits: number) => ({ method: 'POST', headers, body: JSON.stringify({ credits }) });
+    const before = workerWith(
+      { EMI_PUBLISHERS: JSON.stringify([publisherEntry('acme', acmePayTo)]), EMI_ADMIN_TOKEN: TOKEN },
+      lasting,
+    );
+    expect((await before('/p/acme/admin/credits', post(5))).status).toBe(200);
+
+    const after = workerWith({ EMI_PUBLISHERS: '[]', EMI_ADMIN_TOKEN: TOKEN }, lasting);
+    const statement = await after('/p/acme/admin/statement', { headers });
+    expect(statement.status).toBe(200);
+    expect(((await statement.json()) as { balance: { balance: number } }).balance.balance).toBe(5);
+    const grant = await after('/p/acme/admin/credits', post(1));
+    expect(grant.status).toBe(409);
+    expect(await grant.json()).toMatchObject({ error: 'publisher_removed' });
+    expect((await after('/p/acme/admin/credits', post(-5))).status).toBe(200);
+    expect((await after('/p/nobody/admin/statement', { headers })).status).toBe(404);
+    // No storefront sells meanwhile.
+    expect((await after('/p/acme/api/x402-atlas.php')).status).toBe(404);
+  });
+});
+
 describe('USDC opt-in on the Worker', () => {
   let algod: Awaited<ReturnType<typeof listen>>;
   beforeAll(async () => {

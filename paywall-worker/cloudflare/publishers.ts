@@ -55,11 +55,22 @@ export interface WorkerProgramme {
   hooks?: SaleHooks;
 }
 
+function ledgerOrNull(env: Env, ledgerFor: LedgerFor): CreditLedger | null {
+  try {
+    return ledgerFor(env, []);
+  } catch {
+    return null;
+  }
+}
+
 /** Reads the programme once per isolate; never throws (a problem closes `/p/` and is logged). */
 export function programmeFromEnv(env: Env, operatorPayTo: string, ledgerFor: LedgerFor): WorkerProgramme {
   try {
     const publishers = publishersFromEnv(env, operatorPayTo);
-    if (publishers.length === 0) return { publishers, ledger: null, problem: null, salePoints: [] };
+    // No storefront sells, but the ledger keeps the books of publishers removed from the list: the admin route
+    // still gives their statements and withdrawals (a Worker without the binding has none to give).
+    if (publishers.length === 0)
+      return { publishers, ledger: ledgerOrNull(env, ledgerFor), problem: null, salePoints: [] };
     const ledger = ledgerFor(
       env,
       publishers.map((p) => p.id),
