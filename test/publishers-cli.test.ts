@@ -333,7 +333,7 @@ describe('a publisher removed from the configuration, with credits left in the l
     const added = await emi(['credit', 'gone', '3', ...flags]);
     expect(added.status).toBe(2);
     expect(added.stderr).toMatch(
-      /^emi: publisher "gone" is not in .* \(configured: acme\); no credits were changed/,
+      /^emi: publisher "gone" is not in .* \(configured: acme\); no credits were changed \(its unused credits can be withdrawn, a negative N; none added\)/,
     );
 
     const withdrawn = await emi(['credit', 'gone', '-5', '--note', 'refunded', ...flags]);

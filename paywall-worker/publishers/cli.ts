@@ -417,7 +417,11 @@ async function credit(id: string, amount: number, flags: WorkerFlags & { note?: 
     });
   } else {
     // A publisher removed from the file keeps its books: its unused credits can be withdrawn, none added.
-    await assertConfigured(id, flags, 'no credits were changed', amount < 0);
+    const unchanged =
+      amount > 0 && (await ledgerBooks(flags)).some((b) => b.publisherId === id)
+        ? 'no credits were changed (its unused credits can be withdrawn, a negative N; none added)'
+        : 'no credits were changed';
+    await assertConfigured(id, flags, unchanged, amount < 0);
     const ledger = await openLedger(flags);
     try {
       b = await ledger.credit(id, amount, flags.note);
