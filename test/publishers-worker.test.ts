@@ -39,19 +39,22 @@ function memoryStorage(): LedgerStorage {
   };
 }
 
-const memoryLedger: LedgerFor = (_env, ids) => {
-  const objects = new Map<unknown, StorageCreditLedger>();
-  return durableCreditLedger(
-    {
-      idFromName: (name) => name,
-      get: (id) =>
-        creditLedgerObject(
-          objects.get(id) ?? objects.set(id, new StorageCreditLedger(memoryStorage())).get(id)!,
-        ),
-    },
-    ids,
-  );
-};
+/** A ledger over in-memory Durable Objects; `objects` shared between two ledgers outlives a deploy, as theirs do. */
+const ledgerOver =
+  (objects = new Map<unknown, StorageCreditLedger>()): LedgerFor =>
+  (_env, ids) =>
+    durableCreditLedger(
+      {
+        idFromName: (name) => name,
+        get: (id) =>
+          creditLedgerObject(
+            objects.get(id) ?? objects.set(id, new StorageCreditLedger(memoryStorage())).get(id)!,
+          ),
+      },
+      ids,
+    );
+/** A fresh ledger at each call (each worker its own). */
+const memoryLedger: LedgerFor = (env, ids) => ledgerOver()(env, ids);
 
 const baseEnv = (vars: Record<string, unknown>) => ({
   EMI_PAYTO: operator,
@@ -199,18 +202,7 @@ describe('the admin route', () => {
 describe('the admin route after the last publisher was removed', () => {
   it('still gives its statement and a withdrawal of its credits, and refuses a grant', async () => {
     // One ledger across the two deploys, as the Durable Objects outlive a deploy.
-    const objects = new Map<unknown, StorageCreditLedger>();
-    const lasting: LedgerFor = (_env, ids) =>
-      durableCreditLedger(
-        {
-          idFromName: (name) => name,
-          get: (id) =>
-            creditLedgerObject(
-              objects.get(id) ?? objects.set(id, new StorageCreditLedger(memoryStorage())).get(id)!,
-            ),
-        },
-        ids,
-      );
+    const lasting = ledgerOver();
     const headers = { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' };
     const post = (credits: number) => ({ method: 'POST', headers, body: JSON.stringify({ credits }) });
     const before = workerWith(
