@@ -125,17 +125,25 @@ function parsePaywallUrl(value: string): string {
   return value;
 }
 
+/** Templates Eleventy can build from, from this working folder, or a usage error (exit code 2). */
+function checkTemplates(site: string): void {
+  try {
+    assertSiteTemplates(site);
+  } catch (error) {
+    throw usageError((error as Error).message);
+  }
+}
+
+/** The project's templates, as `emi up` and `emi schedule` build from them at every cycle. */
+const assertTemplatesReadable = (): void => checkTemplates(SITE_TEMPLATES);
+
 /**
  * `emi build`'s folders to read, checked before anything is written: a --site folder without the project's
  * templates, or a --published path that is no folder at all, is a bad option value (exit code 2). A published
  * folder whose files are missing or invalid (a first run that failed) is the build's to refuse (exit 1).
  */
 function checkBuildFolders(site: string, published: string): void {
-  try {
-    assertSiteTemplates(site);
-  } catch (error) {
-    throw usageError((error as Error).message);
-  }
+  checkTemplates(site);
   requireFolder(published, {
     refusal: 'nothing to build from',
     option: '--published',
@@ -526,6 +534,8 @@ function registerSchedule(program: Command): void {
     .action(async (o: GenerateFlags & { cron: string; dist: string; baseUrl?: string }) => {
       (await import('./cycle.ts')).collectDeadlineFromEnv(); // a bad EMI_COLLECT_DEADLINE_SECONDS: exit 2 now
       const baseUrl = requireBaseUrl(o.baseUrl);
+      // Every tick builds from the project's templates: a checkout Eleventy cannot read them from is said now.
+      assertTemplatesReadable();
       // Before the first tick: a second scheduler on this --state says what already runs there and stops.
       await (await import('./state/instance-lock.ts')).claimStateFolder(o.state, 'schedule');
       await scheduleRuns({ ...o, baseUrl });
@@ -562,6 +572,8 @@ function registerUp(program: Command): void {
       // Before anything is written (the backfill too): its first run describes --as-of.
       await refusePastAsOf(o);
       checkAsOfAhead(o, 'up');
+      assertTemplatesReadable(); // it builds at every cycle, from the project's templates
+
       // Before anything is written: a second `emi up` on the same folders says what runs there and stops.
       const { claimInstance, claimStateFolder } = await import('./state/instance-lock.ts');
       const instance = await claimInstance({ folder: o.dist, port, host: o.host, command: 'up' });

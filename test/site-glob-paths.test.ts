@@ -2,7 +2,7 @@
 // with no pages, in silence. emi hands it paths relative to the working directory, and refuses one that would still
 // hold glob syntax.
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -83,6 +83,43 @@ describe('a checkout whose path holds # or %, which Eleventy 3.1 reads as URL sy
       await expect(stat(join(outer, folder, '.dist.generations'))).rejects.toThrow();
     });
   }
+
+  it('emi up from such a checkout refuses at its start, before its first run (it builds at every cycle)', async () => {
+    const checkout = join(outer, 'c#1');
+    await mkdir(checkout, { recursive: true });
+    for (const part of ['bin', 'build', 'site', 'package.json']) {
+      await cp(join(ROOT, part), join(checkout, part), { recursive: true });
+    }
+    await symlink(join(ROOT, 'node_modules'), join(checkout, 'node_modules'));
+    const failure = await run(
+      process.execPath,
+      [
+        join(checkout, 'bin', 'emi.js'),
+        'up',
+        '--port',
+        '0',
+        '--dev-facilitator-port',
+        '0',
+        '--backfill-days',
+        '0',
+      ],
+      { cwd: checkout },
+    ).then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure?.code).toBe(2);
+    const lines = failure?.stderr
+      .trim()
+      .split('\n')
+      .filter((line) => !line.includes('build/ is out of date'));
+    expect(lines).toEqual([
+      expect.stringContaining(`Eleventy cannot load the site templates from ${checkout}/site`),
+    ]);
+    for (const written of ['var', 'dist', '.dist.instance.json']) {
+      await expect(stat(join(checkout, written))).rejects.toThrow();
+    }
+  });
 
   it('builds when the templates are given through a link without them, from a folder without them', async () => {
     const site = join(outer, 'c#3', 'site');
