@@ -125,7 +125,9 @@ async function expectDegradedByVotes(dir: string, state: string, run: Finished):
   expect(report.error).toMatch(/vote store .*could not be read/);
   const status = await json<RunStatus>(join(dir, 'site/status.json'));
   expect(status.status).toBe('degraded');
-  expect(status.last_run.error).toBe(report.error);
+  // The same line, the server's paths shown from the working folder (the public status names none of its own).
+  expect(status.last_run.error).toBe(report.error?.replaceAll(`${dir}/`, ''));
+  expect(status.last_run.error).not.toContain(dir);
 }
 
 describe('signed votes a run could not read are counted once the vote store is back', () => {

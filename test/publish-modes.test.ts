@@ -72,11 +72,12 @@ async function expectModes(dir: string): Promise<void> {
   expect(await modeOf(join(dir, 'site', 'api')), 'site/api').toBe('755');
   expect(await modeOf(join(dir, 'paid')), 'paid/').toBe('700');
   expect(await modeOf(join(dir, 'dist', 'index.html')), 'dist/index.html').toBe('644');
-  expect(await modeOf(join(dir, 'var', 'arena.sqlite')), 'var/arena.sqlite').toBe('600');
-  // The daily copies of the store are as private as the store.
+  // The arena store is its owner's to write and anyone's to read (`emi arena status` as a monitoring user), as are
+  // its daily copies.
+  expect(await modeOf(join(dir, 'var', 'arena.sqlite')), 'var/arena.sqlite').toBe('644');
   const backups = (await readdir(join(dir, 'var', 'backups'))).filter((name) => name.endsWith('.sqlite'));
   expect(backups.length).toBeGreaterThan(0);
-  for (const name of backups) expect(await modeOf(join(dir, 'var', 'backups', name)), name).toBe('600');
+  for (const name of backups) expect(await modeOf(join(dir, 'var', 'backups', name)), name).toBe('644');
 }
 
 describe('the modes a run leaves, whatever its umask', () => {
@@ -107,7 +108,7 @@ describe('the SQLite stores a process creates', () => {
   });
 
   for (const mask of [0o077, 0o000, 0o022]) {
-    it(`are 0600 under umask ${mask.toString(8).padStart(3, '0')}, WAL files too`, async () => {
+    it(`are 0600 (the arena store 0644) under umask ${mask.toString(8).padStart(3, '0')}, WAL files too`, async () => {
       process.umask(mask);
       const dir = join(root, `stores-${mask.toString(8)}`);
       const files = {
@@ -122,8 +123,9 @@ describe('the SQLite stores a process creates', () => {
       const publishers = new SqliteCreditLedger(files.publishers);
       try {
         for (const [name, file] of Object.entries(files)) {
-          expect(await modeOf(file), name).toBe('600');
-          expect(await modeOf(`${file}-wal`), `${name}-wal`).toBe('600');
+          const mode = name === 'arena' ? '644' : '600';
+          expect(await modeOf(file), name).toBe(mode);
+          expect(await modeOf(`${file}-wal`), `${name}-wal`).toBe(mode);
         }
       } finally {
         arena.close();

@@ -75,12 +75,12 @@ export async function setGenerationModes(
 }
 
 /**
- * Opens a private file (an SQLite store) with `open`, making it 0600 when `open` created it: before anything else is
+ * Opens a private file (an SQLite store) with `open`, making it 0600 (or `mode`) when `open` created it: before anything else is
  * written, so that SQLite gives its WAL and shared-memory files the same mode. A file that was there keeps its own.
  */
-export function openPrivately<T>(file: string, open: () => T): T {
+export function openPrivately<T>(file: string, open: () => T, mode = PRIVATE.file): T {
   const existed = file === ':memory:' || existsSync(file);
   const opened = open();
-  if (!existed && existsSync(file)) chmodSync(file, PRIVATE.file);
+  if (!existed && existsSync(file)) chmodSync(file, mode);
   return opened;
 }

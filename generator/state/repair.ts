@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { stateFolder } from '../defaults.ts';
-import { PRIVATE } from '../publish/modes.ts';
+import { PUBLIC } from '../publish/modes.ts';
 import { longPathMessage, longPathProblem } from './sqlite-open-error.ts';
 import type { ArenaStore } from './store.ts';
 
@@ -131,7 +131,7 @@ export async function dailyBackup(store: ArenaStore, now: number = Date.now()): 
     } finally {
       copy.close();
     }
-    await chmod(partial, PRIVATE.file); // a copy of the store is as private as the store
+    await chmod(partial, PUBLIC.file); // as the store: written by its owner alone, read by others
     await rename(partial, target);
   } catch (error) {
     await rm(partial, { force: true });

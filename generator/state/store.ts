@@ -5,7 +5,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, RUN_OUTCOMES_FROM_KEY, RUN_OUTCOMES_VERSION } from './migrations.ts';
 import { backupFolder } from './repair.ts';
-import { openPrivately } from '../publish/modes.ts';
+import { PUBLIC, openPrivately } from '../publish/modes.ts';
 
 export const DEFAULT_STORE_PATH = 'var/arena.sqlite';
 
@@ -60,7 +60,9 @@ export const newerStoreMessage = (file: string, version: number): string =>
 export const openArenaStore = (file: string = DEFAULT_STORE_PATH): ArenaStore => {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   // The votes' addresses and the run log are the operator's: 0600 when made here, whatever the umask.
-  const db = openPrivately(file, () => new Database(file));
+  // Written by its owner alone; read by others (`emi arena status` as a monitoring user): it holds the published
+  // track record and salted voter hashes, no secret.
+  const db = openPrivately(file, () => new Database(file), PUBLIC.file);
   try {
     const version = versionOf(db);
     if (version > LATEST_SCHEMA_VERSION) throw new Error(newerStoreMessage(file, version));
