@@ -4,6 +4,7 @@ import { Command, Help, Option } from 'commander';
 import type { CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { guardOutput } from './output.ts';
 import {
   USAGE_EXIT_CODE,
   aheadOfClock,
@@ -757,33 +758,6 @@ function unknownCommandArgs(program: Command, args: readonly string[]): string[]
   if (first === 'help')
     return second !== undefined && !second.startsWith('-') && !known(second) ? [second] : null;
   return !known(first) && args.some(isHelpFlag) ? args.filter((arg) => !isHelpFlag(arg)) : null;
-}
-
-/**
- * Marks a failed write whose writer says the failure in its own words (emi buy keeps the payment it made): the shared
- * rule below stays silent about it. A registry symbol, so that the writer needs no import of this module.
- */
-const OUTPUT_FAULT_SAID = Symbol.for('emi.output-fault-said');
-
-/**
- * The output that cannot be written ends the command as one line, never a stack trace or a silent exit 0: a full disk
- * or a closed file is said on stderr and exits 1 once the command is done (a run is never cut off mid-write); EPIPE,
- * the reader gone (`| head -1`), is what a pipe's reader asks for and stays quiet. Node emits a write's failure a tick
- * later, so a command that writes its last line and calls process.exit is checked again on the way out.
- */
-function guardOutput(stream: NodeJS.WriteStream): void {
-  let said = false;
-  const say = (error: NodeJS.ErrnoException): void => {
-    if (said || (error as unknown as Record<symbol, unknown>)[OUTPUT_FAULT_SAID] === true) return;
-    said = true;
-    if (error.code === 'EPIPE') return;
-    console.error(`emi: cannot write the output: ${oneLine(error.message)}`);
-    process.exitCode = 1;
-  };
-  stream.on('error', say);
-  process.once('exit', () => {
-    if (stream.errored) say(stream.errored);
-  });
 }
 
 /**

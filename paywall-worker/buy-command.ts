@@ -177,26 +177,6 @@ export function networkReason(error: unknown): string | null {
   return error.message === 'fetch failed' ? (cause?.message ?? 'network error') : null;
 }
 
-/**
- * Marks a failed write that `emi buy` says in its own words, so that the CLI's shared rule for an output that cannot
- * be written (generator/cli.ts guardOutput) stays silent about it. A registry symbol: the same in both modules.
- */
-const OUTPUT_FAULT_SAID = Symbol.for('emi.output-fault-said');
-
-/**
- * Writes `text` to `stream` and settles once it is written; rejects when it cannot be (ENOSPC, EPIPE...). The error
- * is marked before the stream emits it: its caller says it.
- */
-export function writeOutput(stream: NodeJS.WritableStream, text: string): Promise<void> {
-  return new Promise((resolveWrite, rejectWrite) => {
-    stream.write(text, (error) => {
-      if (!error) return resolveWrite();
-      (error as unknown as Record<symbol, unknown>)[OUTPUT_FAULT_SAID] = true;
-      rejectWrite(error);
-    });
-  });
-}
-
 /** Why a write failed, for one line: "ENOSPC: no space left on device, write". */
 const writeFault = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 

@@ -10,13 +10,8 @@ import type { LocalPaywallOptions } from './local.ts';
 import { MCP_PATH } from '../mcp/http.ts';
 import { normalisedRequest } from '../schemas/delivery.ts';
 import { listen } from './node-listen.ts';
-import {
-  BUY_EXIT_CODES,
-  BUY_EXIT_HELP,
-  DEFAULT_RETRY_FOR_SECONDS,
-  runBuy,
-  writeOutput,
-} from './buy-command.ts';
+import { BUY_EXIT_CODES, BUY_EXIT_HELP, DEFAULT_RETRY_FOR_SECONDS, runBuy } from './buy-command.ts';
+import { writeOutput } from '../generator/output.ts';
 import type { BuyCommandOptions } from './buy-command.ts';
 import { DEV_FACILITATOR_PORT } from './dev-facilitator/server.ts';
 import { parsePort, requireFolder, requireFolderPath, usageError } from '../generator/cli-options.ts';

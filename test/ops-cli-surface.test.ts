@@ -4,7 +4,15 @@
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorLines, expectOk, expectUsageMistake, runEmi, startEmi, startPaywallCli } from './ops-cli.ts';
+import {
+  UP_ON_FREE_PORTS,
+  errorLines,
+  expectOk,
+  expectUsageMistake,
+  runEmi,
+  startEmi,
+  startPaywallCli,
+} from './ops-cli.ts';
 import type { Running } from './ops-cli.ts';
 import { account } from './publishers-harness.ts';
 import { tempDir } from './helpers/temp-dir.ts';
@@ -37,17 +45,7 @@ const PORT_ZERO = /127\.0\.0\.1:0(?!\d)/;
 describe('--port 0 (any free port)', () => {
   it('emi up, emi serve and emi paywall publish the port they listen on, never :0', async () => {
     const dir = await tempDir('emi-port0-');
-    const up = startEmi(dir, [
-      'up',
-      '--port',
-      '0',
-      '--dev-facilitator-port',
-      '0',
-      '--backfill-days',
-      '0',
-      '--cron',
-      '0 0 1 1 *',
-    ]);
+    const up = startEmi(dir, [...UP_ON_FREE_PORTS]);
     try {
       const site = await siteOf(up);
       expect(site).not.toMatch(PORT_ZERO);

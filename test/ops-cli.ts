@@ -50,6 +50,19 @@ export function canRunAsNobody(): boolean {
   }
 }
 
+/** `emi up` on free ports, with no backfill and a schedule that does not fire while a test runs. */
+export const UP_ON_FREE_PORTS: readonly string[] = [
+  'up',
+  '--port',
+  '0',
+  '--dev-facilitator-port',
+  '0',
+  '--backfill-days',
+  '0',
+  '--cron',
+  '0 0 1 1 *',
+];
+
 /** Starts the real `emi` without the EMI_* variables of this machine, with `env` on top. */
 export function startEmi(
   cwd: string,

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorLines, runEmi, startEmi } from './ops-cli.ts';
+import { UP_ON_FREE_PORTS, errorLines, runEmi, startEmi } from './ops-cli.ts';
 import { tempDir } from './helpers/temp-dir.ts';
 
 /** Every entry below dir with its modification time, without following links (what "touched" means here). */
@@ -18,17 +18,7 @@ async function snapshot(dir: string): Promise<Record<string, number>> {
   return out;
 }
 
-const upArgs = [
-  'up',
-  '--port',
-  '0',
-  '--dev-facilitator-port',
-  '0',
-  '--backfill-days',
-  '0',
-  '--cron',
-  '0 0 1 1 *',
-];
+const upArgs = [...UP_ON_FREE_PORTS];
 
 describe('a second emi up on the same folders', () => {
   it('says what is running (pid, address) and exits non-zero, touching nothing', async () => {

@@ -52,6 +52,18 @@ let config: string;
 let ledgerFile: string;
 const acmePayTo = account();
 
+/** The Worker's admin route over `ledger`, configured with acme alone. */
+const adminApp = (ledger: SqliteCreditLedger) =>
+  new Hono().route(
+    '/',
+    createAdminRoute({
+      publishers: parsePublishers([publisherEntry('acme', acmePayTo)]),
+      ledger,
+      token: ADMIN_TOKEN,
+      clientIp,
+    }),
+  );
+
 const addArgs = (id: string, payTo: string, ...more: string[]) => [
   'add',
   '--config',
@@ -258,15 +270,7 @@ describe('--worker answers', () => {
 
   it("an id the Worker does not configure is a usage mistake naming the Worker's publishers", async () => {
     const ledger = new SqliteCreditLedger(ledgerFile);
-    const app = new Hono().route(
-      '/',
-      createAdminRoute({
-        publishers: parsePublishers([publisherEntry('acme', acmePayTo)]),
-        ledger,
-        token: ADMIN_TOKEN,
-        clientIp,
-      }),
-    );
+    const app = adminApp(ledger);
     const server = await listen(app, 0, '127.0.0.1');
     try {
       const worker = `http://127.0.0.1:${server.port}`;
@@ -351,15 +355,7 @@ describe('a publisher removed from the configuration, with credits left in the l
   it("the Worker's admin route gives its statement and a withdrawal, refuses a grant (409), and 404s an id it never knew", async () => {
     const ledger = new SqliteCreditLedger(ledgerFile);
     await ledger.credit('gone', 5);
-    const app = new Hono().route(
-      '/',
-      createAdminRoute({
-        publishers: parsePublishers([publisherEntry('acme', acmePayTo)]),
-        ledger,
-        token: ADMIN_TOKEN,
-        clientIp,
-      }),
-    );
+    const app = adminApp(ledger);
     const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };
     const credit = (id: string, credits: number) =>
       app.request(`/p/${id}/admin/credits`, {

@@ -27,11 +27,11 @@ const GLOB_SYNTAX = /[*?[\]{}()!]/;
  * (`new URL(\`file:${path}\`)` in its Require.js), where `#` and `?` end the path and `%` starts an escape, so a
  * checkout under `hash#1/` failed every build with "Cannot find module '.../hash'".
  */
-const URL_SYNTAX = /[#%?]/g;
+const URL_SYNTAX = /[#%?]/;
 
 /** The characters of `syntax` found in `text`, once each, in order. */
 const charactersOf = (text: string, syntax: RegExp): string[] => [
-  ...new Set([...text].filter((char) => new RegExp(syntax.source).test(char))),
+  ...new Set([...text].filter((char) => syntax.test(char))),
 ];
 
 /**
