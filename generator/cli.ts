@@ -5,6 +5,7 @@ import type { CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { guardOutput } from './output.ts';
+import { markClaimsStopping } from './state/claims-held.ts';
 import {
   USAGE_EXIT_CODE,
   aheadOfClock,
@@ -360,6 +361,7 @@ function onShutdown(stop: () => Promise<void>): void {
   const handler = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    markClaimsStopping(); // a restart's new instance waits for this one to end rather than refusing
     console.log(
       `${signal}: stopping (a run still collecting or staging is recorded as interrupted), then exiting`,
     );

@@ -6,6 +6,7 @@ import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { oneLine, usageError } from './cli-options.ts';
+import { markClaimsStopping } from './state/claims-held.ts';
 import type { RunReport } from './pipeline.ts';
 import { assertEleventyCanRead } from './site/load-eleventy.ts';
 import type { SourceName } from './market-source.ts';
@@ -110,6 +111,7 @@ async function interruptible<T>(
     if (received === null) {
       received = signal;
       othersManage = (others[signal as keyof typeof others] ?? 0) > 0;
+      if (!othersManage) markClaimsStopping(); // the first run of `emi up`: the process ends after it
       if (!othersManage) console.error(`emi: ${signal}: stopping the run; it is recorded as interrupted`);
       controller.abort(new Error(`interrupted by ${signal}`));
     } else if (process.listenerCount(signal) === 1) {

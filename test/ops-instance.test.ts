@@ -33,6 +33,8 @@ describe('a second emi up on the same folders', () => {
       const before = await snapshot(dir);
       const second = await runEmi(dir, upArgs);
       expect(second.code).not.toBe(0);
+      // Refused after a moment's grace, without waiting: the first one is running, not stopping.
+      expect(second.stderr).not.toMatch(/waiting|waited/);
       expect(second.stderr).toMatch(
         new RegExp(
           `^emi: emi up is already running for ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/dist ` +

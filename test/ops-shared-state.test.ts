@@ -5,7 +5,9 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
+import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { openArenaStore } from '../generator/state/store.ts';
@@ -178,19 +180,43 @@ describe('a second scheduler on the same state folder', () => {
   }, 240_000);
 });
 
-describe('a restart that overlaps the old process stopping (emi up started, old one stopped)', () => {
-  it('waits for the old one to go, then runs', async () => {
+/** Sends a request's head and part of its body, and no more: the server holds it in flight until the socket goes. */
+async function requestInFlight(port: number): Promise<Socket> {
+  const socket = connect(port, '127.0.0.1');
+  await new Promise<void>((done, fail) => socket.once('connect', done).once('error', fail));
+  socket.write(
+    'POST /arena/vote HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+      'Content-Length: 100\r\n\r\n{"ro',
+  );
+  return socket;
+}
+
+describe('a restart that overlaps the old process stopping (emi up stopped, new one started)', () => {
+  it('the old one says in its claims that it is stopping; the new one waits for it to go, then runs', async () => {
     const dir = await tempDir('emi-shared-');
     const ports = [await newPort(), await newPort()] as const;
     const old = start(dir, upArgs(ports));
     await old.waitFor(/scheduled:/);
+    // A request still in flight holds the old server's close: the old process stays stopping until it ends.
+    const socket = await requestInFlight(ports[0]);
+    old.stop();
+    const claims = [instanceLockFile(join(dir, 'dist')), join(dir, 'var', 'scheduler.json')];
+    const marked = async () =>
+      (await Promise.all(claims.map((file) => readFile(file, 'utf8')))).every(
+        (text) => (JSON.parse(text) as { stopping_since?: string }).stopping_since !== undefined,
+      );
+    while (!(await marked())) await sleep(20); // the test's timeout bounds it
     const next = start(dir, upArgs(ports), { timeoutMs: 120_000 });
     try {
-      await next.waitFor(`emi: emi up (pid ${old.child.pid}) holds ${dir}/dist: waiting up to 20 s`);
-      old.stop();
-      await next.waitFor(`site: http://127.0.0.1:${ports[0]}/`);
+      await next.waitFor(
+        `emi: emi up (pid ${old.child.pid}) holds ${dir}/dist and is stopping: waiting up to 20 s for it to end`,
+      );
+      expect(old.child.exitCode).toBeNull();
+      socket.destroy();
       expect((await old.done).code).toBe(0);
+      await next.waitFor(`site: http://127.0.0.1:${ports[0]}/`);
     } finally {
+      socket.destroy();
       old.stop();
       next.stop();
       await Promise.all([old.done, next.done]);
@@ -198,40 +224,77 @@ describe('a restart that overlaps the old process stopping (emi up started, old 
   }, 240_000);
 });
 
-/** A process holding `folder`'s instance lock that, like `emi up`, takes a moment to stop after SIGTERM. */
-function slowStoppingHolder(folder: string): {
-  child: ChildProcessWithoutNullStreams;
-  claimed: Promise<void>;
-} {
+/**
+ * A process holding `folder`'s instance lock that, like `emi up`, marks its claims as stopping on SIGTERM and takes a
+ * moment to end (`stopMs`; never when null). It prints "claimed", then "stopping" once marked.
+ */
+function stoppingHolder(
+  folder: string,
+  stopMs: number | null,
+): { child: ChildProcessWithoutNullStreams; claimed: Promise<void>; stopping: Promise<void> } {
   const script = `
     const { claimInstance } = await import(${JSON.stringify(resolve('generator/state/instance-lock.ts'))});
+    const { markClaimsStopping } = await import(${JSON.stringify(resolve('generator/state/claims-held.ts'))});
     await claimInstance({ folder: ${JSON.stringify(folder)}, port: 0, host: '127.0.0.1', command: 'up' });
-    process.on('SIGTERM', () => setTimeout(() => process.exit(0), 1500));
+    process.on('SIGTERM', () => {
+      markClaimsStopping();
+      console.log('stopping');
+      ${stopMs === null ? '' : `setTimeout(() => process.exit(0), ${stopMs});`}
+    });
     setInterval(() => {}, 1000);
     console.log('claimed');`;
   const child = tracked(spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]));
-  const claimed = new Promise<void>((resolvePromise, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('claimed')) resolvePromise();
+  const said = (word: string) => {
+    const saying = new Promise<void>((resolvePromise, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes(word)) resolvePromise();
+      });
+      child.on('close', () => reject(new Error(`the holder ended before it said "${word}"`)));
     });
-    child.on('close', () => reject(new Error('the holder ended before it claimed')));
-  });
-  return { child, claimed };
+    saying.catch(() => undefined); // awaited only by the tests that stop the holder
+    return saying;
+  };
+  return { child, claimed: said('claimed'), stopping: said('stopping') };
 }
 
+const claimDist = (folder: string, options: { waitMs?: number; graceMs?: number; lines?: string[] } = {}) =>
+  claimInstance({
+    folder,
+    port: 0,
+    host: '127.0.0.1',
+    command: 'up',
+    waitMs: options.waitMs,
+    graceMs: options.graceMs,
+    notice: (line) => options.lines?.push(line),
+  });
+
 describe('claiming a folder whose instance is still alive', () => {
-  it('waits for one that is stopping, then takes the folder over', async () => {
+  it('waits for one that says it is stopping, saying so, then takes the folder over', async () => {
     const folder = join(await tempDir('emi-shared-'), 'dist');
-    const holder = slowStoppingHolder(folder);
+    const holder = stoppingHolder(folder, 1500);
     await holder.claimed;
     holder.child.kill('SIGTERM');
-    const lock = await claimInstance({
-      folder,
-      port: 0,
-      host: '127.0.0.1',
-      command: 'up',
-      notice: () => undefined,
-    });
+    await holder.stopping;
+    const lines: string[] = [];
+    const lock = await claimDist(folder, { lines });
+    try {
+      expect(JSON.parse(await readFile(lock.file, 'utf8'))).toMatchObject({ pid: process.pid });
+      expect(lines).toEqual([
+        `emi up (pid ${holder.child.pid}) holds ${folder} and is stopping: waiting up to 20 s for it to end`,
+      ]);
+    } finally {
+      lock.release();
+    }
+  }, 60_000);
+
+  it('waits for one asked to stop while the claim was being made (a signal marked within the grace)', async () => {
+    const folder = join(await tempDir('emi-shared-'), 'dist');
+    const holder = stoppingHolder(folder, 500);
+    await holder.claimed;
+    const claiming = claimDist(folder, { graceMs: 10_000 });
+    await sleep(300); // the claim has found the holder running and not stopping
+    holder.child.kill('SIGTERM');
+    const lock = await claiming;
     try {
       expect(JSON.parse(await readFile(lock.file, 'utf8'))).toMatchObject({ pid: process.pid });
     } finally {
@@ -239,32 +302,39 @@ describe('claiming a folder whose instance is still alive', () => {
     }
   }, 60_000);
 
-  it('refuses one that does not stop within the wait, saying it waited', async () => {
+  it('refuses one that is not stopping once the grace has passed, without the longer wait or a notice', async () => {
     const folder = join(await tempDir('emi-shared-'), 'dist');
-    const holder = slowStoppingHolder(folder);
-    try {
-      await holder.claimed;
-      const lines: string[] = [];
-      await expect(
-        claimInstance({
-          folder,
-          port: 0,
-          host: '127.0.0.1',
-          command: 'up',
-          waitMs: 1000,
-          notice: (l) => lines.push(l),
-        }),
-      ).rejects.toThrow(
-        new RegExp(
-          `^emi up is already running for .*\\(pid ${holder.child.pid} on .*\\(waited 1 s in case it was stopping\\)$`,
-        ),
-      );
-      expect(lines).toEqual([
-        `emi up (pid ${holder.child.pid}) holds ${folder}: waiting up to 1 s in case it is stopping`,
-      ]);
-    } finally {
-      holder.child.kill('SIGKILL');
-    }
+    const holder = stoppingHolder(folder, null);
+    await holder.claimed;
+    const lines: string[] = [];
+    // A wait longer than this test's timeout: were it used for a holder not stopping, the test would time out.
+    await expect(claimDist(folder, { graceMs: 300, waitMs: 600_000, lines })).rejects.toThrow(
+      new RegExp(
+        `^emi up is already running for ${escape(folder)} \\(pid ${holder.child.pid} on .*\\): ` +
+          'stop it first, or use other folders and --port$',
+      ),
+    );
+    expect(lines).toEqual([]);
+    expect(JSON.parse(await readFile(instanceLockFile(folder), 'utf8'))).toMatchObject({
+      pid: holder.child.pid,
+    });
+  }, 60_000);
+
+  it('refuses one that does not finish stopping within the wait, saying it waited', async () => {
+    const folder = join(await tempDir('emi-shared-'), 'dist');
+    const holder = stoppingHolder(folder, null);
+    await holder.claimed;
+    holder.child.kill('SIGTERM');
+    await holder.stopping;
+    const lines: string[] = [];
+    await expect(claimDist(folder, { waitMs: 1000, lines })).rejects.toThrow(
+      new RegExp(
+        `^emi up is already running for .*\\(pid ${holder.child.pid} on .*\\(waited 1 s for it to finish stopping\\)$`,
+      ),
+    );
+    expect(lines).toEqual([
+      `emi up (pid ${holder.child.pid}) holds ${folder} and is stopping: waiting up to 1 s for it to end`,
+    ]);
   }, 60_000);
 });
 
@@ -282,7 +352,7 @@ const why = (error) => 'lost: ' + error.message.split('\\n')[0];
 async function instance(folder) {
   let lock;
   try {
-    lock = await claimInstance({ folder, port: 0, host: '127.0.0.1', command: 'up', waitMs: 0 });
+    lock = await claimInstance({ folder, port: 0, host: '127.0.0.1', command: 'up', waitMs: 0, graceMs: 0 });
   } catch (error) {
     return say(why(error));
   }

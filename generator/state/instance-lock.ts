@@ -1,9 +1,10 @@
 // One `emi up` / `emi serve` per served folder, and one scheduler (`emi up`, `emi schedule`) per state folder: a
 // small lock file names the running instance (pid, host, port). A second instance reads it, says what is running and
 // stops before touching anything; a lock left by a killed instance (its process is gone) is taken over. A holder
-// still alive is waited for a while first: a restart (`kill -TERM $OLD; emi up`) starts the new one while the old
-// one is still stopping. The port is probed too, so a port held by anything else is reported in words instead of a
-// raw EADDRINUSE.
+// still alive is waited for while it says it is stopping (its shutdown marks the lock): a restart
+// (`kill -TERM $OLD; emi up`) starts the new one while the old one is still stopping. A holder that does not say so
+// is given a moment to (a signal is handled once its event loop is free), then the claim is refused. The port is
+// probed too, so a port held by anything else is reported in words instead of a raw EADDRINUSE.
 import { randomUUID } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
 import { link, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -12,10 +13,13 @@ import os from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertWritableFolder } from '../publish/writable.ts';
+import { dropClaim, holdClaim } from './claims-held.ts';
 import { processIsAlive, takeOverStaleLock } from './lock.ts';
 
-/** How long a new instance waits for a live holder to stop before it refuses (an old one stopping takes ~1 s). */
+/** How long a new instance waits for a holder that says it is stopping (an old one stopping takes ~1 s). */
 export const INSTANCE_WAIT_MS = 20_000;
+/** How long a live holder that does not say it is stopping is given to say so before the claim is refused. */
+export const INSTANCE_GRACE_MS = 2_000;
 const INSTANCE_POLL_MS = 250;
 
 export interface InstanceInfo {
@@ -26,6 +30,8 @@ export interface InstanceInfo {
   port: number;
   url: string | null;
   started_at: string;
+  /** When its shutdown began (SIGINT, SIGTERM); absent while it runs (and in claims of older emi). */
+  stopping_since?: string;
 }
 
 export interface InstanceLock {
@@ -149,22 +155,25 @@ export interface ClaimOptions {
   file?: string;
   /** What a second instance is told to do, after what runs there. */
   remedy?: string;
-  /** How long a live holder is waited for (it may be stopping) before the claim is refused. */
+  /** How long a holder that says it is stopping is waited for before the claim is refused. */
   waitMs?: number;
+  /** How long a live holder that does not (yet) say it is stopping is given to say so. */
+  graceMs?: number;
   /** Where the one line saying it waits goes (default stderr). */
   notice?: (line: string) => void;
 }
 
 /**
  * Claims `folder` for this process, or throws InstanceRunningError naming the instance that holds it. A live holder
- * is polled for up to waitMs: one that is stopping (a restart) is taken over once it has gone, at no cost to the
- * refusal of a real second instance but the wait. A holder gone is taken over one claimant at a time
- * (takeOverStaleLock).
+ * that says it is stopping (a restart) is waited for up to waitMs and taken over once it has gone; one that does not
+ * is refused after graceMs, time for a signal just sent to be marked. A holder gone is taken over one claimant at a
+ * time (takeOverStaleLock).
  */
 export async function claimInstance(options: ClaimOptions): Promise<InstanceLock> {
   const file = options.file ?? instanceLockFile(options.folder);
   const remedy = options.remedy ?? FOLDER_REMEDY;
   const waitMs = options.waitMs ?? INSTANCE_WAIT_MS;
+  const graceMs = options.graceMs ?? INSTANCE_GRACE_MS;
   const info: InstanceInfo = {
     pid: process.pid,
     host: os.hostname(),
@@ -176,21 +185,23 @@ export async function claimInstance(options: ClaimOptions): Promise<InstanceLock
   };
   const text = () => `${JSON.stringify(info, null, 2)}\n`;
   const create = () => createWhole(file, text());
-  const waitUntil = Date.now() + waitMs;
+  const started = Date.now();
   let waiting = false;
   for (;;) {
     const held = await readInstance(file);
     if (held.present && isLive(held.info)) {
-      if (Date.now() >= waitUntil) {
+      const stopping = held.info.stopping_since !== undefined;
+      if (Date.now() >= started + (stopping ? waitMs : graceMs)) {
         throw new InstanceRunningError(
-          `${describe(held.info, remedy)} (waited ${Math.round(waitMs / 1000)} s in case it was stopping)`,
+          `${describe(held.info, remedy)}` +
+            (stopping ? ` (waited ${Math.round(waitMs / 1000)} s for it to finish stopping)` : ''),
         );
       }
-      if (!waiting) {
+      if (stopping && !waiting) {
         waiting = true;
         (options.notice ?? ((line: string) => console.error(`emi: ${line}`)))(
-          `emi ${held.info.command} (pid ${held.info.pid}) holds ${held.info.folder}: waiting up to ` +
-            `${Math.round(waitMs / 1000)} s in case it is stopping`,
+          `emi ${held.info.command} (pid ${held.info.pid}) holds ${held.info.folder} and is stopping: waiting up ` +
+            `to ${Math.round(waitMs / 1000)} s for it to end`,
         );
       }
       await sleep(INSTANCE_POLL_MS);
@@ -215,6 +226,7 @@ export async function claimInstance(options: ClaimOptions): Promise<InstanceLock
   }
   const release = () => {
     process.removeListener('exit', release);
+    dropClaim(file);
     try {
       const current = JSON.parse(readFileSync(file, 'utf8')) as InstanceInfo;
       if (current.pid === process.pid) unlinkSync(file);
@@ -222,6 +234,10 @@ export async function claimInstance(options: ClaimOptions): Promise<InstanceLock
       // already gone
     }
   };
+  holdClaim(
+    file,
+    () => `${JSON.stringify({ ...info, stopping_since: new Date().toISOString() }, null, 2)}\n`,
+  );
   process.on('exit', release);
   return {
     file,
