@@ -37,33 +37,42 @@ async function startupErrors(args: string[]): Promise<string[]> {
   return errorLines(await running.done);
 }
 
-async function stopCleanly(running: Running): Promise<void> {
+/** Stops it with SIGTERM; resolves with its exit code. */
+async function stopped(running: Running): Promise<number | null> {
   running.stop();
-  const { code } = await running.done;
-  expect(code, running.output()).toBe(0);
+  return (await running.done).code;
 }
 
 beforeAll(() => requireLibfaketime());
 
+// The two clock tests wait for a minute to turn (about 20 s each, mostly idle): they run side by side.
 describe('emi schedule reads its cron in UTC, whatever the host zone (the real emi under libfaketime)', () => {
-  it('New York, the night clocks go back: the 06:00Z run happens (it used to wait until 07:00Z)', async () => {
-    const running = await startSchedule([], { TZ: 'America/New_York', ...clockAt('2026-11-01T05:59:40Z') });
-    const ran = await sawWithin(running, /generated \d+ files for 2026-11-01T06:00:00/, 90_000);
-    expect(ran, running.output()).toBe(true);
-    expect(running.output()).toMatch(/^scheduled: "\* \* \* \* \*" in UTC \(Ctrl-C to stop\)$/m);
-    await stopCleanly(running);
-  }, 120_000);
+  it.concurrent(
+    'New York, the night clocks go back: the 06:00Z run happens (it used to wait until 07:00Z)',
+    async ({ expect }) => {
+      const running = await startSchedule([], { TZ: 'America/New_York', ...clockAt('2026-11-01T05:59:40Z') });
+      const ran = await sawWithin(running, /generated \d+ files for 2026-11-01T06:00:00/, 90_000);
+      expect(ran, running.output()).toBe(true);
+      expect(running.output()).toMatch(/^scheduled: "\* \* \* \* \*" in UTC \(Ctrl-C to stop\)$/m);
+      expect(await stopped(running), running.output()).toBe(0);
+    },
+    120_000,
+  );
 
-  it('Kolkata, "0 0 * * *": the run is at 00:00Z, not at local midnight (18:30Z)', async () => {
-    const running = await startSchedule(['--cron', '0 0 * * *', '--cadence', '86400'], {
-      TZ: 'Asia/Kolkata',
-      ...clockAt('2026-12-01T23:59:40Z'),
-    });
-    const ran = await sawWithin(running, /generated \d+ files for 2026-12-02T00:00:00/, 90_000);
-    expect(ran, running.output()).toBe(true);
-    expect(running.output()).not.toMatch(/warning/); // a daily cron, a day's cadence
-    await stopCleanly(running);
-  }, 120_000);
+  it.concurrent(
+    'Kolkata, "0 0 * * *": the run is at 00:00Z, not at local midnight (18:30Z)',
+    async ({ expect }) => {
+      const running = await startSchedule(['--cron', '0 0 * * *', '--cadence', '86400'], {
+        TZ: 'Asia/Kolkata',
+        ...clockAt('2026-12-01T23:59:40Z'),
+      });
+      const ran = await sawWithin(running, /generated \d+ files for 2026-12-02T00:00:00/, 90_000);
+      expect(ran, running.output()).toBe(true);
+      expect(running.output()).not.toMatch(/warning/); // a daily cron, a day's cadence
+      expect(await stopped(running), running.output()).toBe(0);
+    },
+    120_000,
+  );
 
   it('--help says the cron is read in UTC', async () => {
     const help = await runEmi(tmpdir(), ['schedule', '--help']);
