@@ -748,18 +748,28 @@ export async function programFor(argv: readonly string[]): Promise<Command> {
 const isHelpFlag = (arg: string): boolean => arg === '--help' || arg === '-h';
 
 /**
- * `emi help nosuch` and `emi nosuch --help` name a command that does not exist, as `emi nosuch` does: commander
- * shows the root help for them instead (exit 1 and 0). Returns the command line that makes commander say the same
- * usage error as for `emi nosuch` (exit 2, with its "Did you mean"), or null for any other.
+ * `emi help nosuch`, `emi nosuch --help` and the same under a group (`emi publisher nosuch --help`) name a command
+ * that does not exist, as `emi nosuch` does: commander shows the group's help for them instead (exit 0, or 2 on
+ * stderr). Returns the command line that makes commander say the same usage error as for `emi nosuch` (exit 2,
+ * with its "Did you mean"), or null for any other.
  */
 function unknownCommandArgs(program: Command, args: readonly string[]): string[] | null {
-  const known = (name: string) =>
-    name === 'help' || program.commands.some((c) => c.name() === name || c.aliases().includes(name));
-  const [first, second] = args;
-  if (first === undefined || first.startsWith('-')) return null;
-  if (first === 'help')
-    return second !== undefined && !second.startsWith('-') && !known(second) ? [second] : null;
-  return !known(first) && args.some(isHelpFlag) ? args.filter((arg) => !isHelpFlag(arg)) : null;
+  const find = (group: Command, name: string) =>
+    group.commands.find((c) => c.name() === name || c.aliases().includes(name));
+  let group = program;
+  for (let i = 0; group.commands.length > 0; i++) {
+    const word = args[i];
+    if (word === undefined || word.startsWith('-')) return null;
+    if (word === 'help') {
+      const named = args[i + 1];
+      const unknown = named !== undefined && !named.startsWith('-') && !find(group, named);
+      return unknown ? [...args.slice(0, i), named] : null;
+    }
+    const command = find(group, word);
+    if (!command) return args.some(isHelpFlag) ? args.filter((arg) => !isHelpFlag(arg)) : null;
+    group = command;
+  }
+  return null; // a command's own words are its arguments
 }
 
 /**

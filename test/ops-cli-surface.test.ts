@@ -105,15 +105,29 @@ describe('a missing or unknown command', () => {
       ['help', 'nosuch'],
       ['nosuch', '--help'],
       ['nosuch', '-h'],
+      ['publisher', 'nosuch', '--help'],
+      ['arena', 'nosuch', '-h'],
+      ['publisher', 'help', 'nosuch'],
     ]) {
       const run = await runEmi(dir, args);
       expectUsageMistake(run, /^error: unknown command 'nosuch'$/);
       expect(run.stdout).toBe('');
     }
+    // A typo under a group keeps its "Did you mean", --help or not.
+    expectUsageMistake(
+      await runEmi(dir, ['publisher', 'statment', '--help']),
+      /^error: unknown command 'statment' \(Did you mean statement\?\)$/,
+    );
     // Help asked of a real command is still help (exit 0, on stdout).
-    const help = await runEmi(dir, ['help', 'generate']);
-    expectOk(help);
-    expect(help.stdout).toContain('Usage: emi generate');
+    for (const [args, usage] of [
+      [['help', 'generate'], 'Usage: emi generate'],
+      [['publisher', 'help', 'statement'], 'Usage: emi publisher statement'],
+      [['arena', 'status', '--help'], 'Usage: emi arena status'],
+    ] as const) {
+      const help = await runEmi(dir, [...args]);
+      expectOk(help);
+      expect(help.stdout).toContain(usage);
+    }
   }, 60_000);
 });
 
