@@ -373,6 +373,20 @@ describe('a publisher removed from the configuration, with credits left in the l
       expect(await grant.json()).toMatchObject({ error: 'publisher_removed' });
       expect((await ledger.balance('gone')).balance).toBe(5);
 
+      // Through `emi publisher credit --worker`: the grant is a usage mistake (exit 2), as the local command says.
+      const server = await listen(app, 0, '127.0.0.1');
+      try {
+        const flags = ['--worker', `http://127.0.0.1:${server.port}`];
+        const refused = await emi(['credit', 'gone', '2', ...flags], { EMI_ADMIN_TOKEN: ADMIN_TOKEN });
+        expect(refused.status).toBe(2);
+        expect(refused.stderr).toMatch(
+          /^emi: http:\/\/127\.0\.0\.1:\d+: publisher "gone" is no longer in this Worker's EMI_PUBLISHERS: .*none added; nothing was changed$/m,
+        );
+        expect((await ledger.balance('gone')).balance).toBe(5);
+      } finally {
+        await server.close();
+      }
+
       const withdrawal = await credit('gone', -5);
       expect(withdrawal.status).toBe(200);
       expect((await ledger.balance('gone')).balance).toBe(0);

@@ -59,6 +59,10 @@ async function call<T>(admin: WorkerAdmin, path: string, init: RequestInit = {})
   });
   const body = (await response.json().catch(() => null)) as { error?: string; message?: string } | null;
   if (response.status === 404) throw notFound(url, body);
+  // A grant to a publisher the Worker no longer lists is the operator's mistake, as the local command says it.
+  if (response.status === 409 && body?.error === 'publisher_removed') {
+    throw usageError(`${url.origin}: ${body.message ?? 'publisher removed'}; nothing was changed`);
+  }
   if (!response.ok) {
     throw new Error(`${url.origin} answered ${response.status}: ${body?.message ?? response.statusText}`);
   }
