@@ -21,8 +21,8 @@ export interface FolderOption {
    * data folder (`EMI_STATE_DIR=/data`, `--out /data/site`) is fine. Never the same folder as another, though.
    */
   holdsOthers?: boolean;
-  /** The option's default, said in the refusal as a folder that works. */
-  usual: string;
+  /** The option's default, said in the refusal as a folder that works (none for --record and --replay). */
+  usual?: string;
 }
 
 /** Whether `inner` is `outer` or inside it (both absolute). */
@@ -32,6 +32,13 @@ export function isSameOrInside(inner: string, outer: string): boolean {
 }
 
 const named = (folder: FolderOption): string => `${folder.name} ${folder.path}`;
+
+/** " (default --out site)", " (defaults --out site, --paid paid)", or "" for options without a default. */
+function defaults(...folders: FolderOption[]): string {
+  const usual = folders.flatMap((f) => (f.usual === undefined ? [] : [`${f.name} ${f.usual}`]));
+  if (usual.length === 0) return '';
+  return ` (${usual.length === 1 ? 'default' : 'defaults'} ${usual.join(', ')})`;
+}
 
 /**
  * Why these folders of one command cannot be used together (one line naming the options and what to do), or null
@@ -43,7 +50,7 @@ export function folderOverlapProblem(folders: readonly FolderOption[], cwd: stri
     if (folder.path.trim() === '') {
       return (
         `${folder.name} is empty, which names the working folder: ` +
-        `give it a folder of its own (default ${folder.usual})`
+        `give it a folder of its own${defaults(folder)}`
       );
     }
   }
@@ -53,7 +60,7 @@ export function folderOverlapProblem(folders: readonly FolderOption[], cwd: stri
         resolve(cwd, folder.path) === cwd ? 'the working folder' : 'an ancestor of the working folder';
       return (
         `${named(folder)} is ${which}, which a run would move aside to put links to its generations there: ` +
-        `give it a folder of its own (default ${folder.usual})`
+        `give it a folder of its own${defaults(folder)}`
       );
     }
   }
@@ -67,8 +74,8 @@ export function folderOverlapProblem(folders: readonly FolderOption[], cwd: stri
       if (!same && outer.holdsOthers) continue;
       const how = same ? 'the same folder as' : 'inside';
       return (
-        `${named(inner)} is ${how} ${named(outer)}: give each its own folder, neither inside the other ` +
-        `(defaults ${outer.name} ${outer.usual}, ${inner.name} ${inner.usual})`
+        `${named(inner)} is ${how} ${named(outer)}: give each its own folder, neither inside the other` +
+        defaults(outer, inner)
       );
     }
   }
@@ -79,12 +86,18 @@ type FolderSpec = Omit<FolderOption, 'path' | 'name'> & { key: string; flag: str
 
 const STATE: FolderSpec = { key: 'state', flag: '--state', linked: false, holdsOthers: true, usual: 'var' };
 
-/** A run's folders: `emi generate`, `emi schedule` and `emi up` (whose --dist is the build's output). */
+/**
+ * A run's folders: `emi generate`, `emi schedule` and `emi up` (whose --dist is the build's output). A recording
+ * (written by a live run, read by a replay) is never linked, but one inside a linked folder would be moved aside with
+ * it or published with the site.
+ */
 const RUN_FOLDERS: readonly FolderSpec[] = [
   { key: 'out', flag: '--out', linked: true, usual: 'site' },
   { key: 'paid', flag: '--paid', linked: true, usual: 'paid' },
   STATE,
   { key: 'dist', flag: '--dist', linked: true, usual: 'dist' },
+  { key: 'record', flag: '--record', linked: false },
+  { key: 'replay', flag: '--replay', linked: false },
 ];
 
 /**

@@ -140,7 +140,7 @@ describe('folder options that meet are refused before anything is written (the r
     await expectUntouched(cwd, before);
   });
 
-  it('emi backfill --out ., emi schedule --dist site, emi up --out .: exit 2, nothing written', async () => {
+  it('emi backfill --out ., emi schedule --dist site, emi up --out ., emi generate --record site/x: exit 2, nothing written', async () => {
     const cwd = await workingFolder();
     const before = await snapshot(cwd);
     const runs: Array<[string[], RegExp]> = [
@@ -152,6 +152,10 @@ describe('folder options that meet are refused before anything is written (the r
       [
         ['up', '--port', '20601', '--dev-facilitator-port', '20602', '--backfill-days', '0', '--out', '.'],
         /--out \. is the working folder/,
+      ],
+      [
+        ['generate', '--source', 'live', '--record', 'site/recording'],
+        /--record site\/recording is inside --out site/,
       ],
     ];
     for (const [args, line] of runs) {
@@ -228,6 +232,22 @@ describe('folderOverlapProblem (the rule)', () => {
     ).toBeNull();
     expect(run({ ...RUN_DEFAULTS, state: 'paid' })).toMatch(
       /^--state paid is the same folder as --paid paid/,
+    );
+  });
+
+  it('refuses a recording inside a linked folder or the same as another, and lets the state folder hold it', () => {
+    expect(run({ ...RUN_DEFAULTS, record: 'site/recording' })).toBe(
+      '--record site/recording is inside --out site: give each its own folder, neither inside the other ' +
+        '(default --out site)',
+    );
+    expect(run({ ...RUN_DEFAULTS, replay: 'paid' })).toMatch(
+      /^--replay paid is the same folder as --paid paid/,
+    );
+    expect(run({ ...RUN_DEFAULTS, replay: 'dist/rec' })).toMatch(/^--replay dist\/rec is inside --dist dist/);
+    expect(run({ ...RUN_DEFAULTS, record: 'var/recording' })).toBeNull();
+    expect(run({ ...RUN_DEFAULTS, record: 'recording' })).toBeNull();
+    expect(run({ ...RUN_DEFAULTS, record: '' })).toBe(
+      '--record is empty, which names the working folder: give it a folder of its own',
     );
   });
 
