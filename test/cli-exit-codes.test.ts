@@ -226,7 +226,19 @@ describe('the source settings of the environment are checked without a configura
       'EMI_HTTP_RETRIES=abc emi generate',
       run,
       { EMI_HTTP_RETRIES: 'abc' },
-      /^emi: invalid source configuration in environment: EMI_HTTP_RETRIES: .*expected number/,
+      /^emi: invalid source configuration in environment: EMI_HTTP_RETRIES: not a number: "abc"$/,
+    ],
+    [
+      'EMI_HTTP_RETRIES=1.5 emi generate',
+      run,
+      { EMI_HTTP_RETRIES: '1.5' },
+      /^emi: invalid source configuration in environment: EMI_HTTP_RETRIES: not a whole number: "1\.5"$/,
+    ],
+    [
+      'EMI_HTTP_CONCURRENCY=-1 emi generate',
+      run,
+      { EMI_HTTP_CONCURRENCY: '-1' },
+      /^emi: invalid source configuration in environment: EMI_HTTP_CONCURRENCY: Too small: .*: "-1"$/,
     ],
     [
       'EMI_SOURCE_ORDER_TICKER=nosuch emi generate',

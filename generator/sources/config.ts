@@ -226,8 +226,21 @@ export function configFromEnv(env: Env): SourcesConfigInput {
   };
   const result = SourcesConfigInput.safeParse(raw);
   if (result.success) return result.data;
-  // Said by the variable the operator set, not by the file's key it stands for (`order.ticker[1]`).
-  const problems = result.error.issues.map((issue) => `${envNameOf(issue.path)}: ${issue.message}`);
+  // Said by the variable the operator set, with its value, not by the file's key it stands for (`order.ticker[1]`).
+  const problems = result.error.issues.map((issue) => {
+    const name = envNameOf(issue.path);
+    const value = env[name];
+    if (value === undefined) return `${name}: ${issue.message}`;
+    const plainly =
+      issue.code !== 'invalid_type'
+        ? issue.message
+        : issue.expected === 'int'
+          ? 'not a whole number'
+          : issue.expected === 'number' && Number.isNaN(Number(value))
+            ? 'not a number'
+            : issue.message;
+    return `${name}: ${plainly}: ${JSON.stringify(value)}`;
+  });
   throw new Error(`invalid source configuration in environment: ${[...new Set(problems)].join('; ')}`);
 }
 
