@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLE_PATHS, bundleBuyerPage } from '../generator/buyer/bundle.ts';
+import { BUNDLE_PATHS, bundleBuyerPage, LICENSE_PATHS } from '../generator/buyer/bundle.ts';
 import { hasNginx } from '../deploy/nginx/run.ts';
 import { freePort } from './free-port.ts';
 import { rawBytes, startNginxSite } from './helpers/hosts.ts';
@@ -78,5 +78,13 @@ describe.skipIf(!hasNginx())('the buyer page from nginx (Debian’s gzip on)', {
     }
     const css = await getGzip(base, '/x402-buyer/buyer.css');
     expect(css.headers['content-encoding']).toBe('gzip');
+  });
+
+  it('sends the page’s third-party licences as plain text, compressed (about 60 KB of licence texts)', async () => {
+    const answer = await getGzip(base, `/${LICENSE_PATHS.buyer}`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toMatch(/^text\/plain/);
+    expect(answer.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(answer.body).equals(await readFile(join(site, LICENSE_PATHS.buyer)))).toBe(true);
   });
 });

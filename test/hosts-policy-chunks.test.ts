@@ -5,7 +5,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLE_PATHS, bundleArenaVote, bundleBuyerPage } from '../generator/buyer/bundle.ts';
+import { BUNDLE_PATHS, bundleArenaVote, bundleBuyerPage, LICENSE_PATHS } from '../generator/buyer/bundle.ts';
 import { cacheFor } from '../schemas/delivery.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -38,7 +38,13 @@ describe('cache hints of the browser programs’ files, as esbuild names them', 
       expect(written).toContain(entry);
       expect(cacheFor(entry), entry).toBe(REVALIDATE);
     }
-    const chunks = written.filter((path) => !entries.includes(path));
+    // The programs' licence files sit outside the chunk folders, under a fixed name: never kept for a year.
+    const licences = Object.values(LICENSE_PATHS).map((path) => `/${path}`);
+    for (const licence of licences) {
+      expect(written).toContain(licence);
+      expect(cacheFor(licence), licence).toBeNull();
+    }
+    const chunks = written.filter((path) => !entries.includes(path) && !licences.includes(path));
     // Both programs are split (the buyer page's algosdk and wallet SDKs, the vote form's wallet code).
     expect(chunks.filter((path) => path.startsWith(`/${BUNDLE_PATHS.buyerChunks}/`)).length).toBeGreaterThan(
       1,

@@ -1,7 +1,8 @@
 // Skips a browser bundle that is already up to date. Bundling the two browser programs (esbuild, about 3 MB of
 // output) was most of a whole-process `emi build`, although their sources rarely change. After each bundle a stamp
 // records every input file esbuild read (size and modification time), every output file and the options; the next
-// build bundles again only when one of them differs or an output is missing.
+// build bundles again only when one of them differs or an output is missing. The package files its
+// THIRD-PARTY-LICENSES.txt was read from (package.json, licence files) are inputs too.
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Metafile } from 'esbuild';
@@ -35,10 +36,19 @@ export async function isCurrent(file: string, key: string): Promise<boolean> {
   return [...inputs, ...outputs].every(Boolean);
 }
 
-/** Records what a bundle was made from (paths in the metafile are relative to `workingDir`). */
-export async function writeStamp(file: string, key: string, metafile: Metafile, workingDir: string) {
+/**
+ * Records what a bundle was made from (paths in the metafile are relative to `workingDir`); `otherInputs` are files
+ * read besides esbuild's (absolute paths).
+ */
+export async function writeStamp(
+  file: string,
+  key: string,
+  metafile: Metafile,
+  workingDir: string,
+  otherInputs: readonly string[] = [],
+) {
   const inputs: Stamp['inputs'] = {};
-  for (const path of Object.keys(metafile.inputs)) {
+  for (const path of [...Object.keys(metafile.inputs), ...otherInputs]) {
     const absolute = resolve(workingDir, path);
     const now = await fingerprint(absolute);
     if (now !== null) inputs[absolute] = now; // virtual inputs (no file) cannot change

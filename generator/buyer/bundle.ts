@@ -2,13 +2,19 @@
 // x402-buyer/app.js, its shared code, algosdk and the Pera and Defly SDKs in chunks under assets/x402-buyer/, algosdk
 // loaded with the first wallet or payment, the SDKs on the first click of their button) and the arena vote form (site/arena-vote/src/main.ts ->
 // assets/arena-vote/main.js, with the wallet code in chunks loaded on the first click). Chunks sit under assets/,
-// which the site copies through as it is and every host serves as a plain file. `emi build` calls this before
-// Eleventy copies them into dist/; the outputs are generated, never committed.
-import { rm } from 'node:fs/promises';
+// which the site copies through as it is and every host serves as a plain file. Each program also gets its licence
+// file in assets/licenses/: the npm packages bundled into it with their licence texts (licenses.ts), beside the
+// chunk folders rather than in them (hosts cache those for a year). `emi build` calls this before Eleventy copies
+// them into dist/; the outputs are generated, never committed.
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Metafile } from 'esbuild';
 import { isCurrent, writeStamp } from './bundle-stamp.ts';
+import { bundledPackages, renderLicenses } from './licenses.ts';
+import type { PackageReader } from './licenses.ts';
 
 /**
  * esbuild's version (part of each stamp's key), read from its package.json: a build whose bundles are current
@@ -28,6 +34,15 @@ export const BUNDLE_PATHS = {
   buyerChunks: 'assets/x402-buyer',
   arenaVote: 'assets/arena-vote',
 } as const;
+
+/** Each program's third-party licences, inside a site folder (`assets/` is copied through as it is). */
+export const LICENSE_PATHS = {
+  buyer: 'assets/licenses/x402-buyer.txt',
+  arenaVote: 'assets/licenses/arena-vote.txt',
+} as const;
+
+/** The Apache License 2.0, for packages that name it without shipping a copy. */
+const APACHE_TEXT = fileURLToPath(new URL('./licence-texts/Apache-2.0.txt', import.meta.url));
 
 export interface BundleOptions {
   /**
@@ -51,11 +66,81 @@ interface BundleJob {
   stamp?: string;
   /** Run before bundling (not when the bundle is skipped). */
   before?: () => Promise<void>;
+  /** Where to write the program's licence file, and what its header calls the program. */
+  licenses: { file: string; program: string };
 }
 
-async function bundle({ entry, minify, out, stamp, before }: BundleJob): Promise<void> {
-  const key = JSON.stringify({ esbuild: esbuildVersion(), entry, minify, out });
-  if (stamp && (await isCurrent(stamp, key))) return;
+/** The files of the packages on disk, each path read recorded (the stamp's inputs). */
+function recordingReader(read: Set<string>): PackageReader {
+  return {
+    readFile(path) {
+      try {
+        const text = readFileSync(path, 'utf8');
+        read.add(path);
+        return text;
+      } catch {
+        return null; // absent, or a folder named like a licence file
+      }
+    },
+    listDir(path) {
+      try {
+        return readdirSync(path);
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+/**
+ * The input files of which some bytes are in an output: a module esbuild read but tree-shook away entirely
+ * (bytesInOutput 0) ships nothing, so it owes no notice.
+ */
+const shippedInputs = (metafile: Metafile, workingDir: string): Set<string> =>
+  new Set(
+    Object.values(metafile.outputs).flatMap((output) =>
+      Object.entries(output.inputs)
+        .filter(([, { bytesInOutput }]) => bytesInOutput > 0)
+        .map(([path]) => resolve(workingDir, path)),
+    ),
+  );
+
+/** Writes the program's licence file; returns the package files it read. */
+async function writeLicenses(
+  metafile: Metafile,
+  workingDir: string,
+  { file, program }: BundleJob['licenses'],
+): Promise<string[]> {
+  const read = new Set<string>();
+  const packages = bundledPackages(shippedInputs(metafile, workingDir), recordingReader(read));
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, renderLicenses(program, packages, await readFile(APACHE_TEXT, 'utf8')));
+  return [...read];
+}
+
+/**
+ * Notices kept in the source files (`/*!`, `@license`) stay with the code, at the end of each chunk: some are in no
+ * licence file of their package (lottie-web's Transformation Matrix, "MIT, header required"). 2.5 KB in all, none
+ * of it in app.js; the packages' licence files go to the program's licence file.
+ */
+const LEGAL_COMMENTS = 'eof';
+
+const exists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+async function bundle({ entry, minify, out, stamp, before, licenses }: BundleJob): Promise<void> {
+  const key = JSON.stringify({
+    esbuild: esbuildVersion(),
+    entry,
+    minify,
+    out,
+    legalComments: LEGAL_COMMENTS,
+  });
+  // A missing licence file makes the bundle not current (a stamp from before the file was written names none).
+  if (stamp && (await isCurrent(stamp, key)) && (await exists(licenses.file))) return;
   await before?.();
   const { build } = await import('esbuild');
   esbuildLoaded = true;
@@ -71,13 +156,14 @@ async function bundle({ entry, minify, out, stamp, before }: BundleJob): Promise
     target: ['es2022', 'chrome109', 'safari16', 'firefox115'],
     minify,
     sourcemap: false,
-    legalComments: 'none',
+    legalComments: LEGAL_COMMENTS,
     logLevel: 'silent',
-    metafile: stamp !== undefined,
+    metafile: true, // the licences are read from it, and the stamp
     // The wallet connect SDKs (WalletConnect v1) still read Node's `global`.
     define: { global: 'globalThis' },
   });
-  if (stamp && result.metafile) await writeStamp(stamp, key, result.metafile, workingDir);
+  const licenseInputs = await writeLicenses(result.metafile, workingDir, licenses);
+  if (stamp) await writeStamp(stamp, key, result.metafile, workingDir, licenseInputs);
 }
 
 /**
@@ -98,6 +184,10 @@ export async function bundleBuyerPage(options: BundleOptions & { stamp?: string 
     stamp: options.stamp,
     // Chunk names carry hashes: no stale chunk is left behind.
     before: () => rm(chunks, { recursive: true, force: true }),
+    licenses: {
+      file: join(siteDir, LICENSE_PATHS.buyer),
+      program: 'the buyer page (x402-buyer/app.js and its chunks)',
+    },
   });
 }
 
@@ -112,6 +202,11 @@ export async function bundleArenaVote(
     stamp: options.stamp,
     // Chunk names carry hashes: no stale chunk is left behind.
     before: () => rm(outdir, { recursive: true, force: true }),
+    licenses: {
+      // outdir is <site>/assets/arena-vote
+      file: join(dirname(dirname(outdir)), LICENSE_PATHS.arenaVote),
+      program: 'the arena vote form (main.js and its chunks)',
+    },
   });
 }
 
