@@ -34,7 +34,10 @@ export const PublicPerformance = z
           'of unknown mode, recorded before the store kept data modes); the note names their modes',
       ),
     window_days: z.number().int().min(1),
-    hit_rate: RateWithInterval.nullable(),
+    hit_rate: RateWithInterval.nullable().describe(
+      'share of the calls that matched the outcome, with a 95% Wilson interval; a call at confidence 0 (uniform ' +
+        'probabilities, a three-way tie) is no call and left out, so its n may be below resolved_rounds',
+    ),
     brier_score: z.number().min(0).max(2).nullable().describe('multi-class Brier score, lower is better'),
     ranked_probability_score: z
       .number()

@@ -1,10 +1,16 @@
-// Two honesty rules of the arena's published figures: a round where only the synthetic crowd voted is not counted
-// as human participation, and a tie at the top of the combined forecast is no call, never scored as a hit or miss.
+// Honesty rules of the arena's published figures: a round where only the synthetic crowd voted is not counted as
+// human participation, and a tie at the top of the combined forecast, or a brain call at confidence 0 (uniform
+// probabilities), is no call, never scored as a hit or miss.
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { schemaEntries, toJsonSchema, type JsonSchema } from '../generator/discovery/json-schema.ts';
 import type { ResolvedRound } from '../generator/engines/arena/lessons.ts';
-import { leanOf, MIN_SAMPLE, teacherBrain } from '../generator/engines/arena/metrics.ts';
+import {
+  leanOf,
+  MIN_SAMPLE,
+  publicPerformanceFrom,
+  teacherBrain,
+} from '../generator/engines/arena/metrics.ts';
 import { roundAt, roundByIndex } from '../generator/engines/arena/rounds.ts';
 import {
   averageProbs,
@@ -175,5 +181,36 @@ describe('combined forecast: a tie at the top is no call', () => {
     expect(SCORE_DEFINITIONS).toMatch(/a tie at the top is no call: left out of the\s+combined hit rate/);
     expect(RULES_PAGE).toContain('combined_call_status');
     expect(RULES_PAGE).toMatch(/left out of the combined hit rate/);
+  });
+});
+
+describe('a brain call at confidence 0 is no call for the brain hit rate', () => {
+  // A NEUTRAL bias whose evidence has no strength: confidence 0, every class a third.
+  const unsure = (i: number, outcome: ResolvedRound['outcome']) =>
+    resolved(i, { brainCall: 'NEUTRAL', brainConfidence: 0, outcome });
+
+  it('leaves it out of the hit rate and its n, and still scores its probabilities', () => {
+    const called = Array.from({ length: MIN_SAMPLE }, (_, i) => resolved(i, { outcome: 'BULLISH' }));
+    const unsureRounds = [unsure(20, 'NEUTRAL'), unsure(21, 'NEUTRAL'), unsure(22, 'BEARISH')];
+    expect(brainProbs('NEUTRAL', 0)).toEqual(brainProbs('NONE', null)); // uniform: a three-way tie
+    const brain = teacherBrain([...called, ...unsureRounds], 0).metrics.brain;
+    expect(brain.n).toBe(13);
+    // Before: 12 hits of 13, the two flat hours counted as right calls of a brain that leaned nowhere.
+    expect(brain.hit_rate).toMatchObject({ value: 1, n: MIN_SAMPLE });
+    const alone = teacherBrain([...called, ...unsureRounds].slice(0, MIN_SAMPLE), 0).metrics.brain;
+    expect(teacherBrain([...called, ...unsureRounds], 0).metrics.brain.brier_score).not.toBe(
+      alone.brier_score,
+    );
+    // The main brain's public track record counts the same way.
+    expect(publicPerformanceFrom([...called, ...unsureRounds]).hit_rate).toMatchObject({
+      value: 1,
+      n: MIN_SAMPLE,
+    });
+  });
+
+  it('is written in the published score definitions', () => {
+    expect(SCORE_DEFINITIONS).toMatch(
+      /a call at confidence 0 is uniform too, a three-way tie: left out of the brain\s+hit rate/,
+    );
   });
 });

@@ -135,12 +135,14 @@ const sha = (text: string): string => createHash('sha256').update(text).digest('
  * and again when `educational_notice` came to state the specification's whole scope and the teacher lessons and
  * statistics to link the rules (`rules_url`, and "Rules: /docs/arena-rules/" ending the lessons' developer_note):
  * those, compared field by field with the bodies before, are all that differs (it was 8f8a48dd83ae0e49,
- * 2dc6016979bfd912, a396cac6c17c3b70).
+ * 2dc6016979bfd912, a396cac6c17c3b70); and again when score_definitions came to say that a brain call at
+ * confidence 0 is no call for the hit rate: that text, in three places, is all that differs (it was
+ * 1320d41383a4ec33, 5dd2dbac384aae2e, 68f4dc1626df6c78; these months hold no call at confidence 0).
  */
 const BODIES_BEFORE: Record<DataMode, string> = {
-  simulated: '1320d41383a4ec33',
-  live: '5dd2dbac384aae2e',
-  replay: '68f4dc1626df6c78',
+  simulated: '7f7ccd3dfdd895b2',
+  live: '517a68aafe06f057',
+  replay: 'c15d4ff39cbac40c',
 };
 
 /** What counting every row says: the queries readArenaView and modeVotes ran before migration 5. */

@@ -105,9 +105,13 @@ export const forecasterMetrics = (items: Scored[], base: ClassProbs): Forecaster
   };
 };
 
+/**
+ * A brain call scored: at confidence 0 its probabilities are uniform, a three-way tie, so like a tied combined
+ * forecast it is no call for the hit rate (its probabilities are still scored).
+ */
 const brainScored = (r: ResolvedRound): Scored => ({
   probs: brainProbs(r.brainCall, r.brainConfidence),
-  hit: r.brainCall === r.outcome,
+  hit: (r.brainConfidence ?? 0) > 0 ? r.brainCall === r.outcome : null,
   outcome: r.outcome,
 });
 

@@ -28,7 +28,8 @@ export const OUTCOME_RULE =
 export const SCORE_DEFINITIONS =
   'Classes ordered bearish < neutral < bullish. Crowd probabilities (n_i + 1) / (N + 3). Brain probabilities: ' +
   `uniform shrunk towards its called class, p = (1 - w) / 3 + w for the call, w = ${BRAIN_SHRINK} x confidence / 100 ` +
-  '(uniform when there is no call). Combined = equal-weight average of brain and crowd; its call is its most ' +
+  '(uniform when there is no call; a call at confidence 0 is uniform too, a three-way tie: left out of the brain ' +
+  'hit rate, whose n counts only the calls above 0, and still scored by Brier, RPS and skill). Combined = equal-weight average of brain and crowd; its call is its most ' +
   'probable class, compared at the 4 published decimals, and a tie at the top is no call: left out of the ' +
   'combined hit rate (whose n counts only the rounds with a call) and counted in ' +
   'teacher_brain.metrics.combined_no_call_rounds, while its Brier, RPS and skill score every round. Brier = sum of squared ' +
