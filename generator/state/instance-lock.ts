@@ -1,13 +1,15 @@
 // One `emi up` / `emi serve` per served folder, and one scheduler (`emi up`, `emi schedule`) per state folder: a
-// small lock file names the running instance (pid, host, port). A second instance reads it, says what is running and
-// stops before touching anything; a lock left by a killed instance (its process is gone) is taken over. A holder
-// still alive is waited for while it says it is stopping (its shutdown marks the lock): a restart
-// (`kill -TERM $OLD; emi up`) starts the new one while the old one is still stopping. A holder that does not say so
-// is given a moment to (a signal is handled once its event loop is free), then the claim is refused. The port is
-// probed too, so a port held by anything else is reported in words instead of a raw EADDRINUSE.
+// small lock file names the running instance (pid, host, folder, port). A second instance reads it, says what is
+// running and stops before touching anything; a lock left by a killed instance (its process is gone) is taken over,
+// and so is one copied with its folder (it names another folder: a move, a restored backup) or written on another
+// host that stopped touching it (a dead machine). A holder still alive is waited for while it says it is stopping
+// (its shutdown marks the lock): a restart (`kill -TERM $OLD; emi up`) starts the new one while the old one is
+// still stopping. A holder that does not say so is given a moment to (a signal is handled once its event loop is
+// free), then the claim is refused. The port is probed too, so a port held by anything else is reported in words
+// instead of a raw EADDRINUSE.
 import { randomUUID } from 'node:crypto';
-import { readFileSync, unlinkSync } from 'node:fs';
-import { link, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFileSync, realpathSync, unlinkSync } from 'node:fs';
+import { link, mkdir, open, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -21,6 +23,12 @@ export const INSTANCE_WAIT_MS = 20_000;
 /** How long a live holder that does not say it is stopping is given to say so before the claim is refused. */
 export const INSTANCE_GRACE_MS = 2_000;
 const INSTANCE_POLL_MS = 250;
+/**
+ * A holder touches its lock file this often. On another host its pid cannot be checked: a lock not touched for
+ * HEARTBEATS_MISSED beats is a dead machine's (or a backup's), taken over; one of an emi without the beat is not.
+ */
+export const INSTANCE_HEARTBEAT_MS = 60_000;
+const HEARTBEATS_MISSED = 5;
 
 export interface InstanceInfo {
   pid: number;
@@ -32,6 +40,8 @@ export interface InstanceInfo {
   started_at: string;
   /** When its shutdown began (SIGINT, SIGTERM); absent while it runs (and in claims of older emi). */
   stopping_since?: string;
+  /** How often (ms) the holder touches the file; absent in claims of older emi. */
+  heartbeat_ms?: number;
 }
 
 export interface InstanceLock {
@@ -62,26 +72,59 @@ const describe = (info: InstanceInfo, remedy: string): string => {
   );
 };
 
-/** The lock file: absent, or there with its instance (null when it cannot be read, e.g. not JSON). */
-type Held = { present: false } | { present: true; info: InstanceInfo | null };
+/**
+ * The lock file: absent, or there with its instance (null when it cannot be read, e.g. not JSON) and when it was
+ * last touched.
+ */
+type Held = { present: false } | { present: true; info: InstanceInfo | null; touchedMs: number };
 
 async function readInstance(file: string): Promise<Held> {
   let text: string;
+  let touchedMs: number;
   try {
-    text = await readFile(file, 'utf8');
+    [text, touchedMs] = await Promise.all([readFile(file, 'utf8'), stat(file).then((s) => s.mtimeMs)]);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { present: false };
     throw error;
   }
   try {
-    return { present: true, info: JSON.parse(text) as InstanceInfo };
+    return { present: true, info: JSON.parse(text) as InstanceInfo, touchedMs };
   } catch {
-    return { present: true, info: null };
+    return { present: true, info: null, touchedMs };
   }
 }
 
-const isLive = (info: InstanceInfo | null): info is InstanceInfo =>
-  info !== null && (info.host !== os.hostname() || (info.pid !== process.pid && processIsAlive(info.pid)));
+/** The folder a path names, links resolved where it exists (two spellings of one folder are one folder). */
+const realFolder = (path: string): string => {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return resolve(path);
+  }
+};
+
+/**
+ * Whether the lock's holder still holds `folder`. A lock naming another folder was copied with its folder (a move,
+ * a backup restored): its holder, if any, holds the original. On this host the pid says whether it runs; on
+ * another, only its heartbeat can (a lock of an older emi, without one, stands).
+ */
+function isLive(
+  held: Held,
+  folder: string,
+  now = Date.now(),
+): held is Held & { present: true; info: InstanceInfo } {
+  if (!held.present || held.info === null) return false;
+  const { info } = held;
+  if (realFolder(info.folder) !== realFolder(folder)) return false;
+  if (info.host === os.hostname()) return info.pid !== process.pid && processIsAlive(info.pid);
+  return info.heartbeat_ms === undefined || now - held.touchedMs < HEARTBEATS_MISSED * info.heartbeat_ms;
+}
+
+/** What to do about a lock written on another host that may be a dead machine's (one of an older emi). */
+const otherHostHint = (info: InstanceInfo, file: string): string =>
+  info.host === os.hostname()
+    ? ''
+    : `; the lock was written on host ${info.host}: if emi no longer runs there on this folder, delete ${file}`;
 
 /** A file name beside `file`, unique to this call, for writing it whole before it appears under its name. */
 const tempBeside = (file: string): string => `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
@@ -161,6 +204,8 @@ export interface ClaimOptions {
   graceMs?: number;
   /** Where the one line saying it waits goes (default stderr). */
   notice?: (line: string) => void;
+  /** How often the lock file is touched (default INSTANCE_HEARTBEAT_MS; tests shorten it). */
+  heartbeatMs?: number;
 }
 
 /**
@@ -182,6 +227,7 @@ export async function claimInstance(options: ClaimOptions): Promise<InstanceLock
     port: options.port,
     url: null,
     started_at: new Date().toISOString(),
+    heartbeat_ms: options.heartbeatMs ?? INSTANCE_HEARTBEAT_MS,
   };
   const text = () => `${JSON.stringify(info, null, 2)}\n`;
   const create = () => createWhole(file, text());
@@ -189,12 +235,13 @@ export async function claimInstance(options: ClaimOptions): Promise<InstanceLock
   let waiting = false;
   for (;;) {
     const held = await readInstance(file);
-    if (held.present && isLive(held.info)) {
+    if (isLive(held, options.folder)) {
       const stopping = held.info.stopping_since !== undefined;
       if (Date.now() >= started + (stopping ? waitMs : graceMs)) {
         throw new InstanceRunningError(
           `${describe(held.info, remedy)}` +
-            (stopping ? ` (waited ${Math.round(waitMs / 1000)} s for it to finish stopping)` : ''),
+            (stopping ? ` (waited ${Math.round(waitMs / 1000)} s for it to finish stopping)` : '') +
+            otherHostHint(held.info, file),
         );
       }
       if (stopping && !waiting) {
@@ -220,11 +267,17 @@ export async function claimInstance(options: ClaimOptions): Promise<InstanceLock
     // Left by a killed instance (or unreadable): taken over only if it still is, under the takeover marker.
     const stillStale = async () => {
       const now = await readInstance(file);
-      return now.present && !isLive(now.info);
+      return now.present && !isLive(now, options.folder);
     };
     if (await takeOverStaleLock(file, stillStale, create)) break;
   }
+  // The heartbeat that tells another host this lock is held (see isLive); it never keeps the process alive.
+  const heartbeat = setInterval(() => {
+    const now = new Date();
+    void utimes(file, now, now).catch(() => undefined);
+  }, info.heartbeat_ms).unref();
   const release = () => {
+    clearInterval(heartbeat);
     process.removeListener('exit', release);
     dropClaim(file);
     try {
@@ -260,7 +313,7 @@ export const schedulerLockFile = (stateDir: string): string => join(resolve(stat
 export async function claimStateFolder(
   stateDir: string,
   command: 'up' | 'schedule',
-  options: Pick<ClaimOptions, 'waitMs' | 'notice'> = {},
+  options: Pick<ClaimOptions, 'waitMs' | 'graceMs' | 'notice'> = {},
 ): Promise<InstanceLock> {
   await assertWritableFolder(stateDir, 'state folder');
   await mkdir(stateDir, { recursive: true });
