@@ -108,16 +108,14 @@ const realFolder = (path: string): string => {
  * a backup restored): its holder, if any, holds the original. On this host the pid says whether it runs; on
  * another, only its heartbeat can (a lock of an older emi, without one, stands).
  */
-function isLive(
-  held: Held,
-  folder: string,
-  now = Date.now(),
-): held is Held & { present: true; info: InstanceInfo } {
+function isLive(held: Held, folder: string): held is Held & { present: true; info: InstanceInfo } {
   if (!held.present || held.info === null) return false;
   const { info } = held;
   if (realFolder(info.folder) !== realFolder(folder)) return false;
   if (info.host === os.hostname()) return info.pid !== process.pid && processIsAlive(info.pid);
-  return info.heartbeat_ms === undefined || now - held.touchedMs < HEARTBEATS_MISSED * info.heartbeat_ms;
+  return (
+    info.heartbeat_ms === undefined || Date.now() - held.touchedMs < HEARTBEATS_MISSED * info.heartbeat_ms
+  );
 }
 
 /** What to do about a lock written on another host that may be a dead machine's (one of an older emi). */
