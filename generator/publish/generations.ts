@@ -328,6 +328,61 @@ async function carryOverSource(
   );
 }
 
+/**
+ * The name of a new generation. Names order the generations for pruning: never behind the newest one, even after
+ * the clock has gone back (else the generation served just before would be removed first, while readers may still
+ * be in it).
+ */
+function nextGenerationName(names: readonly string[]): string {
+  const newest = Math.max(0, ...names.map((name) => Number(GENERATION.exec(name)?.[1] ?? 0)));
+  return `g-${String(Math.max(Date.now(), newest + 1)).padStart(13, '0')}-${suffix()}`;
+}
+
+/**
+ * Makes a `current` that is a real folder a generation again. A copy of the state folder by a tool that follows
+ * symlinks (`cp -rL`, `scp -r`, `rsync -rL`, a zip) turns the link into a copy of the generation it named: the
+ * served files and the published history. Renamed to a generation name newer than every other (it was the one
+ * served), it is listed, carried over from and pruned like any generation, and `current` becomes a link to it
+ * again, so the switch that follows is the usual one. The fresh link is made first: `current` is missing only
+ * between two renames, and a run that fails after this step leaves the store as a good run would.
+ */
+async function adoptCopiedCurrent(store: string, fs: PublishFs): Promise<void> {
+  const current = join(store, CURRENT);
+  if (!(await fs.lstat(current).catch(() => null))?.isDirectory()) return;
+  const refusal = await unmovableFolder(current, store);
+  if (refusal) {
+    throw new Error(
+      `${shown(current)} is a real folder, not a link, but it ${refusal}: not made a generation`,
+    );
+  }
+  const id = nextGenerationName(await fs.readdir(store));
+  const adopted = join(store, id);
+  const link = join(store, `.${CURRENT}.${process.pid}.${suffix()}`);
+  await fs.symlink(id, link);
+  try {
+    const moved = await fs.rename(current, adopted).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return false; // another run renamed it first, and makes the link itself
+        throw error;
+      },
+    );
+    if (!moved) return;
+    // Another run made it a generation first, and `current` its link: that is what moved, so it is put back.
+    if ((await fs.lstat(adopted)).isSymbolicLink()) return await fs.rename(adopted, current);
+    await fs.rename(link, current).catch(async (error: unknown) => {
+      await fs.rename(adopted, current).catch(() => undefined); // the folder back where it was: nothing lost
+      throw error;
+    });
+  } finally {
+    await fs.rm(link, { force: true });
+  }
+  console.error(
+    `emi: ${shown(current)} was a real folder, not a link (the state folder was copied by a tool that follows ` +
+      `symlinks): made it the generation ${id}, served and carried over as before, and ${CURRENT} a link to it`,
+  );
+}
+
 /** Resolves once every background removal has finished. */
 export async function generationsTidied(): Promise<void> {
   await Promise.all(tidying.values());
@@ -346,14 +401,10 @@ export async function beginGeneration(
   store = resolve(store);
   await tidying.get(store);
   await makeFolders(store, PUBLIC.folder, fs.mkdir);
+  // Before pruning, which would otherwise take `current` for no generation and remove the copied ones.
+  await adoptCopiedCurrent(store, fs);
   await cleanGenerations(store, fs);
-  // Ids order the generations for pruning: never behind the newest one, even after the clock has gone back (else
-  // the generation served just before would be removed first, while readers may still be in it).
-  const newest = Math.max(
-    0,
-    ...(await fs.readdir(store)).map((name) => Number(GENERATION.exec(name)?.[1] ?? 0)),
-  );
-  const id = `g-${String(Math.max(Date.now(), newest + 1)).padStart(13, '0')}-${suffix()}`;
+  const id = nextGenerationName(await fs.readdir(store));
   const building = join(store, `tmp-${process.pid}-${suffix()}`);
   await fs.mkdir(building);
   const previous = await readCurrent(store, fs);
