@@ -700,6 +700,19 @@ function registerMcp(program: Command): void {
     );
 }
 
+/** `emi backup`: a consistent copy of the state folder while emi runs (generator/backup-command.ts, loaded to run). */
+function registerBackup(program: Command): void {
+  program
+    .command('backup')
+    .description("copy the state folder's stores, records and served generation consistently, while emi runs")
+    .argument('<dir>', 'new or empty folder to write the backup into (0700)')
+    .option('--state <dir>', 'state folder to back up (env EMI_STATE_DIR)', stateFolder())
+    .option('--config <file>', 'also keep this configuration file (default: EMI_CONFIG)')
+    .action(async (dir: string, o: { state: string; config?: string }) => {
+      await (await import('./backup-command.ts')).runBackup(dir, { ...o, version: packageVersion() });
+    });
+}
+
 /**
  * The whole command tree. Commands defined in other modules (arena, backfill, sources, paywall, buy) appear as
  * placeholders that load their module when they run, unless it is given in `loaded`: `main` loads up front the
@@ -727,6 +740,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
   registerUp(program);
   registerValidate(program);
   registerMcp(program);
+  registerBackup(program);
 
   for (const group of COMMAND_GROUPS) {
     const register = loaded.get(group);
