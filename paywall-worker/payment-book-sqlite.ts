@@ -41,7 +41,7 @@ export class SqlitePaymentBook implements PaymentBook {
     file: string,
     private readonly now: () => number = Date.now,
   ) {
-    this.db = openMoneyDatabase(file, SCHEMA); // a settled payment's record survives a power loss
+    this.db = openMoneyDatabase(file, SCHEMA, 'the payment book'); // a settled payment's record survives a power loss
     this.read = this.db.prepare('SELECT entry FROM payments WHERE txid = ?');
     this.write = this.db.prepare('INSERT OR REPLACE INTO payments (txid, since, entry) VALUES (?, ?, ?)');
     this.bindKnownIds();

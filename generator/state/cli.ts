@@ -8,6 +8,7 @@ import { openArenaStore, type ArenaStore } from './store.ts';
 import { noStateFolderMessage, openStoreForStatus, statusFailure, statusLines } from './status.ts';
 import { addHumanVotes, importVotesJsonl, VoteValidationError } from './votes.ts';
 import { describeRepair, repairStore } from './repair.ts';
+import { openStoreChecked } from './store-access.ts';
 import { ArenaStoreBusyError, runOwner, withFileRunLock, withStoreRunLockIfItOpens } from './lock.ts';
 import { dirname, join, resolve } from 'node:path';
 
@@ -32,7 +33,9 @@ const storeFileOf = (deps: ArenaCommandDeps, o: StateOption): string =>
   o.state === undefined ? deps.storePath() : resolve(o.state, 'arena.sqlite');
 
 const withStore = <T>(deps: ArenaCommandDeps, o: StateOption, fn: (store: ArenaStore) => T): T => {
-  const store = openArenaStore(storeFileOf(deps, o));
+  const file = storeFileOf(deps, o);
+  // Another user's store (a state folder restored by `sudo cp`) is said as such, not as SQLite's bare words.
+  const store = openStoreChecked('the arena store', file, () => openArenaStore(file));
   try {
     return fn(store);
   } finally {

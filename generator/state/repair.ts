@@ -1,13 +1,14 @@
 // Keeping the arena store recoverable: a daily online backup (SQLite's backup API, safe while the store is in use),
 // an integrity check, and a repair that saves a damaged file aside, then restores the newest sound backup or starts
 // fresh. What `emi arena repair` runs, and what a run's error message points to.
-import { access, chmod, constants, copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { stateFolder } from '../defaults.ts';
 import { PUBLIC } from '../publish/modes.ts';
 import { longPathMessage, longPathProblem } from './sqlite-open-error.ts';
+import { storeAccessProblem } from './store-access.ts';
 import type { ArenaStore } from './store.ts';
 
 export const BACKUPS_KEPT = 7;
@@ -22,31 +23,6 @@ export function isDamagedStoreError(error: unknown): boolean {
 }
 
 /**
- * Why this process may not read and write the store (another user's file, a read-only file, folder or file system),
- * or null. SQLite reports such a file as it reports a damaged one (SQLITE_CANTOPEN, SQLITE_READONLY), but moving it
- * aside as damaged would throw away a sound store.
- */
-export async function storeAccessProblem(storeFile: string): Promise<string | null> {
-  const uid = process.getuid?.();
-  const user = uid === undefined ? 'this user' : `this user (uid ${uid})`;
-  const files = [storeFile, `${storeFile}-wal`, `${storeFile}-shm`];
-  for (const file of files) {
-    if (!existsSync(file)) continue;
-    const denied = await access(file, constants.R_OK | constants.W_OK).then(
-      () => false,
-      () => true,
-    );
-    if (denied) return `${user} may not read and write ${file}`;
-  }
-  const folder = dirname(storeFile);
-  const denied = await access(folder, constants.W_OK | constants.X_OK).then(
-    () => false,
-    () => true,
-  );
-  return denied ? `${user} may not write in ${folder}` : null;
-}
-
-/**
  * What a run says when it cannot use the store at all (it then publishes the market snapshots alone), or null when
  * the error is of another kind: a permission problem (not damage, so not for "emi arena repair"), or damage.
  */
@@ -57,7 +33,7 @@ export async function unusableStoreMessage(storeFile: string, error: unknown): P
   // SQLite refuses a long path as it refuses a damaged file: said as what it is, never sent to a repair.
   const tooLong = longPathProblem(storeFile, error);
   if (tooLong !== null) return tooLong;
-  const problem = await storeAccessProblem(storeFile);
+  const problem = storeAccessProblem(storeFile);
   if (problem !== null) {
     return (
       `the arena store ${storeFile} cannot be used: ${problem}: the market snapshots were published, the arena ` +
@@ -85,7 +61,7 @@ export function storeFailure(storeFile: string, error: unknown): unknown {
 }
 
 /** A path as a shell word: quoted only when it holds characters a shell would read. */
-const shellWord = (text: string): string =>
+export const shellWord = (text: string): string =>
   /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 
 /**
@@ -157,12 +133,99 @@ export function integrityOf(file: string): string {
   }
 }
 
+/** Up to when a restored backup holds the store, by this machine's clock, and what says so. */
+export interface BackupTime {
+  at: number;
+  /** 'records': its newest live run or vote (see newestRecordAt); 'file': its modification time (it holds neither). */
+  from: 'records' | 'file';
+}
+
 export interface RepairResult {
   action: 'healthy' | 'restored' | 'fresh';
   /** Where the damaged file was saved (not for a healthy store). */
   savedAs: string | null;
   backup: string | null;
+  /** For a restored backup: up to when it holds the store. */
+  backupTime?: BackupTime;
   problem: string | null;
+}
+
+/**
+ * The newest time a store records by this machine's clock, or null: a live run's (a simulated or replayed run records
+ * its market time instead) or a vote's arrival, for votes added by hand (`emi arena vote`, `emi arena import`: their
+ * arrival is the clock when they were written; a signed vote's is when its endpoint took it, which is no later).
+ * A vote written after this time is not in the store: had it been, this time would be its own or a later one.
+ */
+function newestRecordAt(db: Database.Database): number | null {
+  try {
+    const row = db
+      .prepare(
+        `SELECT MAX(t) AS t FROM (
+           SELECT MAX(finished_at_ms) AS t FROM run_log WHERE mode = 'live'
+           UNION ALL SELECT MAX(voted_at_ms) FROM votes WHERE source = 'human' AND replayed = 0)`,
+      )
+      .get() as { t: number | null };
+    return row.t;
+  } catch {
+    return null; // a store without these tables: its file's time says it instead
+  }
+}
+
+/**
+ * Checks a copy of a backup: 'ok' or what SQLite found wrong, and its newest record's time. Opened read and write (it
+ * is this repair's own copy), so that closing it removes the -wal and -shm files SQLite makes beside it; the backup
+ * itself is only ever read as bytes, so nothing is left beside it and it never changes.
+ */
+function checkCopy(file: string): { problem: string; newest: number | null } {
+  let db: Database.Database | null = null;
+  try {
+    db = new Database(file, { fileMustExist: true });
+    const rows = db.pragma('integrity_check') as Array<{ integrity_check: string }>;
+    const problems = rows.map((row) => row.integrity_check).filter((text) => text !== 'ok');
+    if (problems.length > 0) return { problem: problems.slice(0, 3).join('; '), newest: null };
+    return { problem: 'ok', newest: newestRecordAt(db) };
+  } catch (error) {
+    return { problem: (error as Error).message, newest: null };
+  } finally {
+    db?.close();
+  }
+}
+
+/** Removes a file with its -wal and -shm. */
+const removeWithSidecars = async (file: string): Promise<void> => {
+  for (const suffix of ['', '-wal', '-shm']) await rm(file + suffix, { force: true });
+};
+
+/** The newest sound backup as the store file (through a checked copy), and up to when it holds the store; or null. */
+async function restoreNewestBackup(
+  storeFile: string,
+): Promise<{ backup: string; backupTime: BackupTime } | null> {
+  const folder = backupFolder(storeFile);
+  const backups = existsSync(folder)
+    ? (await readdir(folder))
+        .filter((name) => BACKUP_NAME.test(name))
+        .sort()
+        .reverse()
+    : [];
+  const restoring = `${storeFile}.restoring`;
+  for (const name of backups) {
+    const backup = join(folder, name);
+    await copyFile(backup, restoring);
+    const checked = checkCopy(restoring);
+    // Closing removed them; a copy SQLite could not open at all may still have left them.
+    for (const suffix of ['-wal', '-shm']) await rm(restoring + suffix, { force: true });
+    if (checked.problem !== 'ok') {
+      await removeWithSidecars(restoring);
+      continue;
+    }
+    const backupTime: BackupTime =
+      checked.newest !== null
+        ? { at: checked.newest, from: 'records' }
+        : { at: (await stat(backup)).mtimeMs, from: 'file' };
+    await rename(restoring, storeFile);
+    return { backup, backupTime };
+  }
+  return null;
 }
 
 /** Checks the store; if damaged, moves it (and its WAL) aside, then restores the newest sound backup or starts fresh. */
@@ -174,7 +237,7 @@ export async function repairStore(storeFile: string, now: number = Date.now()): 
   const problem = integrityOf(storeFile);
   if (problem === 'ok') return { action: 'healthy', savedAs: null, backup: null, problem: null };
   // A store this user cannot open cannot be checked: it may well be sound, so it is never moved aside for that.
-  const denied = await storeAccessProblem(storeFile);
+  const denied = storeAccessProblem(storeFile);
   if (denied !== null) {
     throw new Error(
       `${storeFile} cannot be checked: ${denied}; it was left as it is (it may be sound): run the repair as ` +
@@ -186,22 +249,20 @@ export async function repairStore(storeFile: string, now: number = Date.now()): 
   for (const suffix of ['-wal', '-shm']) {
     if (existsSync(storeFile + suffix)) await rename(storeFile + suffix, savedAs + suffix);
   }
-  const folder = backupFolder(storeFile);
-  const backups = existsSync(folder)
-    ? (await readdir(folder))
-        .filter((name) => BACKUP_NAME.test(name))
-        .sort()
-        .reverse()
-    : [];
-  for (const name of backups) {
-    const backup = join(folder, name);
-    if (integrityOf(backup) !== 'ok') continue;
-    await copyFile(backup, `${storeFile}.restoring`);
-    await rename(`${storeFile}.restoring`, storeFile);
-    return { action: 'restored', savedAs, backup, problem };
-  }
+  const restored = await restoreNewestBackup(storeFile);
+  if (restored !== null) return { action: 'restored', savedAs, ...restored, problem };
   return { action: 'fresh', savedAs, backup: null, problem };
 }
+
+/**
+ * What a restored backup lacks. Votes added by hand after its time are not in it (see newestRecordAt). Signed votes
+ * (POST /arena/vote) come back by themselves: the import position restored with it is the one of its time, so the
+ * next run reads the vote store again from there (endpoint-votes.ts).
+ */
+export const backupLoss = ({ at, from }: BackupTime): string =>
+  `it holds the store as of ${new Date(at).toISOString()} (${from === 'records' ? 'its newest live run or vote' : 'the time the file was written'}); ` +
+  'votes added with "emi arena vote" or "emi arena import" after that are not in it and must be added again; ' +
+  'signed votes (POST /arena/vote) received since are read again from the vote store by the next run';
 
 export function describeRepair(storeFile: string, result: RepairResult): string {
   switch (result.action) {
@@ -210,7 +271,7 @@ export function describeRepair(storeFile: string, result: RepairResult): string 
     case 'restored':
       return (
         `${storeFile} was damaged (${result.problem}); saved it as ${basename(result.savedAs ?? '')} ` +
-        `and restored the backup ${basename(result.backup ?? '')}`
+        `and restored the backup ${basename(result.backup ?? '')}${result.backupTime ? `: ${backupLoss(result.backupTime)}` : ''}`
       );
     case 'fresh':
       return result.savedAs

@@ -76,7 +76,7 @@ export class SqliteCreditLedger implements CreditLedger {
     file: string,
     private readonly now: () => number = Date.now,
   ) {
-    this.db = openMoneyDatabase(file, SCHEMA); // a consumed credit and its sale survive a power loss
+    this.db = openMoneyDatabase(file, SCHEMA, "the publishers' credit ledger"); // a consumed credit and its sale survive a power loss
   }
 
   close(): void {

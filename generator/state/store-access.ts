@@ -1,0 +1,93 @@
+// Whether this process may read and write a SQLite store of the state folder (the arena store, the vote store, the
+// payment book, the publishers' credit ledger). A state folder restored by another user (`sudo cp`: root's files,
+// 0600) makes SQLite say only "unable to open database file" or "attempt to write a readonly database", as it says
+// for a damaged file: every store says instead, in one line, which file, which user and what to do.
+import { accessSync, constants, existsSync } from 'node:fs';
+import os from 'node:os';
+import { dirname } from 'node:path';
+
+/** SQLite's codes for a file it could not open or write (a permission refusal among other causes). */
+const REFUSED_OPEN = /^SQLITE_(CANTOPEN|READONLY|PERM|AUTH)/;
+
+const allowed = (path: string, mode: number): boolean => {
+  try {
+    accessSync(path, mode);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const thisUser = (): string => {
+  const uid = process.getuid?.();
+  return uid === undefined ? 'this user' : `this user (uid ${uid})`;
+};
+
+/** This user's files among the store's own (the file, its WAL and shared memory) that it may not read and write. */
+function deniedFile(storeFile: string): string | null {
+  const files = [storeFile, `${storeFile}-wal`, `${storeFile}-shm`];
+  return files.find((file) => existsSync(file) && !allowed(file, constants.R_OK | constants.W_OK)) ?? null;
+}
+
+/**
+ * Why this process may not read and write the store (another user's file, a read-only file, folder or file system),
+ * or null. SQLite reports such a file as it reports a damaged one (SQLITE_CANTOPEN, SQLITE_READONLY), but moving it
+ * aside as damaged would throw away a sound store.
+ */
+export function storeAccessProblem(storeFile: string): string | null {
+  const file = deniedFile(storeFile);
+  if (file !== null) return `${thisUser()} may not read and write ${file}`;
+  const folder = dirname(storeFile);
+  return allowed(folder, constants.W_OK | constants.X_OK) ? null : `${thisUser()} may not write in ${folder}`;
+}
+
+/** Who to give the files to: this user's name, or its uid when it has none (a container's user). */
+function chownTarget(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return String(process.getuid?.() ?? 'USER');
+  }
+}
+
+/** What to do about a store this user may not use. */
+export const storeAccessRemedy = (storeFile: string): string =>
+  'give the user that runs emi read and write access to the file and its folder ' +
+  `(e.g. chown -R ${chownTarget()} ${dirname(storeFile)}): a permission problem, not damage`;
+
+/** The one line for `what` (e.g. "the arena store") at `storeFile` that this user may not use because of `problem`. */
+export const storeAccessMessage = (what: string, storeFile: string, problem: string): string =>
+  `${what} ${storeFile} cannot be used: ${problem}: ${storeAccessRemedy(storeFile)}`;
+
+/** A store this user may not use, said in one line (the message); `cause` keeps SQLite's own error when there is one. */
+export class StoreAccessError extends Error {
+  readonly code = 'EMI_STORE_ACCESS';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreAccessError';
+  }
+}
+
+/**
+ * Opens and readies a store with `open` (which may write: a schema, a pragma). A store file this user may not read
+ * and write is refused before SQLite opens it (SQLite would open another user's readable file read-only, and fail
+ * only at the first write, a vote or a payment later on); a refusal by SQLite that comes from this user's rights on
+ * the file or its folder is rethrown as the same one line. Any other error is rethrown as it is.
+ */
+export function openStoreChecked<T>(what: string, storeFile: string, open: () => T): T {
+  const denied = deniedFile(storeFile);
+  if (denied !== null) {
+    throw new StoreAccessError(
+      storeAccessMessage(what, storeFile, `${thisUser()} may not read and write ${denied}`),
+    );
+  }
+  try {
+    return open();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== 'string' || !REFUSED_OPEN.test(code)) throw error;
+    const problem = storeAccessProblem(storeFile);
+    if (problem === null) throw error;
+    throw new StoreAccessError(storeAccessMessage(what, storeFile, problem), { cause: error });
+  }
+}
