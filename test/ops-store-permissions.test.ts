@@ -58,6 +58,9 @@ const refusal = (prefix: string, what: string, name: string): RegExp =>
     'm',
   );
 
+/** `emi arena vote` of one vote into the state folder `var`. */
+const VOTE = ['arena', 'vote', '--asset', 'BTC', '--prediction', 'BULLISH', '--voter', 'z', '--state', 'var'];
+
 const expectRefused = (run: Finished, line: RegExp): void => {
   expect(run.code, run.stdout + run.stderr).toBe(1);
   expect(run.stderr).toMatch(line);
@@ -98,18 +101,7 @@ describe.skipIf(!switching)('stores restored by root (0600), emi run as another 
 
   it('emi arena vote and emi arena import name the arena store', async () => {
     const dir = await restoredByRoot(0o600);
-    const vote = await asNobody(dir, [
-      'arena',
-      'vote',
-      '--asset',
-      'BTC',
-      '--prediction',
-      'BULLISH',
-      '--voter',
-      'z',
-      '--state',
-      'var',
-    ]);
+    const vote = await asNobody(dir, VOTE);
     expectRefused(vote, refusal('emi arena', 'the arena store', 'arena\\.sqlite'));
     const imported = await asNobody(dir, ['arena', 'import', 'votes.jsonl', '--state', 'var']);
     expectRefused(imported, refusal('emi arena', 'the arena store', 'arena\\.sqlite'));
@@ -121,18 +113,7 @@ describe.skipIf(!switching)('stores restored by root readable by all (0644), emi
     const dir = await restoredByRoot(0o644);
     const store = join(dir, 'var/arena.sqlite');
     const before = sha256(store);
-    const vote = await asNobody(dir, [
-      'arena',
-      'vote',
-      '--asset',
-      'BTC',
-      '--prediction',
-      'BULLISH',
-      '--voter',
-      'z',
-      '--state',
-      'var',
-    ]);
+    const vote = await asNobody(dir, VOTE);
     expectRefused(vote, refusal('emi arena', 'the arena store', 'arena\\.sqlite'));
     expect(sha256(store)).toBe(before);
   }, 120_000);
