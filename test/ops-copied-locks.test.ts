@@ -1,13 +1,14 @@
 // Instance locks that came with a copied folder or from another machine (a move, a restored backup, a dead host):
-// a lock naming another folder is the original's and is taken over; one written on another host is taken over once
-// its holder stopped touching it, and otherwise refused with the file to delete; the same folder through a symlink
-// is still the same folder.
+// a lock that is not the file its holder wrote (a copy) is taken over; one written on another host is taken over
+// once its holder stopped touching it, and otherwise refused with the file to delete; the holder's own file reached
+// through another spelling (a symlink; a bind mount is the same) is still the holder's.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { writeNamingItself } from '../generator/state/claims-held.ts';
 import {
   claimInstance,
   claimStateFolder,
@@ -33,11 +34,18 @@ function liveProcess(): number {
   return child.pid!;
 }
 
-/** Writes the scheduler lock of `state` as another instance would have, last touched `ageMs` ago. */
-async function writeLock(state: string, over: Partial<InstanceInfo>, ageMs = 0): Promise<string> {
+/**
+ * Writes the scheduler lock of `state` as another instance would have, last touched `ageMs` ago: its own file
+ * (file_id naming the file), or a copy of another (`copied`: file_id naming a file that is not this one).
+ */
+async function writeLock(
+  state: string,
+  over: Partial<InstanceInfo>,
+  { ageMs = 0, copied = false }: { ageMs?: number; copied?: boolean } = {},
+): Promise<string> {
   await mkdir(state, { recursive: true });
   const file = schedulerLockFile(state);
-  const info: InstanceInfo = {
+  const info: Omit<InstanceInfo, 'file_id'> = {
     pid: liveProcess(),
     host: os.hostname(),
     command: 'up',
@@ -48,7 +56,7 @@ async function writeLock(state: string, over: Partial<InstanceInfo>, ageMs = 0):
     heartbeat_ms: INSTANCE_HEARTBEAT_MS,
     ...over,
   };
-  await writeFile(file, `${JSON.stringify(info, null, 2)}\n`);
+  writeNamingItself(file, (fileId) => `${JSON.stringify({ ...info, file_id: copied ? '0:0' : fileId })}\n`);
   const touched = new Date(Date.now() - ageMs);
   await utimes(file, touched, touched);
   return file;
@@ -63,14 +71,14 @@ const claim = async (state: string) => {
 const holder = async (file: string) => (JSON.parse(await readFile(file, 'utf8')) as InstanceInfo).pid;
 
 describe('a lock copied with its folder', () => {
-  it('names another folder (a restored or moved state): taken over, although its pid runs on this host', async () => {
+  it('is not the file its holder wrote (a restored or moved state): taken over, although its pid runs here', async () => {
     const state = join(await tempDir('emi-copied-lock-'), 'var');
-    const file = await writeLock(state, { folder: '/srv/old-machine/var' });
+    const file = await writeLock(state, { folder: '/srv/old-machine/var' }, { copied: true });
     await claim(state);
     expect(await holder(file)).toBe(process.pid);
   });
 
-  it('names this folder through a symlink: the same folder, still refused', async () => {
+  it('the holder’s own file reached through a symlink: still the holder’s, refused', async () => {
     const dir = await tempDir('emi-copied-lock-');
     const state = join(dir, 'var');
     await writeLock(state, {});
@@ -84,14 +92,18 @@ describe('a lock copied with its folder', () => {
 describe('a lock written on another host', () => {
   it('not touched for five heartbeats (a dead machine): taken over', async () => {
     const state = join(await tempDir('emi-copied-lock-'), 'var');
-    const file = await writeLock(state, { host: 'old-machine', pid: 4242 }, 6 * INSTANCE_HEARTBEAT_MS);
+    const file = await writeLock(
+      state,
+      { host: 'old-machine', pid: 4242 },
+      { ageMs: 6 * INSTANCE_HEARTBEAT_MS },
+    );
     await claim(state);
     expect(await holder(file)).toBe(process.pid);
   });
 
   it('touched lately: refused, naming the host and the file to delete if emi no longer runs there', async () => {
     const state = join(await tempDir('emi-copied-lock-'), 'var');
-    const file = await writeLock(state, { host: 'old-machine', pid: 4242 }, INSTANCE_HEARTBEAT_MS);
+    const file = await writeLock(state, { host: 'old-machine', pid: 4242 }, { ageMs: INSTANCE_HEARTBEAT_MS });
     await expect(claimStateFolder(state, 'up', { waitMs: 0, graceMs: 0 })).rejects.toThrow(
       `; the lock was written on host old-machine: if emi no longer runs there on this folder, delete ${file}`,
     );
@@ -103,7 +115,7 @@ describe('a lock written on another host', () => {
     const file = await writeLock(
       state,
       { host: 'old-machine', pid: 4242, heartbeat_ms: undefined },
-      30 * 24 * 3_600_000,
+      { ageMs: 30 * 24 * 3_600_000 },
     );
     await expect(claimStateFolder(state, 'up', { waitMs: 0, graceMs: 0 })).rejects.toThrow(`delete ${file}`);
   });
@@ -129,9 +141,14 @@ describe('the heartbeat', () => {
 });
 
 describe('emi up on a state folder restored from another machine (the real CLI)', () => {
-  it('starts: the copied scheduler.json and the served folder’s lock name the old machine’s folders', async () => {
+  it('starts: the copied scheduler.json and served folder’s lock are copies of the old machine’s', async () => {
     const dir = await tempDir('emi-copied-lock-');
-    await writeLock(join(dir, 'var'), { folder: '/srv/old-machine/var', host: 'old-machine', pid: 4242 });
+    // Copied just now (a fresh modification time), from a holder that touched them a moment before the copy.
+    await writeLock(
+      join(dir, 'var'),
+      { folder: '/srv/old-machine/var', host: 'old-machine', pid: 4242 },
+      { copied: true },
+    );
     await writeFile(
       join(dir, '.dist.instance.json'),
       JSON.stringify({
@@ -140,6 +157,8 @@ describe('emi up on a state folder restored from another machine (the real CLI)'
         command: 'up',
         folder: '/srv/old-machine/dist',
         port: 8080,
+        heartbeat_ms: INSTANCE_HEARTBEAT_MS,
+        file_id: '0:0',
       }),
     );
     const up = startEmi(dir, [...UP_ON_FREE_PORTS]);

@@ -1,21 +1,21 @@
 // One `emi up` / `emi serve` per served folder, and one scheduler (`emi up`, `emi schedule`) per state folder: a
 // small lock file names the running instance (pid, host, folder, port). A second instance reads it, says what is
 // running and stops before touching anything; a lock left by a killed instance (its process is gone) is taken over,
-// and so is one copied with its folder (it names another folder: a move, a restored backup) or written on another
-// host that stopped touching it (a dead machine). A holder still alive is waited for while it says it is stopping
+// and so is one copied with its folder (not the file its holder wrote: a move, a restored backup) or written on
+// another host that stopped touching it (a dead machine). A holder still alive is waited for while it says it is stopping
 // (its shutdown marks the lock): a restart (`kill -TERM $OLD; emi up`) starts the new one while the old one is
 // still stopping. A holder that does not say so is given a moment to (a signal is handled once its event loop is
 // free), then the claim is refused. The port is probed too, so a port held by anything else is reported in words
 // instead of a raw EADDRINUSE.
 import { randomUUID } from 'node:crypto';
-import { readFileSync, realpathSync, unlinkSync } from 'node:fs';
-import { link, mkdir, open, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { readFileSync, unlinkSync, type Stats } from 'node:fs';
+import { link, mkdir, open, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertWritableFolder } from '../publish/writable.ts';
-import { dropClaim, holdClaim } from './claims-held.ts';
+import { dropClaim, fileIdOf, holdClaim, writeNamingItself } from './claims-held.ts';
 import { processIsAlive, takeOverStaleLock } from './lock.ts';
 
 /** How long a new instance waits for a holder that says it is stopping (an old one stopping takes ~1 s). */
@@ -42,6 +42,8 @@ export interface InstanceInfo {
   stopping_since?: string;
   /** How often (ms) the holder touches the file; absent in claims of older emi. */
   heartbeat_ms?: number;
+  /** The identity of the file this is written in (claims-held.ts fileIdOf): a copy has another. */
+  file_id?: string;
 }
 
 export interface InstanceLock {
@@ -76,42 +78,36 @@ const describe = (info: InstanceInfo, remedy: string): string => {
  * The lock file: absent, or there with its instance (null when it cannot be read, e.g. not JSON) and when it was
  * last touched.
  */
-type Held = { present: false } | { present: true; info: InstanceInfo | null; touchedMs: number };
+type Held =
+  | { present: false }
+  | { present: true; info: InstanceInfo | null; touchedMs: number; fileId: string };
 
 async function readInstance(file: string): Promise<Held> {
   let text: string;
-  let touchedMs: number;
+  let stats: Stats;
   try {
-    [text, touchedMs] = await Promise.all([readFile(file, 'utf8'), stat(file).then((s) => s.mtimeMs)]);
+    [text, stats] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { present: false };
     throw error;
   }
+  const found = { present: true as const, touchedMs: stats.mtimeMs, fileId: fileIdOf(stats) };
   try {
-    return { present: true, info: JSON.parse(text) as InstanceInfo, touchedMs };
+    return { ...found, info: JSON.parse(text) as InstanceInfo };
   } catch {
-    return { present: true, info: null, touchedMs };
+    return { ...found, info: null };
   }
 }
 
-/** The folder a path names, links resolved where it exists (two spellings of one folder are one folder). */
-const realFolder = (path: string): string => {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return resolve(path);
-  }
-};
-
 /**
- * Whether the lock's holder still holds `folder`. A lock naming another folder was copied with its folder (a move,
- * a backup restored): its holder, if any, holds the original. On this host the pid says whether it runs; on
- * another, only its heartbeat can (a lock of an older emi, without one, stands).
+ * Whether the lock's holder still holds its folder. A lock that is not the file its holder wrote was copied with
+ * the folder (a move, a backup restored): its holder, if any, holds the original. On this host the pid says
+ * whether the holder runs; on another, only its heartbeat can (a lock of an older emi, without one, stands).
  */
-function isLive(held: Held, folder: string): held is Held & { present: true; info: InstanceInfo } {
+function isLive(held: Held): held is Held & { present: true; info: InstanceInfo } {
   if (!held.present || held.info === null) return false;
   const { info } = held;
-  if (realFolder(info.folder) !== realFolder(folder)) return false;
+  if (info.file_id !== undefined && info.file_id !== held.fileId) return false;
   if (info.host === os.hostname()) return info.pid !== process.pid && processIsAlive(info.pid);
   return (
     info.heartbeat_ms === undefined || Date.now() - held.touchedMs < HEARTBEATS_MISSED * info.heartbeat_ms
@@ -127,13 +123,16 @@ const otherHostHint = (info: InstanceInfo, file: string): string =>
 /** A file name beside `file`, unique to this call, for writing it whole before it appears under its name. */
 const tempBeside = (file: string): string => `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
 
+/** A claim's text for the file it is written in (the file's identity is part of it). */
+type ClaimText = (fileId: string) => string;
+
 /**
- * Creates `file` with `text`, failing with EEXIST if it is there. Written aside and linked into place, so a reader
+ * Creates `file` with its text, failing with EEXIST if it is there. Written aside and linked into place, so a reader
  * never finds it half-written (and takes it for a killed instance's).
  */
-async function createWhole(file: string, text: string): Promise<void> {
+async function createWhole(file: string, text: ClaimText): Promise<void> {
   const temp = tempBeside(file);
-  await writeFile(temp, text);
+  writeNamingItself(temp, text);
   try {
     await link(temp, file);
   } catch (error) {
@@ -141,17 +140,17 @@ async function createWhole(file: string, text: string): Promise<void> {
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw error;
     // A file system without hard links: created exclusively, then written.
     const handle = await open(file, 'wx');
-    await handle.writeFile(text);
+    await handle.writeFile(text(fileIdOf(await handle.stat())));
     await handle.close();
   } finally {
     await rm(temp, { force: true });
   }
 }
 
-/** Replaces `file` with `text` in one step (written aside, renamed over it). */
-async function replaceWhole(file: string, text: string): Promise<void> {
+/** Replaces `file` with its text in one step (written aside, renamed over it). */
+async function replaceWhole(file: string, text: ClaimText): Promise<void> {
   const temp = tempBeside(file);
-  await writeFile(temp, text);
+  writeNamingItself(temp, text);
   await rename(temp, file);
 }
 
@@ -227,13 +226,13 @@ export async function claimInstance(options: ClaimOptions): Promise<InstanceLock
     started_at: new Date().toISOString(),
     heartbeat_ms: options.heartbeatMs ?? INSTANCE_HEARTBEAT_MS,
   };
-  const text = () => `${JSON.stringify(info, null, 2)}\n`;
-  const create = () => createWhole(file, text());
+  const text = (fileId: string) => `${JSON.stringify({ ...info, file_id: fileId }, null, 2)}\n`;
+  const create = () => createWhole(file, text);
   const started = Date.now();
   let waiting = false;
   for (;;) {
     const held = await readInstance(file);
-    if (isLive(held, options.folder)) {
+    if (isLive(held)) {
       const stopping = held.info.stopping_since !== undefined;
       if (Date.now() >= started + (stopping ? waitMs : graceMs)) {
         throw new InstanceRunningError(
@@ -265,7 +264,7 @@ export async function claimInstance(options: ClaimOptions): Promise<InstanceLock
     // Left by a killed instance (or unreadable): taken over only if it still is, under the takeover marker.
     const stillStale = async () => {
       const now = await readInstance(file);
-      return now.present && !isLive(now, options.folder);
+      return now.present && !isLive(now);
     };
     if (await takeOverStaleLock(file, stillStale, create)) break;
   }
@@ -287,14 +286,15 @@ export async function claimInstance(options: ClaimOptions): Promise<InstanceLock
   };
   holdClaim(
     file,
-    () => `${JSON.stringify({ ...info, stopping_since: new Date().toISOString() }, null, 2)}\n`,
+    (fileId) =>
+      `${JSON.stringify({ ...info, stopping_since: new Date().toISOString(), file_id: fileId }, null, 2)}\n`,
   );
   process.on('exit', release);
   return {
     file,
     async listening(url) {
       info.url = url;
-      await replaceWhole(file, text());
+      await replaceWhole(file, text);
     },
     release,
   };
