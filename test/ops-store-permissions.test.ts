@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { canRunAsNobody, generateArgs, runEmi, startEmi, type Finished } from './ops-cli.ts';
 import { tempDir } from './helpers/temp-dir.ts';
+import { storeAccessMessage } from '../generator/state/store-access.ts';
 
 const switching = canRunAsNobody();
 if (!switching) {
@@ -123,4 +124,23 @@ describe.skipIf(!switching)('stores restored by root readable by all (0644), emi
     const run = await asNobody(dir, [...PAYWALL, '--port', '20834', '--dev-facilitator-port', '20835']);
     expectRefused(run, refusal('emi', 'the arena vote store', 'arena-votes\\.sqlite'));
   }, 120_000);
+});
+
+describe('a store on a read-only file system', () => {
+  it('is told to mount it read-write, not to chown it (the owner is not the problem)', () => {
+    const file = '/srv/emi/var/payments.sqlite';
+    const readOnly = storeAccessMessage('the payment book', file, `${file} is on a read-only file system`);
+    expect(readOnly).toBe(
+      `the payment book ${file} cannot be used: ${file} is on a read-only file system: mount it read-write, or ` +
+        'give emi a state folder on a writable one: not damage',
+    );
+    const denied = storeAccessMessage(
+      'the payment book',
+      file,
+      `this user (uid 7) may not read and write ${file}`,
+    );
+    expect(denied).toMatch(
+      /: give the user that runs emi read and write access .*\(e\.g\. chown -R \S+ \/srv\/emi\/var\)/,
+    );
+  });
 });

@@ -2,7 +2,7 @@
 // store's `current` link arrives as a real folder, a copy of the generation it named. The next run makes that folder
 // a generation again, says so, and switches as usual, carrying the copied history over; a run that fails after that
 // step loses nothing. Copies are made with Node's fs.cp and `dereference: true`, what `cp -rL` does.
-import { cp, lstat, readFile, readdir, readlink } from 'node:fs/promises';
+import { cp, lstat, mkdir, readFile, readdir, readlink, rm } from 'node:fs/promises';
 import * as nodeFs from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -18,6 +18,7 @@ import { tempDir } from './helpers/temp-dir.ts';
 import { errorLines, expectOk, generateArgs, runEmi } from './ops-cli.ts';
 
 const GENERATION = /^g-\d+-[0-9a-f]+$/;
+const HISTORY_INDEX = 'api/history/index.json';
 const LEGACY = /^legacy-\d+-[0-9a-f]+$/;
 
 /** What `cp -rL` does: every symlink copied as the file or folder it leads to. */
@@ -38,7 +39,7 @@ async function deploy(dir: string, runs: number) {
   return { store, links };
 }
 
-/** One run: the served history carried over, a file of its own added, the paid body replaced. */
+/** One run: the served history carried over, a file of its own added, the index and the paid body replaced. */
 async function publishRun(store: string, links: readonly ServedLink[], run: number, fs: PublishFs = realFs) {
   await publishGeneration(
     store,
@@ -46,6 +47,9 @@ async function publishRun(store: string, links: readonly ServedLink[], run: numb
     async (generation) => {
       await generation.carryOver('api/history');
       await generation.write(`api/history/run-${run}.json`, `{"run":${run}}`);
+      // Every real run writes the history's index anew (history/store.ts): the carried-over one is replaced.
+      await rm(join(generation.dir, HISTORY_INDEX), { force: true });
+      await generation.write(HISTORY_INDEX, `{"runs":${run}}`);
       await generation.write('paid/body.json', `{"run":${run}}`);
     },
     fs,
@@ -75,8 +79,9 @@ async function stderrOf(work: () => Promise<unknown>): Promise<string[]> {
   return lines;
 }
 
+/** The runs' files in a history (its index left out: every generation holds one). */
 const historyIn = async (folder: string): Promise<string[]> =>
-  (await readdir(join(folder, 'api/history'))).sort();
+  (await readdir(join(folder, 'api/history'))).filter((name) => name !== 'index.json').sort();
 
 describe('a store copied by a tool that follows symlinks (in process)', () => {
   it('makes the copied `current` a generation, says so, serves the next run and carries the history over', async () => {
@@ -188,6 +193,85 @@ describe('a store copied by a tool that follows symlinks (in process)', () => {
     expect(lines).toEqual([]);
     expect(await readlink(join(store, 'current'))).toBe(served);
     expect((await readdir(store)).sort()).toEqual(before);
+  });
+});
+
+/** Every name below `folder` (links not followed), with what each is: the whole store, to compare before and after. */
+async function treeOf(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true });
+  return entries
+    .map((entry) => {
+      const kind = entry.isSymbolicLink() ? 'link' : entry.isDirectory() ? 'folder' : 'file';
+      return `${join(entry.parentPath, entry.name).slice(folder.length)} ${kind}`;
+    })
+    .sort();
+}
+
+/** The one-line refusal of a `current` that holds no complete generation, naming it and the two ways out. */
+const incompleteCurrent = (store: string) =>
+  new RegExp(
+    `^${join(store, 'current').replaceAll('/', '\\/')} is a real folder, not a link, but holds no complete ` +
+      `generation \\(no ${HISTORY_INDEX.replaceAll('/', '\\/')}\\b.*: restore it from a backup, or remove ` +
+      `${join(store, 'current').replaceAll('/', '\\/')} to start a new history$`,
+  );
+
+describe('a `current` folder that holds no complete generation (an empty or unfinished copy)', () => {
+  /** A deployment of two runs whose generations are all gone, `current` made a real folder by `fill`. */
+  async function withCurrentFolder(fill: (current: string, served: string) => Promise<void>) {
+    const dir = await tempDir('emi-copied-incomplete-');
+    const { store, links } = await deploy(dir, 2);
+    const served = join(dir, 'served-copy');
+    await copyFollowingLinks(join(store, 'current'), served);
+    for (const name of await namesIn(store, GENERATION)) await rm(join(store, name), { recursive: true });
+    await rm(join(store, 'current'));
+    await mkdir(join(store, 'current'));
+    await fill(join(store, 'current'), served);
+    return { dir, store, links };
+  }
+
+  /** The run fails with the refusal, says nothing else, and leaves every file of the deployment as it was. */
+  async function expectRefusedUntouched(dir: string, store: string, links: readonly ServedLink[]) {
+    const before = await treeOf(dir);
+    const lines = await stderrOf(() =>
+      expect(publishRun(store, links, 3)).rejects.toThrow(incompleteCurrent(store)),
+    );
+    expect(lines).toEqual([]);
+    expect(await treeOf(dir)).toEqual(before);
+    expect((await lstat(join(store, 'current'))).isDirectory()).toBe(true);
+  }
+
+  it('refuses an empty `current`, touching nothing, rather than start the history again', async () => {
+    const { dir, store, links } = await withCurrentFolder(async () => undefined);
+    await expectRefusedUntouched(dir, store, links);
+  });
+
+  it('refuses a `current` copied without the history index, touching nothing', async () => {
+    const { dir, store, links } = await withCurrentFolder(async (current, served) => {
+      await cp(served, current, { recursive: true });
+      await rm(join(current, HISTORY_INDEX));
+    });
+    expect(await historyIn(join(store, 'current'))).toEqual(['run-1.json', 'run-2.json']);
+    await expectRefusedUntouched(dir, store, links);
+  });
+
+  it('removing `current`, as the refusal says, starts a new history', async () => {
+    const { dir, store, links } = await withCurrentFolder(async () => undefined);
+    await stderrOf(() => expect(publishRun(store, links, 3)).rejects.toThrow(incompleteCurrent(store)));
+    await rm(join(store, 'current'), { recursive: true });
+    await stderrOf(() => publishRun(store, links, 3));
+    expect(await readlink(join(store, 'current'))).toMatch(GENERATION);
+    expect(await historyIn(join(dir, 'site'))).toEqual(['run-3.json']);
+  });
+
+  it('still adopts a `current` that holds the history index', async () => {
+    const { dir, store, links } = await withCurrentFolder(async (current, served) => {
+      await cp(served, current, { recursive: true });
+    });
+    const lines = await stderrOf(() => publishRun(store, links, 3));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/ was a real folder, not a link .*: made it the generation /),
+    );
+    expect(await historyIn(join(dir, 'site'))).toEqual(['run-1.json', 'run-2.json', 'run-3.json']);
   });
 });
 

@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { HISTORY_INDEX_FILE } from '../../schemas/history.ts';
 import { stateFolder } from '../defaults.ts';
 import { isSameOrInside } from '../folder-overlap.ts';
 import { processIsAlive } from '../state/lock.ts';
@@ -339,20 +340,45 @@ function nextGenerationName(names: readonly string[]): string {
 }
 
 /**
+ * Why a copied `current` is not a complete generation, or null when it is. In a store that serves `api`, the
+ * published one, every run and backfill writes the history's index (history/store.ts), so a generation without it is
+ * an empty or unfinished copy: adopted, it would be carried over from and the history start again from nothing.
+ * Other stores (a built site) carry no history, and anything in them is rebuilt.
+ */
+async function incompleteCopy(
+  folder: string,
+  links: readonly ServedLink[],
+  fs: PublishFs,
+): Promise<string | null> {
+  if (!links.some((link) => link.entry === 'api')) return null;
+  const index = await fs.lstat(join(folder, HISTORY_INDEX_FILE)).catch(() => null);
+  return index?.isFile() ? null : `no ${HISTORY_INDEX_FILE}`;
+}
+
+/**
  * Makes a `current` that is a real folder a generation again. A copy of the state folder by a tool that follows
  * symlinks (`cp -rL`, `scp -r`, `rsync -rL`, a zip) turns the link into a copy of the generation it named: the
  * served files and the published history. Renamed to a generation name newer than every other (it was the one
  * served), it is listed, carried over from and pruned like any generation, and `current` becomes a link to it
  * again, so the switch that follows is the usual one. The fresh link is made first: `current` is missing only
- * between two renames, and a run that fails after this step leaves the store as a good run would.
+ * between two renames, and a run that fails after this step leaves the store as a good run would. A folder that
+ * holds no complete generation is refused, touching nothing, as a store with no generation left is.
  */
-async function adoptCopiedCurrent(store: string, fs: PublishFs): Promise<void> {
+async function adoptCopiedCurrent(store: string, links: readonly ServedLink[], fs: PublishFs): Promise<void> {
   const current = join(store, CURRENT);
   if (!(await fs.lstat(current).catch(() => null))?.isDirectory()) return;
   const refusal = await unmovableFolder(current, store);
   if (refusal) {
     throw new Error(
       `${shown(current)} is a real folder, not a link, but it ${refusal}: not made a generation`,
+    );
+  }
+  const missing = await incompleteCopy(current, links, fs);
+  if (missing) {
+    throw new Error(
+      `${shown(current)} is a real folder, not a link, but holds no complete generation (${missing}: an empty ` +
+        'or unfinished copy), so the published history cannot be carried over from it: restore it from a ' +
+        `backup, or remove ${shown(current)} to start a new history`,
     );
   }
   const id = nextGenerationName(await fs.readdir(store));
@@ -402,7 +428,7 @@ export async function beginGeneration(
   await tidying.get(store);
   await makeFolders(store, PUBLIC.folder, fs.mkdir);
   // Before pruning, which would otherwise take `current` for no generation and remove the copied ones.
-  await adoptCopiedCurrent(store, fs);
+  await adoptCopiedCurrent(store, links, fs);
   await cleanGenerations(store, fs);
   const id = nextGenerationName(await fs.readdir(store));
   const building = join(store, `tmp-${process.pid}-${suffix()}`);

@@ -9,12 +9,13 @@ import { dirname } from 'node:path';
 /** SQLite's codes for a file it could not open or write (a permission refusal among other causes). */
 const REFUSED_OPEN = /^SQLITE_(CANTOPEN|READONLY|PERM|AUTH)/;
 
-const allowed = (path: string, mode: number): boolean => {
+/** Why this user may not use `path` so (the error code: EACCES, EROFS, ...), or null when it may. */
+const refusalOf = (path: string, mode: number): string | null => {
   try {
     accessSync(path, mode);
-    return true;
-  } catch {
-    return false;
+    return null;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? 'EACCES';
   }
 };
 
@@ -23,10 +24,17 @@ const thisUser = (): string => {
   return uid === undefined ? 'this user' : `this user (uid ${uid})`;
 };
 
-/** This user's files among the store's own (the file, its WAL and shared memory) that it may not read and write. */
+/** What keeps this user from writing `path`: a read-only file system, or its rights. */
+const deniedText = (path: string, code: string, verb: string): string =>
+  code === 'EROFS' ? `${path} is on a read-only file system` : `${thisUser()} may not ${verb} ${path}`;
+
+/** Why this user may not read and write the store's own files (the file, its WAL and shared memory), or null. */
 function deniedFile(storeFile: string): string | null {
-  const files = [storeFile, `${storeFile}-wal`, `${storeFile}-shm`];
-  return files.find((file) => existsSync(file) && !allowed(file, constants.R_OK | constants.W_OK)) ?? null;
+  for (const file of [storeFile, `${storeFile}-wal`, `${storeFile}-shm`]) {
+    const code = existsSync(file) ? refusalOf(file, constants.R_OK | constants.W_OK) : null;
+    if (code !== null) return deniedText(file, code, 'read and write');
+  }
+  return null;
 }
 
 /**
@@ -35,10 +43,11 @@ function deniedFile(storeFile: string): string | null {
  * aside as damaged would throw away a sound store.
  */
 export function storeAccessProblem(storeFile: string): string | null {
-  const file = deniedFile(storeFile);
-  if (file !== null) return `${thisUser()} may not read and write ${file}`;
+  const denied = deniedFile(storeFile);
+  if (denied !== null) return denied;
   const folder = dirname(storeFile);
-  return allowed(folder, constants.W_OK | constants.X_OK) ? null : `${thisUser()} may not write in ${folder}`;
+  const code = refusalOf(folder, constants.W_OK | constants.X_OK);
+  return code === null ? null : deniedText(folder, code, 'write in');
 }
 
 /** Who to give the files to: this user's name, or its uid when it has none (a container's user). */
@@ -50,14 +59,16 @@ function chownTarget(): string {
   }
 }
 
-/** What to do about a store this user may not use. */
-export const storeAccessRemedy = (storeFile: string): string =>
-  'give the user that runs emi read and write access to the file and its folder ' +
-  `(e.g. chown -R ${chownTarget()} ${dirname(storeFile)}): a permission problem, not damage`;
+/** What to do about a store this user may not use because of `problem` (storeAccessProblem's words). */
+export const storeAccessRemedy = (storeFile: string, problem: string): string =>
+  problem.endsWith('is on a read-only file system')
+    ? 'mount it read-write, or give emi a state folder on a writable one: not damage'
+    : 'give the user that runs emi read and write access to the file and its folder ' +
+      `(e.g. chown -R ${chownTarget()} ${dirname(storeFile)}): a permission problem, not damage`;
 
 /** The one line for `what` (e.g. "the arena store") at `storeFile` that this user may not use because of `problem`. */
 export const storeAccessMessage = (what: string, storeFile: string, problem: string): string =>
-  `${what} ${storeFile} cannot be used: ${problem}: ${storeAccessRemedy(storeFile)}`;
+  `${what} ${storeFile} cannot be used: ${problem}: ${storeAccessRemedy(storeFile, problem)}`;
 
 /** A store this user may not use, said in one line (the message); `cause` keeps SQLite's own error when there is one. */
 export class StoreAccessError extends Error {
@@ -76,11 +87,7 @@ export class StoreAccessError extends Error {
  */
 export function openStoreChecked<T>(what: string, storeFile: string, open: () => T): T {
   const denied = deniedFile(storeFile);
-  if (denied !== null) {
-    throw new StoreAccessError(
-      storeAccessMessage(what, storeFile, `${thisUser()} may not read and write ${denied}`),
-    );
-  }
+  if (denied !== null) throw new StoreAccessError(storeAccessMessage(what, storeFile, denied));
   try {
     return open();
   } catch (error) {
