@@ -3,7 +3,15 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { usageError } from './cli-options.ts';
-import { backupState, targetProblem } from './state/backup.ts';
+import {
+  backupPlaceProblem,
+  backupState,
+  guardedFolders,
+  reachedPath,
+  removeStaleTemporaries,
+  repairAdvice,
+  targetProblem,
+} from './state/backup.ts';
 import type { StoreCopy } from './state/backup.ts';
 
 export interface BackupFlags {
@@ -34,11 +42,20 @@ async function checkStateFolder(state: string): Promise<void> {
 }
 
 /**
- * Backs up the state folder into `dir`: refused (exit 2, nothing written) when DIR holds anything or the state folder
- * is missing; one line per store copied, then one naming DIR. A failure is thrown as one line naming the file, and
- * leaves no DIR.
+ * Backs up the state folder into `dir`: refused (exit 2, nothing written) when DIR is inside the state folder or a
+ * published folder, holds anything, or the state folder is missing; one line per store copied, then one naming DIR.
+ * A damaged store is left out with a line on stderr (exit 1, the rest kept in DIR). A failure is thrown as one line
+ * naming the file, and leaves no DIR.
  */
 export async function runBackup(dir: string, flags: BackupFlags): Promise<void> {
+  const place = backupPlaceProblem(
+    dir,
+    await reachedPath(dir),
+    await guardedFolders(await reachedPath(flags.state), process.cwd()),
+  );
+  if (place) throw usageError(`refusing to back up: ${place}`);
+  // Left by a backup killed outright (SIGKILL, power loss): would otherwise make DIR look taken.
+  await removeStaleTemporaries(dir);
   const problem = await targetProblem(dir);
   if (problem) throw usageError(`refusing to back up: ${problem}`);
   await checkStateFolder(flags.state);
@@ -50,7 +67,16 @@ export async function runBackup(dir: string, flags: BackupFlags): Promise<void> 
     config,
     version: flags.version,
     onStore: (copy) => console.log(storeLine(copy)),
+    onSkipped: (store, file) =>
+      console.error(`emi: ${file} is damaged (${store.cause}), not backed up: ${repairAdvice(store.name)}`),
   });
   if (result.stores.length === 0) console.log(`no SQLite store in ${resolve(flags.state)}`);
+  if (result.skipped.length > 0) {
+    // Incomplete: exit 1, though what was copied is kept (the other stores are worth having).
+    process.exitCode = 1;
+    const names = result.skipped.map((store) => store.name).join(', ');
+    console.log(`backed up ${resolve(flags.state)} into ${result.dir} WITHOUT ${names} (see BACKUP.txt)`);
+    return;
+  }
   console.log(`backed up ${resolve(flags.state)} into ${result.dir}`);
 }

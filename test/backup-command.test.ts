@@ -3,13 +3,24 @@
 // A plain `cp` of the .sqlite files at the same moment misses the sale (it sits in the -wal file): the same check
 // fails on such a copy, which proves it can. Real programs on loopback: the compiled `emi generate`, `emi paywall`,
 // `emi buy` and `emi backup`, the development facilitator and its ledger in this process.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, readdir, readlink, stat, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  lstat,
+  mkdir,
+  open,
+  readFile,
+  readdir,
+  readlink,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import algosdk from 'algosdk';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,8 +31,11 @@ import { resourceById } from './paywall-harness.ts';
 import { errorLines, expectOk, expectUsageMistake, runEmi, startEmi } from './ops-cli.ts';
 import type { Finished, Running } from './ops-cli.ts';
 import { tempDir } from './helpers/temp-dir.ts';
+import { tmpfsMounter } from './helpers/tmpfs.ts';
 
 const resource = resourceById('paidMarketRegime');
+// Mounted at the file's level, so that its afterAll unmounts even when a filter skips the tests that mount.
+const tmpfs = tmpfsMounter();
 
 let work: string;
 let chain: DevFacilitator;
@@ -229,14 +243,228 @@ describe('emi backup while the paywall runs', () => {
     expect(await readdir(work)).toEqual(before);
   });
 
-  it('fails on a store it cannot copy: exit 1, one line naming the file, no folder left', async () => {
+  it('backs up the other stores when one is damaged: names it and the repair, says so in BACKUP.txt, exit 1', async () => {
     const state = join(work, 'damaged-state');
     await mkdir(state);
-    await writeFile(join(state, 'payments.sqlite'), Buffer.alloc(8192, 7)); // not a database
-    const before = await readdir(work);
+    await copyFile(join(work, 'bk', 'state', 'payments.sqlite'), join(state, 'payments.sqlite'));
+    await damage(join(work, 'bk', 'state', 'arena.sqlite'), join(state, 'arena.sqlite'));
+    await writeFile(join(state, 'publishers.sqlite'), Buffer.alloc(8192, 7)); // not a database at all
     const run = await runEmi(work, ['backup', 'bk-damaged', '--state', state]);
     expect(run.code, run.stderr).toBe(1);
-    expect(errorLines(run)).toEqual([`emi: ${join(state, 'payments.sqlite')}: file is not a database`]);
-    expect(await readdir(work)).toEqual(before);
+    expect(errorLines(run)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^emi: ${join(state, 'arena.sqlite')} is damaged \\(.*\\), not backed up: run \`emi arena repair\``,
+        ),
+      ),
+      expect.stringMatching(new RegExp(`^emi: ${join(state, 'publishers.sqlite')} is damaged \\(`)),
+    ]);
+    expect(run.stdout).toMatch(/^payments\.sqlite \d/m);
+    const copies = join(work, 'bk-damaged', 'state');
+    expect(await readdir(copies)).toEqual(['payments.sqlite']);
+    expect(integrity(join(copies, 'payments.sqlite'))).toBe('ok');
+    const notes = await readFile(join(work, 'bk-damaged', 'BACKUP.txt'), 'utf8');
+    expect(notes).toMatch(/NOT BACKED UP: arena\.sqlite is damaged .*emi arena repair/);
+    expect(notes).toMatch(/NOT BACKED UP: publishers\.sqlite is damaged/);
   });
+});
+
+/** A copy of the store `from` at `to` with pages past its first overwritten: it opens, but its tables are malformed. */
+async function damage(from: string, to: string): Promise<void> {
+  await copyFile(from, to);
+  const handle = await open(to, 'r+');
+  try {
+    const { size } = await handle.stat();
+    for (let at = 4096 * 2; at < size; at += 4096 * 3)
+      await handle.write(Buffer.alloc(600, 0x5a), 0, 600, at);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The pid of a process that has ended (a stale temporary's owner). */
+const deadPid = (): number => spawnSync(process.execPath, ['-e', '']).pid!;
+
+/** The backup temporaries (`NAME.tmp-…`) in `folder`. */
+const temporariesIn = async (folder: string, name: string): Promise<string[]> =>
+  (await readdir(folder)).filter((entry) => entry.startsWith(`${name}.tmp-`));
+
+describe('emi backup of a state folder holding other things named *.sqlite', () => {
+  it('copies the regular files alone: a folder or a link so named is no store', async () => {
+    const state = join(work, 'odd-state');
+    await mkdir(join(state, 'x.sqlite'), { recursive: true });
+    await copyFile(join(work, 'bk', 'state', 'payments.sqlite'), join(state, 'payments.sqlite'));
+    await symlink(join(work, 'var', 'arena.sqlite'), join(state, 'linked.sqlite'));
+    const run = await runEmi(work, ['backup', 'bk-odd', '--state', state]);
+    expectOk(run);
+    expect(run.stdout).toMatch(/^payments\.sqlite \d.*\nbacked up /);
+    expect(await readdir(join(work, 'bk-odd', 'state'))).toEqual(['payments.sqlite']);
+  });
+});
+
+describe('emi backup refuses a folder a run, a build or a restore would remove or publish', () => {
+  const places = [
+    ['the state folder', 'var'],
+    ['inside the state folder', 'var/bk2'],
+    ['a store name inside the state folder', 'var/x.sqlite'],
+    ['inside the served generation through site/api', 'site/api/bk4'],
+    ['inside the paid link', 'paid/bk'],
+    ['inside the published folder', 'site/bk'],
+    ['inside the build output', 'dist/bk5'],
+    ['inside the build generations', '.dist.generations/bk'],
+  ] as const;
+  it.each(places)('%s (%s): exit 2, one line, nothing written', async (_what, dir) => {
+    const before = await readdir(join(work, 'var'));
+    const site = await readdir(join(work, 'site'));
+    const run = await runEmi(work, ['backup', dir, '--state', 'var']);
+    expectUsageMistake(
+      run,
+      /^emi: refusing to back up: .* (is|is inside) (the|a) .*: a run or a restore would/,
+    );
+    expect(run.stdout).toBe('');
+    expect(await readdir(join(work, 'var'))).toEqual(before);
+    expect(await readdir(join(work, 'site'))).toEqual(site);
+    if (dir !== 'var') expect(existsSync(join(work, dir))).toBe(false);
+  });
+
+  it('through a link to the state folder as well', async () => {
+    await symlink(join(work, 'var'), join(work, 'var-link'));
+    const run = await runEmi(work, ['backup', 'var-link/bk', '--state', 'var']);
+    expectUsageMistake(run, /^emi: refusing to back up: var-link\/bk \(.*\) is inside the state folder/);
+  });
+});
+
+describe('emi backup into a link, a mount point, a full disk', () => {
+  it('into a link to an empty folder: the backup lands in that folder, the link stays', async () => {
+    await mkdir(join(work, 'linked-target'));
+    await symlink(join(work, 'linked-target'), join(work, 'bk-link'));
+    const run = await runEmi(work, ['backup', 'bk-link', '--state', 'var']);
+    expectOk(run);
+    expect((await lstat(join(work, 'bk-link'))).isSymbolicLink()).toBe(true);
+    expect((await readdir(join(work, 'linked-target'))).sort()).toEqual(['BACKUP.txt', 'state']);
+    expect((await readdir(join(work, 'linked-target'))).filter((name) => name.includes('.tmp-'))).toEqual([]);
+    expect(integrity(join(work, 'linked-target', 'state', 'arena.sqlite'))).toBe('ok');
+    expect((await stat(join(work, 'linked-target'))).mode & 0o777).toBe(0o700);
+  });
+
+  it.runIf(tmpfs.allowed)('into an empty mount point: written on that file system, inside it', async () => {
+    const mountPoint = join(work, 'mnt');
+    await mkdir(mountPoint);
+    expect(tmpfs.mount(mountPoint, '16m')).toBe(true);
+    const run = await runEmi(work, ['backup', 'mnt', '--state', 'var']);
+    expectOk(run);
+    expect((await readdir(mountPoint)).sort()).toEqual(['BACKUP.txt', 'state']);
+    expect(integrity(join(mountPoint, 'state', 'arena.sqlite'))).toBe('ok');
+    expect(await temporariesIn(work, 'mnt')).toEqual([]);
+  });
+
+  it.runIf(tmpfs.allowed)(
+    'on a full disk: names the backup copy, not the live store; exit 1, nothing left',
+    async () => {
+      const small = join(work, 'small');
+      await mkdir(small);
+      expect(tmpfs.mount(small, '64k')).toBe(true);
+      const run = await runEmi(work, ['backup', 'small/bk', '--state', 'var']);
+      expect(run.code, run.stderr).toBe(1);
+      expect(errorLines(run)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^emi: ${join(small, 'bk')}\\.tmp-\\d+-[0-9a-f]+/state/\\S+\\.sqlite: database or disk is full$`,
+          ),
+        ),
+      ]);
+      expect(await readdir(small)).toEqual([]);
+    },
+  );
+});
+
+describe('emi backup cleans up after itself', () => {
+  it('removes its temporary on SIGTERM and ends by the signal', async () => {
+    // Stores big enough that copying and checking them takes a good while: stopped while under way.
+    const state = join(work, 'big-state');
+    await mkdir(state);
+    for (const name of ['a.sqlite', 'b.sqlite', 'c.sqlite']) {
+      const db = new Database(join(state, name));
+      db.exec(
+        'CREATE TABLE t (pad BLOB); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 8000) ' +
+          'INSERT INTO t SELECT randomblob(4000) FROM n',
+      );
+      db.close();
+    }
+    const run = startEmi(work, ['backup', 'bk-stopped', '--state', state], {}, { timeoutMs: 60_000 });
+    let finished = false;
+    void run.done.then(() => (finished = true));
+    while (!finished && (await temporariesIn(work, 'bk-stopped')).length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    run.stop();
+    const done = await run.done;
+    expect(done.signal ?? done.code, done.stderr).toBe('SIGTERM');
+    expect(await temporariesIn(work, 'bk-stopped')).toEqual([]);
+    expect(existsSync(join(work, 'bk-stopped'))).toBe(false);
+  }, 90_000);
+
+  it('removes stale temporaries of the same folder, beside it and inside it, before starting', async () => {
+    const pid = deadPid();
+    const beside = join(work, `bk-stale.tmp-${pid}-0badc0de`);
+    await mkdir(join(beside, 'state'), { recursive: true });
+    await writeFile(join(beside, 'state', 'payments.sqlite'), 'private');
+    await mkdir(join(work, 'bk-stale', `.tmp-${pid}-0badf00d`, 'state'), { recursive: true });
+    // Another backup's, still running (this test's own process): kept.
+    const live = join(work, `bk-stale.tmp-${process.pid}-00c0ffee`);
+    await mkdir(live);
+    const run = await runEmi(work, ['backup', 'bk-stale', '--state', 'var']);
+    expectOk(run);
+    expect(existsSync(beside)).toBe(false);
+    expect((await readdir(join(work, 'bk-stale'))).sort()).toEqual(['BACKUP.txt', 'state']);
+    expect(existsSync(live)).toBe(true);
+  });
+});
+
+describe('emi backup of a store written several times a second', () => {
+  it('ends, with every row committed before it began', async () => {
+    const state = join(work, 'busy-state');
+    await mkdir(state);
+    const store = join(state, 'busy.sqlite');
+    const db = new Database(store);
+    db.pragma('journal_mode = WAL');
+    // About 50 MB: a copy in steps takes longer than the 20 ms between two writes, so it would start over forever.
+    db.exec(
+      'CREATE TABLE t (id INTEGER PRIMARY KEY, pad BLOB); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL ' +
+        'SELECT i + 1 FROM n WHERE i < 12000) INSERT INTO t (pad) SELECT randomblob(2048) FROM n',
+    );
+    db.close();
+    // Another process inserts a row every 20 ms for as long as the backup runs (a busy paywall, a run's writes).
+    const writer = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const Database = require(${JSON.stringify(resolve('node_modules/better-sqlite3'))});
+         const db = new Database(${JSON.stringify(store)});
+         db.pragma('journal_mode = WAL');
+         const insert = db.prepare('INSERT INTO t (pad) VALUES (?)');
+         setInterval(() => { insert.run(Buffer.alloc(2048, 1)); process.stdout.write('w\\n'); }, 20);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolve) => writer.stdout.once('data', () => resolve()));
+      const reader = new Database(store, { readonly: true });
+      const committed = (reader.prepare('SELECT max(id) AS id FROM t').get() as { id: number }).id;
+      reader.close();
+      const run = await startEmi(work, ['backup', 'bk-busy', '--state', state], {}, { timeoutMs: 60_000 })
+        .done;
+      expectOk(run);
+      const copy = new Database(join(work, 'bk-busy', 'state', 'busy.sqlite'), { readonly: true });
+      try {
+        const row = copy.prepare('SELECT count(*) AS n FROM t WHERE id <= ?').get(committed) as { n: number };
+        expect(row.n).toBe(committed);
+        expect(copy.pragma('integrity_check', { simple: true })).toBe('ok');
+      } finally {
+        copy.close();
+      }
+    } finally {
+      writer.kill();
+    }
+  }, 90_000);
 });

@@ -1,14 +1,18 @@
 // `emi backup`: a consistent copy of a state folder while emi runs on it. The SQLite stores run in WAL mode, so a
 // plain copy of their files misses what sits in the -wal file (the last sales, credits, votes); each store is copied
 // with SQLite's online backup API instead, checked, and left as one self-contained file. The copy is written under a
-// temporary name beside DIR and renamed into place only once complete, so a failed backup never looks whole.
+// temporary name (beside DIR, or inside DIR when the operator made it) and moved into place only once complete, so a
+// failed or interrupted backup never looks whole.
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import os from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import Database from 'better-sqlite3';
+import { isSameOrInside } from '../folder-overlap.ts';
+import { storeBeside } from '../publish/generations.ts';
 import { PRIVATE } from '../publish/modes.ts';
+import { processIsAlive } from './lock.ts';
 import { shellWord } from './repair.ts';
 
 /** The folder of DIR holding the state folder's copy: a restore is `cp -a DIR/state <state folder>`. */
@@ -26,17 +30,141 @@ const GENERATION = /^(g|legacy)-\d+-[0-9a-f]+$/;
 /** A store of the state folder: any `*.sqlite` at its top (arena, votes, payments, publishers, and any added later). */
 export const isStoreName = (name: string): boolean => name.endsWith('.sqlite') && !name.startsWith('.');
 
-/** The stores and run records among the names at the top of a state folder, in a stable order. */
-export function planBackup(names: readonly string[]): { stores: string[]; records: string[] } {
+/** A name at the top of a state folder, and whether it is a regular file (not a folder, link or socket). */
+export interface StateEntry {
+  name: string;
+  isFile: boolean;
+}
+
+/**
+ * The stores and run records among the entries at the top of a state folder, in a stable order. Only regular files:
+ * a folder or link named `*.sqlite` (a backup someone wrote there, a link to another machine's store) is not a store.
+ */
+export function planBackup(entries: readonly StateEntry[]): { stores: string[]; records: string[] } {
+  const files = entries.filter((entry) => entry.isFile).map((entry) => entry.name);
   return {
-    stores: names.filter(isStoreName).sort(),
-    records: RECORD_FILES.filter((name) => names.includes(name)),
+    stores: files.filter(isStoreName).sort(),
+    records: RECORD_FILES.filter((name) => files.includes(name)),
   };
+}
+
+/** The top of a state folder, each entry seen without following links. */
+async function stateEntries(state: string): Promise<StateEntry[]> {
+  const names = await fs.readdir(state);
+  return Promise.all(
+    names.map(async (name) => ({
+      name,
+      isFile: (await fs.lstat(join(state, name)).catch(() => null))?.isFile() ?? false,
+    })),
+  );
+}
+
+/**
+ * A path as the file system will reach it: the deepest existing ancestor through its symlinks, and the rest as given.
+ * So `site/api/bk` is seen inside the served generation (site/api is a link there), and `var-link/bk` in the state.
+ */
+export async function reachedPath(path: string): Promise<string> {
+  let existing = resolve(path);
+  const rest: string[] = [];
+  for (;;) {
+    const real = await fs.realpath(existing).catch(() => null);
+    if (real !== null) return join(real, ...rest);
+    if (dirname(existing) === existing) return resolve(path);
+    rest.unshift(basename(existing));
+    existing = dirname(existing);
+  }
+}
+
+/**
+ * The folders a backup must not be written into, each with how the refusal names it: the state folder (a run or
+ * the next backup reads and prunes it, and a restore moves it away), the published folders a run writes (the working
+ * folder's site, paid and dist, which links turn into the state folder's generations, and the build's generations
+ * beside dist), all through their symlinks. `emi backup` takes no --out, --paid or --dist: a published folder
+ * elsewhere is a link into the state folder (paid, site/api) or beside a `.NAME.generations` store (dist), which
+ * backupPlaceProblem refuses by itself.
+ */
+export async function guardedFolders(
+  state: string,
+  cwd: string,
+): Promise<Array<{ path: string; what: string }>> {
+  const named = [
+    { path: state, what: `the state folder ${state}` },
+    { path: join(cwd, 'site'), what: `the published folder ${join(cwd, 'site')}` },
+    { path: join(cwd, 'paid'), what: `the paid folder ${join(cwd, 'paid')}` },
+    { path: join(cwd, 'dist'), what: `the build output ${join(cwd, 'dist')}` },
+    {
+      path: storeBeside(join(cwd, 'dist')),
+      what: `the build's generations ${storeBeside(join(cwd, 'dist'))}`,
+    },
+  ];
+  return Promise.all(named.map(async ({ path, what }) => ({ path: await reachedPath(path), what })));
+}
+
+/** A generation store a run keeps beside a folder it serves whole (`.dist.generations`). */
+const GENERATION_STORE = /^\..+\.generations$/;
+
+/**
+ * Why DIR must not hold a backup because of where it is (inside the state folder or a published folder, through any
+ * symlink), or null. Pure: `reached` is DIR as the file system reaches it (reachedPath), `guarded` from
+ * guardedFolders.
+ */
+export function backupPlaceProblem(
+  dir: string,
+  reached: string,
+  guarded: ReadonlyArray<{ path: string; what: string }>,
+): string | null {
+  const inside = guarded.find((folder) => isSameOrInside(reached, folder.path));
+  const where =
+    inside?.what ??
+    (reached.split(sep).some((part) => GENERATION_STORE.test(part))
+      ? 'a generation store a run prunes'
+      : null);
+  if (where === null) return null;
+  const path = reached === resolve(dir) ? dir : `${dir} (${reached})`;
+  return `${path} is ${inside && reached === inside.path ? '' : 'inside '}${where}: a run or a restore would remove or publish it; name a folder outside the state folder and the published folders`;
+}
+
+/** A temporary of a backup: `DIR.tmp-<pid>-<hex>` beside DIR, or `.tmp-<pid>-<hex>` inside it. */
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const temporaryName = (dirName: string | null): RegExp =>
+  new RegExp(`^${dirName === null ? '' : escapeRegExp(dirName)}\\.tmp-(\\d+)-[0-9a-f]+$`);
+
+/** The names among `names` that are temporaries (of `dirName`, or inside DIR when null) of processes gone. */
+export function staleTemporaries(
+  names: readonly string[],
+  dirName: string | null,
+  isAlive: (pid: number) => boolean = processIsAlive,
+): string[] {
+  const pattern = temporaryName(dirName);
+  return names.filter((name) => {
+    const pid = pattern.exec(name)?.[1];
+    return pid !== undefined && Number(pid) !== process.pid && !isAlive(Number(pid));
+  });
+}
+
+/**
+ * Removes what a backup into `dir` killed before it could clean up left behind (SIGKILL, power loss): its
+ * temporaries beside DIR and inside it, when their process is gone. A live one (another backup running) is kept.
+ */
+export async function removeStaleTemporaries(dir: string): Promise<void> {
+  const real = await reachedPath(dir);
+  const places: Array<[string, string | null]> = [
+    [dirname(real), basename(real)],
+    [real, null],
+  ];
+  for (const [folder, dirName] of places) {
+    const names = await fs.readdir(folder).catch(() => [] as string[]);
+    for (const name of staleTemporaries(names, dirName)) {
+      await fs.rm(join(folder, name), { recursive: true, force: true });
+    }
+  }
 }
 
 /** Why DIR cannot take a backup (it holds something, or is not a folder), or null when it is free or empty. */
 export async function targetProblem(dir: string): Promise<string | null> {
+  const link = await fs.lstat(dir).catch(() => null);
   const info = await fs.stat(dir).catch(() => null);
+  if (link !== null && info === null) return `${dir} is a link to nothing: name a new or empty folder`;
   if (info === null) return null;
   if (!info.isDirectory()) return `${dir} is not a folder: name a new or empty folder`;
   const entries = await fs.readdir(dir);
@@ -51,21 +179,58 @@ export interface StoreCopy {
   bytes: number;
 }
 
+/** A store that SQLite finds damaged: skipped, so that the other stores are still backed up. */
+export class DamagedStoreError extends Error {
+  constructor(message: string, options?: { cause: unknown }) {
+    super(message, options);
+    this.name = 'DamagedStoreError';
+  }
+}
+
+/** SQLite's words for a store file it finds damaged or not a database (a store it cannot open may just be private). */
+const isDamage = (error: unknown): boolean =>
+  /^SQLITE_(CORRUPT|NOTADB)/.test((error as { code?: string }).code ?? '');
+
+/** Pages per step: all of them. SQLite restarts a stepwise backup whenever another connection writes the store. */
+const ALL_PAGES = 0x7fffffff;
+
 /**
- * Copies one SQLite store with the online backup API (safe while another process writes it: the copy is of one
- * moment, the WAL's committed pages included), then makes the copy a single file: the arena's run lock is cleared
- * (a restored store must not carry the lock of a run on this machine), the journal mode set to DELETE (the commands
- * set WAL again when they open it), the integrity checked. The copy is 0600: the payment book and the ledger are
- * private, and the arena store is no one else's to read in a backup.
+ * Copies one SQLite store with the online backup API in a single step (safe while another process writes it: the
+ * step holds one read transaction, so the copy is of one moment, the WAL's committed pages included; a stepwise
+ * copy started over at each write and never ended on a busy store), then makes the copy a single file: the arena's
+ * run lock is cleared (a restored store must not carry the lock of a run on this machine), the journal mode set to
+ * DELETE (the commands set WAL again when they open it), the integrity checked. The copy is 0600: the payment book
+ * and the ledger are private, and the arena store is no one else's to read in a backup. Damage is thrown as
+ * DamagedStoreError naming the store; any other failure of the copy names the copy (a full disk is the backup's).
  */
 export async function copyStore(source: string, target: string): Promise<StoreCopy> {
-  const db = new Database(source, { readonly: true, fileMustExist: true });
+  let db: Database.Database;
   try {
-    await db.backup(target);
+    db = new Database(source, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw isDamage(error) ? new DamagedStoreError((error as Error).message, { cause: error }) : error;
+  }
+  try {
+    await db.backup(target, { progress: () => ALL_PAGES });
+  } catch (error) {
+    if (isDamage(error)) throw new DamagedStoreError((error as Error).message, { cause: error });
+    throw new BackupError(target, error);
   } finally {
     db.close();
   }
-  await fs.chmod(target, PRIVATE.file);
+  return about(target, async () => {
+    await fs.chmod(target, PRIVATE.file);
+    const problems = finishCopy(target);
+    if (problems.length > 0)
+      throw new DamagedStoreError(`integrity check of the copy: ${problems.slice(0, 3).join('; ')}`);
+    const leftOver = ['-wal', '-shm'].filter((suffix) => existsSync(target + suffix));
+    if (leftOver.length > 0) throw new Error(`the copy kept ${leftOver.join(' and ')} files beside it`);
+    return { name: basename(target), bytes: (await fs.stat(target)).size };
+  });
+}
+
+/** Clears the copy's run lock, makes it one file and returns what its integrity check finds wrong (none: sound). */
+function finishCopy(target: string): string[] {
   const copy = new Database(target, { fileMustExist: true });
   try {
     const hasRunLock = copy
@@ -74,15 +239,13 @@ export async function copyStore(source: string, target: string): Promise<StoreCo
     if (hasRunLock) copy.prepare('DELETE FROM run_lock').run();
     copy.pragma('journal_mode = DELETE');
     const rows = copy.pragma('integrity_check') as Array<{ integrity_check: string }>;
-    const problems = rows.map((row) => row.integrity_check).filter((text) => text !== 'ok');
-    if (problems.length > 0)
-      throw new Error(`integrity check of the copy: ${problems.slice(0, 3).join('; ')}`);
+    return rows.map((row) => row.integrity_check).filter((text) => text !== 'ok');
+  } catch (error) {
+    if (isDamage(error)) return [(error as Error).message];
+    throw error;
   } finally {
     copy.close();
   }
-  const leftOver = ['-wal', '-shm'].filter((suffix) => existsSync(target + suffix));
-  if (leftOver.length > 0) throw new Error(`the copy kept ${leftOver.join(' and ')} files beside it`);
-  return { name: basename(target), bytes: (await fs.stat(target)).size };
 }
 
 /**
@@ -115,6 +278,18 @@ export async function copyServedGeneration(state: string, targetState: string): 
   }
 }
 
+/** A store left out of the backup because SQLite found it damaged. */
+export interface SkippedStore {
+  name: string;
+  cause: string;
+}
+
+/** What to do about a damaged store: `emi arena repair` for the arena store, an earlier backup for the others. */
+export const repairAdvice = (name: string): string =>
+  name === 'arena.sqlite'
+    ? 'run `emi arena repair` (it restores the newest sound daily copy), then back up again'
+    : 'restore it from an earlier backup (its state/' + name + '), then back up again';
+
 /** What BACKUP.txt says: enough to know what the folder is and to restore it without reading the code. */
 export interface BackupNotes {
   at: Date;
@@ -122,6 +297,8 @@ export interface BackupNotes {
   version: string;
   state: string;
   stores: readonly StoreCopy[];
+  /** Damaged stores left out, each with SQLite's words. */
+  skipped?: readonly SkippedStore[];
   records: readonly string[];
   generation: string | null;
   config: string | null;
@@ -147,6 +324,9 @@ export function backupNotes(notes: BackupNotes): string {
     (store) =>
       `  ${STATE_COPY}/${store.name} (${store.bytes} bytes): ${STORE_ROLES[store.name] ?? 'an SQLite store'}`,
   );
+  const skippedLines = (notes.skipped ?? []).flatMap((store) => [
+    `  NOT BACKED UP: ${store.name} is damaged (${store.cause}); ${repairAdvice(store.name)}`,
+  ]);
   const recordLines = notes.records.map(
     (name) => `  ${STATE_COPY}/${name}: ${RECORD_ROLES[name] ?? 'a run record'}`,
   );
@@ -168,6 +348,7 @@ export function backupNotes(notes: BackupNotes): string {
     '',
     'Files:',
     ...storeLines,
+    ...skippedLines,
     ...recordLines,
     ...generationLine,
     ...configLines,
@@ -197,11 +378,15 @@ export interface BackupOptions {
   now?: () => Date;
   /** Said once per store as it is copied. */
   onStore?: (copy: StoreCopy) => void;
+  /** Said once per damaged store left out (`file`: the store in the state folder). */
+  onSkipped?: (store: SkippedStore, file: string) => void;
 }
 
 export interface BackupResult {
   dir: string;
   stores: StoreCopy[];
+  /** Damaged stores left out (the backup is then incomplete: the command exits 1). */
+  skipped: SkippedStore[];
   records: string[];
   generation: string | null;
 }
@@ -219,36 +404,98 @@ async function about<T>(file: string, step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (error) {
-    throw error instanceof BackupError ? error : new BackupError(file, error);
+    throw error instanceof BackupError || error instanceof DamagedStoreError
+      ? error
+      : new BackupError(file, error);
   }
 }
 
 /**
- * Backs up `state` into `dir` (checked beforehand with targetProblem): DIR.tmp-… beside it first, renamed into
- * place when complete, removed on any failure.
+ * Where the backup is written before it is complete: inside DIR when it exists (a folder the operator made, a link
+ * to one, a mount point: on DIR's own file system, and DIR itself is never removed), else beside it.
+ */
+function temporaryFor(realDir: string, dirExists: boolean): string {
+  const tag = `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  return dirExists ? join(realDir, tag) : join(dirname(realDir), `${basename(realDir)}${tag}`);
+}
+
+/**
+ * Removes the unfinished backup when SIGINT or SIGTERM arrives, then ends the way the signal asks (exit 130 or
+ * 143). Returns the function that removes the handlers. Synchronous: the process ends right after.
+ */
+function cleanUpOnSignal(leftovers: () => string[]): () => void {
+  const handler = (signal: NodeJS.Signals): void => {
+    for (const path of leftovers()) rmSync(path, { recursive: true, force: true });
+    removeHandlers();
+    process.kill(process.pid, signal);
+  };
+  const onInt = (): void => handler('SIGINT');
+  const onTerm = (): void => handler('SIGTERM');
+  const removeHandlers = (): void => {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  };
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return removeHandlers;
+}
+
+/** Moves the finished backup into DIR: renamed in one step, or, when DIR exists, entry by entry, BACKUP.txt last. */
+async function moveIntoPlace(
+  temporary: string,
+  realDir: string,
+  dirExists: boolean,
+  moved: string[],
+): Promise<void> {
+  if (!dirExists) {
+    await fs.rename(temporary, realDir);
+    return;
+  }
+  const names = (await fs.readdir(temporary)).sort(
+    (a, b) => Number(a === NOTES_FILE) - Number(b === NOTES_FILE),
+  );
+  for (const name of names) {
+    await fs.rename(join(temporary, name), join(realDir, name));
+    moved.push(join(realDir, name));
+  }
+  await fs.rmdir(temporary);
+  await fs.chmod(realDir, PRIVATE.folder);
+}
+
+/**
+ * Backs up `state` into `dir` (checked beforehand with targetProblem and backupPlaceProblem): written under a
+ * temporary name first (temporaryFor), moved into place when complete, removed on any failure and on SIGINT or
+ * SIGTERM. A damaged store is left out and said in the result and in BACKUP.txt; the others are still backed up.
  */
 export async function backupState(options: BackupOptions): Promise<BackupResult> {
   const state = resolve(options.state);
   const dir = resolve(options.dir);
-  const names = await about(state, () => fs.readdir(state));
-  const { stores, records } = planBackup(names);
-  const temporary = join(
-    dirname(dir),
-    `${basename(dir)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`,
-  );
-  await about(temporary, async () => {
-    await fs.mkdir(join(temporary, STATE_COPY), { recursive: true });
-    await fs.chmod(temporary, PRIVATE.folder);
-    await fs.chmod(join(temporary, STATE_COPY), PRIVATE.folder);
-  });
+  const realDir = await reachedPath(dir);
+  const dirExists = existsSync(realDir);
+  const { stores, records } = planBackup(await about(state, () => stateEntries(state)));
+  const temporary = temporaryFor(realDir, dirExists);
+  const moved: string[] = [];
+  const removeHandlers = cleanUpOnSignal(() => [temporary, ...moved]);
   try {
+    await about(temporary, async () => {
+      await fs.mkdir(join(temporary, STATE_COPY), { recursive: true });
+      await fs.chmod(temporary, PRIVATE.folder);
+      await fs.chmod(join(temporary, STATE_COPY), PRIVATE.folder);
+    });
     const copies: StoreCopy[] = [];
+    const skipped: SkippedStore[] = [];
     for (const name of stores) {
-      const copy = await about(join(state, name), () =>
-        copyStore(join(state, name), join(temporary, STATE_COPY, name)),
-      );
-      copies.push(copy);
-      options.onStore?.(copy);
+      const target = join(temporary, STATE_COPY, name);
+      try {
+        const copy = await about(join(state, name), () => copyStore(join(state, name), target));
+        copies.push(copy);
+        options.onStore?.(copy);
+      } catch (error) {
+        if (!(error instanceof DamagedStoreError)) throw error;
+        await fs.rm(target, { force: true });
+        skipped.push({ name, cause: error.message });
+        options.onSkipped?.({ name, cause: error.message }, join(state, name));
+      }
     }
     for (const name of records) {
       await about(join(state, name), () => fs.copyFile(join(state, name), join(temporary, STATE_COPY, name)));
@@ -270,6 +517,7 @@ export async function backupState(options: BackupOptions): Promise<BackupResult>
       version: options.version,
       state,
       stores: copies,
+      skipped,
       records,
       generation,
       config,
@@ -279,14 +527,12 @@ export async function backupState(options: BackupOptions): Promise<BackupResult>
       await fs.writeFile(join(temporary, NOTES_FILE), notes, { mode: PRIVATE.file });
       await fs.chmod(join(temporary, NOTES_FILE), PRIVATE.file);
     });
-    await about(dir, async () => {
-      // An empty DIR the operator made is replaced (rmdir fails, and nothing is lost, if something came into it).
-      if (existsSync(dir)) await fs.rmdir(dir);
-      await fs.rename(temporary, dir);
-    });
-    return { dir, stores: copies, records, generation };
+    await about(dir, () => moveIntoPlace(temporary, realDir, dirExists, moved));
+    return { dir, stores: copies, skipped, records, generation };
   } catch (error) {
-    await fs.rm(temporary, { recursive: true, force: true });
+    for (const path of [temporary, ...moved]) await fs.rm(path, { recursive: true, force: true });
     throw error;
+  } finally {
+    removeHandlers();
   }
 }
