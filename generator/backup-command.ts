@@ -3,15 +3,15 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { usageError } from './cli-options.ts';
+import { backupState } from './state/backup.ts';
+import { repairAdvice } from './state/backup-notes.ts';
 import {
   backupPlaceProblem,
-  backupState,
   guardedFolders,
   reachedPath,
   removeStaleTemporaries,
-  repairAdvice,
   targetProblem,
-} from './state/backup.ts';
+} from './state/backup-place.ts';
 import type { StoreCopy } from './state/backup.ts';
 
 export interface BackupFlags {

@@ -7,24 +7,22 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import os from 'node:os';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { isSameOrInside } from '../folder-overlap.ts';
-import { storeBeside } from '../publish/generations.ts';
 import { PRIVATE } from '../publish/modes.ts';
-import { processIsAlive } from './lock.ts';
-import { shellWord } from './repair.ts';
+import {
+  backupNotes,
+  CONFIG_COPY,
+  CURRENT,
+  NOTES_FILE,
+  PUBLISHED,
+  RECORD_FILES,
+  STATE_COPY,
+  type SkippedStore,
+} from './backup-notes.ts';
+import { reachedPath } from './backup-place.ts';
 
-/** The folder of DIR holding the state folder's copy: a restore is `cp -a DIR/state <state folder>`. */
-export const STATE_COPY = 'state';
-/** The configuration file's copy in DIR. */
-export const CONFIG_COPY = 'emi.config.json';
-export const NOTES_FILE = 'BACKUP.txt';
-/** The run records copied beside the stores (small JSON files, written whole by a rename). */
-export const RECORD_FILES: readonly string[] = ['last-run.json', 'run-history.json'];
-/** The published store in the state folder (pipeline.ts publishedStore) and its link to the served generation. */
-const PUBLISHED = 'published';
-const CURRENT = 'current';
+/** A generation's folder name in the published store (generations.ts). */
 const GENERATION = /^(g|legacy)-\d+-[0-9a-f]+$/;
 
 /** A store of the state folder: any `*.sqlite` at its top (arena, votes, payments, publishers, and any added later). */
@@ -57,120 +55,6 @@ async function stateEntries(state: string): Promise<StateEntry[]> {
       isFile: (await fs.lstat(join(state, name)).catch(() => null))?.isFile() ?? false,
     })),
   );
-}
-
-/**
- * A path as the file system will reach it: the deepest existing ancestor through its symlinks, and the rest as given.
- * So `site/api/bk` is seen inside the served generation (site/api is a link there), and `var-link/bk` in the state.
- */
-export async function reachedPath(path: string): Promise<string> {
-  let existing = resolve(path);
-  const rest: string[] = [];
-  for (;;) {
-    const real = await fs.realpath(existing).catch(() => null);
-    if (real !== null) return join(real, ...rest);
-    if (dirname(existing) === existing) return resolve(path);
-    rest.unshift(basename(existing));
-    existing = dirname(existing);
-  }
-}
-
-/**
- * The folders a backup must not be written into, each with how the refusal names it: the state folder (a run or
- * the next backup reads and prunes it, and a restore moves it away), the published folders a run writes (the working
- * folder's site, paid and dist, which links turn into the state folder's generations, and the build's generations
- * beside dist), all through their symlinks. `emi backup` takes no --out, --paid or --dist: a published folder
- * elsewhere is a link into the state folder (paid, site/api) or beside a `.NAME.generations` store (dist), which
- * backupPlaceProblem refuses by itself.
- */
-export async function guardedFolders(
-  state: string,
-  cwd: string,
-): Promise<Array<{ path: string; what: string }>> {
-  const named = [
-    { path: state, what: `the state folder ${state}` },
-    { path: join(cwd, 'site'), what: `the published folder ${join(cwd, 'site')}` },
-    { path: join(cwd, 'paid'), what: `the paid folder ${join(cwd, 'paid')}` },
-    { path: join(cwd, 'dist'), what: `the build output ${join(cwd, 'dist')}` },
-    {
-      path: storeBeside(join(cwd, 'dist')),
-      what: `the build's generations ${storeBeside(join(cwd, 'dist'))}`,
-    },
-  ];
-  return Promise.all(named.map(async ({ path, what }) => ({ path: await reachedPath(path), what })));
-}
-
-/** A generation store a run keeps beside a folder it serves whole (`.dist.generations`). */
-const GENERATION_STORE = /^\..+\.generations$/;
-
-/**
- * Why DIR must not hold a backup because of where it is (inside the state folder or a published folder, through any
- * symlink), or null. Pure: `reached` is DIR as the file system reaches it (reachedPath), `guarded` from
- * guardedFolders.
- */
-export function backupPlaceProblem(
-  dir: string,
-  reached: string,
-  guarded: ReadonlyArray<{ path: string; what: string }>,
-): string | null {
-  const inside = guarded.find((folder) => isSameOrInside(reached, folder.path));
-  const where =
-    inside?.what ??
-    (reached.split(sep).some((part) => GENERATION_STORE.test(part))
-      ? 'a generation store a run prunes'
-      : null);
-  if (where === null) return null;
-  const path = reached === resolve(dir) ? dir : `${dir} (${reached})`;
-  return `${path} is ${inside && reached === inside.path ? '' : 'inside '}${where}: a run or a restore would remove or publish it; name a folder outside the state folder and the published folders`;
-}
-
-/** A temporary of a backup: `DIR.tmp-<pid>-<hex>` beside DIR, or `.tmp-<pid>-<hex>` inside it. */
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const temporaryName = (dirName: string | null): RegExp =>
-  new RegExp(`^${dirName === null ? '' : escapeRegExp(dirName)}\\.tmp-(\\d+)-[0-9a-f]+$`);
-
-/** The names among `names` that are temporaries (of `dirName`, or inside DIR when null) of processes gone. */
-export function staleTemporaries(
-  names: readonly string[],
-  dirName: string | null,
-  isAlive: (pid: number) => boolean = processIsAlive,
-): string[] {
-  const pattern = temporaryName(dirName);
-  return names.filter((name) => {
-    const pid = pattern.exec(name)?.[1];
-    return pid !== undefined && Number(pid) !== process.pid && !isAlive(Number(pid));
-  });
-}
-
-/**
- * Removes what a backup into `dir` killed before it could clean up left behind (SIGKILL, power loss): its
- * temporaries beside DIR and inside it, when their process is gone. A live one (another backup running) is kept.
- */
-export async function removeStaleTemporaries(dir: string): Promise<void> {
-  const real = await reachedPath(dir);
-  const places: Array<[string, string | null]> = [
-    [dirname(real), basename(real)],
-    [real, null],
-  ];
-  for (const [folder, dirName] of places) {
-    const names = await fs.readdir(folder).catch(() => [] as string[]);
-    for (const name of staleTemporaries(names, dirName)) {
-      await fs.rm(join(folder, name), { recursive: true, force: true });
-    }
-  }
-}
-
-/** Why DIR cannot take a backup (it holds something, or is not a folder), or null when it is free or empty. */
-export async function targetProblem(dir: string): Promise<string | null> {
-  const link = await fs.lstat(dir).catch(() => null);
-  const info = await fs.stat(dir).catch(() => null);
-  if (link !== null && info === null) return `${dir} is a link to nothing: name a new or empty folder`;
-  if (info === null) return null;
-  if (!info.isDirectory()) return `${dir} is not a folder: name a new or empty folder`;
-  const entries = await fs.readdir(dir);
-  return entries.length === 0
-    ? null
-    : `${dir} is not empty (${entries.length} entries): name a new or empty folder (a backup is never mixed with other files)`;
 }
 
 /** One store copied. */
@@ -276,98 +160,6 @@ export async function copyServedGeneration(state: string, targetState: string): 
     await fs.symlink(id, join(target, CURRENT));
     return id;
   }
-}
-
-/** A store left out of the backup because SQLite found it damaged. */
-export interface SkippedStore {
-  name: string;
-  cause: string;
-}
-
-/** What to do about a damaged store: `emi arena repair` for the arena store, an earlier backup for the others. */
-export const repairAdvice = (name: string): string =>
-  name === 'arena.sqlite'
-    ? 'run `emi arena repair` (it restores the newest sound daily copy), then back up again'
-    : 'restore it from an earlier backup (its state/' + name + '), then back up again';
-
-/** What BACKUP.txt says: enough to know what the folder is and to restore it without reading the code. */
-export interface BackupNotes {
-  at: Date;
-  host: string;
-  version: string;
-  state: string;
-  stores: readonly StoreCopy[];
-  /** Damaged stores left out, each with SQLite's words. */
-  skipped?: readonly SkippedStore[];
-  records: readonly string[];
-  generation: string | null;
-  config: string | null;
-  /** The backup folder, as the restore commands name it. */
-  dir: string;
-}
-
-const STORE_ROLES: Readonly<Record<string, string>> = {
-  'arena.sqlite': 'the arena: rounds, brain calls, votes, outcomes, lessons, the run log',
-  'arena-votes.sqlite': 'the wallet-signed arena votes the paywall took, for the next run to import',
-  'payments.sqlite': 'the payment book: settled payments, so that a buyer resending one gets the file again',
-  'publishers.sqlite': "the publishers' credit ledger: credits, reservations, grants, sales",
-};
-
-const RECORD_ROLES: Readonly<Record<string, string>> = {
-  'last-run.json': "the last run's report (emi arena status reads it)",
-  'run-history.json': "the recent runs' outcomes (the status page's run history)",
-};
-
-/** BACKUP.txt: when, from where, by which emi, what each file is, and how to restore. Pure. */
-export function backupNotes(notes: BackupNotes): string {
-  const storeLines = notes.stores.map(
-    (store) =>
-      `  ${STATE_COPY}/${store.name} (${store.bytes} bytes): ${STORE_ROLES[store.name] ?? 'an SQLite store'}`,
-  );
-  const skippedLines = (notes.skipped ?? []).flatMap((store) => [
-    `  NOT BACKED UP: ${store.name} is damaged (${store.cause}); ${repairAdvice(store.name)}`,
-  ]);
-  const recordLines = notes.records.map(
-    (name) => `  ${STATE_COPY}/${name}: ${RECORD_ROLES[name] ?? 'a run record'}`,
-  );
-  const generationLine = notes.generation
-    ? [
-        `  ${STATE_COPY}/${PUBLISHED}/${notes.generation}/ and ${STATE_COPY}/${PUBLISHED}/current -> it: the served generation`,
-      ]
-    : ['  (nothing published yet: the first run after the restore publishes)'];
-  const configLines = notes.config
-    ? [`  ${CONFIG_COPY}: the configuration file ${notes.config}`]
-    : ['  (no configuration file: none was given with --config or EMI_CONFIG)'];
-  const state = notes.state;
-  return [
-    'emi backup',
-    `taken: ${notes.at.toISOString()}`,
-    `host: ${notes.host}`,
-    `emi version: ${notes.version}`,
-    `state folder: ${state}`,
-    '',
-    'Files:',
-    ...storeLines,
-    ...skippedLines,
-    ...recordLines,
-    ...generationLine,
-    ...configLines,
-    '',
-    "Each store was copied with SQLite's online backup API while emi ran, checked (PRAGMA integrity_check: ok) and",
-    'is one self-contained file (no -wal or -shm beside it). Not copied: lock and claim files, temporary files, the',
-    "arena's daily copies (backups/: the restored machine makes its own), older generations.",
-    '',
-    'Restore (emi stopped, e.g. `systemctl stop emi` or Ctrl-C; then start it again):',
-    `  mv ${shellWord(state)} ${shellWord(`${state}.before-restore`)}`,
-    `  cp -a ${shellWord(join(notes.dir, STATE_COPY))} ${shellWord(state)}`,
-    ...(notes.config
-      ? [`  and the configuration: cp ${shellWord(join(notes.dir, CONFIG_COPY))} ${shellWord(notes.config)}`]
-      : []),
-    '(on another machine, or at another path, name the two folders as they are there). Never copy a state folder',
-    "with cp -r, cp -rL or scp -r: a running emi's last sales, credits and votes sit in the stores' -wal files, which",
-    'such a copy misses or mixes, and -L or scp turns the published/current link into a second copy.',
-    '',
-  ].join('\n');
 }
 
 export interface BackupOptions {
