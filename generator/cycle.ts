@@ -111,8 +111,10 @@ async function interruptible<T>(
     if (received === null) {
       received = signal;
       othersManage = (others[signal as keyof typeof others] ?? 0) > 0;
-      if (!othersManage) markClaimsStopping(); // the first run of `emi up`: the process ends after it
-      if (!othersManage) console.error(`emi: ${signal}: stopping the run; it is recorded as interrupted`);
+      if (!othersManage) {
+        markClaimsStopping(); // the first run of `emi up`: the process ends after it
+        console.error(`emi: ${signal}: stopping the run; it is recorded as interrupted`);
+      }
       controller.abort(new Error(`interrupted by ${signal}`));
     } else if (process.listenerCount(signal) === 1) {
       // Asked twice, with nobody else to stop the process: it ends now, the way the signal asks.
