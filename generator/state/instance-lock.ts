@@ -79,8 +79,7 @@ const describe = (info: InstanceInfo, remedy: string): string => {
  * last touched.
  */
 type Held =
-  | { present: false }
-  | { present: true; info: InstanceInfo | null; touchedMs: number; fileId: string };
+  { present: false } | { present: true; info: InstanceInfo | null; touchedMs: number; fileId: string };
 
 async function readInstance(file: string): Promise<Held> {
   let text: string;
