@@ -5,6 +5,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicError, recordBuildFailure, runStatus } from '../generator/publish/status.ts';
+
+/** A simulated run's report of 2026-11-27T20:00Z, with `over` on top. */
+const runReport = (over: Pick<RunReport, 'status' | 'files_written' | 'error'>): RunReport => ({
+  mode: 'simulated',
+  seed: 1,
+  as_of: '2026-11-27T20:00:00.000Z',
+  started_at: '2026-11-27T20:00:00.000Z',
+  finished_at: '2026-11-27T20:00:01.000Z',
+  duration_ms: 1000,
+  issues: [],
+  ...over,
+});
 import type { RunReport } from '../generator/pipeline.ts';
 
 let dir: string;
@@ -31,18 +43,11 @@ describe('errors in the public status', () => {
   });
 
   it('is applied to last_run.error by runStatus', () => {
-    const report: RunReport = {
+    const report = runReport({
       status: 'failed',
-      mode: 'simulated',
-      seed: 1,
-      as_of: '2026-11-27T20:00:00.000Z',
-      started_at: '2026-11-27T20:00:00.000Z',
-      finished_at: '2026-11-27T20:00:01.000Z',
-      duration_ms: 1000,
       files_written: 0,
-      issues: [],
       error: `cannot write /home/someone/private/site/api/x.json`,
-    };
+    });
     const status = runStatus(report, null, null, null);
     expect(status.last_run.error).toBe('cannot write x.json');
     expect(status.unpublished_runs?.at(-1)?.error).toBe('cannot write x.json');
@@ -54,18 +59,7 @@ describe('errors in the public status', () => {
     await mkdir(published, { recursive: true });
     await mkdir(state, { recursive: true });
     const status = runStatus(
-      {
-        status: 'ok',
-        mode: 'simulated',
-        seed: 1,
-        as_of: '2026-11-27T20:00:00.000Z',
-        started_at: '2026-11-27T20:00:00.000Z',
-        finished_at: '2026-11-27T20:00:01.000Z',
-        duration_ms: 1000,
-        files_written: 3,
-        issues: [],
-        error: null,
-      },
+      runReport({ status: 'ok', files_written: 3, error: null }),
       null,
       { generatedAt: Date.parse('2026-11-27T20:00:00Z'), nextUpdateDue: Date.parse('2026-11-27T20:01:00Z') },
       null,
