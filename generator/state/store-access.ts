@@ -24,9 +24,12 @@ const thisUser = (): string => {
   return uid === undefined ? 'this user' : `this user (uid ${uid})`;
 };
 
+/** How a problem says the file system is read-only (the remedy is then a mount, not a chown). */
+const READ_ONLY = 'is on a read-only file system';
+
 /** What keeps this user from writing `path`: a read-only file system, or its rights. */
 const deniedText = (path: string, code: string, verb: string): string =>
-  code === 'EROFS' ? `${path} is on a read-only file system` : `${thisUser()} may not ${verb} ${path}`;
+  code === 'EROFS' ? `${path} ${READ_ONLY}` : `${thisUser()} may not ${verb} ${path}`;
 
 /** Why this user may not read and write the store's own files (the file, its WAL and shared memory), or null. */
 function deniedFile(storeFile: string): string | null {
@@ -61,7 +64,7 @@ function chownTarget(): string {
 
 /** What to do about a store this user may not use because of `problem` (storeAccessProblem's words). */
 export const storeAccessRemedy = (storeFile: string, problem: string): string =>
-  problem.endsWith('is on a read-only file system')
+  problem.endsWith(READ_ONLY)
     ? 'mount it read-write, or give emi a state folder on a writable one: not damage'
     : 'give the user that runs emi read and write access to the file and its folder ' +
       `(e.g. chown -R ${chownTarget()} ${dirname(storeFile)}): a permission problem, not damage`;
