@@ -52,13 +52,28 @@ beforeAll(async () => {
 afterAll(() => rm(root, { recursive: true, force: true }));
 
 /** A published site of two days: a run in the middle of PAST_DAY (final once) and one early on NEXT_DAY. */
-async function generatedSite(name: string): Promise<string> {
-  const dir = join(root, name);
+async function generateTwoDays(dir: string): Promise<string> {
   await fsPromises.mkdir(dir);
   for (const asOf of [at(PAST_DAY, 720), at(NEXT_DAY, 10)]) {
     const run = await runEmi(dir, ['generate', '--as-of', asOf, ...FOLDERS]);
     expect(run.code, run.stdout + run.stderr).toBe(0);
   }
+  return dir;
+}
+let twoDays: Promise<string> | undefined;
+/**
+ * A copy of that site, generated once for the file: the runs write the same files whenever they run (only the
+ * times they started and finished differ), name no folder of their own in them, and link site/ and paid/ to the
+ * state folder by relative links, copied as they are. Each test damages its own copy.
+ */
+async function generatedSite(name: string): Promise<string> {
+  twoDays ??= generateTwoDays(join(root, 'two-days'));
+  const dir = join(root, name);
+  await fsPromises.cp(await twoDays, dir, {
+    recursive: true,
+    verbatimSymlinks: true,
+    preserveTimestamps: true,
+  });
   return dir;
 }
 

@@ -65,13 +65,15 @@ describe('EMI_HISTORY_RETENTION_DAYS is checked before a run writes or starts an
   );
 
   it('an empty EMI_HISTORY_RETENTION_DAYS is unset, and a positive number is taken', async () => {
-    const dir = await scratch();
-    for (const value of ['', '30']) {
-      const run = await emi(dir, ['generate', ...RUN_FOLDERS, '--as-of', '2026-11-21T12:00:00Z'], {
-        EMI_HISTORY_RETENTION_DAYS: value,
-      });
-      expect(run.code, run.stderr).toBe(0);
-    }
+    // The two runs side by side, each in a folder of its own.
+    const runs = await Promise.all(
+      ['', '30'].map(async (value) =>
+        emi(await scratch(), ['generate', ...RUN_FOLDERS, '--as-of', '2026-11-21T12:00:00Z'], {
+          EMI_HISTORY_RETENTION_DAYS: value,
+        }),
+      ),
+    );
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
   }, 60_000);
 });
 
@@ -273,18 +275,18 @@ describe('emi mcp --dir', () => {
 describe('emi sources check --source replay without --replay', () => {
   it('is a usage mistake, as for emi generate (exit 2)', async () => {
     const dir = await scratch();
+    // Three refusals that write nothing, side by side; the folder is still empty once all have ended.
+    const [checkRun, generateRun, replayWithoutSource] = await Promise.all([
+      emi(dir, ['sources', 'check', '--source', 'replay']),
+      emi(dir, ['generate', ...RUN_FOLDERS, '--source', 'replay']),
+      emi(dir, ['sources', 'check', '--source', 'sim', '--replay', 'rec']),
+    ]);
+    expectUsageMistake(checkRun, /^emi: --source replay needs --replay DIR \(a folder made with --record\)$/);
     expectUsageMistake(
-      await emi(dir, ['sources', 'check', '--source', 'replay']),
+      generateRun,
       /^emi: --source replay needs --replay DIR \(a folder made with --record\)$/,
     );
-    expectUsageMistake(
-      await emi(dir, ['generate', ...RUN_FOLDERS, '--source', 'replay']),
-      /^emi: --source replay needs --replay DIR \(a folder made with --record\)$/,
-    );
-    expectUsageMistake(
-      await emi(dir, ['sources', 'check', '--source', 'sim', '--replay', 'rec']),
-      /^emi: --replay needs --source replay$/,
-    );
+    expectUsageMistake(replayWithoutSource, /^emi: --replay needs --source replay$/);
     expect(await readdir(dir)).toEqual([]);
   });
 });
@@ -357,7 +359,7 @@ describe('--state and EMI_STATE_DIR', () => {
 describe('emi schedule: a skipped tick', () => {
   it("is one plain line of emi's own, without node-cron's coloured warning", async () => {
     const dir = await scratch();
-    // Live venues that refuse every connection, with a 2 s collection deadline: each run outlasts the 1 s tick
+    // Live venues that refuse every connection, with a 1.5 s collection deadline: each run outlasts the 1 s tick
     // whatever the machine's speed (a fast machine finished the simulated first cycle within the tick).
     const dead = `http://127.0.0.1:${await freePort()}`;
     const venues = Object.fromEntries(VENUE_IDS.map((venue) => [venueUrlEnvName(venue), `${dead}/${venue}`]));
@@ -375,7 +377,7 @@ describe('emi schedule: a skipped tick', () => {
         '--base-url',
         'https://emi.test',
       ],
-      { ...venues, EMI_COLLECT_DEADLINE_SECONDS: '2' },
+      { ...venues, EMI_COLLECT_DEADLINE_SECONDS: '1.5' },
       60_000,
     );
     try {

@@ -21,7 +21,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** Every venue routed to a loopback server answering 503 (a mirror that is down), collection cut at 3 s. */
+/** Every venue routed to a loopback server answering 503 (a mirror that is down), collection cut at 1 s. */
 async function venuesDown(): Promise<Record<string, string>> {
   const port = await nextPort();
   const server: Server = createServer((_request, response) => {
@@ -33,7 +33,7 @@ async function venuesDown(): Promise<Record<string, string>> {
   const base = `http://127.0.0.1:${port}`;
   return {
     ...Object.fromEntries(VENUE_IDS.map((venue) => [venueUrlEnvName(venue), `${base}/${venue}`])),
-    EMI_COLLECT_DEADLINE_SECONDS: '3',
+    EMI_COLLECT_DEADLINE_SECONDS: '1',
   };
 }
 

@@ -5,7 +5,7 @@
 // leaves no temporary files; the next good run and build clear it. The silent venue is a real TCP server on
 // 127.0.0.1 and the signals are real ones sent to real `emi` processes.
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, readlink, realpath, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, readlink, realpath, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -161,13 +161,29 @@ async function within(run: ReturnType<typeof startEmi>, ms: number): Promise<Fin
   return { ...finished, killed };
 }
 
-/** A folder with one good simulated run, built into dist/ (the last good site, served). */
-async function publishedAndBuilt(prefix: string): Promise<{ dir: string; servedAt: string }> {
-  const dir = await tempDir(prefix);
+/**
+ * One good simulated run, built into dist/ by the real `emi`, made once for the file (the first test to ask for it
+ * makes it): the tests that change such a folder each get a copy of their own.
+ */
+let goodRun: Promise<{ dir: string; servedAt: string }> | undefined;
+async function madeGoodRun(): Promise<{ dir: string; servedAt: string }> {
+  const dir = await tempDir('emi-truth-good-', 'file');
   const asOf = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 20 * 60_000).toISOString();
   const good = await runEmi(dir, [...generateArgs(asOf), '--dist', 'dist', '--base-url', BASE_URL]);
   if (good.code !== 0) throw new Error(`the first run failed: ${good.stderr}`);
   return { dir, servedAt: asOf };
+}
+
+/**
+ * A folder with one good simulated run, built into dist/ (the last good site, served): a copy of the file's one good
+ * run, as that run left it (its links are relative: .dist.generations/current, dist -> the served generation).
+ */
+async function publishedAndBuilt(prefix: string): Promise<{ dir: string; servedAt: string }> {
+  goodRun ??= madeGoodRun();
+  const made = await goodRun;
+  const dir = await tempDir(prefix);
+  await cp(made.dir, dir, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+  return { dir, servedAt: made.servedAt };
 }
 
 const liveArgs = ['generate', '--source', 'live', '--out', 'site', '--paid', 'paid', '--state', 'var'];
@@ -185,23 +201,23 @@ describe('venues that accept connections and never answer', () => {
     const { dir, servedAt } = await publishedAndBuilt('emi-silent-');
     const started = Date.now();
     // The venues' own settings as shipped (10 s per attempt, 2 retries, fallbacks): only the deadline is short.
-    const run = startEmi(dir, liveArgs, { ...venuesTo(silent), EMI_COLLECT_DEADLINE_SECONDS: '3' });
+    const run = startEmi(dir, liveArgs, { ...venuesTo(silent), EMI_COLLECT_DEADLINE_SECONDS: '1' });
     const ended = await within(run, 60_000);
     expect(ended.killed, 'the run was still collecting after 60 s').toBe(false);
     expect(Date.now() - started).toBeLessThan(40_000);
     expect(silent.connections()).toBeGreaterThan(0);
     expect(ended.code, ended.stderr).toBe(1);
     expect(ended.stderr).toMatch(
-      /^emi: generate stale \(as of \S+\): published nothing: collection stopped at its deadline of 3 s/m,
+      /^emi: generate stale \(as of \S+\): published nothing: collection stopped at its deadline of 1 s/m,
     );
 
     const recorded = await lastRun(dir);
     expect(recorded.status).toBe('stale');
     expect(recorded.error).toMatch(
-      /collection stopped at its deadline of 3 s .*before any source delivered a price/,
+      /collection stopped at its deadline of 1 s .*before any source delivered a price/,
     );
     expect(recorded.issues.length).toBeGreaterThan(0);
-    expect(recorded.issues.some((issue) => /deadline of 3 s/.test(issue.message))).toBe(true);
+    expect(recorded.issues.some((issue) => /deadline of 1 s/.test(issue.message))).toBe(true);
     const status = await statusIn(join(dir, 'site'));
     expect(status.status).toBe('stale');
     expect(status.mode).toBe('live');

@@ -143,9 +143,52 @@ function describeApiAnswers(
 }
 
 const cleanups: Array<() => unknown> = [];
-afterAll(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+
+/** The Cloudflare Worker in workerd and its development facilitator, the site in its assets, R2 still empty. */
+interface InWorkerd {
+  facilitator: DevFacilitator;
+  worker: WranglerDev;
+  root: string;
+  persistTo: string;
+}
+
+async function startInWorkerd(): Promise<InWorkerd> {
+  const root = await mkdtemp(join(tmpdir(), 'emi-security-headers-cf-'));
+  cleanups.push(() => rm(root, { recursive: true, force: true }));
+  await writeSite(join(root, 'dist'));
+  const persistTo = join(root, 'state');
+  const facilitator = await startDevFacilitator();
+  cleanups.push(() => facilitator.close());
+  const payTo = account();
+  const publisher = account();
+  for (const address of [payTo, publisher]) facilitator.ledger.optIn(address);
+  const worker = await startTestWorker({
+    persistTo,
+    assetsDir: join(root, 'dist'),
+    payTo,
+    facilitatorUrl: facilitator.url,
+    vars: {
+      EMI_PUBLISHERS: JSON.stringify([publisherEntry('acme', publisher)]),
+      EMI_ADMIN_TOKEN: 'operator-admin-token-of-32-chars',
+    },
+  });
+  cleanups.push(() => worker.stop());
+  return { facilitator, worker, root, persistTo };
+}
+
+/**
+ * The Worker's start (wrangler and workerd, the longest set-up here) begins with the file and goes on while the Node
+ * runtime's tests run; its describe awaits it (and fails with its error), then puts the paid files in R2.
+ */
+let inWorkerd: Promise<InWorkerd> | undefined;
+beforeAll(() => {
+  inWorkerd = startInWorkerd();
+  inWorkerd.catch(() => undefined);
 });
+afterAll(async () => {
+  await inWorkerd?.catch(() => undefined); // every process it started is in `cleanups` once it settled
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+}, 180_000);
 
 /**
  * `emi paywall` as an operator runs it in `root`, the development facilitator on a free port; with `site`, also
@@ -262,28 +305,13 @@ describe('the Cloudflare Worker in workerd (wrangler dev)', { timeout: 120_000 }
   let worker: WranglerDev;
 
   beforeAll(async () => {
-    const root = await mkdtemp(join(tmpdir(), 'emi-security-headers-cf-'));
-    cleanups.push(() => rm(root, { recursive: true, force: true }));
-    await writeSite(join(root, 'dist'));
-    await writePaid(join(root, 'paid'));
-    const persistTo = join(root, 'state');
-    await uploadPaidFiles(join(root, 'paid'), { persistTo });
-    facilitator = await startDevFacilitator();
-    cleanups.push(() => facilitator.close());
-    const payTo = account();
-    const publisher = account();
-    for (const address of [payTo, publisher]) facilitator.ledger.optIn(address);
-    worker = await startTestWorker({
-      persistTo,
-      assetsDir: join(root, 'dist'),
-      payTo,
-      facilitatorUrl: facilitator.url,
-      vars: {
-        EMI_PUBLISHERS: JSON.stringify([publisherEntry('acme', publisher)]),
-        EMI_ADMIN_TOKEN: 'operator-admin-token-of-32-chars',
-      },
-    });
-    cleanups.push(() => worker.stop());
+    const started = await (inWorkerd as Promise<InWorkerd>);
+    ({ facilitator, worker } = started);
+    // The paid files are written and uploaded now, not with the Worker's start: it sells no file older than its
+    // maximum age (120 s), and the Node runtime's tests ran meanwhile. It reads R2 at each request (the preview
+    // uploads to a running one the same way).
+    await writePaid(join(started.root, 'paid'));
+    await uploadPaidFiles(join(started.root, 'paid'), { persistTo: started.persistTo });
   }, 180_000);
 
   describeApiAnswers('its answers', () => ({ base: worker.url, facilitatorUrl: facilitator.url }), true);

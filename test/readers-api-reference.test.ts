@@ -12,6 +12,7 @@ import { hasChromium, launchChromium } from './buyer-stack.ts';
 import { freePort } from './free-port.ts';
 import { generateAndBuild } from './site-fixture.ts';
 import type { BuiltSite } from './site-fixture.ts';
+import { settleAll } from './helpers/settle-all.ts';
 
 const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts', 'readers');
 
@@ -22,13 +23,20 @@ describe.skipIf(!hasChromium)('interactive API reference', () => {
   let close: () => Promise<void> = async () => {};
 
   beforeAll(async () => {
-    const port = await freePort();
-    site = await generateAndBuild({ runs: 1, baseUrl: `http://127.0.0.1:${port}/` });
-    const server = await listen(createPreviewApp({ root: site.distDir }), port);
-    origin = server.url.replace(/\/$/, '');
-    close = () => server.close();
-    browser = await launchChromium();
-    await mkdir(ARTIFACTS, { recursive: true });
+    // The site and the browser do not depend on each other: start them together.
+    await settleAll([
+      (async () => {
+        const port = await freePort();
+        site = await generateAndBuild({ runs: 1, baseUrl: `http://127.0.0.1:${port}/` });
+        const server = await listen(createPreviewApp({ root: site.distDir }), port);
+        origin = server.url.replace(/\/$/, '');
+        close = () => server.close();
+      })(),
+      (async () => {
+        browser = await launchChromium();
+      })(),
+      mkdir(ARTIFACTS, { recursive: true }),
+    ]);
   }, 240_000);
   afterAll(async () => {
     await browser?.close();

@@ -13,6 +13,7 @@ import { hasChromium, launchChromium, startBuyerStack } from './buyer-stack.ts';
 import type { BuyerStack } from './buyer-stack.ts';
 import { generateAndBuild, htmlPages } from './site-fixture.ts';
 import type { BuiltSite } from './site-fixture.ts';
+import { settleAll } from './helpers/settle-all.ts';
 
 const CANARY = '/csp-canary.html';
 
@@ -56,18 +57,27 @@ describe.skipIf(!hasChromium)('a strict Content-Security-Policy', () => {
   let buyer: BuyerStack;
 
   beforeAll(async () => {
-    site = await generateAndBuild({ runs: 1 });
-    pages = await htmlPages(site.distDir);
-    await writeFile(
-      join(site.distDir, CANARY.slice(1)),
-      '<!doctype html><title>canary</title><script>document.title = "inline ran"</script>',
-    );
-    const server = await listen(createPreviewApp({ root: site.distDir }), 0);
-    origin = server.url;
-    closeServer = () => server.close();
-    buyer = await startBuyerStack();
-    await buyer.setConfig(buyer.developmentConfig());
-    browser = await launchChromium();
+    // The site, the buyer stack and the browser do not depend on one another: start them together.
+    await settleAll([
+      (async () => {
+        site = await generateAndBuild({ runs: 1 });
+        pages = await htmlPages(site.distDir);
+        await writeFile(
+          join(site.distDir, CANARY.slice(1)),
+          '<!doctype html><title>canary</title><script>document.title = "inline ran"</script>',
+        );
+        const server = await listen(createPreviewApp({ root: site.distDir }), 0);
+        origin = server.url;
+        closeServer = () => server.close();
+      })(),
+      (async () => {
+        buyer = await startBuyerStack();
+        await buyer.setConfig(buyer.developmentConfig());
+      })(),
+      (async () => {
+        browser = await launchChromium();
+      })(),
+    ]);
   }, 240_000);
 
   afterAll(async () => {

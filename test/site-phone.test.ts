@@ -9,6 +9,7 @@ import { listen } from '../paywall-worker/node-listen.ts';
 import { hasChromium, launchChromium } from './buyer-stack.ts';
 import { generateAndBuild, htmlPages } from './site-fixture.ts';
 import type { BuiltSite } from './site-fixture.ts';
+import { settleAll } from './helpers/settle-all.ts';
 
 const PHONE = { width: 360, height: 740 };
 /** WCAG 2.2 target size (minimum), in CSS px. */
@@ -78,14 +79,21 @@ describe.skipIf(!hasChromium)('the site on a phone (360 x 740)', () => {
   let page: Page;
 
   beforeAll(async () => {
-    // Enough runs for every chart of the home and track record pages.
-    site = await generateAndBuild({ runs: MIN_CHART_RUNS });
-    const server = await listen(createPreviewApp({ root: site.distDir }), 0);
-    origin = server.url.replace(/\/$/, '');
-    closeServer = () => server.close();
-    pages = await htmlPages(site.distDir);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: PHONE });
+    // The site and the browser do not depend on each other: start them together.
+    await settleAll([
+      (async () => {
+        // Enough runs for every chart of the home and track record pages.
+        site = await generateAndBuild({ runs: MIN_CHART_RUNS });
+        const server = await listen(createPreviewApp({ root: site.distDir }), 0);
+        origin = server.url.replace(/\/$/, '');
+        closeServer = () => server.close();
+        pages = await htmlPages(site.distDir);
+      })(),
+      (async () => {
+        browser = await launchChromium();
+        page = await browser.newPage({ viewport: PHONE });
+      })(),
+    ]);
   }, 240_000);
 
   afterAll(async () => {

@@ -44,23 +44,33 @@ describe('operator tokens on the Worker (wrangler dev)', { timeout: 120_000 }, (
       vars: { EMI_PUBLISHERS: JSON.stringify([publisherEntry('acme', account())]), ...vars },
     });
 
+  const weak = { EMI_ADMIN_TOKEN: 'abc', EMI_VOTE_EXPORT_TOKEN: 'export-123' };
+  /** The two Workers, started side by side here; each describe below awaits its own (and stops it when done). */
+  let weakWorker: Promise<WranglerDev> | undefined;
+  let goodWorker: Promise<WranglerDev> | undefined;
+
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'emi-tokens-worker-'));
     await mkdir(join(root, 'dist'));
     await writeFile(join(root, 'dist/index.html'), '<!doctype html><title>home</title>');
     facilitator = await startDevFacilitator();
+    weakWorker = startWorker('weak', weak);
+    goodWorker = startWorker('good', { EMI_ADMIN_TOKEN: ADMIN_TOKEN, EMI_VOTE_EXPORT_TOKEN: EXPORT_TOKEN });
+    // A failed start fails its describe's beforeAll, which awaits it.
+    for (const started of [weakWorker, goodWorker]) started.catch(() => undefined);
   });
 
   afterAll(async () => {
+    // Stopped here too: a describe left out (or failed before it awaited its Worker) leaves none running.
+    await Promise.allSettled([weakWorker, goodWorker].map((started) => started?.then((w) => w.stop())));
     await facilitator?.close();
     if (root) await rm(root, { recursive: true, force: true });
   });
 
   describe('tokens too short to keep a guesser out', () => {
-    const weak = { EMI_ADMIN_TOKEN: 'abc', EMI_VOTE_EXPORT_TOKEN: 'export-123' };
     let worker: WranglerDev;
     beforeAll(async () => {
-      worker = await startWorker('weak', weak);
+      worker = await (weakWorker as Promise<WranglerDev>);
     }, 180_000);
     afterAll(() => worker?.stop());
 
@@ -91,10 +101,7 @@ describe('operator tokens on the Worker (wrangler dev)', { timeout: 120_000 }, (
   describe('good tokens', () => {
     let worker: WranglerDev;
     beforeAll(async () => {
-      worker = await startWorker('good', {
-        EMI_ADMIN_TOKEN: ADMIN_TOKEN,
-        EMI_VOTE_EXPORT_TOKEN: EXPORT_TOKEN,
-      });
+      worker = await (goodWorker as Promise<WranglerDev>);
     }, 180_000);
     afterAll(() => worker?.stop());
 
