@@ -7,6 +7,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import algosdk from 'algosdk';
+import { expect } from 'vitest';
 import { TRACKED_ASSETS } from '../../schemas/common.ts';
 import { FREE_RESOURCES } from '../../schemas/resources.ts';
 import { uploadPaidFiles } from '../../deploy/cloudflare/run.ts';
@@ -71,12 +72,33 @@ export const header = (answer: Answer<unknown>, name: string): string | undefine
 };
 
 /** What a client sees of an answer, for comparing two spellings of one path. */
-export const view = (answer: Answer) => ({
+const view = (answer: Answer) => ({
   status: answer.status,
   type: header(answer, 'content-type'),
   cache: header(answer, 'cache-control'),
   body: answer.body,
 });
+
+/** A free file's hint, counted down from its writing (schemas/delivery.ts freeCacheFor). */
+const COUNTDOWN = /^max-age=(\d+)$/;
+
+/**
+ * Asserts that a later answer is what a client saw first ({@link view}; the body left out where it says when it was
+ * asked). A counted-down hint may have ticked between the two asks: its seconds are compared within one.
+ */
+export function expectSameAnswer(later: Answer, first: Answer, label: string, compareBody = true): void {
+  const seen = (answer: Answer) => {
+    const { body, cache, ...rest } = view(answer);
+    return {
+      ...rest,
+      body: compareBody ? body : undefined,
+      cache: cache?.replace(COUNTDOWN, 'max-age=(counting)'),
+    };
+  };
+  expect(seen(later), label).toEqual(seen(first));
+  const left = (answer: Answer) => Number(COUNTDOWN.exec(header(answer, 'cache-control') ?? '')?.[1]);
+  if (Number.isFinite(left(first))) expect(left(first) - left(later), label).toBeOneOf([0, 1]);
+}
 
 /** Where a host's ports come from (told up front to nginx, wrangler and `emi serve`). */
 export type Ports = () => Promise<number>;
