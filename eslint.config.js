@@ -18,7 +18,7 @@ export default tseslint.config(
       'paid/',
       'deploy/netlify/functions/',
       '.cache/',
-      '.wrangler/',
+      '**/.wrangler/', // wrangler's own folder, wherever it runs (a killed wrangler dev leaves its tmp/ there)
       'site/api/',
       'site/arena/',
       'site/x402-buyer/app.js',
