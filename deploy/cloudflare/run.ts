@@ -2,7 +2,8 @@
 // workerd on loopback with no network, exactly as `wrangler deploy` would bundle it. wrangler is started with node
 // directly (an npx wrapper's pid would leave wrangler and workerd running when stopped).
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,21 +54,35 @@ export async function uploadPaidFiles(
   paidDir: string,
   target: { persistTo: string } | { remote: true },
 ): Promise<void> {
-  const where = 'remote' in target ? ['--remote'] : ['--local', '--persist-to', target.persistTo];
-  for (const resource of PAID_RESOURCES) {
+  const options = ['--content-type', 'application/json', '--config', WRANGLER_CONFIG];
+  if ('remote' in target) {
+    // The real bucket: wrangler's documented command, one file at a time.
+    for (const resource of PAID_RESOURCES)
+      await runWrangler([
+        'r2',
+        'object',
+        'put',
+        `${PAID_BUCKET}/${resource.file}`,
+        '--file',
+        join(paidDir, resource.file),
+        ...options,
+        '--remote',
+      ]);
+    return;
+  }
+  // The local bucket: `r2 bulk put` (hidden and experimental in wrangler 4, which is pinned, and read back through
+  // the Worker by the tests) starts the local runtime once rather than once per file: 2.4 s against 9.0 s on 2 cores.
+  const listDir = await mkdtemp(join(tmpdir(), 'emi-r2-upload-'));
+  try {
+    const list = join(listDir, 'paid-files.json');
+    const entries = PAID_RESOURCES.map((r) => ({ key: r.file, file: join(paidDir, r.file) }));
+    await writeFile(list, JSON.stringify(entries));
     await runWrangler([
-      'r2',
-      'object',
-      'put',
-      `${PAID_BUCKET}/${resource.file}`,
-      '--file',
-      join(paidDir, resource.file),
-      '--content-type',
-      'application/json',
-      '--config',
-      WRANGLER_CONFIG,
-      ...where,
+      ...['r2', 'bulk', 'put', PAID_BUCKET, '--filename', list, ...options],
+      ...['--local', '--persist-to', target.persistTo],
     ]);
+  } finally {
+    await rm(listDir, { recursive: true, force: true });
   }
 }
 
