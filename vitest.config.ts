@@ -1,4 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -17,10 +19,12 @@ const CHANGES_THE_PROCESS = new RegExp(
   ].join('|'),
 );
 
+const TEST_DIR = fileURLToPath(new URL('./test/', import.meta.url));
+
 /** Test files that change their process (see above): each runs in a fresh one. */
-const PROCESS_CHANGING = readdirSync('test')
+const PROCESS_CHANGING = readdirSync(TEST_DIR, { recursive: true, encoding: 'utf8' })
   .filter((name) => name.endsWith('.test.ts'))
-  .filter((name) => CHANGES_THE_PROCESS.test(readFileSync(`test/${name}`, 'utf8')))
+  .filter((name) => CHANGES_THE_PROCESS.test(readFileSync(join(TEST_DIR, name), 'utf8')))
   .map((name) => `test/${name}`);
 
 const TIMEOUTS = { testTimeout: 30_000, hookTimeout: 60_000 };
