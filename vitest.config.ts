@@ -27,7 +27,12 @@ const PROCESS_CHANGING = readdirSync(TEST_DIR, { recursive: true, encoding: 'utf
   .filter((name) => CHANGES_THE_PROCESS.test(readFileSync(join(TEST_DIR, name), 'utf8')))
   .map((name) => `test/${name}`);
 
-const TIMEOUTS = { testTimeout: 30_000, hookTimeout: 60_000 };
+/** What every project runs with: the timeouts, and the removal of each file's temporary folders after it. */
+const PER_FILE = {
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  setupFiles: ['test/setup-temp-dirs.ts'],
+};
 
 export default defineConfig({
   test: {
@@ -38,12 +43,12 @@ export default defineConfig({
     maxWorkers: 2,
     // Not extending this config: the global set-up above runs once for the run, not once per project.
     projects: [
-      { test: { ...TIMEOUTS, name: 'own-process', include: PROCESS_CHANGING, isolate: true } },
+      { test: { ...PER_FILE, name: 'own-process', include: PROCESS_CHANGING, isolate: true } },
       {
         // The rest share their worker's loaded modules (about a second of start-up saved per file on 2 cores):
         // they leave the process as they found it, and every module they use keys its caches by folder or value.
         test: {
-          ...TIMEOUTS,
+          ...PER_FILE,
           name: 'shared',
           include: ['test/**/*.test.ts'],
           exclude: PROCESS_CHANGING,

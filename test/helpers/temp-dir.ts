@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, onTestFinished } from 'vitest';
+import { onTestFinished } from 'vitest';
 
 /**
  * When a folder goes: `test`, when the test that made it finishes (after its afterEach hooks; made outside a test,
@@ -30,12 +30,17 @@ const removeDir = async (dir: string): Promise<void> => {
 /** Removes a folder once made (one that could not be made: nothing to do, its caller has the error). */
 const removeMade = (made: Promise<string>): Promise<void> => made.then(removeDir, () => undefined);
 
-// Vitest evaluates this module once per test file (files are isolated), at import time, before the file's own
-// hooks: this afterAll belongs to the importing file and, hooks running as a stack, runs after all of the file's own.
+/** Folders kept for the test file that is running (a worker runs one file at a time). */
 const forTheFile: Array<Promise<string>> = [];
-afterAll(async () => {
+
+/**
+ * Removes the folders kept for the file that has just ended. test/setup-temp-dirs.ts registers it for every file:
+ * a hook registered here, when this module is first evaluated, would belong only to the first file of a worker
+ * whose files share their modules.
+ */
+export async function removeFileTempDirs(): Promise<void> {
   for (const made of forTheFile.splice(0).reverse()) await removeMade(made);
-});
+}
 
 /**
  * Registers the removal where the folder is asked for, not once it exists: a folder asked for at module level may
