@@ -71,30 +71,20 @@ export const header = (answer: Answer<unknown>, name: string): string | undefine
   return Array.isArray(value) ? value.join(', ') : value;
 };
 
-/** What a client sees of an answer, for comparing two spellings of one path. */
-const view = (answer: Answer) => ({
-  status: answer.status,
-  type: header(answer, 'content-type'),
-  cache: header(answer, 'cache-control'),
-  body: answer.body,
-});
-
 /** A free file's hint, counted down from its writing (schemas/delivery.ts freeCacheFor). */
 const COUNTDOWN = /^max-age=(\d+)$/;
 
 /**
- * Asserts that a later answer is what a client saw first ({@link view}; the body left out where it says when it was
- * asked). A counted-down hint may have ticked between the two asks: its seconds are compared within one.
+ * Asserts that a later answer is what a client saw first: status, type, cache hint and body (left out where it says
+ * when it was asked). A counted-down hint may have ticked between the two asks: its seconds are compared within one.
  */
 export function expectSameAnswer(later: Answer, first: Answer, label: string, compareBody = true): void {
-  const seen = (answer: Answer) => {
-    const { body, cache, ...rest } = view(answer);
-    return {
-      ...rest,
-      body: compareBody ? body : undefined,
-      cache: cache?.replace(COUNTDOWN, 'max-age=(counting)'),
-    };
-  };
+  const seen = (answer: Answer) => ({
+    status: answer.status,
+    type: header(answer, 'content-type'),
+    cache: header(answer, 'cache-control')?.replace(COUNTDOWN, 'max-age=(counting)'),
+    body: compareBody ? answer.body : undefined,
+  });
   expect(seen(later), label).toEqual(seen(first));
   const left = (answer: Answer) => Number(COUNTDOWN.exec(header(answer, 'cache-control') ?? '')?.[1]);
   if (Number.isFinite(left(first))) expect(left(first) - left(later), label).toBeOneOf([0, 1]);
