@@ -42,11 +42,9 @@ export const portsInRange = (first: number, last: number): (() => Promise<number
 const SLICES = { first: 21_000, size: 1_000, count: 11 };
 const worker = Number(process.env.VITEST_POOL_ID ?? 1);
 const slice = SLICES.first + ((worker - 1) % SLICES.count) * SLICES.size;
-const nextPort = portsFrom(
+export const freePort: () => Promise<number> = portsFrom(
   slice,
   slice + SLICES.size - 1,
   slice + Math.floor(Math.random() * SLICES.size),
   true,
 );
-
-export const freePort = (): Promise<number> => nextPort();

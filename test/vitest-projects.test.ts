@@ -8,7 +8,10 @@ const projects = (config.test?.projects ?? []) as Array<{
   test: { name: string; include?: string[]; exclude?: string[]; isolate: boolean };
 }>;
 const project = (name: string) => projects.find((p) => p.test.name === name)?.test;
-const testFiles = readdirSync('test').filter((name) => name.endsWith('.test.ts'));
+// Every folder under test/, as the config reads it.
+const testFiles = readdirSync('test', { recursive: true, encoding: 'utf8' }).filter((name) =>
+  name.endsWith('.test.ts'),
+);
 const filesThatCall = (call: string) =>
   testFiles
     .filter((name) => readFileSync(`test/${name}`, 'utf8').includes(call))
