@@ -74,6 +74,23 @@ export const header = (answer: Answer<unknown>, name: string): string | undefine
 /** A free file's hint, counted down from its writing (schemas/delivery.ts freeCacheFor). */
 const COUNTDOWN = /^max-age=(\d+)$/;
 
+/** A cache hint with its counted-down seconds left out, for comparing answers asked a moment apart. */
+export const withoutCountdown = (cache: string | null | undefined): string | null | undefined =>
+  cache?.replace(COUNTDOWN, 'max-age=(counting)');
+
+/**
+ * Asserts that a later hint is the first one or the first counted down by one second (a tick may fall between the
+ * two asks); never higher. Hints that count nothing down are left to the caller's comparison.
+ */
+export function expectCountedDownWithinATick(
+  later: string | null | undefined,
+  first: string | null | undefined,
+  label: string,
+): void {
+  const left = (cache: string | null | undefined) => Number(COUNTDOWN.exec(cache ?? '')?.[1]);
+  if (Number.isFinite(left(first))) expect(left(first) - left(later), label).toBeOneOf([0, 1]);
+}
+
 /**
  * Asserts that a later answer is what a client saw first: status, type, cache hint and body (left out where it says
  * when it was asked). A counted-down hint may have ticked between the two asks: its seconds are compared within one.
@@ -82,12 +99,11 @@ export function expectSameAnswer(later: Answer, first: Answer, label: string, co
   const seen = (answer: Answer) => ({
     status: answer.status,
     type: header(answer, 'content-type'),
-    cache: header(answer, 'cache-control')?.replace(COUNTDOWN, 'max-age=(counting)'),
+    cache: withoutCountdown(header(answer, 'cache-control')),
     body: compareBody ? answer.body : undefined,
   });
   expect(seen(later), label).toEqual(seen(first));
-  const left = (answer: Answer) => Number(COUNTDOWN.exec(header(answer, 'cache-control') ?? '')?.[1]);
-  if (Number.isFinite(left(first))) expect(left(first) - left(later), label).toBeOneOf([0, 1]);
+  expectCountedDownWithinATick(header(later, 'cache-control'), header(first, 'cache-control'), label);
 }
 
 /** Where a host's ports come from (told up front to nginx, wrangler and `emi serve`). */
