@@ -3,9 +3,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TRACKED_ASSETS } from '../schemas/common.ts';
 import { configureOneShotProcess } from '../generator/one-shot.ts';
-import { runPipeline } from '../generator/pipeline.ts';
+
+configureOneShotProcess(); // as `emi generate` does, before any schema is made (zod reads it then)
+const { TRACKED_ASSETS } = await import('../schemas/common.ts');
+const { runPipeline } = await import('../generator/pipeline.ts');
 
 const size = Number(process.argv[2] ?? TRACKED_ASSETS.length);
 const synthetic = Array.from(
@@ -13,7 +15,6 @@ const synthetic = Array.from(
   (_, i) => `S${String(i + 1).padStart(3, '0')}`,
 );
 const symbols = [...TRACKED_ASSETS, ...synthetic].slice(0, size);
-configureOneShotProcess(); // as `emi generate` does
 const dir = await mkdtemp(join(tmpdir(), 'emi-bench-'));
 const started = performance.now();
 const report = await runPipeline({

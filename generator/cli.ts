@@ -428,8 +428,6 @@ function registerGenerate(program: Command): void {
       const site =
         dist === undefined ? undefined : { dist, baseUrl: requireBaseUrl(flags.baseUrl ?? defaultBaseUrl()) };
       (await import('./cycle.ts')).collectDeadlineFromEnv(); // a bad EMI_COLLECT_DEADLINE_SECONDS: exit 2 now
-      // `emi up` runs generateOnce too, then keeps running: only this command is a one-off process.
-      (await import('./one-shot.ts')).configureOneShotProcess();
       await refusePastAsOf(flags);
       checkAsOfAhead(flags, 'generate');
       await generateOnce(flags, site);
@@ -455,7 +453,6 @@ function registerBuild(program: Command): void {
     .action(async (o: { site: string; published: string; out: string; baseUrl?: string }) => {
       const baseUrl = requireBaseUrl(o.baseUrl);
       checkBuildFolders(o.site, o.published);
-      (await import('./one-shot.ts')).configureOneShotProcess();
       await build({ site: o.site, published: o.published, out: o.out, baseUrl });
       console.log(`built ${resolve(o.out)}`);
     });
@@ -718,6 +715,12 @@ function registerBackup(program: Command): void {
  * placeholders that load their module when they run, unless it is given in `loaded`: `main` loads up front the
  * one module the command line asks for, so that its help and errors are the real ones.
  */
+/**
+ * Commands that run once and end (generator/one-shot.ts). `emi up` runs a first generate and build too, then keeps
+ * running: it is not one of them.
+ */
+const ONE_SHOT_COMMANDS: ReadonlySet<string> = new Set(['generate', 'build']);
+
 export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands> = new Map()): Command {
   const program = new Command('emi')
     .description(
@@ -729,6 +732,10 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     .configureOutput({ outputError: (text, write) => write(`${commanderErrorLine(text)}\n`) })
     .configureHelp({ optionDescription })
     .hook('preAction', async (program, command) => {
+      // First, before any module that makes a schema is loaded (the configuration's included): zod reads the
+      // setting when a schema is made, not when it parses.
+      if (command.parent === program && ONE_SHOT_COMMANDS.has(command.name()))
+        (await import('./one-shot.ts')).configureOneShotProcess();
       // Bad configuration: one line, exit 2, before anything is written (loaded only when a command runs).
       await (await import('./config-file.ts')).configurationHook(program, command);
     });
