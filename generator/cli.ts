@@ -711,16 +711,16 @@ function registerBackup(program: Command): void {
 }
 
 /**
- * The whole command tree. Commands defined in other modules (arena, backfill, sources, paywall, buy) appear as
- * placeholders that load their module when they run, unless it is given in `loaded`: `main` loads up front the
- * one module the command line asks for, so that its help and errors are the real ones.
- */
-/**
  * Commands that run once and end (generator/one-shot.ts). `emi up` runs a first generate and build too, then keeps
  * running: it is not one of them.
  */
 const ONE_SHOT_COMMANDS: ReadonlySet<string> = new Set(['generate', 'build']);
 
+/**
+ * The whole command tree. Commands defined in other modules (arena, backfill, sources, paywall, buy) appear as
+ * placeholders that load their module when they run, unless it is given in `loaded`: `main` loads up front the
+ * one module the command line asks for, so that its help and errors are the real ones.
+ */
 export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands> = new Map()): Command {
   const program = new Command('emi')
     .description(
@@ -732,8 +732,7 @@ export function createProgram(loaded: ReadonlyMap<CommandGroup, RegisterCommands
     .configureOutput({ outputError: (text, write) => write(`${commanderErrorLine(text)}\n`) })
     .configureHelp({ optionDescription })
     .hook('preAction', async (program, command) => {
-      // First, before any module that makes a schema is loaded (the configuration's included): zod reads the
-      // setting when a schema is made, not when it parses.
+      // First, before the configuration (the first module with schemas) is loaded: see configureOneShotProcess.
       if (command.parent === program && ONE_SHOT_COMMANDS.has(command.name()))
         (await import('./one-shot.ts')).configureOneShotProcess();
       // Bad configuration: one line, exit 2, before anything is written (loaded only when a command runs).
