@@ -334,12 +334,12 @@ describe.skipIf(!hasNginx())('nginx recipe (deploy/nginx) in front of the real w
     };
     const expected: Record<string, unknown> = {};
     const actual: Record<string, unknown> = {};
+    const hint = (response: Response) => response.headers.get('cache-control');
     for (const [method, path] of requests) {
       const first = await preview.request(path, { method });
       const later = await fetch(`${base}${path}`, { method });
       expected[`${method} ${path}`] = await view(first);
       actual[`${method} ${path}`] = await view(later);
-      const hint = (response: Response) => response.headers.get('cache-control');
       expectCountedDownWithinATick(hint(later), hint(first), `${method} ${path}`);
     }
     expect(actual).toEqual(expected);
