@@ -9,9 +9,13 @@ import type { Running } from './ops-cli.ts';
 import { clockAt, requireLibfaketime } from './helpers/fake-clock.ts';
 import { tempDir } from './helpers/temp-dir.ts';
 
-/** `emi schedule` into site/, paid/, var/ and dist/ of a fresh folder, with `args` on top. */
+/**
+ * `emi schedule` into site/, paid/, var/ and dist/ of a fresh folder, with `args` on top. The folder lasts for the
+ * file: the two clock tests run concurrently, and a folder kept for one test could go when the other one ended, while
+ * its `emi schedule` still ran and wrote it back (see temp-dir.ts).
+ */
 async function startSchedule(args: string[], env: Record<string, string> = {}): Promise<Running> {
-  const dir = await tempDir('emi-s39-');
+  const dir = await tempDir('emi-s39-', 'file');
   const folders = ['--out', 'site', '--paid', 'paid', '--state', 'var', '--dist', 'dist'];
   const base = ['--base-url', 'http://127.0.0.1:20050'];
   return startEmi(dir, ['schedule', ...folders, ...base, ...args], env, { timeoutMs: 150_000 });

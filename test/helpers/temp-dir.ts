@@ -10,7 +10,9 @@ import { onTestFinished } from 'vitest';
 /**
  * When a folder goes: `test`, when the test that made it finishes (after its afterEach hooks; made outside a test,
  * it lasts as `file`); `file`, after all the importing file's tests and its own afterAll hooks (a folder holding a
- * tmpfs mount point, unmounted in afterAll by test/helpers/tmpfs.ts, must outlive the mount).
+ * tmpfs mount point, unmounted in afterAll by test/helpers/tmpfs.ts, must outlive the mount). Concurrent tests ask
+ * for `file`: vitest's `onTestFinished` does not tell concurrent tests apart, so `test` could tie a folder to another
+ * test that ends first.
  */
 export type TempDirLifetime = 'test' | 'file';
 
